@@ -1,0 +1,171 @@
+//===- AMKAttrs.td - AMK attributes and enums --------------*- tablegen -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_DIALECT_AMK_IR_AMKATTRS_TD
+#define AMK_DIALECT_AMK_IR_AMKATTRS_TD
+
+include "AMK/Dialect/AMK/IR/AMKDialect.td"
+include "AMK/Dialect/AMK/IR/AMKInterfaces.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def AMK_MathInst : I32EnumAttr<"MathInst", "math instruction of a kernel", [
+    I32EnumAttrCase<"simt", 0>,
+    I32EnumAttrCase<"mma_sync", 1>,
+    I32EnumAttrCase<"wgmma", 2>]> {
+  let cppNamespace = "::mlir::amk";
+  let genSpecializedAttr = 0;
+}
+
+def AMK_Precision : I32EnumAttr<"Precision", "math mode of an f32 product", [
+    I32EnumAttrCase<"ieee", 0>,
+    I32EnumAttrCase<"tf32", 1>]> {
+  let cppNamespace = "::mlir::amk";
+  let genSpecializedAttr = 0;
+}
+def AMK_PrecisionAttr : EnumAttr<AMK_Dialect, AMK_Precision, "precision"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def AMK_Activation : I32EnumAttr<"Activation", "elementwise activation", [
+    I32EnumAttrCase<"none", 0>,
+    I32EnumAttrCase<"relu", 1>,
+    I32EnumAttrCase<"gelu", 2>,
+    I32EnumAttrCase<"silu", 3>]> {
+  let cppNamespace = "::mlir::amk";
+  let genSpecializedAttr = 0;
+}
+def AMK_ActivationAttr : EnumAttr<AMK_Dialect, AMK_Activation, "activation"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// #amk.target
+//===----------------------------------------------------------------------===//
+
+def AMK_TargetAttr : AMK_Attr<"Target", "target"> {
+  let summary = "A GPU: its limits and peak rates";
+  let description = [{
+    Everything the planner and the harness need to know about one GPU:
+    architecture, SM count, shared memory per block (default and opt-in) and
+    per SM, registers, threads, blocks, block and grid dimension limits, L2
+    size, memory bandwidth and the peak rate of each math path. The fields and
+    their units are listed once in `include/AMK/Target/TargetFields.def`.
+
+    A named preset (`a100`, `rtx4060ti`, `l4`, `h100`, `h200`, `b200`,
+    `rtx5060ti`) is written by name alone; fields after the name override the
+    preset. A name that is not a preset must list every field. The printer
+    writes the shortest form that parses back to the same target.
+
+    ```mlir
+    #amk.target<"h200">
+    #amk.target<"h200", sm_count = 114>
+    ```
+
+    `amk-opt --amk-target=<preset>|<file.json>` puts a target on the module;
+    the JSON form is what `amk-device-info` prints on a GPU.
+  }];
+  let parameters = (ins
+    AttrParameter<"::mlir::amk::TargetSpec", "the target's limits and rates">:$spec);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    ::llvm::StringRef getName() const { return getSpec().name; }
+    ::llvm::StringRef getArch() const { return getSpec().arch; }
+    /// The SM version as a number: 90 for `sm_90a`.
+    int64_t getSmVersion() const { return getSpec().getSmVersion(); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// #amk.gemm_config
+//===----------------------------------------------------------------------===//
+
+class AMK_DimsParameter<string desc>
+    : ArrayRefParameter<"int64_t", desc> {
+  let parser = "::mlir::amk::parseDims($_parser)";
+  let printer = "::mlir::amk::printDims($_printer, $_self)";
+}
+class AMK_OptionalDimsParameter<string desc>
+    : OptionalArrayRefParameter<"int64_t", desc> {
+  let parser = "::mlir::amk::parseDims($_parser)";
+  let printer = "::mlir::amk::printDims($_printer, $_self)";
+}
+
+def AMK_GemmConfigAttr : AMK_Attr<"GemmConfig", "gemm_config",
+    [DeclareAttrInterfaceMethods<AMK_KernelConfigAttrInterface>]> {
+  let summary = "A planned GEMM kernel design";
+  let description = [{
+    One block computes a `block = [BM, BN, BK]` tile of C, stepping through K
+    by BK; each warp owns a `warp = [WM, WN]` sub-tile. The math path is
+    `simt` (each thread computes a `thread = [TM, TN]` register tile with
+    FMAs), `mma_sync` (warp-level tensor core instructions of shape
+    `inst = [M, N, K]`) or `wgmma` (Hopper warpgroup instructions, one
+    warpgroup per 64 rows of the warp tile). `stages` shared-memory buffers
+    pipeline the K loop; `vector` is the width in elements of each global
+    load; `swizzle` groups block rows for L2 reuse (1: none); `split_k`
+    splits K across blocks (1: none).
+
+    ```mlir
+    #amk.gemm_config<block = [128, 128, 32], warp = [64, 64], math = mma_sync,
+                     inst = [16, 8, 16], stages = 3, vector = 8, threads = 128>
+    ```
+
+    The verifier rejects structurally impossible configs (a warp tile that
+    does not divide the block tile, a thread count that disagrees with the
+    warp layout, an instruction shape the math path does not have, ...).
+    Limits of a particular GPU are checked by `--amk-verify`.
+  }];
+  let parameters = (ins
+    AMK_DimsParameter<"block tile [BM, BN, BK]">:$block,
+    AMK_DimsParameter<"warp tile [WM, WN]">:$warp,
+    EnumParameter<AMK_MathInst>:$math,
+    AMK_OptionalDimsParameter<"instruction shape [M, N, K] (mma_sync, wgmma)">:$inst,
+    AMK_OptionalDimsParameter<"per-thread tile [TM, TN] (simt)">:$thread,
+    "int64_t":$stages,
+    "int64_t":$vector,
+    "int64_t":$threads,
+    DefaultValuedParameter<"int64_t", "1", "block rasterization group">:$swizzle,
+    DefaultValuedParameter<"int64_t", "1", "K splits across blocks">:$split_k
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getBlockM() const { return getBlock()[0]; }
+    int64_t getBlockN() const { return getBlock()[1]; }
+    int64_t getBlockK() const { return getBlock()[2]; }
+    int64_t getWarpM() const { return getWarp()[0]; }
+    int64_t getWarpN() const { return getWarp()[1]; }
+    /// Warps that compute (the warp layout of the block tile).
+    int64_t getNumComputeWarps() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// #amk.candidate
+//===----------------------------------------------------------------------===//
+
+def AMK_CandidateAttr : AMK_Attr<"Candidate", "candidate"> {
+  let summary = "A rung of a kernel's performance ladder";
+  let description = [{
+    A config the planner kept as an alternative, with the time its cost model
+    predicts, in nanoseconds. `amk.kernel` carries its ladder best first.
+
+    ```mlir
+    #amk.candidate<config = #amk.gemm_config<...>, predicted_ns = 51200>
+    ```
+  }];
+  let parameters = (ins
+    AttrParameter<"::mlir::amk::KernelConfigAttrInterface", "config">:$config,
+    "int64_t":$predicted_ns);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // AMK_DIALECT_AMK_IR_AMKATTRS_TD

@@ -1,0 +1,126 @@
+//===- AMKOps.td - AMK operations --------------------------*- tablegen -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_DIALECT_AMK_IR_AMKOPS_TD
+#define AMK_DIALECT_AMK_IR_AMKOPS_TD
+
+include "AMK/Dialect/AMK/IR/AMKDialect.td"
+include "AMK/Dialect/AMK/IR/AMKAttrs.td"
+include "AMK/Dialect/AMK/IR/AMKInterfaces.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// amk.matmul
+//===----------------------------------------------------------------------===//
+
+def AMK_MatmulOp : AMK_Op<"matmul", [
+    DeclareOpInterfaceMethods<AMK_ProblemOpInterface>]> {
+  let summary = "C = act(alpha * op(A) op(B) + beta * C + bias)";
+  let description = [{
+    A (batched) matrix product on buffers. `A` is `[M, K]` (`[K, M]` with
+    `transpose_a`), `B` is `[K, N]` (`[N, K]` with `transpose_b`), `C` is
+    `[M, N]`; with a leading batch dimension all three are rank 3 and agree
+    on it. Sizes may be dynamic (`?`).
+
+    Element types: A and B are both f32, f16 or bf16. C is f32, or the input
+    type. The product accumulates in `acc` (default f32; f16 only for f16
+    inputs). `precision = #amk.precision<tf32>` lets an f32 product round its
+    inputs to tf32 and use tensor cores.
+
+    Epilogue, applied per element of C in this order: scale by `alpha`
+    (default 1), add `beta` times the old C (default 0: C is only written),
+    add `bias[n]` (a rank-1 buffer of N elements of C's type, or
+    `[batch, N]` for batched products), then `activation` (default none).
+
+    ```mlir
+    amk.matmul %a, %b into %c {transpose_b} : memref<?x4096xbf16>, memref<14336x4096xbf16>, memref<?x14336xf32>
+    amk.matmul %a, %b bias(%bias) into %c {activation = #amk.activation<gelu>}
+      : memref<16x64xf16>, memref<64x32xf16>, memref<32xf16>, memref<16x32xf16>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "A", [MemRead]>:$a,
+    Arg<AnyMemRef, "B", [MemRead]>:$b,
+    Arg<Optional<AnyMemRef>, "bias", [MemRead]>:$bias,
+    Arg<AnyMemRef, "C", [MemRead, MemWrite]>:$c,
+    UnitAttr:$transpose_a,
+    UnitAttr:$transpose_b,
+    OptionalAttr<TypeAttr>:$acc,
+    OptionalAttr<AMK_PrecisionAttr>:$precision,
+    OptionalAttr<AMK_ActivationAttr>:$activation,
+    OptionalAttr<F64Attr>:$alpha,
+    OptionalAttr<F64Attr>:$beta);
+  let assemblyFormat = [{
+    $a `,` $b (`bias` `(` $bias^ `)`)? `into` $c attr-dict `:` type(operands)
+  }];
+  let builders = [
+    // A plain product C = A B with default epilogue and layouts.
+    OpBuilder<(ins "::mlir::Value":$a, "::mlir::Value":$b, "::mlir::Value":$c), [{
+      $_state.addOperands({a, b, c});
+    }]>
+  ];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the operands carry a leading batch dimension.
+    bool isBatched() { return getC().getType().getRank() == 3; }
+    /// Static sizes, or ShapedType::kDynamic.
+    int64_t getBatchSize();
+    int64_t getM();
+    int64_t getN();
+    int64_t getK();
+    /// The element type of the operands and the accumulator type.
+    ::mlir::Type getInputElementType();
+    ::mlir::Type getAccumulatorType();
+    bool isTF32() {
+      return getPrecision() && *getPrecision() == Precision::tf32;
+    }
+    double getAlphaValue() { return getAlpha() ? getAlpha()->convertToDouble() : 1.0; }
+    double getBetaValue() { return getBeta() ? getBeta()->convertToDouble() : 0.0; }
+    Activation getActivationValue() {
+      return getActivation() ? *getActivation() : Activation::none;
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// amk.kernel
+//===----------------------------------------------------------------------===//
+
+def AMK_KernelOp : AMK_Op<"kernel", [
+    SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "A planned kernel: a problem and the design chosen for it";
+  let description = [{
+    The kernel descriptor `--amk-plan` writes. Its body holds exactly one
+    problem op (an op implementing `ProblemOpInterface`, such as
+    `amk.matmul`); `config` is the chosen design of the same family, and
+    `ladder` optionally lists the runners-up with their predicted times, best
+    first. `--amk-verify` checks the config against the module's target and
+    `--amk-lower` replaces the kernel with generated GPU code.
+
+    ```mlir
+    amk.kernel "gemm_4096x4096x4096_bf16" config(#amk.gemm_config<...>) {
+      amk.matmul %a, %b into %c : memref<4096x4096xbf16>, ...
+    }
+    ```
+  }];
+  let arguments = (ins
+    StrAttr:$sym_name,
+    AMK_KernelConfigAttrInterface:$config,
+    OptionalAttr<TypedArrayAttrBase<AMK_CandidateAttr, "ladder">>:$ladder);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name `config` `(` $config `)` (`ladder` $ladder^)? attr-dict-with-keyword $body
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The single problem op of the body.
+    ProblemOpInterface getProblem();
+  }];
+}
+
+#endif // AMK_DIALECT_AMK_IR_AMKOPS_TD

@@ -1,0 +1,233 @@
+//===- AMKOps.cpp - AMK operations ----------------------------------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Dialect/AMK/IR/AMKOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+#define GET_OP_CLASSES
+#include "AMK/Dialect/AMK/IR/AMKOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+/// Index of the M, N, K extents in each operand's shape. The batch dimension
+/// (if any) comes first and shifts these by one.
+namespace {
+struct MatmulDims {
+  int64_t aM, aK, bK, bN;
+};
+} // namespace
+
+static MatmulDims getMatmulDims(MatmulOp op) {
+  int64_t off = op.isBatched() ? 1 : 0;
+  MatmulDims d;
+  d.aM = off + (op.getTransposeA() ? 1 : 0);
+  d.aK = off + (op.getTransposeA() ? 0 : 1);
+  d.bK = off + (op.getTransposeB() ? 1 : 0);
+  d.bN = off + (op.getTransposeB() ? 0 : 1);
+  return d;
+}
+
+int64_t MatmulOp::getBatchSize() {
+  return isBatched() ? getC().getType().getDimSize(0) : 1;
+}
+int64_t MatmulOp::getM() {
+  return getC().getType().getDimSize(isBatched() ? 1 : 0);
+}
+int64_t MatmulOp::getN() {
+  return getC().getType().getDimSize(isBatched() ? 2 : 1);
+}
+int64_t MatmulOp::getK() {
+  return getA().getType().getDimSize(getMatmulDims(*this).aK);
+}
+Type MatmulOp::getInputElementType() {
+  return getA().getType().getElementType();
+}
+Type MatmulOp::getAccumulatorType() {
+  if (std::optional<Type> acc = getAcc())
+    return *acc;
+  return Float32Type::get(getContext());
+}
+
+static bool isSupportedElementType(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16();
+}
+
+/// Static sizes `a` and `b` may describe the same extent.
+static bool compatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+LogicalResult MatmulOp::verify() {
+  MemRefType aType = getA().getType(), bType = getB().getType(),
+             cType = getC().getType();
+  int64_t rank = cType.getRank();
+  if (rank != 2 && rank != 3)
+    return emitOpError("C must be rank 2 ([M, N]) or rank 3 ([batch, M, N]), "
+                       "got rank ")
+           << rank;
+  for (auto [name, type] :
+       {std::pair<StringRef, MemRefType>{"A", aType}, {"B", bType}}) {
+    if (type.getRank() != rank)
+      return emitOpError() << name << " has rank " << type.getRank()
+                           << " but C has rank " << rank;
+  }
+  SmallVector<std::pair<StringRef, MemRefType>> operands = {
+      {"A", aType}, {"B", bType}, {"C", cType}};
+  if (getBias())
+    operands.push_back({"bias", getBias().getType()});
+  for (auto [name, type] : operands) {
+    if (llvm::any_of(type.getShape(), [](int64_t d) {
+          return !ShapedType::isDynamic(d) && d <= 0;
+        }))
+      return emitOpError() << name << " has an empty dimension: " << type;
+    if (!type.isLastDimUnitStride())
+      return emitOpError() << name
+                           << " must be contiguous in its innermost dimension";
+  }
+
+  MatmulDims d = getMatmulDims(*this);
+  int64_t off = isBatched() ? 1 : 0;
+  auto mismatch = [&](StringRef what, StringRef x, int64_t xv, StringRef y,
+                      int64_t yv) {
+    auto str = [](int64_t v) {
+      return ShapedType::isDynamic(v) ? std::string("?") : std::to_string(v);
+    };
+    return emitOpError() << what << " of " << x << " (" << str(xv)
+                         << ") does not match " << what << " of " << y << " ("
+                         << str(yv) << ")";
+  };
+  if (!compatible(aType.getDimSize(d.aK), bType.getDimSize(d.bK)))
+    return mismatch("K", "A", aType.getDimSize(d.aK), "B",
+                    bType.getDimSize(d.bK));
+  if (!compatible(aType.getDimSize(d.aM), cType.getDimSize(off)))
+    return mismatch("M", "A", aType.getDimSize(d.aM), "C",
+                    cType.getDimSize(off));
+  if (!compatible(bType.getDimSize(d.bN), cType.getDimSize(off + 1)))
+    return mismatch("N", "B", bType.getDimSize(d.bN), "C",
+                    cType.getDimSize(off + 1));
+  if (isBatched()) {
+    if (!compatible(aType.getDimSize(0), cType.getDimSize(0)))
+      return mismatch("batch", "A", aType.getDimSize(0), "C",
+                      cType.getDimSize(0));
+    if (!compatible(bType.getDimSize(0), cType.getDimSize(0)))
+      return mismatch("batch", "B", bType.getDimSize(0), "C",
+                      cType.getDimSize(0));
+  }
+
+  Type input = aType.getElementType();
+  if (bType.getElementType() != input)
+    return emitOpError() << "A and B element types differ: " << input << " vs "
+                         << bType.getElementType();
+  if (!isSupportedElementType(input))
+    return emitOpError() << "element type " << input
+                         << " is not supported (f32, f16, bf16)";
+  Type output = cType.getElementType();
+  if (!output.isF32() && output != input)
+    return emitOpError() << "C element type " << output
+                         << " must be f32 or the input type " << input;
+  Type acc = getAccumulatorType();
+  if (!acc.isF32() && !(acc.isF16() && input.isF16()))
+    return emitOpError() << "accumulator type " << acc
+                         << " must be f32 (or f16 for f16 inputs)";
+  if (acc.isF16() && !output.isF16())
+    return emitOpError() << "an f16 accumulator needs an f16 C";
+  if (isTF32() && !input.isF32())
+    return emitOpError() << "#amk.precision<tf32> applies to f32 inputs, not "
+                         << input;
+
+  if (Value bias = getBias()) {
+    auto biasType = cast<MemRefType>(bias.getType());
+    if (biasType.getElementType() != output)
+      return emitOpError() << "bias element type " << biasType.getElementType()
+                           << " must match C's " << output;
+    if (biasType.getRank() != rank - 1)
+      return emitOpError() << "bias must be " << (isBatched() ? "[batch, N]" : "[N]")
+                           << ", got " << biasType;
+    if (!compatible(biasType.getDimSize(rank - 2), cType.getDimSize(rank - 1)))
+      return mismatch("N", "bias", biasType.getDimSize(rank - 2), "C",
+                      cType.getDimSize(rank - 1));
+    if (isBatched() && !compatible(biasType.getDimSize(0), cType.getDimSize(0)))
+      return mismatch("batch", "bias", biasType.getDimSize(0), "C",
+                      cType.getDimSize(0));
+  }
+  return success();
+}
+
+StringRef MatmulOp::getProblemFamily() { return "gemm"; }
+
+std::string MatmulOp::getProblemSignature() {
+  auto size = [](int64_t v) {
+    return ShapedType::isDynamic(v) ? std::string("?") : std::to_string(v);
+  };
+  auto typeName = [](Type t) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << t;
+    return s;
+  };
+  std::string sig = "gemm_";
+  if (isBatched())
+    sig += size(getBatchSize()) + "x";
+  sig += size(getM()) + "x" + size(getN()) + "x" + size(getK());
+  sig += "_" + typeName(getInputElementType());
+  sig += "_" + typeName(getAccumulatorType());
+  sig += "_" + typeName(getC().getType().getElementType());
+  sig += getTransposeA() ? "_t" : "_n";
+  sig += getTransposeB() ? "t" : "n";
+  if (isTF32())
+    sig += "_tf32";
+  if (getBias())
+    sig += "_bias";
+  if (getActivationValue() != Activation::none)
+    sig += "_" + stringifyActivation(getActivationValue()).str();
+  if (getAlphaValue() != 1.0)
+    sig += llvm::formatv("_alpha{0}", getAlphaValue()).str();
+  if (getBetaValue() != 0.0)
+    sig += llvm::formatv("_beta{0}", getBetaValue()).str();
+  return sig;
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+ProblemOpInterface KernelOp::getProblem() {
+  Block &body = getBody().front();
+  if (body.empty())
+    return {};
+  return dyn_cast<ProblemOpInterface>(body.front());
+}
+
+LogicalResult KernelOp::verifyRegions() {
+  Block &body = getBody().front();
+  ProblemOpInterface problem = getProblem();
+  if (!problem || !llvm::hasSingleElement(body))
+    return emitOpError("body must hold exactly one problem op (such as "
+                       "amk.matmul)");
+  auto check = [&](KernelConfigAttrInterface config) -> LogicalResult {
+    if (config.getProblemFamily() != problem.getProblemFamily())
+      return emitOpError() << "config for '" << config.getProblemFamily()
+                           << "' kernels cannot compute a '"
+                           << problem.getProblemFamily() << "' problem";
+    return config.verifyForProblem(problem, [&] { return emitOpError(); });
+  };
+  if (failed(check(getConfig())))
+    return failure();
+  if (std::optional<ArrayAttr> ladder = getLadder())
+    for (auto candidate : ladder->getAsRange<CandidateAttr>())
+      if (failed(check(candidate.getConfig())))
+        return failure();
+  return success();
+}

@@ -1,0 +1,102 @@
+//===- TargetSpec.cpp - A GPU's limits and rates --------------------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Target/TargetSpec.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir::amk;
+
+int64_t TargetSpec::getSmVersion() const {
+  llvm::StringRef rest = arch;
+  if (!rest.consume_front("sm_"))
+    return -1;
+  if (!rest.empty() && llvm::isAlpha(rest.back()))
+    rest = rest.drop_back();
+  int64_t version;
+  if (rest.empty() || rest.getAsInteger(10, version))
+    return -1;
+  return version;
+}
+
+bool TargetSpec::hasArchSpecificFeatures() const {
+  return getSmVersion() >= 90 && llvm::StringRef(arch).ends_with("a");
+}
+
+std::string TargetSpec::validate() const {
+  if (name.empty())
+    return "target name is empty";
+  if (getSmVersion() < 0)
+    return llvm::formatv("arch '{0}' is not of the form sm_<version>[a]", arch);
+  if (getSmVersion() < 70)
+    return llvm::formatv("arch '{0}' is older than sm_70, which AMK does not "
+                         "target",
+                         arch);
+  std::string error;
+  // Every count and limit is positive; only reserved shared memory and the
+  // peak rates of math paths a GPU lacks may be zero.
+  forEachTargetField(
+      *this,
+      [&](llvm::StringRef key, int64_t value) {
+        bool mayBeZero = key.ends_with("_gflops") ||
+                         key == "smem_reserved_per_block_bytes";
+        if (error.empty() && (value < 0 || (value == 0 && !mayBeZero)))
+          error = llvm::formatv("{0} = {1} must be {2}", key, value,
+                                mayBeZero ? "non-negative" : "positive");
+      },
+      [](llvm::StringRef, const std::string &) {});
+  if (!error.empty())
+    return error;
+  auto order = [](llvm::StringRef lo, int64_t a, llvm::StringRef hi,
+                  int64_t b) -> std::string {
+    if (a <= b)
+      return "";
+    return llvm::formatv("{0} = {1} exceeds {2} = {3}", lo, a, hi, b);
+  };
+  for (std::string e :
+       {order("smem_per_block_bytes", smem_per_block_bytes,
+              "smem_per_block_optin_bytes", smem_per_block_optin_bytes),
+        order("smem_per_block_optin_bytes", smem_per_block_optin_bytes,
+              "smem_per_sm_bytes", smem_per_sm_bytes),
+        order("max_threads_per_block", max_threads_per_block,
+              "max_threads_per_sm", max_threads_per_sm),
+        order("max_block_dim_x", max_block_dim_x, "max_threads_per_block",
+              max_threads_per_block),
+        order("regs_per_block", regs_per_block, "regs_per_sm", regs_per_sm),
+        order("regs_per_thread", regs_per_thread, "regs_per_block",
+              regs_per_block),
+        order("warp_size", warp_size, "max_threads_per_block",
+              max_threads_per_block)})
+    if (!e.empty())
+      return e;
+  if (max_threads_per_block % warp_size != 0)
+    return llvm::formatv("max_threads_per_block = {0} is not a multiple of "
+                         "warp_size = {1}",
+                         max_threads_per_block, warp_size);
+  return "";
+}
+
+bool TargetSpec::operator==(const TargetSpec &other) const {
+  bool equal = name == other.name;
+#define AMK_TARGET_STR(key, doc) equal = equal && key == other.key;
+#define AMK_TARGET_INT(key, doc) equal = equal && key == other.key;
+#include "AMK/Target/TargetFields.def"
+  return equal;
+}
+
+llvm::hash_code mlir::amk::hash_value(const TargetSpec &spec) {
+  llvm::hash_code hash = llvm::hash_value(spec.name);
+  forEachTargetField(
+      spec,
+      [&](llvm::StringRef, int64_t value) {
+        hash = llvm::hash_combine(hash, value);
+      },
+      [&](llvm::StringRef, const std::string &value) {
+        hash = llvm::hash_combine(hash, value);
+      });
+  return hash;
+}
