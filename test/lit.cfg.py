@@ -25,7 +25,6 @@ config.substitutions.append(("%cmake_generator", config.cmake_generator))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%cc", config.c_compiler))
-config.substitutions.append(("%python", config.python_executable or "python3"))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -36,6 +35,7 @@ if config.amk_runtime_enabled:
     tools.append(ToolSubst("amk-device-info", unresolved="ignore"))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.amk_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 
 def has_cuda_gpu():
@@ -51,6 +51,8 @@ def has_cuda_gpu():
     return out.returncode == 0 and "GPU" in out.stdout
 
 
+if config.amk_unittests_enabled:
+    config.available_features.add("unittests")
 if config.amk_runtime_enabled:
     config.available_features.add("cuda-runtime")
     if has_cuda_gpu():

@@ -308,8 +308,6 @@ LogicalResult GemmConfigAttr::verifyForProblem(
   if (isWgmma ? instK != 16 : (instK != 8 && instK != 16))
     return emitError() << input << " " << stringifyMathInst(getMath())
                        << " has no K = " << instK << " instruction";
-  if (matmul.getAccumulatorType().isF16() && !input.isF16())
-    return emitError() << "f16 accumulation needs f16 inputs";
   return success();
 }
 
