@@ -1,0 +1,166 @@
+//===- GemmModel.cpp - What a GEMM kernel needs and does ------------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Analysis/GemmModel.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+GemmProblem GemmProblem::get(MatmulOp op) {
+  GemmProblem p;
+  p.batch = op.getBatchSize();
+  p.m = op.getM();
+  p.n = op.getN();
+  p.k = op.getK();
+  p.inType = op.getInputElementType();
+  p.accType = op.getAccumulatorType();
+  p.outType = op.getC().getType().getElementType();
+  p.transposeA = op.getTransposeA();
+  p.transposeB = op.getTransposeB();
+  p.tf32 = op.isTF32();
+  p.hasBias = static_cast<bool>(op.getBias());
+  p.activation = op.getActivationValue();
+  p.alpha = op.getAlphaValue();
+  p.beta = op.getBetaValue();
+  return p;
+}
+
+bool GemmProblem::hasDynamicSizes() const {
+  return ShapedType::isDynamic(batch) || ShapedType::isDynamic(m) ||
+         ShapedType::isDynamic(n) || ShapedType::isDynamic(k);
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+static constexpr int64_t kStageAlignBytes = 128;
+
+int64_t GemmSmemLayout::bOffsetBytes() const {
+  return llvm::alignTo(a.elements() * elemBytes, kStageAlignBytes);
+}
+
+int64_t GemmSmemLayout::stageBytes() const {
+  return llvm::alignTo(bOffsetBytes() + b.elements() * elemBytes,
+                       kStageAlignBytes);
+}
+
+GemmSmemLayout mlir::amk::getGemmSmemLayout(GemmConfigAttr config,
+                                            const GemmProblem &problem) {
+  int64_t bm = config.getBlockM(), bn = config.getBlockN(),
+          bk = config.getBlockK();
+  GemmSmemLayout layout;
+  layout.stages = config.getStages();
+  layout.elemBytes = problem.inBytes();
+  if (config.getMath() == MathInst::simt) {
+    // K-major tiles. A transposing store (row-major A, or B given as [N, K])
+    // writes 4 rows of the tile per vector; 4 extra elements per row spread
+    // those rows over different banks.
+    layout.a = {bk, bm, bm + (problem.transposeA ? 0 : 4)};
+    layout.b = {bk, bn, bn + (problem.transposeB ? 4 : 0)};
+    return layout;
+  }
+  auto tile = [](int64_t rows, int64_t cols) {
+    return GemmSmemLayout::Tile{rows, cols, cols};
+  };
+  layout.a = problem.transposeA ? tile(bk, bm) : tile(bm, bk);
+  layout.b = problem.transposeB ? tile(bn, bk) : tile(bk, bn);
+  return layout;
+}
+
+//===----------------------------------------------------------------------===//
+// Grid
+//===----------------------------------------------------------------------===//
+
+std::array<int64_t, 3> mlir::amk::getGemmGrid(GemmConfigAttr config,
+                                              int64_t batch, int64_t m,
+                                              int64_t n) {
+  int64_t tiles = llvm::divideCeil(m, config.getBlockM()) *
+                  llvm::divideCeil(n, config.getBlockN());
+  return {tiles, 1, batch * config.getSplitK()};
+}
+
+std::array<std::string, 3> mlir::amk::getGemmGridExprs(GemmConfigAttr config) {
+  int64_t bm = config.getBlockM(), bn = config.getBlockN();
+  std::string x = llvm::formatv("((M+{0})/{1})*((N+{2})/{3})", bm - 1, bm,
+                                bn - 1, bn);
+  std::string z = config.getSplitK() == 1
+                      ? std::string("B")
+                      : llvm::formatv("B*{0}", config.getSplitK()).str();
+  return {x, "1", z};
+}
+
+//===----------------------------------------------------------------------===//
+// What the synthesizer supports
+//===----------------------------------------------------------------------===//
+
+/// Whether `extent` (a size, or kDynamic) is a known multiple of `vector`.
+static bool divides(int64_t vector, int64_t extent) {
+  if (vector == 1)
+    return true;
+  return !ShapedType::isDynamic(extent) && extent % vector == 0;
+}
+
+LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
+                                            const GemmProblem &problem,
+                                            std::string &whyNot) {
+  auto fail = [&](const llvm::Twine &reason) {
+    whyNot = reason.str();
+    return failure();
+  };
+  int64_t bm = config.getBlockM(), bn = config.getBlockN(),
+          bk = config.getBlockK(), threads = config.getThreads(),
+          vector = config.getVector();
+  if (config.getSplitK() != 1)
+    return fail("split_k > 1 is not synthesized yet");
+  if (!divides(vector, problem.getContiguousExtentA()) ||
+      !divides(vector, problem.getContiguousExtentB()))
+    return fail(llvm::formatv("vector width {0} does not divide the contiguous "
+                              "extent of A or B (loads would be misaligned)",
+                              vector));
+  // Every thread moves the same number of vectors of each tile.
+  if ((bm * bk) % (threads * vector) != 0 || (bn * bk) % (threads * vector))
+    return fail(llvm::formatv("{0} threads with vector width {1} do not evenly "
+                              "cover the {2}x{3} and {3}x{4} tiles",
+                              threads, vector, bm, bk, bn));
+
+  switch (config.getMath()) {
+  case MathInst::simt: {
+    if (!problem.inType.isF32())
+      return fail("simt synthesizes f32 inputs only");
+    if (config.getStages() != 2)
+      return fail("simt synthesizes double buffering (stages = 2) only");
+    int64_t tm = config.getThread()[0], tn = config.getThread()[1];
+    if (!llvm::is_contained({1, 2, 4, 8}, tm) ||
+        !llvm::is_contained({1, 2, 4, 8}, tn))
+      return fail("simt thread tiles are 1, 2, 4 or 8 on each side");
+    if (vector > 4)
+      return fail("simt loads at most 4 f32 per access");
+    return success();
+  }
+  case MathInst::mma_sync: {
+    if (!(problem.inType.isF16() || problem.inType.isBF16()))
+      return fail("mma_sync synthesizes f16 and bf16 inputs only");
+    if (config.getInst()[2] != 16)
+      return fail("mma_sync synthesizes the m16n8k16 instruction only");
+    if (config.getWarpM() % 16 != 0 || config.getWarpN() % 16 != 0)
+      return fail("mma_sync warp tiles are multiples of 16 on each side");
+    if (bk != 32 && bk != 64)
+      return fail("mma_sync block K is 32 or 64 (64- or 128-byte rows)");
+    if (vector != 8)
+      return fail("mma_sync copies 16 bytes (8 elements) per cp.async");
+    if (config.getStages() < 2 || config.getStages() > 6)
+      return fail("mma_sync pipelines 2 to 6 stages");
+    return success();
+  }
+  case MathInst::wgmma:
+    return fail("wgmma is not synthesized yet");
+  }
+  llvm_unreachable("unknown math instruction");
+}

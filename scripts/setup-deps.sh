@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what building and testing AMK needs on Debian 12: LLVM/MLIR 22,
+# clang + lld, CMake, Ninja, GoogleTest. The CUDA toolkit is expected at
+# /usr/local/cuda (without it the runtime side and ptxas tests are skipped).
+set -euo pipefail
+
+packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
+          clang cmake ninja-build libgtest-dev python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+echo "setup-deps: LLVM/MLIR $(/usr/lib/llvm-22/bin/llvm-config --version)," \
+     "CUDA $([[ -x /usr/local/cuda/bin/nvcc ]] && /usr/local/cuda/bin/nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p' || echo 'not found')"
