@@ -14,6 +14,7 @@ using namespace mlir::amk;
 
 GemmProblem GemmProblem::get(MatmulOp op) {
   GemmProblem p;
+  p.batched = op.isBatched();
   p.batch = op.getBatchSize();
   p.m = op.getM();
   p.n = op.getN();
@@ -153,8 +154,8 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
       return fail("mma_sync warp tiles are multiples of 16 on each side");
     if (bk != 32 && bk != 64)
       return fail("mma_sync block K is 32 or 64 (64- or 128-byte rows)");
-    if (vector != 8)
-      return fail("mma_sync copies 16 bytes (8 elements) per cp.async");
+    if (vector < 2)
+      return fail("mma_sync moves at least 4 bytes (2 elements) per cp.async");
     if (config.getStages() < 2 || config.getStages() > 6)
       return fail("mma_sync pipelines 2 to 6 stages");
     return success();

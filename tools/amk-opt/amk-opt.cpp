@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
   registry.insert<mlir::amk::AMKDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
                   mlir::memref::MemRefDialect>();
+  mlir::amk::registerLoweringExtensions(registry);
   mlir::amk::registerAMKPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

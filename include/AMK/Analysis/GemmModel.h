@@ -26,6 +26,7 @@ namespace mlir::amk {
 struct GemmProblem {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   Type inType, accType, outType;
+  bool batched = false;
   bool transposeA = false, transposeB = false, tf32 = false, hasBias = false;
   Activation activation = Activation::none;
   double alpha = 1.0, beta = 0.0;

@@ -8,6 +8,15 @@
 #define AMK_TRANSFORMS_PASSES_H
 
 #include "AMK/Dialect/AMK/IR/AMKOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
@@ -26,6 +35,12 @@ LogicalResult setModuleTarget(ModuleOp module, llvm::StringRef presetOrPath);
 /// in `whyNot` and the IR unchanged.
 FailureOr<MatmulOp> importLinalgMatmul(RewriterBase &rewriter, Operation *op,
                                        std::string &whyNot);
+
+/// Registers what `--amk-lower` needs beyond its dialects: the LLVM
+/// conversion interfaces of the dialects it lowers, the NVVM target and the
+/// LLVM IR translations. Tools that run the pass from a pipeline string
+/// should call this on their registry.
+void registerLoweringExtensions(DialectRegistry &registry);
 
 #define GEN_PASS_REGISTRATION
 #include "AMK/Transforms/Passes.h.inc"

@@ -25,6 +25,71 @@ def AMKImportLinalgPass : Pass<"amk-import-linalg"> {
   let dependentDialects = ["::mlir::amk::AMKDialect"];
 }
 
+def AMKLowerPass : Pass<"amk-lower", "::mlir::ModuleOp"> {
+  let summary = "Synthesize GPU code for verified amk.kernel ops";
+  let description = [{
+    The synthesizer. Replaces every `amk.kernel` (which `--amk-verify` must
+    have marked `amk.verified`) with a `gpu.module` holding the generated
+    `gpu.func` and a `gpu.launch_func` at the kernel's place, then (unless
+    stopped earlier) lowers the kernel modules through upstream NVVM
+    conversion to `gpu.binary` ops holding the cubin (ptxas) and the PTX for
+    the module target's arch. The harness re-checks every generated kernel
+    against the target before anything is emitted. With `bundle-dir`, one
+    bundle per kernel (cubin, PTX, JSON manifest: docs/BUNDLE.md) is written.
+  }];
+  let options = [
+    Option<"stopAt", "stop-at", "std::string", /*default=*/"\"binary\"",
+           "gpu (generated gpu.func), nvvm (lowered to NVVM), or binary">,
+    Option<"bundleDir", "bundle-dir", "std::string", /*default=*/"",
+           "write one bundle per kernel into this directory">,
+    Option<"toolkitPath", "toolkit", "std::string", /*default=*/"",
+           "CUDA toolkit with ptxas (default: $CUDA_HOME, else /usr/local/cuda)">,
+    Option<"optLevel", "opt-level", "int", /*default=*/"3",
+           "LLVM and ptxas optimization level">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def AMKPlanPass : Pass<"amk-plan", "::mlir::ModuleOp"> {
+  let summary = "Plan a kernel design for every GEMM (the agent)";
+  let description = [{
+    Rewrites every `amk.matmul` that is not yet inside an `amk.kernel` (and
+    every `linalg.matmul`/`linalg.batch_matmul` on buffers, imported first as
+    `--amk-import-linalg` does) into `amk.kernel "<name>" config(<best>)
+    ladder [<top-k candidates with predicted times>] { <the matmul> }`.
+    The name is the problem signature with every character outside
+    `[A-Za-z0-9_]` replaced (`?` by `D`, `.` by `p`, others by `_`), made
+    unique in the module with a `_<n>` suffix.
+
+    The planner (`AMK/Analysis/GemmPlanner.h`) enumerates configs the
+    synthesizer can generate, drops what the target cannot hold with the same
+    check `--amk-verify` runs, applies heuristics and ranks the rest with an
+    analytic cost model. Dynamic sizes are planned for 4096.
+
+    Options: `target` (a preset or JSON file; sets the module target like
+    `--amk-target`; without it the module must already have one),
+    `ladder-size` and `explain` (a remark per planned op with the ladder and
+    the rejections counted by reason). Bare words work:
+    `--amk-plan=explain`, `--amk-plan="target=h200 explain ladder-size=3"`,
+    `--amk-plan=h200`.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"",
+           "a preset name or a JSON file (sets the module's target)">,
+    Option<"ladderSize", "ladder-size", "int64_t", /*default=*/"4",
+           "candidates kept in each kernel's ladder, the winner included">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "emit a remark explaining each decision">,
+  ];
+  let dependentDialects = ["::mlir::amk::AMKDialect"];
+}
+
 def AMKSetTargetPass : Pass<"amk-target", "::mlir::ModuleOp"> {
   let summary = "Attach the #amk.target the kernels are planned for";
   let description = [{
@@ -37,6 +102,35 @@ def AMKSetTargetPass : Pass<"amk-target", "::mlir::ModuleOp"> {
   let options = [
     Option<"target", "target", "std::string", /*default=*/"",
            "a preset name or a JSON file">,
+  ];
+  let dependentDialects = ["::mlir::amk::AMKDialect"];
+}
+
+def AMKVerifyPass : Pass<"amk-verify", "::mlir::ModuleOp"> {
+  let summary = "Check every planned kernel against the module's target (the harness)";
+  let description = [{
+    Checks each `amk.kernel` against the module's `#amk.target`: threads per
+    block, shared memory (opt-in and per-SM limits), estimated registers,
+    occupancy, the grid of static sizes, and whether the synthesizer can
+    generate the config. Each finding is an error at the kernel, prefixed with
+    a stable check id: `[AMK-NO-TARGET]`, `[AMK-RES-THREADS]`,
+    `[AMK-RES-SMEM]`, `[AMK-RES-REGS]`, `[AMK-RES-OCCUPANCY]`,
+    `[AMK-RES-GRID]`, `[AMK-SYNTH-UNSUPPORTED]` (see
+    `AMK/Analysis/Harness.h`). The pass fails if there is any finding.
+
+    It changes nothing but one discardable unit attribute: every kernel that
+    passes gets `amk.verified` (and one that fails loses it); `--amk-lower`
+    lowers only verified kernels.
+
+    `json=<path>` (`-` for stdout; a bare `--amk-verify=json` means stdout)
+    also writes the findings as JSON, even when there are none: an object
+    with `kernels` (checked), `verified` (accepted) and `findings`, an array
+    of objects with `file`, `line`, `col`, `check`, `op` (the kernel's
+    name), `message`, `found` and `limit`.
+  }];
+  let options = [
+    Option<"json", "json", "std::string", /*default=*/"",
+           "write the findings as JSON to this file ('-': stdout)">,
   ];
   let dependentDialects = ["::mlir::amk::AMKDialect"];
 }

@@ -27,6 +27,9 @@ def AMK_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// The discardable attribute that carries a module's `#amk.target`.
     static constexpr ::llvm::StringLiteral kTargetAttrName = "amk.target";
+    /// The unit attribute `--amk-verify` puts on each kernel it accepted;
+    /// `--amk-lower` synthesizes only kernels that carry it.
+    static constexpr ::llvm::StringLiteral kVerifiedAttrName = "amk.verified";
 
   private:
     void registerAttributes();

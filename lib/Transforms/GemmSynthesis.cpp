@@ -1,0 +1,744 @@
+//===- GemmSynthesis.cpp - GEMM kernels from a gemm config ----------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// Two math paths share one skeleton:
+//
+//   tile = swizzle(blockIdx.x); batch = blockIdx.z
+//   prologue: fill the shared-memory pipeline
+//   for kt in [0, ceil(K / BK)):   stage k-tile kt+1.. while computing kt
+//   epilogue: alpha, beta * C, bias, activation; masked stores of C
+//
+// simt      f32 FMAs on a TM x TN register tile per thread; global tiles are
+//           staged through registers into double-buffered K-major shared
+//           tiles (one barrier per k-tile).
+// mma_sync  warp-level m16n8k16 tensor-core MMAs; operands move global ->
+//           shared with cp.async (zero-filled outside the matrix) in a
+//           multi-stage ring, XOR-swizzled in 16-byte chunks so that ldmatrix
+//           reads are free of bank conflicts.
+//
+// Every global access is guarded or clamped so that it stays inside its
+// buffer for all sizes, static or dynamic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmSynthesis.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic
+//===----------------------------------------------------------------------===//
+
+/// Short names for index arithmetic, so that the kernels read like the math.
+struct IndexMath {
+  ImplicitLocOpBuilder &b;
+
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value add(Value x, int64_t y) { return y == 0 ? x : add(x, c(y)); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  Value mul(Value x, int64_t y) { return y == 1 ? x : mul(x, c(y)); }
+  Value div(Value x, int64_t y) {
+    return y == 1 ? x : arith::DivUIOp::create(b, x, c(y));
+  }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
+  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, x, c(y)); }
+  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
+  Value xori(Value x, Value y) { return arith::XOrIOp::create(b, x, y); }
+  Value min(Value x, Value y) { return arith::MinUIOp::create(b, x, y); }
+  Value ceilDiv(Value x, int64_t y) { return div(add(x, y - 1), y); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x, y);
+  }
+  Value andi(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, cond, x, y);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Shared skeleton
+//===----------------------------------------------------------------------===//
+
+class GemmKernelBuilder {
+public:
+  GemmKernelBuilder(ImplicitLocOpBuilder &b, GemmConfigAttr config,
+                    const GemmProblem &problem)
+      : b(b), m{b}, config(config), p(problem),
+        layout(getGemmSmemLayout(config, problem)) {}
+
+  /// Emits the kernel body into `func` (whose entry block is empty).
+  void build(gpu::GPUFuncOp func);
+
+private:
+  // Setup.
+  void setupOperands(gpu::GPUFuncOp func);
+  void setupTile();
+  Value dimOf(Value memref, int64_t dim, int64_t staticSize);
+
+  // Paths.
+  void buildSimt();
+  void buildMmaSync();
+
+  // Epilogue: stores `values` (f32) to C[row, col .. col + values.size()).
+  void storeOutput(Value row, Value col, ArrayRef<Value> values);
+  Value applyActivation(Value x);
+
+  /// A zero of `type` (scalar or vector).
+  Value zero(Type type) {
+    return arith::ConstantOp::create(b, type, b.getZeroAttr(type));
+  }
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+  }
+
+  ImplicitLocOpBuilder &b;
+  IndexMath m;
+  GemmConfigAttr config;
+  const GemmProblem &p;
+  GemmSmemLayout layout;
+
+  // Rank-2 views of this block's batch, and the bias row.
+  Value a, bMat, c, bias;
+  Value sizeM, sizeN, sizeK;
+  Value tid, warp, lane;
+  /// First row and column of this block's output tile.
+  Value m0, n0;
+  /// The dynamic shared memory as bytes.
+  Value smem;
+};
+
+Value GemmKernelBuilder::dimOf(Value memref, int64_t dim, int64_t staticSize) {
+  if (!ShapedType::isDynamic(staticSize))
+    return m.c(staticSize);
+  return memref::DimOp::create(b, memref, dim);
+}
+
+/// `source[batch]`: the operand without its leading batch dimension.
+static Value selectBatch(ImplicitLocOpBuilder &b, Value source, Value batch) {
+  auto type = cast<MemRefType>(source.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  offsets[0] = batch;
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1)};
+  for (int64_t d = 1; d < rank; ++d)
+    sizes.push_back(memref::getMixedSize(b, b.getLoc(), source, d));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  auto resultType = memref::SubViewOp::inferRankReducedResultType(
+      type.getShape().drop_front(), type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, cast<MemRefType>(resultType), source,
+                                   offsets, sizes, strides);
+}
+
+void GemmKernelBuilder::setupOperands(gpu::GPUFuncOp func) {
+  // Batched operands are [batch, ...]: work on this block's batch.
+  Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
+  auto operand = [&](unsigned i) {
+    Value arg = func.getArgument(i);
+    return p.batched ? selectBatch(b, arg, batch) : arg;
+  };
+  unsigned arg = 0;
+  a = operand(arg++);
+  bMat = operand(arg++);
+  if (p.hasBias)
+    bias = operand(arg++);
+  c = operand(arg++);
+  sizeM = dimOf(c, 0, p.m);
+  sizeN = dimOf(c, 1, p.n);
+  sizeK = dimOf(a, p.transposeA ? 0 : 1, p.k);
+}
+
+void GemmKernelBuilder::setupTile() {
+  tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  warp = m.div(tid, 32);
+  lane = m.rem(tid, 32);
+  // Rasterize tiles in groups of `swizzle` tile rows so that blocks running
+  // at the same time share rows of A and columns of B in L2.
+  Value pid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value tilesM = m.ceilDiv(sizeM, config.getBlockM());
+  Value tilesN = m.ceilDiv(sizeN, config.getBlockN());
+  Value tileM, tileN;
+  int64_t group = config.getSwizzle();
+  if (group == 1) {
+    tileM = m.div(pid, tilesN);
+    tileN = m.rem(pid, tilesN);
+  } else {
+    Value perGroup = m.mul(tilesN, group);
+    Value firstM = m.mul(m.div(pid, perGroup), group);
+    Value groupRows = m.min(m.sub(tilesM, firstM), m.c(group));
+    Value inGroup = m.rem(pid, perGroup);
+    tileM = m.add(firstM, m.rem(inGroup, groupRows));
+    tileN = m.div(inGroup, groupRows);
+  }
+  m0 = m.mul(tileM, config.getBlockM());
+  n0 = m.mul(tileN, config.getBlockN());
+  smem = gpu::DynamicSharedMemoryOp::create(
+      b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                         gpu::AddressSpaceAttr::get(
+                             b.getContext(), gpu::AddressSpace::Workgroup)));
+}
+
+void GemmKernelBuilder::build(gpu::GPUFuncOp func) {
+  b.setInsertionPointToStart(&func.getBody().front());
+  setupOperands(func);
+  setupTile();
+  if (config.getMath() == MathInst::simt)
+    buildSimt();
+  else
+    buildMmaSync();
+  gpu::ReturnOp::create(b);
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogue
+//===----------------------------------------------------------------------===//
+
+Value GemmKernelBuilder::applyActivation(Value x) {
+  switch (p.activation) {
+  case Activation::none:
+    return x;
+  case Activation::relu:
+    return arith::MaximumFOp::create(b, x, f32(0.0));
+  case Activation::gelu: {
+    // The exact (erf) form: 0.5 x (1 + erf(x / sqrt(2))).
+    Value erf =
+        math::ErfOp::create(b, arith::MulFOp::create(b, x, f32(M_SQRT1_2)));
+    Value half = arith::MulFOp::create(b, x, f32(0.5));
+    return arith::MulFOp::create(b, half,
+                                 arith::AddFOp::create(b, erf, f32(1.0)));
+  }
+  case Activation::silu: {
+    // x * sigmoid(x) = x / (1 + exp(-x)).
+    Value e = math::ExpOp::create(b, arith::NegFOp::create(b, x));
+    return arith::DivFOp::create(b, x, arith::AddFOp::create(b, e, f32(1.0)));
+  }
+  }
+  llvm_unreachable("unknown activation");
+}
+
+void GemmKernelBuilder::storeOutput(Value row, Value col,
+                                    ArrayRef<Value> values) {
+  Type outType = p.outType;
+  Type f32Type = b.getF32Type();
+  int64_t width = values.size();
+  auto finish = [&](Value acc, Value r, Value cIdx) -> Value {
+    Value v = acc;
+    if (p.alpha != 1.0)
+      v = arith::MulFOp::create(b, v, f32(p.alpha));
+    if (p.beta != 0.0) {
+      Value old = memref::LoadOp::create(b, c, ValueRange{r, cIdx});
+      if (outType != f32Type)
+        old = arith::ExtFOp::create(b, f32Type, old);
+      v = arith::AddFOp::create(
+          b, v, arith::MulFOp::create(b, old, f32(p.beta)));
+    }
+    if (bias) {
+      Value bv = memref::LoadOp::create(b, bias, ValueRange{cIdx});
+      if (outType != f32Type)
+        bv = arith::ExtFOp::create(b, f32Type, bv);
+      v = arith::AddFOp::create(b, v, bv);
+    }
+    v = applyActivation(v);
+    if (outType != f32Type)
+      v = arith::TruncFOp::create(b, outType, v);
+    return v;
+  };
+
+  Value rowOk = m.lt(row, sizeM);
+  // A whole run is stored with one vector store when C's rows keep the run
+  // aligned: N a static multiple of the run, so `col` (a multiple of the run)
+  // is in bounds exactly when the whole run is.
+  bool vectorStore = width > 1 && !ShapedType::isDynamic(p.n) &&
+                     p.n % width == 0 && p.beta == 0.0 && !bias;
+  if (vectorStore) {
+    Value ok = m.andi(rowOk, m.lt(col, sizeN));
+    auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    SmallVector<Value> outs;
+    for (int64_t i = 0; i < width; ++i)
+      outs.push_back(finish(values[i], row, m.add(col, i)));
+    auto vecType = VectorType::get({width}, outType);
+    Value vec = vector::FromElementsOp::create(b, vecType, outs);
+    int64_t align = width * p.outBytes();
+    vector::StoreOp::create(b, vec, c, ValueRange{row, col}, /*nontemporal=*/false,
+                            llvm::MaybeAlign(align));
+    return;
+  }
+  for (int64_t i = 0; i < width; ++i) {
+    Value colI = m.add(col, i);
+    auto ifOp =
+        scf::IfOp::create(b, m.andi(rowOk, m.lt(colI, sizeN)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    memref::StoreOp::create(b, finish(values[i], row, colI), c,
+                            ValueRange{row, colI});
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// simt
+//===----------------------------------------------------------------------===//
+
+void GemmKernelBuilder::buildSimt() {
+  const int64_t bm = config.getBlockM(), bn = config.getBlockN(),
+                bk = config.getBlockK(), wm = config.getWarpM(),
+                wn = config.getWarpN(), tm = config.getThread()[0],
+                tn = config.getThread()[1], threads = config.getThreads(),
+                vec = config.getVector();
+  Type f32Type = b.getF32Type();
+  auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                       gpu::AddressSpace::Workgroup);
+  // Shared tiles, K-major: As[stage][k][m], Bs[stage][k][n].
+  auto view = [&](int64_t offsetBytes, MemRefType type) -> Value {
+    return memref::ViewOp::create(b, type, smem, m.c(offsetBytes),
+                                  ValueRange{});
+  };
+  // One static [rows][pitch] view per tile and stage.
+  SmallVector<Value> as, bs;
+  for (int64_t s = 0; s < layout.stages; ++s) {
+    int64_t base = s * layout.stageBytes();
+    as.push_back(view(base + layout.aOffsetBytes(),
+                      MemRefType::get({layout.a.rows, layout.a.pitch}, f32Type,
+                                      AffineMap(), wg)));
+    bs.push_back(view(base + layout.bOffsetBytes(),
+                      MemRefType::get({layout.b.rows, layout.b.pitch}, f32Type,
+                                      AffineMap(), wg)));
+  }
+
+  // Which thread holds which part of the output tile.
+  int64_t warpsN = bn / wn, lanesN = wn / tn;
+  Value rowBase = m.add(m.mul(m.div(warp, warpsN), wm),
+                        m.mul(m.div(lane, lanesN), tm));
+  Value colBase = m.add(m.mul(m.rem(warp, warpsN), wn),
+                        m.mul(m.rem(lane, lanesN), tn));
+
+  // Global -> register staging. Each thread moves `loads` vectors of each
+  // tile; vector i covers `vec` consecutive elements of a contiguous row.
+  auto vecType = VectorType::get({vec}, f32Type);
+  struct TileLoad {
+    Value global;           // rank-2 operand
+    bool kMajor;            // global rows run along K (no transpose needed)
+    int64_t rows, cols;     // the tile as stored in global memory
+  };
+  // A tile in global memory: [BM][BK] (row-major A) or [BK][BM] (transposed).
+  TileLoad aLoad{a, p.transposeA, p.transposeA ? bk : bm,
+                 p.transposeA ? bm : bk};
+  TileLoad bLoad{bMat, !p.transposeB, p.transposeB ? bn : bk,
+                 p.transposeB ? bk : bn};
+  auto globalOrigin = [&](const TileLoad &t, bool isA, Value k0) {
+    // (row, col) of the tile's first element in the global operand.
+    Value mn0 = isA ? m0 : n0;
+    return t.kMajor ? std::make_pair(k0, mn0) : std::make_pair(mn0, k0);
+  };
+  auto globalExtent = [&](const TileLoad &t, bool isA) {
+    Value mn = isA ? sizeM : sizeN;
+    return t.kMajor ? std::make_pair(sizeK, mn) : std::make_pair(mn, sizeK);
+  };
+
+  auto loadTile = [&](const TileLoad &t, bool isA, Value k0) {
+    SmallVector<Value> regs;
+    int64_t vecsPerRow = t.cols / vec;
+    int64_t loads = t.rows * t.cols / (threads * vec);
+    auto [r0, c0] = globalOrigin(t, isA, k0);
+    auto [rows, cols] = globalExtent(t, isA);
+    for (int64_t l = 0; l < loads; ++l) {
+      Value i = m.add(tid, l * threads);
+      Value gr = m.add(r0, m.div(i, vecsPerRow));
+      Value gc = m.add(c0, m.mul(m.rem(i, vecsPerRow), vec));
+      // `vec` divides the contiguous extent, so a vector is wholly inside or
+      // wholly outside the matrix.
+      Value ok = m.andi(m.lt(gr, rows), m.lt(gc, cols));
+      auto ifOp = scf::IfOp::create(
+          b, vec == 1 ? TypeRange{f32Type} : TypeRange{vecType}, ok, true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value v =
+            vec == 1
+                ? (Value)memref::LoadOp::create(b, t.global, ValueRange{gr, gc})
+                : (Value)vector::LoadOp::create(
+                      b, vecType, t.global, ValueRange{gr, gc},
+                      /*nontemporal=*/false, llvm::MaybeAlign(vec * 4));
+        scf::YieldOp::create(b, v);
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(b, zero(vec == 1 ? f32Type : (Type)vecType));
+      }
+      regs.push_back(ifOp.getResult(0));
+    }
+    return regs;
+  };
+  auto storeTile = [&](const TileLoad &t, ArrayRef<Value> regs, Value dst) {
+    int64_t vecsPerRow = t.cols / vec;
+    for (auto [l, v] : llvm::enumerate(regs)) {
+      Value i = m.add(tid, int64_t(l) * threads);
+      Value r = m.div(i, vecsPerRow);
+      Value col = m.mul(m.rem(i, vecsPerRow), vec);
+      if (t.kMajor) {
+        // Global rows are K rows: copy the vector as is.
+        if (vec == 1)
+          memref::StoreOp::create(b, v, dst, ValueRange{r, col});
+        else
+          vector::StoreOp::create(b, v, dst, ValueRange{r, col}, false,
+                                  llvm::MaybeAlign(vec * 4));
+        continue;
+      }
+      // Global rows are M (or N) rows: transpose into the K-major tile.
+      for (int64_t e = 0; e < vec; ++e) {
+        Value x = vec == 1 ? v : (Value)vector::ExtractOp::create(b, v, e);
+        memref::StoreOp::create(b, x, dst, ValueRange{m.add(col, e), r});
+      }
+    }
+  };
+
+  Value numK = m.ceilDiv(sizeK, bk);
+  auto accType = VectorType::get({tn}, f32Type);
+  SmallVector<Value> acc(tm, zero(accType));
+
+  // Prologue: k-tile 0 into stage 0.
+  storeTile(aLoad, loadTile(aLoad, true, m.c(0)), as[0]);
+  storeTile(bLoad, loadTile(bLoad, false, m.c(0)), bs[0]);
+  gpu::BarrierOp::create(b);
+
+  // Main loop, unrolled by the two stages so each buffer is a static view.
+  // Iteration kt computes stage kt % 2 and fills stage (kt + 1) % 2.
+  auto computeStage = [&](Value aS, Value bS, SmallVector<Value> &acc) {
+    int64_t alignA = std::min<int64_t>(16, tm * 4);
+    int64_t alignB = std::min<int64_t>(16, tn * 4);
+    for (int64_t kk = 0; kk < bk; ++kk) {
+      Value k = m.c(kk);
+      Value av = vector::LoadOp::create(b, VectorType::get({tm}, f32Type), aS,
+                                        ValueRange{k, rowBase}, false,
+                                        llvm::MaybeAlign(alignA));
+      Value bv = vector::LoadOp::create(b, accType, bS,
+                                        ValueRange{k, colBase}, false,
+                                        llvm::MaybeAlign(alignB));
+      for (int64_t i = 0; i < tm; ++i) {
+        Value ai = vector::ExtractOp::create(b, av, i);
+        Value splat = vector::BroadcastOp::create(b, accType, ai);
+        acc[i] = vector::FMAOp::create(b, splat, bv, acc[i]);
+      }
+    }
+  };
+  auto step = [&](Value kt, int64_t cur, SmallVector<Value> &acc) {
+    Value next = m.add(kt, 1);
+    Value hasNext = m.lt(next, numK);
+    Value k0 = m.mul(next, bk);
+    // Loads past the last k-tile are all masked off (k0 >= K): harmless.
+    SmallVector<Value> aRegs = loadTile(aLoad, true, k0);
+    SmallVector<Value> bRegs = loadTile(bLoad, false, k0);
+    computeStage(as[cur], bs[cur], acc);
+    auto ifOp = scf::IfOp::create(b, hasNext, false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      storeTile(aLoad, aRegs, as[1 - cur]);
+      storeTile(bLoad, bRegs, bs[1 - cur]);
+    }
+    gpu::BarrierOp::create(b);
+  };
+  // for kt in [0, numK) step 2: stage 0 then (if any) stage 1.
+  auto loop = scf::ForOp::create(b, m.c(0), numK, m.c(2), acc);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> iter(loop.getRegionIterArgs());
+    Value kt = loop.getInductionVar();
+    step(kt, 0, iter);
+    Value kt1 = m.add(kt, 1);
+    auto second = scf::IfOp::create(b, SmallVector<Type>(tm, accType),
+                                    m.lt(kt1, numK), true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(second.thenBlock());
+      SmallVector<Value> inner = iter;
+      step(kt1, 1, inner);
+      scf::YieldOp::create(b, inner);
+      b.setInsertionPointToStart(second.elseBlock());
+      scf::YieldOp::create(b, iter);
+    }
+    scf::YieldOp::create(b, second.getResults());
+  }
+
+  // Epilogue.
+  for (int64_t i = 0; i < tm; ++i) {
+    Value row = m.add(m.add(m0, rowBase), i);
+    SmallVector<Value> vals;
+    for (int64_t j = 0; j < tn; ++j)
+      vals.push_back(vector::ExtractOp::create(b, loop.getResult(i), j));
+    storeOutput(row, m.add(n0, colBase), vals);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// mma_sync
+//===----------------------------------------------------------------------===//
+
+/// The physical 16-byte chunk of logical chunk `chunk` in row `row` of a
+/// swizzled tile with `chunksPerRow` chunks per row. Any 8 consecutive rows
+/// put a given logical chunk into 8 different bank groups, which makes the 8
+/// row addresses of an ldmatrix conflict-free.
+static Value swizzleChunk(IndexMath &m, Value row, Value chunk,
+                          int64_t chunksPerRow) {
+  if (chunksPerRow >= 8)
+    return m.xori(chunk, m.rem(row, 8));
+  int64_t rowsPerLine = 8 / chunksPerRow;
+  return m.xori(chunk, m.rem(m.div(row, rowsPerLine), chunksPerRow));
+}
+
+void GemmKernelBuilder::buildMmaSync() {
+  const int64_t bm = config.getBlockM(), bn = config.getBlockN(),
+                bk = config.getBlockK(), wm = config.getWarpM(),
+                wn = config.getWarpN(), threads = config.getThreads(),
+                vec = config.getVector(), stages = layout.stages;
+  Type inType = p.inType, f32Type = b.getF32Type();
+  Type f16Type = b.getF16Type(), i32Type = b.getI32Type();
+  auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                       gpu::AddressSpace::Workgroup);
+  // The whole ring as one flat array of input elements (for cp.async), and
+  // the same bytes as f16 (ldmatrix moves 16-bit values whatever they mean).
+  int64_t ringElems = stages * layout.stageBytes() / p.inBytes();
+  Value ring = memref::ViewOp::create(
+      b, MemRefType::get({ringElems}, inType, AffineMap(), wg), smem, m.c(0),
+      ValueRange{});
+  Value ring16 = inType == f16Type
+                     ? ring
+                     : (Value)memref::ViewOp::create(
+                           b, MemRefType::get({ringElems}, f16Type,
+                                              AffineMap(), wg),
+                           smem, m.c(0), ValueRange{});
+  int64_t stageElems = layout.stageBytes() / p.inBytes();
+  int64_t bOffset = layout.bOffsetBytes() / p.inBytes();
+
+  // Element offset of (row, col) in a swizzled tile of `pitch` elements.
+  auto tileOffset = [&](Value stageBase, Value row, Value col, int64_t pitch) {
+    int64_t chunksPerRow = pitch / 8;
+    Value chunk = swizzleChunk(m, row, m.div(col, 8), chunksPerRow);
+    return m.add(stageBase,
+                 m.add(m.mul(row, pitch), m.add(m.mul(chunk, 8), m.rem(col, 8))));
+  };
+
+  // One async copy per `vec` elements; outside the matrix the copy reads
+  // nothing and writes zeros (src elements = 0, source index clamped to 0).
+  struct TileCopy {
+    Value global;
+    bool isA;
+    bool kMajor; // rows run along K
+    int64_t rows, cols;
+  };
+  TileCopy aCopy{a, true, p.transposeA, p.transposeA ? bk : bm,
+                 p.transposeA ? bm : bk};
+  TileCopy bCopy{bMat, false, !p.transposeB, p.transposeB ? bn : bk,
+                 p.transposeB ? bk : bn};
+  auto issueTile = [&](const TileCopy &t, Value k0, Value stageBase,
+                       SmallVectorImpl<Value> &tokens) {
+    int64_t vecsPerRow = t.cols / vec;
+    int64_t copies = t.rows * t.cols / (threads * vec);
+    Value mn0 = t.isA ? m0 : n0;
+    Value mnSize = t.isA ? sizeM : sizeN;
+    Value r0 = t.kMajor ? k0 : mn0, c0 = t.kMajor ? mn0 : k0;
+    Value rows = t.kMajor ? sizeK : mnSize, cols = t.kMajor ? mnSize : sizeK;
+    for (int64_t l = 0; l < copies; ++l) {
+      Value i = m.add(tid, l * threads);
+      Value r = m.div(i, vecsPerRow);
+      Value col = m.mul(m.rem(i, vecsPerRow), vec);
+      Value gr = m.add(r0, r), gc = m.add(c0, col);
+      Value ok = m.andi(m.lt(gr, rows), m.lt(gc, cols));
+      Value zeroIdx = m.c(0);
+      Value srcR = m.select(ok, gr, zeroIdx), srcC = m.select(ok, gc, zeroIdx);
+      Value srcElems = m.select(ok, m.c(vec), zeroIdx);
+      Value dst = tileOffset(stageBase, r, col, t.cols);
+      auto copy = nvgpu::DeviceAsyncCopyOp::create(
+          b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ring,
+          ValueRange{dst}, t.global, ValueRange{srcR, srcC},
+          b.getIndexAttr(vec), srcElems,
+          vec * p.inBytes() == 16 ? b.getUnitAttr() : UnitAttr());
+      tokens.push_back(copy.getAsyncToken());
+    }
+  };
+  Value numK = m.ceilDiv(sizeK, bk);
+  auto issueStage = [&](Value kt) {
+    // Stage kt % stages; k-tiles at or past numK copy only zeros.
+    Value stageBase = m.mul(m.rem(kt, stages), stageElems);
+    Value k0 = m.mul(kt, bk);
+    SmallVector<Value> tokens;
+    issueTile(aCopy, k0, stageBase, tokens);
+    issueTile(bCopy, k0, m.add(stageBase, bOffset), tokens);
+    return nvgpu::DeviceAsyncCreateGroupOp::create(
+        b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+  };
+
+  // Warp tile origin inside the block tile.
+  int64_t warpsN = bn / wn;
+  Value wm0 = m.mul(m.div(warp, warpsN), wm);
+  Value wn0 = m.mul(m.rem(warp, warpsN), wn);
+  const int64_t tilesM = wm / 16, tilesN = wn / 8;
+  auto fragType4 = VectorType::get({4, 2}, f16Type);
+
+  // ldmatrix lane addressing (see the PTX ISA, "ldmatrix"): lane l supplies
+  // the address of one 8-element row of one of the four 8x8 matrices.
+  Value l16 = m.rem(lane, 16), l8 = m.rem(lane, 8);
+  Value hi16 = m.div(lane, 16), mid = m.rem(m.div(lane, 8), 2);
+  auto toI32 = [&](Value frag, int64_t r) {
+    Value pair = vector::ExtractOp::create(b, frag, r);
+    Value asI32 = vector::BitCastOp::create(
+        b, VectorType::get({1}, i32Type), pair);
+    return (Value)vector::ExtractOp::create(b, asI32, 0);
+  };
+  // A fragments of m16 tile `i` at k offset kk: 4 registers.
+  auto loadA = [&](Value stageBase, int64_t i, int64_t kk) {
+    Value off;
+    if (!p.transposeA) { // [BM][BK]: rows m, non-transposed matrices
+      Value row = m.add(wm0, m.add(l16, i * 16));
+      Value col = m.add(m.mul(hi16, 8), kk);
+      off = tileOffset(stageBase, row, col, bk);
+    } else { // [BK][BM]: rows k, transposed on load
+      Value row = m.add(m.add(l8, m.mul(hi16, 8)), kk);
+      Value col = m.add(wm0, m.add(m.mul(mid, 8), i * 16));
+      off = tileOffset(stageBase, row, col, bm);
+    }
+    Value frag = nvgpu::LdMatrixOp::create(b, fragType4, ring16, ValueRange{off},
+                                           p.transposeA, 4);
+    return SmallVector<Value>{toI32(frag, 0), toI32(frag, 1), toI32(frag, 2),
+                              toI32(frag, 3)};
+  };
+  // B fragments of n8 tiles `j` and `j + 1` at k offset kk: 2 + 2 registers.
+  auto loadB = [&](Value stageBase, int64_t j, int64_t kk) {
+    Value off;
+    bool trans = !p.transposeB;
+    if (trans) { // [BK][BN]: rows k
+      Value row = m.add(m.add(l8, m.mul(mid, 8)), kk);
+      Value col = m.add(wn0, m.add(m.mul(hi16, 8), j * 8));
+      off = tileOffset(stageBase, row, col, bn);
+    } else { // [BN][BK]: rows n
+      Value row = m.add(wn0, m.add(m.add(l8, m.mul(hi16, 8)), j * 8));
+      Value col = m.add(m.mul(mid, 8), kk);
+      off = tileOffset(stageBase, row, col, bk);
+    }
+    Value frag = nvgpu::LdMatrixOp::create(b, fragType4, ring16, ValueRange{off},
+                                           trans, 4);
+    return SmallVector<Value>{toI32(frag, 0), toI32(frag, 1), toI32(frag, 2),
+                              toI32(frag, 3)};
+  };
+
+  auto mmaType = inType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(4, f32Type));
+
+  // Prologue: stages - 1 k-tiles in flight. Waits name the last prologue
+  // group; cp.async.wait_group only counts groups, the token orders the IR.
+  Value groupToken;
+  for (int64_t s = 0; s + 1 < stages; ++s)
+    groupToken = issueStage(m.c(s));
+
+  SmallVector<Value> acc(tilesM * tilesN * 4, f32(0.0));
+  auto loop = scf::ForOp::create(b, m.c(0), numK, m.c(1), acc);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    SmallVector<Value> accs(loop.getRegionIterArgs());
+    // Wait until k-tile kt has landed (at most stages - 2 newer groups stay
+    // in flight), then make every thread's copies visible to all.
+    nvgpu::DeviceAsyncWaitOp::create(b, groupToken,
+                                     b.getI32IntegerAttr(stages - 2));
+    gpu::BarrierOp::create(b);
+    // Refill the stage every warp finished reading in iteration kt - 1.
+    issueStage(m.add(kt, stages - 1));
+
+    Value stageBase = m.mul(m.rem(kt, stages), stageElems);
+    Value bBase = m.add(stageBase, bOffset);
+    for (int64_t kk = 0; kk < bk; kk += 16) {
+      SmallVector<SmallVector<Value>> aFrags, bFrags;
+      for (int64_t i = 0; i < tilesM; ++i)
+        aFrags.push_back(loadA(stageBase, i, kk));
+      for (int64_t j = 0; j < tilesN; j += 2)
+        bFrags.push_back(loadB(bBase, j, kk));
+      for (int64_t i = 0; i < tilesM; ++i) {
+        for (int64_t j = 0; j < tilesN; ++j) {
+          ArrayRef<Value> bPair = bFrags[j / 2];
+          SmallVector<Value> bRegs = {bPair[(j % 2) * 2],
+                                      bPair[(j % 2) * 2 + 1]};
+          int64_t base = (i * tilesN + j) * 4;
+          SmallVector<Value> cRegs(accs.begin() + base,
+                                   accs.begin() + base + 4);
+          auto mma = NVVM::MmaOp::create(
+              b, resultType, aFrags[i], bRegs, cRegs,
+              ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+              std::array<NVVM::MMATypes, 2>{mmaType, mmaType},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t e = 0; e < 4; ++e)
+            accs[base + e] = LLVM::ExtractValueOp::create(b, mma, e);
+        }
+      }
+    }
+    scf::YieldOp::create(b, accs);
+  }
+  // Drain the (zero-filling) copies still in flight before the kernel ends.
+  nvgpu::DeviceAsyncWaitOp::create(b, groupToken, b.getI32IntegerAttr(0));
+
+  // Epilogue: thread holds rows lane/4 (+8) and column pairs 2*(lane%4) of
+  // every m16n8 tile.
+  Value rowInTile = m.div(lane, 4);
+  Value colInTile = m.mul(m.rem(lane, 4), 2);
+  for (int64_t i = 0; i < tilesM; ++i) {
+    for (int64_t j = 0; j < tilesN; ++j) {
+      int64_t base = (i * tilesN + j) * 4;
+      Value col = m.add(n0, m.add(wn0, m.add(colInTile, j * 8)));
+      for (int64_t h = 0; h < 2; ++h) {
+        Value row = m.add(m0, m.add(wm0, m.add(rowInTile, i * 16 + h * 8)));
+        storeOutput(row, col,
+                    {loop.getResult(base + 2 * h), loop.getResult(base + 2 * h + 1)});
+      }
+    }
+  }
+}
+
+} // namespace
+
+FailureOr<gpu::GPUFuncOp> mlir::amk::synthesizeGemmKernel(
+    gpu::GPUModuleOp module, KernelOp kernel, GemmConfigAttr config,
+    StringRef name) {
+  auto matmul = cast<MatmulOp>(kernel.getProblem().getOperation());
+  GemmProblem problem = GemmProblem::get(matmul);
+  std::string whyNot;
+  if (failed(checkGemmLowerable(config, problem, whyNot)))
+    return kernel.emitOpError("cannot synthesize ") << config << ": " << whyNot;
+
+  OpBuilder builder(module.getBodyRegion());
+  builder.setInsertionPointToEnd(module.getBody());
+  SmallVector<Type> argTypes = {matmul.getA().getType(),
+                                matmul.getB().getType()};
+  if (matmul.getBias())
+    argTypes.push_back(matmul.getBias().getType());
+  argTypes.push_back(matmul.getC().getType());
+  auto func = gpu::GPUFuncOp::create(builder, kernel.getLoc(), name,
+                                     builder.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(config.getThreads()), 1, 1}));
+
+  ImplicitLocOpBuilder b(kernel.getLoc(), builder);
+  GemmKernelBuilder(b, config, problem).build(func);
+  return func;
+}
