@@ -154,8 +154,6 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
       return fail("mma_sync warp tiles are multiples of 16 on each side");
     if (bk != 32 && bk != 64)
       return fail("mma_sync block K is 32 or 64 (64- or 128-byte rows)");
-    if (vector < 2)
-      return fail("mma_sync moves at least 4 bytes (2 elements) per cp.async");
     if (config.getStages() < 2 || config.getStages() > 6)
       return fail("mma_sync pipelines 2 to 6 stages");
     return success();

@@ -17,7 +17,9 @@
 // mma_sync  warp-level m16n8k16 tensor-core MMAs; operands move global ->
 //           shared with cp.async (zero-filled outside the matrix) in a
 //           multi-stage ring, XOR-swizzled in 16-byte chunks so that ldmatrix
-//           reads are free of bank conflicts.
+//           reads are free of bank conflicts. Operands whose rows are not
+//           4-byte aligned (an odd contiguous extent) are copied through
+//           registers instead, into the same ring.
 //
 // Every global access is guarded or clamped so that it stays inside its
 // buffer for all sizes, static or dynamic.
@@ -566,6 +568,21 @@ void GemmKernelBuilder::buildMmaSync() {
       Value srcR = m.select(ok, gr, zeroIdx), srcC = m.select(ok, gc, zeroIdx);
       Value srcElems = m.select(ok, m.c(vec), zeroIdx);
       Value dst = tileOffset(stageBase, r, col, t.cols);
+      if (vec == 1) {
+        // No 2-byte cp.async exists: copy through a register (zero outside).
+        auto ifOp = scf::IfOp::create(b, TypeRange{inType}, ok, true);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          scf::YieldOp::create(
+              b, ValueRange{memref::LoadOp::create(b, t.global,
+                                                   ValueRange{gr, gc})});
+          b.setInsertionPointToStart(ifOp.elseBlock());
+          scf::YieldOp::create(b, ValueRange{zero(inType)});
+        }
+        memref::StoreOp::create(b, ifOp.getResult(0), ring, ValueRange{dst});
+        continue;
+      }
       auto copy = nvgpu::DeviceAsyncCopyOp::create(
           b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ring,
           ValueRange{dst}, t.global, ValueRange{srcR, srcC},
@@ -597,8 +614,12 @@ void GemmKernelBuilder::buildMmaSync() {
   // the address of one 8-element row of one of the four 8x8 matrices.
   Value l16 = m.rem(lane, 16), l8 = m.rem(lane, 8);
   Value hi16 = m.div(lane, 16), mid = m.rem(m.div(lane, 8), 2);
+  // One 32-bit register of an MMA operand, typed as nvvm.mma.sync wants it:
+  // vector<2xf16> for f16, the packed bits as i32 for bf16.
   auto toI32 = [&](Value frag, int64_t r) {
     Value pair = vector::ExtractOp::create(b, frag, r);
+    if (inType.isF16())
+      return pair;
     Value asI32 = vector::BitCastOp::create(
         b, VectorType::get({1}, i32Type), pair);
     return (Value)vector::ExtractOp::create(b, asI32, 0);

@@ -1,0 +1,47 @@
+// RUN: amk-opt %s --split-input-file --amk-lower --verify-diagnostics
+
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @unverified(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+    // expected-error @+1 {{has not been verified against the target; run --amk-verify before --amk-lower}}
+    amk.kernel "k" config(#amk.gemm_config<block = [64, 64, 8], warp = [32, 32], math = simt, thread = [4, 8], stages = 2, vector = 4, threads = 128>) {
+      amk.matmul %a, %b into %c : memref<64x64xf32>, memref<64x64xf32>, memref<64x64xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{[AMK-NO-TARGET] the module has no #amk.target}}
+module {
+  func.func @no_target(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+    amk.kernel "k" config(#amk.gemm_config<block = [64, 64, 8], warp = [32, 32], math = simt, thread = [4, 8], stages = 2, vector = 4, threads = 128>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c : memref<64x64xf32>, memref<64x64xf32>, memref<64x64xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @not_synthesized(%a: memref<128x128xbf16>, %b: memref<128x128xbf16>, %c: memref<128x128xf32>) {
+    // expected-error @+1 {{cannot synthesize #amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 3, vector = 8, threads = 256>: wgmma is not synthesized yet}}
+    amk.kernel "k" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 3, vector = 8, threads = 256>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c : memref<128x128xbf16>, memref<128x128xbf16>, memref<128x128xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @misaligned_vector(%a: memref<64x60xf16>, %b: memref<60x64xf16>, %c: memref<64x64xf32>) {
+    // expected-error @+1 {{vector width 8 does not divide the contiguous extent of A or B}}
+    amk.kernel "k" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 2, vector = 8, threads = 128>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c : memref<64x60xf16>, memref<60x64xf16>, memref<64x64xf32>
+    }
+    return
+  }
+}

@@ -1,0 +1,92 @@
+// RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s
+// What the synthesizer generates, before NVVM lowering.
+
+// mma_sync: cp.async ring, ldmatrix, m16n8k16 MMAs, launched on the tile grid.
+// CHECK-LABEL: func.func @mma
+// CHECK:         %[[SMEM:.*]] = arith.constant 65536 : i32
+// CHECK:         gpu.launch_func @gemm_mma::@gemm_mma blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %[[SMEM]] args(%{{.*}} : memref<4096x4096xbf16>, %{{.*}} : memref<4096x4096xbf16>, %{{.*}} : memref<4096x4096xbf16>)
+// CHECK:       gpu.module @gemm_mma
+// CHECK:         gpu.func @gemm_mma({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK:           gpu.dynamic_shared_memory
+// CHECK:           nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
+// CHECK:           scf.for
+// CHECK:             nvgpu.device_async_wait %{{.*}} {numGroups = 2 : i32}
+// CHECK-NEXT:        gpu.barrier
+// CHECK:             nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK:             nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK:             nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<bf16>
+// CHECK:           nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// CHECK:           vector.store {{.*}} : memref<4096x4096xbf16>, vector<2xbf16>
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @mma(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xbf16>) {
+    amk.kernel "gemm_mma" config(#amk.gemm_config<block = [128, 128, 32], warp = [64, 64], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c : memref<4096x4096xbf16>, memref<4096x4096xbf16>, memref<4096x4096xbf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// simt on dynamic sizes: grid from memref.dim, register-staged double buffer,
+// masked loads, FMAs, guarded scalar stores (N unknown).
+// CHECK-LABEL: func.func @simt_dynamic
+// CHECK-DAG:     %[[M:.*]] = memref.dim %{{.*}}, %c0 : memref<?x?xf32>
+// CHECK-DAG:     %[[N:.*]] = memref.dim %{{.*}}, %c1 : memref<?x?xf32>
+// CHECK:         gpu.launch_func @gemm_simt::@gemm_simt
+// CHECK:       gpu.func @gemm_simt
+// CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>
+// CHECK:         scf.if %{{.*}} -> (f32)
+// CHECK:           memref.load
+// CHECK:         gpu.barrier
+// CHECK:         scf.for {{.*}} step %c2
+// CHECK:           vector.fma {{.*}} : vector<8xf32>
+// CHECK:         memref.store {{.*}} : memref<?x?xf32>
+module attributes {amk.target = #amk.target<"a100">} {
+  func.func @simt_dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+    amk.kernel "gemm_simt" config(#amk.gemm_config<block = [128, 128, 8], warp = [32, 64], math = simt, thread = [8, 8], stages = 2, vector = 1, threads = 256>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c : memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+// Batched, transposed B, epilogue: the batch selects subviews on blockIdx.z.
+// CHECK-LABEL: func.func @batched_epilogue
+// CHECK:         %[[B:.*]] = arith.constant 4 : index
+// CHECK:         gpu.launch_func @gemm_batched::@gemm_batched blocks in (%{{.*}}, %{{.*}}, %[[B]])
+// CHECK:       gpu.func @gemm_batched
+// CHECK:         gpu.block_id z
+// CHECK:         memref.subview
+// CHECK:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK-NOT:     transpose = true
+// CHECK:         math.erf
+// CHECK:         arith.truncf {{.*}} f32 to f16
+module attributes {amk.target = #amk.target<"rtx4060ti">} {
+  func.func @batched_epilogue(%a: memref<4x64x256xf16>, %b: memref<4x128x256xf16>, %bias: memref<4x128xf16>, %c: memref<4x64x128xf16>) {
+    amk.kernel "gemm_batched" config(#amk.gemm_config<block = [64, 64, 64], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 3, vector = 8, threads = 128>) attributes {amk.verified} {
+      amk.matmul %a, %b bias(%bias) into %c {transpose_b, activation = #amk.activation<gelu>, alpha = 0.5}
+        : memref<4x64x256xf16>, memref<4x128x256xf16>, memref<4x128xf16>, memref<4x64x128xf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// An odd K leaves rows unaligned: copies go through registers, no cp.async.
+// CHECK-LABEL: func.func @odd_k
+// CHECK:       gpu.func @gemm_odd
+// CHECK-NOT:     nvgpu.device_async_copy
+// CHECK:         memref.load {{.*}} : memref<1000x999xf16>
+// CHECK:         nvvm.mma.sync
+module attributes {amk.target = #amk.target<"h100">} {
+  func.func @odd_k(%a: memref<1000x999xf16>, %b: memref<999x1000xf16>, %c: memref<1000x1000xf32>) {
+    amk.kernel "gemm_odd" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 2, vector = 1, threads = 128>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c : memref<1000x999xf16>, memref<999x1000xf16>, memref<1000x1000xf32>
+    }
+    return
+  }
+}
