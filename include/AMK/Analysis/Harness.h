@@ -1,0 +1,99 @@
+//===- Harness.h - Static checks of planned kernels -------------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The harness's resource part: a planned kernel against its target. Every
+// finding carries a stable check id so that a program (or an agent) can act
+// on it:
+//
+//   AMK-NO-TARGET          the module has no #amk.target
+//   AMK-RES-THREADS        threads per block > max_threads_per_block or
+//                          > max_block_dim_x (blocks are 1-D)
+//   AMK-RES-SMEM           dynamic shared memory > smem_per_block_optin_bytes,
+//                          or > smem_per_sm_bytes - smem_reserved_per_block_bytes
+//   AMK-RES-REGS           estimated registers/thread > regs_per_thread, or
+//                          registers/thread x threads > regs_per_block
+//   AMK-RES-OCCUPANCY      no block fits on an SM although each per-block limit
+//                          holds (e.g. the register file's 4 sub-partitions)
+//   AMK-RES-GRID           a static grid dimension exceeds max_grid_dim_x/y/z
+//   AMK-SYNTH-UNSUPPORTED  the synthesizer cannot generate the config
+//                          (checkGemmLowerable)
+//
+// The planner filters its candidates with checkGemmResources, the function
+// `--amk-verify` runs, so plan never proposes what verify rejects.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_ANALYSIS_HARNESS_H
+#define AMK_ANALYSIS_HARNESS_H
+
+#include "AMK/Analysis/GemmResources.h"
+#include "AMK/Dialect/AMK/IR/AMKOps.h"
+#include "AMK/Target/TargetSpec.h"
+
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace mlir::amk {
+
+/// Stable check ids.
+namespace check {
+inline constexpr llvm::StringLiteral kNoTarget = "AMK-NO-TARGET";
+inline constexpr llvm::StringLiteral kThreads = "AMK-RES-THREADS";
+inline constexpr llvm::StringLiteral kSmem = "AMK-RES-SMEM";
+inline constexpr llvm::StringLiteral kRegs = "AMK-RES-REGS";
+inline constexpr llvm::StringLiteral kOccupancy = "AMK-RES-OCCUPANCY";
+inline constexpr llvm::StringLiteral kGrid = "AMK-RES-GRID";
+inline constexpr llvm::StringLiteral kSynthUnsupported =
+    "AMK-SYNTH-UNSUPPORTED";
+} // namespace check
+
+// `--amk-verify` sets the discardable unit attribute
+// AMKDialect::kVerifiedAttrName (`amk.verified`) on every kernel it accepted;
+// `--amk-lower` only lowers kernels that carry it, and a kernel that fails a
+// later verification (e.g. against another target) loses it.
+
+/// One harness finding.
+struct HarnessFinding {
+  /// Stable check id (namespace `check`).
+  std::string check;
+  Location loc;
+  /// The kernel's name (`amk.kernel "<name>"`), or "" when not yet in a kernel
+  /// (planner candidates).
+  std::string op;
+  /// What is wrong, without the check id.
+  std::string message;
+  /// The value found and the limit it breaks (units in the message).
+  int64_t found = 0, limit = 0;
+
+  /// "[AMK-RES-SMEM] <message>".
+  std::string str() const;
+};
+
+/// Checks `config` for `problem` on `target`: the synthesizer's limits
+/// (checkGemmLowerable) and every resource limit, appending one finding per
+/// broken limit at `loc`. Returns success iff nothing was appended.
+LogicalResult checkGemmResources(GemmConfigAttr config,
+                                 const GemmProblem &problem,
+                                 const TargetSpec &target, Location loc,
+                                 llvm::StringRef opName,
+                                 llvm::SmallVectorImpl<HarnessFinding> &findings);
+
+/// Checks one planned kernel against `target` (dispatching on its config
+/// family), appending findings at the kernel's location.
+LogicalResult verifyKernelResources(KernelOp kernel, const TargetSpec &target,
+                                    llvm::SmallVectorImpl<HarnessFinding> &findings);
+
+/// The JSON report of `--amk-verify`:
+/// {"kernels": N, "verified": V, "findings": [{file, line, col, check, op,
+/// message, found, limit}, ...]}.
+std::string harnessFindingsToJSON(llvm::ArrayRef<HarnessFinding> findings,
+                                  int64_t kernels, int64_t verified);
+
+} // namespace mlir::amk
+
+#endif // AMK_ANALYSIS_HARNESS_H

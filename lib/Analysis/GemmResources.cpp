@@ -1,0 +1,149 @@
+//===- GemmResources.cpp - What a GEMM kernel occupies on a GPU -----------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Analysis/GemmResources.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::amk;
+
+/// Registers of a warp are allocated in units of 256 (sm_70 and later:
+/// cudaOccRegAllocationGranularity), and the register file is split over 4
+/// SM sub-partitions, each holding whole warps (cudaOccSubPartitionsPerMultiprocessor).
+static constexpr int64_t kWarpRegGranularity = 256;
+static constexpr int64_t kSubPartitions = 4;
+/// Shared memory is allocated to blocks in units of 128 bytes (sm_80+).
+static constexpr int64_t kSmemGranularity = 128;
+/// The most registers ptxas ever assigns to one thread.
+static constexpr int64_t kMaxRegsPerThread = 255;
+
+StringRef GemmResources::getOccupancyLimiter() const {
+  if (blocksPerSM == blocksPerSMByRegs)
+    return "registers";
+  if (blocksPerSM == blocksPerSMBySmem)
+    return "shared memory";
+  if (blocksPerSM == blocksPerSMByThreads)
+    return "threads";
+  return "blocks per SM";
+}
+
+int64_t mlir::amk::estimateGemmRegisters(GemmConfigAttr config,
+                                         const GemmProblem &problem,
+                                         const GemmRegisterModel &model) {
+  int64_t bm = config.getBlockM(), bn = config.getBlockN(),
+          bk = config.getBlockK(), threads = config.getThreads();
+  int64_t inBits = problem.inType.getIntOrFloatBitWidth();
+  int64_t accBits = problem.accType ? problem.accType.getIntOrFloatBitWidth()
+                                    : 32;
+  // Elements of the A and B tiles one thread moves per stage.
+  int64_t tileElemsPerThread = llvm::divideCeil((bm + bn) * bk, threads);
+
+  int64_t accumulators = 0, fragments = 0, staging = 0;
+  switch (config.getMath()) {
+  case MathInst::simt: {
+    int64_t tm = config.getThread()[0], tn = config.getThread()[1];
+    // One fp32 accumulator per output element of the thread tile.
+    accumulators = tm * tn;
+    // A column of TM values of A and a row of TN values of B per k step,
+    // double-buffered so the next step's shared-memory loads overlap the
+    // FMAs of this one.
+    fragments = 2 * (tm + tn);
+    // simt prefetches the next global tile through registers (no cp.async):
+    // its share of both tiles, in 32-bit registers.
+    staging = llvm::divideCeil(tileElemsPerThread * inBits, 32);
+    break;
+  }
+  case MathInst::mma_sync: {
+    int64_t wm = config.getWarpM(), wn = config.getWarpN();
+    int64_t instK = config.getInst()[2];
+    // The warp tile's accumulators spread over 32 lanes; two f16
+    // accumulators share a register.
+    accumulators = llvm::divideCeil(wm * wn * accBits, 32 * 32);
+    // Per k step of the instruction: A fragments of 16 x instK and B
+    // fragments of instK x 8 elements, spread over 32 lanes, packed into
+    // 32-bit registers; double-buffered (ldmatrix of step k+1 overlaps the
+    // mma of step k).
+    int64_t aRegs = (wm / 16) * llvm::divideCeil(16 * instK * inBits, 32 * 32);
+    int64_t bRegs = (wn / 8) * llvm::divideCeil(8 * instK * inBits, 32 * 32);
+    fragments = 2 * (aRegs + bRegs);
+    // cp.async moves data without registers; count one address register per
+    // 16-byte copy a thread issues per stage. Rows that are not 4-byte
+    // aligned (vector width 1 of a 16-bit type) are copied through registers
+    // instead: one register per element of the thread's share of a stage.
+    if (config.getVector() * inBits < 32)
+      staging = tileElemsPerThread;
+    else
+      staging = llvm::divideCeil(tileElemsPerThread * inBits, 128);
+    break;
+  }
+  case MathInst::wgmma: {
+    // A warpgroup (128 threads) holds the warp tile's accumulators; operands
+    // come from shared memory descriptors.
+    accumulators = llvm::divideCeil(config.getWarpM() * config.getWarpN() *
+                                        accBits,
+                                    128 * 32);
+    break;
+  }
+  }
+  double raw = static_cast<double>(accumulators + fragments + staging +
+                                   model.overhead);
+  int64_t withMargin = static_cast<int64_t>(std::ceil(raw * model.margin));
+  return llvm::alignTo(withMargin, model.granularity);
+}
+
+GemmResources mlir::amk::getGemmResources(GemmConfigAttr config,
+                                          const GemmProblem &problem,
+                                          const TargetSpec &target,
+                                          const GemmRegisterModel &model) {
+  GemmResources r;
+  int64_t warpSize = std::max<int64_t>(target.warp_size, 1);
+  r.threadsPerBlock = config.getThreads();
+  r.warpsPerBlock = llvm::divideCeil(r.threadsPerBlock, warpSize);
+  r.dynamicSmemBytes = getGemmSmemLayout(config, problem).totalBytes();
+  r.staticSmemBytes = 0;
+  r.needsSmemOptIn = r.dynamicSmemBytes > target.smem_per_block_bytes;
+
+  r.regsPerThread = estimateGemmRegisters(config, problem, model);
+  r.regsPerThreadReported = std::min(r.regsPerThread, kMaxRegsPerThread);
+  r.regsPerWarp = llvm::alignTo(r.regsPerThread * warpSize, kWarpRegGranularity);
+  r.regsAssumedPerBlock =
+      r.regsPerWarp * llvm::alignTo(r.warpsPerBlock, kSubPartitions);
+
+  // Blocks per SM, limit by limit (cudaOccMaxActiveBlocksPerMultiprocessor).
+  r.blocksPerSMByThreads =
+      target.max_threads_per_sm / (r.warpsPerBlock * warpSize);
+  int64_t smemPerBlock =
+      llvm::alignTo(r.dynamicSmemBytes + r.staticSmemBytes, kSmemGranularity) +
+      target.smem_reserved_per_block_bytes;
+  r.blocksPerSMBySmem = smemPerBlock > 0
+                            ? target.smem_per_sm_bytes / smemPerBlock
+                            : target.max_blocks_per_sm;
+  // The hardware refuses a block whose registers, assumed spread over all 4
+  // sub-partitions, exceed the per-block limit; otherwise each sub-partition
+  // holds whole warps.
+  if (r.regsPerThread > target.regs_per_thread ||
+      r.regsPerWarp * r.warpsPerBlock > target.regs_per_block ||
+      r.regsAssumedPerBlock > target.regs_per_block) {
+    r.blocksPerSMByRegs = 0;
+  } else {
+    int64_t warpsPerSubPartition =
+        (target.regs_per_sm / kSubPartitions) / r.regsPerWarp;
+    r.blocksPerSMByRegs =
+        warpsPerSubPartition * kSubPartitions / r.warpsPerBlock;
+  }
+  r.blocksPerSMByLimit = target.max_blocks_per_sm;
+  r.blocksPerSM = std::min({r.blocksPerSMByThreads, r.blocksPerSMBySmem,
+                            r.blocksPerSMByRegs, r.blocksPerSMByLimit});
+
+  if (!ShapedType::isDynamic(problem.batch) &&
+      !ShapedType::isDynamic(problem.m) && !ShapedType::isDynamic(problem.n))
+    r.grid = getGemmGrid(config, problem.batch, problem.m, problem.n);
+  return r;
+}

@@ -1,0 +1,193 @@
+//===- Harness.cpp - Static checks of planned kernels ---------------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Analysis/Harness.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+std::string HarnessFinding::str() const {
+  return ("[" + check + "] " + message);
+}
+
+LogicalResult mlir::amk::checkGemmResources(
+    GemmConfigAttr config, const GemmProblem &problem, const TargetSpec &target,
+    Location loc, StringRef opName, SmallVectorImpl<HarnessFinding> &findings) {
+  size_t before = findings.size();
+  auto add = [&](StringRef id, const Twine &message, int64_t found,
+                 int64_t limit) {
+    findings.push_back(
+        HarnessFinding{id.str(), loc, opName.str(), message.str(), found, limit});
+  };
+  StringRef name = target.name;
+
+  // What the synthesizer can generate at all.
+  std::string whyNot;
+  if (failed(checkGemmLowerable(config, problem, whyNot)))
+    add(check::kSynthUnsupported,
+        "the synthesizer cannot generate this config: " + whyNot, 0, 0);
+
+  GemmResources r = getGemmResources(config, problem, target);
+
+  // Threads: blocks are 1-D, so the thread count is also block dimension x.
+  if (r.threadsPerBlock > target.max_threads_per_block)
+    add(check::kThreads,
+        llvm::formatv("{0} threads per block exceed the limit {1} of target "
+                      "'{2}'",
+                      r.threadsPerBlock, target.max_threads_per_block, name),
+        r.threadsPerBlock, target.max_threads_per_block);
+  else if (r.threadsPerBlock > target.max_block_dim_x)
+    add(check::kThreads,
+        llvm::formatv("{0} threads on block dimension x exceed the limit {1} "
+                      "of target '{2}'",
+                      r.threadsPerBlock, target.max_block_dim_x, name),
+        r.threadsPerBlock, target.max_block_dim_x);
+
+  // Shared memory: the opt-in per-block limit, and what one SM can give a
+  // block next to the driver's reservation.
+  int64_t smem = r.dynamicSmemBytes + r.staticSmemBytes;
+  int64_t perSMLimit =
+      target.smem_per_sm_bytes - target.smem_reserved_per_block_bytes;
+  if (smem > target.smem_per_block_optin_bytes)
+    add(check::kSmem,
+        llvm::formatv("dynamic shared memory {0} B exceeds the opt-in limit "
+                      "{1} B of target '{2}'",
+                      smem, target.smem_per_block_optin_bytes, name),
+        smem, target.smem_per_block_optin_bytes);
+  else if (smem > perSMLimit)
+    add(check::kSmem,
+        llvm::formatv("dynamic shared memory {0} B exceeds the {1} B an SM of "
+                      "target '{2}' holds per block ({3} B per SM, {4} B "
+                      "reserved per block)",
+                      smem, perSMLimit, name, target.smem_per_sm_bytes,
+                      target.smem_reserved_per_block_bytes),
+        smem, perSMLimit);
+
+  // Registers (estimated, with margin).
+  bool regsFail = false;
+  if (r.regsPerThread > target.regs_per_thread) {
+    regsFail = true;
+    add(check::kRegs,
+        llvm::formatv("estimated {0} registers per thread exceed the limit {1} "
+                      "of target '{2}'",
+                      r.regsPerThread, target.regs_per_thread, name),
+        r.regsPerThread, target.regs_per_thread);
+  } else if (r.regsPerThread * r.threadsPerBlock > target.regs_per_block) {
+    regsFail = true;
+    add(check::kRegs,
+        llvm::formatv("estimated {0} registers per thread x {1} threads = {2} "
+                      "registers exceed the {3} per block of target '{4}'",
+                      r.regsPerThread, r.threadsPerBlock,
+                      r.regsPerThread * r.threadsPerBlock,
+                      target.regs_per_block, name),
+        r.regsPerThread * r.threadsPerBlock, target.regs_per_block);
+  }
+
+  // Occupancy: only worth a finding of its own when every per-block limit
+  // holds and still no block fits.
+  bool perBlockFail = findings.size() != before &&
+                      llvm::any_of(llvm::drop_begin(findings, before),
+                                   [](const HarnessFinding &f) {
+                                     return f.check != check::kSynthUnsupported &&
+                                            f.check != check::kGrid;
+                                   });
+  if (!perBlockFail && !regsFail && r.blocksPerSM == 0) {
+    std::string detail;
+    if (r.blocksPerSMByRegs == 0)
+      detail = llvm::formatv(
+          "the hardware assumes {0} registers per block ({1} per warp x {2} "
+          "warps rounded up to {3} sub-partitions), more than its {4}",
+          r.regsAssumedPerBlock, r.regsPerWarp, r.warpsPerBlock, 4,
+          target.regs_per_block);
+    else
+      detail = ("limited by " + r.getOccupancyLimiter()).str();
+    add(check::kOccupancy,
+        llvm::formatv("no block of {0} threads fits on an SM of target '{1}': "
+                      "{2}",
+                      r.threadsPerBlock, name, detail),
+        0, 1);
+  }
+
+  // Grid, for the dimensions whose sizes are static.
+  if (r.grid) {
+    std::array<int64_t, 3> grid = *r.grid;
+    std::array<int64_t, 3> limits = {target.max_grid_dim_x,
+                                     target.max_grid_dim_y,
+                                     target.max_grid_dim_z};
+    static const char *const dims[] = {"x", "y", "z"};
+    for (int i = 0; i < 3; ++i)
+      if (grid[i] > limits[i])
+        add(check::kGrid,
+            llvm::formatv("grid {0}x{1}x{2} exceeds max_grid_dim_{3} = {4} of "
+                          "target '{5}'",
+                          grid[0], grid[1], grid[2], dims[i], limits[i], name),
+            grid[i], limits[i]);
+  } else if (!ShapedType::isDynamic(problem.batch)) {
+    // Dynamic M or N: grid z (batch x split_k) is still static.
+    int64_t z = problem.batch * config.getSplitK();
+    if (z > target.max_grid_dim_z)
+      add(check::kGrid,
+          llvm::formatv("grid dimension z = {0} exceeds max_grid_dim_z = {1} "
+                        "of target '{2}'",
+                        z, target.max_grid_dim_z, name),
+          z, target.max_grid_dim_z);
+  }
+  return success(findings.size() == before);
+}
+
+LogicalResult
+mlir::amk::verifyKernelResources(KernelOp kernel, const TargetSpec &target,
+                                 SmallVectorImpl<HarnessFinding> &findings) {
+  auto config = dyn_cast<GemmConfigAttr>(kernel.getConfig());
+  auto matmul = dyn_cast_or_null<MatmulOp>(kernel.getProblem().getOperation());
+  if (!config || !matmul) {
+    findings.push_back(HarnessFinding{
+        check::kSynthUnsupported.str(), kernel.getLoc(),
+        kernel.getSymName().str(),
+        "the harness knows GEMM kernels (#amk.gemm_config on amk.matmul) only",
+        0, 0});
+    return failure();
+  }
+  return checkGemmResources(config, GemmProblem::get(matmul), target,
+                            kernel.getLoc(), kernel.getSymName(), findings);
+}
+
+std::string mlir::amk::harnessFindingsToJSON(ArrayRef<HarnessFinding> findings,
+                                             int64_t kernels,
+                                             int64_t verified) {
+  llvm::json::Array array;
+  for (const HarnessFinding &f : findings) {
+    llvm::json::Object obj;
+    std::string file;
+    int64_t line = 0, col = 0;
+    if (auto fileLoc = f.loc->findInstanceOf<FileLineColRange>()) {
+      file = fileLoc.getFilename().str();
+      line = fileLoc.getStartLine();
+      col = fileLoc.getStartColumn();
+    }
+    obj["file"] = file;
+    obj["line"] = line;
+    obj["col"] = col;
+    obj["check"] = f.check;
+    obj["op"] = f.op;
+    obj["message"] = f.message;
+    obj["found"] = f.found;
+    obj["limit"] = f.limit;
+    array.push_back(std::move(obj));
+  }
+  llvm::json::Object root;
+  root["kernels"] = kernels;
+  root["verified"] = verified;
+  root["findings"] = std::move(array);
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)));
+  return out;
+}

@@ -1,0 +1,27 @@
+// RUN: amk-opt %s --split-input-file --amk-plan="target=h200 explain ladder-size=2" --verify-diagnostics
+// RUN: amk-opt %s --split-input-file --amk-target=h200 --amk-plan="explain ladder-size=2" --verify-diagnostics
+
+// `explain`: one remark per planned op with the winner and its predicted time,
+// a note per ladder rung with the model's terms, one note with the rejections
+// counted by reason, and one more for dynamic sizes.
+
+func.func @square(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xf32>) {
+  // expected-remark-re @+4 {{planned gemm_4096x4096x4096_bf16_f32_f32_nn: #amk.gemm_config<block = [128, 128, 64], {{.*}}math = mma_sync{{.*}}>, predicted {{[0-9]+\.[0-9]}} us ({{[0-9]+}} candidates, {{[0-9]+}} rejected)}}
+  // expected-note-re @+3 {{ladder #1: #amk.gemm_config<{{.*}}>: {{[0-9.]+}} us (compute {{[0-9.]+}}, hbm {{[0-9.]+}}, l2 {{[0-9.]+}}, feed {{[0-9.]+}}, smem {{[0-9.]+}} us; {{[0-9]+}} block(s)/SM limited by {{[a-z ]+}}, {{[0-9]+}} regs/thread, {{[0-9]+}} B smem, 1024 tiles)}}
+  // expected-note-re @+2 {{ladder #2: }}
+  // expected-note-re @+1 {{rejected: {{.*}}AMK-RES-REGS{{.*}}AMK-RES-SMEM}}
+  amk.matmul %a, %b into %c : memref<4096x4096xbf16>, memref<4096x4096xbf16>, memref<4096x4096xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  // expected-remark-re @+5 {{planned gemm_DxDxD_f32_f32_f32_nn: #amk.gemm_config<{{.*}}math = simt{{.*}}vector = 1{{.*}}>, predicted}}
+  // expected-note-re @+4 {{ladder #1: }}
+  // expected-note-re @+3 {{ladder #2: }}
+  // expected-note-re @+2 {{rejected: {{.*}}AMK-SYNTH-UNSUPPORTED}}
+  // expected-note @+1 {{dynamic sizes planned as 4096 (a dynamic batch as 1)}}
+  amk.matmul %a, %b into %c : memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>
+  return
+}

@@ -1,0 +1,274 @@
+// RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics | FileCheck %s
+
+// Every check id of the harness's resource part, each at its limit + 1 (a
+// target field set one below what the kernel needs) next to the same kernel
+// accepted exactly at the limit. The numbers pin the resource model:
+// - [64, 64, 32] bf16 mma_sync, 4 warps, 4 stages: 4 x (64x32 + 32x64) x 2 B
+//   = 32768 B of shared memory; 136 registers per thread (acc 32, fragments
+//   32, cp.async addresses 4, overhead 40: 108 x 1.2, rounded up to 8).
+// - [32, 64, 32], 2 warps: 136 registers per thread, 4352 per warp.
+
+// CHECK-LABEL: func.func @smem_optin_at_limit
+// CHECK:         amk.kernel "at_limit" {{.*}} attributes {amk.verified}
+module attributes {amk.target = #amk.target<"h200", smem_per_block_bytes = 16384, smem_per_block_optin_bytes = 32768>} {
+func.func @smem_optin_at_limit(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  amk.kernel "at_limit" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200", smem_per_block_bytes = 16384, smem_per_block_optin_bytes = 32767>} {
+func.func @smem_optin_over(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  // expected-error @+1 {{[AMK-RES-SMEM] dynamic shared memory 32768 B exceeds the opt-in limit 32767 B of target 'h200'}}
+  amk.kernel "over" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// The real H200: 5 stages of a [128, 256, 64] tile need 245760 B, and a
+// 64x64 warp tile's 128 accumulators per thread push the estimate past 255.
+// One kernel can break several limits: each is reported.
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @smem_h200(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xf32>) {
+  // expected-error @+2 {{[AMK-RES-SMEM] dynamic shared memory 245760 B exceeds the opt-in limit 232448 B of target 'h200'}}
+  // expected-error @+1 {{[AMK-RES-REGS] estimated 296 registers per thread exceed the limit 255 of target 'h200'}}
+  amk.kernel "big" config(#amk.gemm_config<block = [128, 256, 64], warp = [64, 64], math = mma_sync, inst = [16, 8, 16], stages = 5, vector = 8, threads = 256>) {
+    amk.matmul %a, %b into %c : memref<4096x4096xbf16>, memref<4096x4096xbf16>, memref<4096x4096xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// Per SM: 32768 B of dynamic shared memory plus the 1024 B the driver reserves
+// per block.
+// CHECK-LABEL: func.func @smem_per_sm_at_limit
+// CHECK:         amk.kernel "at_limit" {{.*}} attributes {amk.verified}
+module attributes {amk.target = #amk.target<"h200", smem_per_block_bytes = 16384, smem_per_block_optin_bytes = 32768, smem_per_sm_bytes = 33792>} {
+func.func @smem_per_sm_at_limit(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  amk.kernel "at_limit" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200", smem_per_block_bytes = 16384, smem_per_block_optin_bytes = 32768, smem_per_sm_bytes = 33791>} {
+func.func @smem_per_sm_over(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  // expected-error @+1 {{[AMK-RES-SMEM] dynamic shared memory 32768 B exceeds the 32767 B an SM of target 'h200' holds per block (33791 B per SM, 1024 B reserved per block)}}
+  amk.kernel "over" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// Threads per block: 128 threads (4 warps).
+// CHECK-LABEL: func.func @threads_at_limit
+// CHECK:         amk.kernel "at_limit" {{.*}} attributes {amk.verified}
+module attributes {amk.target = #amk.target<"h200", max_threads_per_block = 128, max_block_dim_x = 128>} {
+func.func @threads_at_limit(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  amk.kernel "at_limit" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// Block sizes come in whole warps: one warp over the limit.
+module attributes {amk.target = #amk.target<"h200", max_threads_per_block = 96, max_block_dim_x = 96>} {
+func.func @threads_over(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  // expected-error @+1 {{[AMK-RES-THREADS] 128 threads per block exceed the limit 96 of target 'h200'}}
+  amk.kernel "over" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// Blocks are 1-D: the thread count is also block dimension x.
+module attributes {amk.target = #amk.target<"h200", max_block_dim_x = 127>} {
+func.func @block_dim_over(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  // expected-error @+1 {{[AMK-RES-THREADS] 128 threads on block dimension x exceed the limit 127 of target 'h200'}}
+  amk.kernel "over" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// Registers per thread: the estimate is 136.
+// CHECK-LABEL: func.func @regs_thread_at_limit
+// CHECK:         amk.kernel "at_limit" {{.*}} attributes {amk.verified}
+module attributes {amk.target = #amk.target<"h200", regs_per_thread = 136>} {
+func.func @regs_thread_at_limit(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  amk.kernel "at_limit" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200", regs_per_thread = 135>} {
+func.func @regs_thread_over(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  // expected-error @+1 {{[AMK-RES-REGS] estimated 136 registers per thread exceed the limit 135 of target 'h200'}}
+  amk.kernel "over" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// Registers per block: 136 x 128 threads = 17408.
+// CHECK-LABEL: func.func @regs_block_at_limit
+// CHECK:         amk.kernel "at_limit" {{.*}} attributes {amk.verified}
+module attributes {amk.target = #amk.target<"h200", regs_per_block = 17408>} {
+func.func @regs_block_at_limit(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  amk.kernel "at_limit" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200", regs_per_block = 17407>} {
+func.func @regs_block_over(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  // expected-error @+1 {{[AMK-RES-REGS] estimated 136 registers per thread x 128 threads = 17408 registers exceed the 17407 per block of target 'h200'}}
+  amk.kernel "over" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// Occupancy: the register file is split over 4 sub-partitions holding whole
+// warps, and the hardware assumes a block's warps spread over all 4. Two warps
+// of 4352 registers: with 17408 per SM each sub-partition holds one warp.
+// CHECK-LABEL: func.func @occupancy_at_limit
+// CHECK:         amk.kernel "at_limit" {{.*}} attributes {amk.verified}
+module attributes {amk.target = #amk.target<"h200", regs_per_block = 17408, regs_per_sm = 17408>} {
+func.func @occupancy_at_limit(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  amk.kernel "at_limit" config(#amk.gemm_config<block = [32, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 2, vector = 8, threads = 64>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// 136 x 64 = 8704 registers fit the per-block limit, but no sub-partition
+// holds a 4352-register warp.
+module attributes {amk.target = #amk.target<"h200", regs_per_block = 8704, regs_per_sm = 8704>} {
+func.func @occupancy_over(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  // expected-error @+1 {{[AMK-RES-OCCUPANCY] no block of 64 threads fits on an SM of target 'h200': the hardware assumes 17408 registers per block (4352 per warp x 2 warps rounded up to 4 sub-partitions), more than its 8704}}
+  amk.kernel "over" config(#amk.gemm_config<block = [32, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 2, vector = 8, threads = 64>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @synth_unsupported(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: simt synthesizes f32 inputs only}}
+  amk.kernel "simt_bf16" config(#amk.gemm_config<block = [64, 64, 8], warp = [32, 32], math = simt, thread = [4, 8], stages = 2, vector = 4, threads = 128>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// Grid z is batch x split_k, limited to 65535.
+// CHECK-LABEL: func.func @grid_at_limit
+// CHECK:         amk.kernel "at_limit" {{.*}} attributes {amk.verified}
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @grid_at_limit(%a: memref<65535x16x32xbf16>, %b: memref<65535x32x16xbf16>, %c: memref<65535x16x16xf32>) {
+  amk.kernel "at_limit" config(#amk.gemm_config<block = [16, 16, 32], warp = [16, 16], math = mma_sync, inst = [16, 8, 16], stages = 2, vector = 8, threads = 32>) {
+    amk.matmul %a, %b into %c : memref<65535x16x32xbf16>, memref<65535x32x16xbf16>, memref<65535x16x16xf32>
+  }
+  return
+}
+}
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @grid_over(%a: memref<65536x16x32xbf16>, %b: memref<65536x32x16xbf16>, %c: memref<65536x16x16xf32>) {
+  // expected-error @+1 {{[AMK-RES-GRID] grid 1x1x65536 exceeds max_grid_dim_z = 65535 of target 'h200'}}
+  amk.kernel "over" config(#amk.gemm_config<block = [16, 16, 32], warp = [16, 16], math = mma_sync, inst = [16, 8, 16], stages = 2, vector = 8, threads = 32>) {
+    amk.matmul %a, %b into %c : memref<65536x16x32xbf16>, memref<65536x32x16xbf16>, memref<65536x16x16xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// A dynamic batch: grid z is unknown, nothing to check at compile time.
+// CHECK-LABEL: func.func @grid_dynamic
+// CHECK:         amk.kernel "dynamic" {{.*}} attributes {amk.verified}
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @grid_dynamic(%a: memref<?x16x32xbf16>, %b: memref<?x32x16xbf16>, %c: memref<?x16x16xf32>) {
+  amk.kernel "dynamic" config(#amk.gemm_config<block = [16, 16, 32], warp = [16, 16], math = mma_sync, inst = [16, 8, 16], stages = 2, vector = 8, threads = 32>) {
+    amk.matmul %a, %b into %c : memref<?x16x32xbf16>, memref<?x32x16xbf16>, memref<?x16x16xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// No target: every kernel is reported.
+func.func @no_target(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  // expected-error @+1 {{[AMK-NO-TARGET] module has no #amk.target to verify against: run --amk-target=<preset> first (presets: a100, rtx4060ti, l4, h100, h200, b200, rtx5060ti)}}
+  amk.kernel "no_target" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+
+// -----
+
+// A kernel marked verified earlier (say, for another target) is checked again;
+// failing, it loses the mark.
+module attributes {amk.target = #amk.target<"h200", regs_per_thread = 135>} {
+func.func @reverify(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+  // expected-error @+1 {{[AMK-RES-REGS]}}
+  amk.kernel "stale" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) attributes {amk.verified} {
+    amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+  }
+  return
+}
+}
