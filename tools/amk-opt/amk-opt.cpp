@@ -11,6 +11,7 @@
 
 #include "AMK/Dialect/AMK/IR/AMKDialect.h"
 #include "AMK/Transforms/Passes.h"
+#include "AMK/Transforms/Pipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,6 +28,7 @@ int main(int argc, char **argv) {
                   mlir::memref::MemRefDialect>();
   mlir::amk::registerLoweringExtensions(registry);
   mlir::amk::registerAMKPasses();
+  mlir::amk::registerAMKPipeline();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   return mlir::asMainReturnCode(
