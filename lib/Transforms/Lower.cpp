@@ -17,6 +17,7 @@
 #include "AMK/Transforms/Bundle.h"
 #include "GemmSynthesis.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
@@ -93,6 +94,7 @@ static void buildKernelToNVVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertGpuOpsToNVVMOps());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

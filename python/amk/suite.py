@@ -2,10 +2,10 @@
 
     python3 -m amk.suite --amk-opt build/bin/amk-opt --target h200 --out DIR
 
-For every case (shape x dtype) it writes a one-matmul MLIR module, runs
-`amk-opt --amk-pipeline` on it (plan, verify, lower, export the bundle) and
-records the compile time. DIR/suite.json lists the cases and their manifests;
-`amk-bench` on the GPU machine takes those manifests.
+For every case it writes a one-matmul MLIR module, runs `amk-opt
+--amk-pipeline` on it (plan, verify, lower, export the bundle) and records the
+compile time. DIR/suite.json lists the cases and their manifests; `amk-bench`
+on the GPU machine takes those manifests.
 """
 
 import argparse
@@ -30,8 +30,56 @@ DTYPES = {
 }
 
 
+class Case:
+    """One GEMM: C = act(alpha op(A) op(B) + beta C + bias)."""
+
+    def __init__(self, name, m, n, k, dtype, dynamic=False, batch=0,
+                 ta=False, tb=False, bias=False, act=None, alpha=None,
+                 beta=None, perf=True):
+        self.name, self.m, self.n, self.k = name, m, n, k
+        self.dtype, self.dynamic, self.batch = dtype, dynamic, batch
+        self.ta, self.tb, self.bias, self.act = ta, tb, bias, act
+        self.alpha, self.beta, self.perf = alpha, beta, perf
+
+    def module(self):
+        in_t, out_t, attrs = DTYPES[self.dtype]
+        dim = lambda v: "?" if self.dynamic else str(v)
+        lead = f"{dim(self.batch)}x" if self.batch else ""
+        rows_a, cols_a = (self.k, self.m) if self.ta else (self.m, self.k)
+        rows_b, cols_b = (self.n, self.k) if self.tb else (self.k, self.n)
+        a = f"memref<{lead}{dim(rows_a)}x{dim(cols_a)}x{in_t}>"
+        b = f"memref<{lead}{dim(rows_b)}x{dim(cols_b)}x{in_t}>"
+        c = f"memref<{lead}{dim(self.m)}x{dim(self.n)}x{out_t}>"
+        bias_t = f"memref<{lead}{dim(self.n)}x{out_t}>"
+        attr_list = [attrs] if attrs else []
+        if self.ta:
+            attr_list.append("transpose_a")
+        if self.tb:
+            attr_list.append("transpose_b")
+        if self.act:
+            attr_list.append(f"activation = #amk.activation<{self.act}>")
+        if self.alpha is not None:
+            attr_list.append(f"alpha = {self.alpha}")
+        if self.beta is not None:
+            attr_list.append(f"beta = {self.beta}")
+        attr_dict = f" {{{', '.join(attr_list)}}}" if attr_list else ""
+        operands = [("a", a), ("b", b)]
+        if self.bias:
+            operands.append(("bias", bias_t))
+        operands.append(("c", c))
+        args = ", ".join(f"%{n}: {t}" for n, t in operands)
+        types = ", ".join(t for _, t in operands)
+        bias_use = " bias(%bias)" if self.bias else ""
+        return (f"module {{\n"
+                f"  func.func @{self.name}({args}) {{\n"
+                f"    amk.matmul %a, %b{bias_use} into %c{attr_dict} : {types}\n"
+                f"    return\n"
+                f"  }}\n"
+                f"}}\n")
+
+
 def suite_cases(quick=False):
-    """Every (name, m, n, k, dtype, dynamic) of the suite."""
+    """The performance suite of BENCH.md, then correctness-only variants."""
     shapes = [(s, s, s) for s in SQUARE] + ODD + DECODE + LLM
     if quick:
         shapes = [(256, 256, 256), (1000, 1000, 999), (16, 4096, 4096)]
@@ -39,40 +87,43 @@ def suite_cases(quick=False):
     for dtype in DTYPES:
         for m, n, k in shapes:
             # The LLM shapes and 8192^3 are tensor-core workloads.
-            if dtype in ("fp32", "tf32") and (m * n * k > 4096**3):
+            if dtype in ("fp32", "tf32") and m * n * k > 4096**3:
                 continue
-            cases.append((f"{dtype}_{m}x{n}x{k}", m, n, k, dtype, False))
+            cases.append(Case(f"{dtype}_{m}x{n}x{k}", m, n, k, dtype))
     # One kernel for all sizes: dynamic variants, run at several sizes.
-    for dtype in ("fp32", "bf16"):
-        cases.append((f"{dtype}_dynamic", -1, -1, -1, dtype, True))
+    for dtype in ("fp32", "bf16", "fp16"):
+        cases.append(Case(f"{dtype}_dynamic", -1, -1, -1, dtype,
+                          dynamic=True, perf=False))
+    # Layouts, batches and epilogues: checked, not in the speed table.
+    cases += [
+        Case("bf16_nt_1024x1000x512", 1024, 1000, 512, "bf16", tb=True,
+             perf=False),
+        Case("fp16_tn_512x768x256", 512, 768, 256, "fp16", ta=True,
+             perf=False),
+        Case("fp16_tt_130x250x72", 130, 250, 72, "fp16", ta=True, tb=True,
+             perf=False),
+        Case("fp32_tt_300x200x100", 300, 200, 100, "fp32", ta=True, tb=True,
+             perf=False),
+        Case("bf16_batched_bias_gelu", 384, 512, 256, "bf16", batch=4,
+             bias=True, act="gelu", perf=False),
+        Case("fp32_batched_relu_alpha_beta", 200, 96, 80, "fp32", batch=3,
+             act="relu", alpha=0.5, beta=2.0, perf=False),
+        Case("fp16_bias_silu_beta", 257, 320, 96, "fp16", bias=True,
+             act="silu", beta=1.0, perf=False),
+        Case("bf16_dynamic_nt", -1, -1, -1, "bf16", dynamic=True, tb=True,
+             perf=False),
+    ]
     return cases
-
-
-def matmul_module(target, name, m, n, k, dtype, dynamic):
-    """A module with one amk.matmul C[m,n] = A[m,k] B[k,n]."""
-    in_t, out_t, attrs = DTYPES[dtype]
-    dim = lambda v: "?" if dynamic else str(v)
-    a = f"memref<{dim(m)}x{dim(k)}x{in_t}>"
-    b = f"memref<{dim(k)}x{dim(n)}x{in_t}>"
-    c = f"memref<{dim(m)}x{dim(n)}x{out_t}>"
-    attr_dict = f" {{{attrs}}}" if attrs else ""
-    return (
-        f"module {{\n"
-        f"  func.func @{name}(%a: {a}, %b: {b}, %c: {c}) {{\n"
-        f"    amk.matmul %a, %b into %c{attr_dict} : {a}, {b}, {c}\n"
-        f"    return\n"
-        f"  }}\n"
-        f"}}\n")
 
 
 def build(amk_opt, target, out, cases):
     os.makedirs(out, exist_ok=True)
     index = []
     failures = 0
-    for name, m, n, k, dtype, dynamic in cases:
-        src = os.path.join(out, name + ".mlir")
+    for case in cases:
+        src = os.path.join(out, case.name + ".mlir")
         with open(src, "w") as f:
-            f.write(matmul_module(target, name, m, n, k, dtype, dynamic))
+            f.write(case.module())
         before = set(os.listdir(out))
         start = time.perf_counter()
         proc = subprocess.run(
@@ -85,13 +136,16 @@ def build(amk_opt, target, out, cases):
         ok = proc.returncode == 0 and len(manifests) == 1
         if not ok:
             failures += 1
-            print(f"FAIL {name}: {proc.stderr.strip()[:2000]}", file=sys.stderr)
-        index.append({"case": name, "dtype": dtype, "m": m, "n": n, "k": k,
-                      "dynamic": dynamic, "compile_s": round(seconds, 3),
+            print(f"FAIL {case.name}: {proc.stderr.strip()[:2000]}",
+                  file=sys.stderr)
+        index.append({"case": case.name, "dtype": case.dtype, "m": case.m,
+                      "n": case.n, "k": case.k, "batch": case.batch,
+                      "dynamic": case.dynamic, "perf": case.perf,
+                      "compile_s": round(seconds, 3),
                       "manifest": manifests[0] if ok else None,
                       "error": None if ok else proc.stderr.strip()})
-        print(f"{'ok  ' if ok else 'FAIL'} {name:28s} {seconds * 1000:7.0f} ms"
-              f"  {manifests[0] if ok else ''}")
+        print(f"{'ok  ' if ok else 'FAIL'} {case.name:30s} "
+              f"{seconds * 1000:7.0f} ms  {manifests[0] if ok else ''}")
     with open(os.path.join(out, "suite.json"), "w") as f:
         json.dump({"target": target, "cases": index}, f, indent=2)
     times = sorted(c["compile_s"] for c in index if c["manifest"])

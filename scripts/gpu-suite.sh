@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs the GEMM suite on a GPU machine (CUDA toolkit, no MLIR):
+#   scripts/gpu-suite.sh BUNDLE_DIR RESULT_DIR [--quick]
+# BUNDLE_DIR is what `python3 -m amk.suite` wrote here. Builds the runtime,
+# then: (1) correctness + timing of every static suite kernel against cuBLAS,
+# (2) the dynamic kernels at edge sizes, (3) the layout/epilogue variants,
+# (4) compute-sanitizer memcheck on small edge cases. Results land in
+# RESULT_DIR as JSON and logs; the tables print last.
+set -uo pipefail
+bundles="$1"; results="$2"; quick="${3:-}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+mkdir -p "$results"
+build=/tmp/amk-runtime-build
+cmake -S "$root/runtime" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  >"$results/build.log" 2>&1 && ninja -C "$build" >>"$results/build.log" 2>&1 \
+  || { tail -30 "$results/build.log"; exit 1; }
+bench="$build/bin/amk-bench"
+status=0
+
+# Split the suite index into static performance cases, dynamic kernels and
+# correctness-only variants.
+read -r -d '' split <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1] + "/suite.json"))
+kind = sys.argv[2]
+for c in d["cases"]:
+    if not c["manifest"]:
+        continue
+    if kind == "perf" and c["perf"] and not c["dynamic"]:
+        print(sys.argv[1] + "/" + c["manifest"])
+    if kind == "dynamic" and c["dynamic"]:
+        print(sys.argv[1] + "/" + c["manifest"])
+    if kind == "extra" and not c["perf"] and not c["dynamic"]:
+        print(sys.argv[1] + "/" + c["manifest"])
+PY
+perf=$(python3 -c "$split" "$bundles" perf)
+dynamic=$(python3 -c "$split" "$bundles" dynamic)
+extra=$(python3 -c "$split" "$bundles" extra)
+
+# Edge sizes around the tiles (TESTING.md: 1, T-1, T, T+1, 2T+1, primes).
+edge=(--sizes 1,1,1,1 --sizes 1,127,129,65 --sizes 1,128,128,128
+      --sizes 1,257,255,33 --sizes 1,1000,1000,999 --sizes 1,4097,333,4097
+      --sizes 1,16,4096,4096 --sizes 1,2048,2048,2048)
+
+echo "== dynamic kernels at edge sizes"
+$bench --json "$results/dynamic.json" --iters 10 "${edge[@]}" $dynamic \
+  >"$results/dynamic.log" 2>&1 || status=1
+tail -14 "$results/dynamic.log"
+echo "== layouts, batches, epilogues"
+$bench --json "$results/extra.json" --iters 10 $extra \
+  >"$results/extra.log" 2>&1 || status=1
+tail -10 "$results/extra.log"
+echo "== memcheck on small edge cases"
+: >"$results/memcheck.log"
+for m in $dynamic; do
+  compute-sanitizer --tool memcheck --padding 1024 --error-exitcode 9 \
+    "$bench" --check-only --sizes 1,1,1,1 --sizes 1,65,33,17 \
+    --sizes 1,129,130,131 --sizes 1,17,257,999 "$m" \
+    >>"$results/memcheck.log" 2>&1 || { status=1; echo "memcheck FAIL: $m"; }
+done
+grep -h "ERROR SUMMARY" "$results/memcheck.log" | sort | uniq -c
+if [[ "$quick" != "--quick" ]]; then
+  echo "== suite: correctness and speed against cuBLAS"
+  $bench --json "$results/suite.json" --iters 50 $perf \
+    >"$results/suite.log" 2>&1 || status=1
+  tail -60 "$results/suite.log"
+fi
+exit $status
