@@ -1,0 +1,339 @@
+//===- Report.cpp - amk-bench's lines, table, JSON and --list -------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Bench.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sys/stat.h>
+
+using namespace amk::runtime;
+
+namespace amk::bench {
+
+std::string formatIndex(const GemmShape &s, long long index) {
+  if (index < 0)
+    return "-";
+  long long n = index % s.n, m = (index / s.n) % s.m, b = index / (s.n * s.m);
+  return std::to_string(b) + "," + std::to_string(m) + "," + std::to_string(n);
+}
+
+static std::string formatSizes(const GemmShape &s) {
+  return std::to_string(s.batch) + "x" + std::to_string(s.m) + "x" +
+         std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+static std::string formatTypes(const GemmProblem &p) {
+  std::string text = std::string(toString(p.inType)) + "->" +
+                     toString(p.outType) + " " + (p.transposeA ? "t" : "n") +
+                     (p.transposeB ? "t" : "n");
+  if (p.precision == Precision::TF32)
+    text += " tf32";
+  return text;
+}
+
+static std::string format(const char *spec, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), spec, value);
+  return buf;
+}
+
+//===----------------------------------------------------------------------===//
+// Lines and table
+//===----------------------------------------------------------------------===//
+
+void printCaseLine(const CaseResult &r, int index, int count) {
+  std::printf("[%d/%d] %s %s %s: %s", index + 1, count, r.name.c_str(),
+              formatSizes(r.spec.shape).c_str(),
+              formatTypes(r.spec.problem).c_str(), r.status.c_str());
+  if (const CheckResult *c = r.worstAmk())
+    std::printf("  err/tol %.3g  rel_frob %.3g (limit %.3g)",
+                c->stats.maxErrOverTol, c->relFrob, c->frobLimit);
+  if (r.timed) {
+    std::printf("\n      AMK %.2f us (%.1f TFLOP/s, %.1f%% of %.0f)",
+                r.amkTime.medianUs, r.amkTflops(),
+                r.peakTflops > 0 ? 100 * r.amkTflops() / r.peakTflops : 0.0,
+                r.peakTflops);
+    if (r.cublasTime.iters)
+      std::printf("  cuBLAS %.2f us (%.1f TFLOP/s)  speed %.3f",
+                  r.cublasTime.medianUs, r.cublasTflops(), r.speed());
+  }
+  std::printf("\n");
+  if (!r.error.empty())
+    std::printf("      error: %s\n", r.error.c_str());
+  for (const std::string &why : r.reasons)
+    std::printf("      fail: %s\n", why.c_str());
+  for (const std::string &note : r.warnings)
+    std::printf("      warning: %s\n", note.c_str());
+  std::fflush(stdout);
+}
+
+void printTable(const std::vector<CaseResult> &results) {
+  std::printf("\n%-3s %-36s %-20s %-15s %-6s %8s %9s %10s %10s %7s %9s %9s "
+              "%6s\n",
+              "#", "case", "BxMxNxK", "types", "verdict", "err/tol", "rel_frob",
+              "AMK us", "cuBLAS us", "speed", "AMK TF/s", "cuBL TF/s", "%peak");
+  for (size_t i = 0; i < results.size(); ++i) {
+    const CaseResult &r = results[i];
+    std::string name =
+        r.name.size() > 36 ? r.name.substr(0, 33) + "..." : r.name;
+    const CheckResult *c = r.worstAmk();
+    std::string errTol = c ? format("%.3g", c->stats.maxErrOverTol) : "-";
+    std::string frob = c ? format("%.2e", c->relFrob) : "-";
+    bool haveRef = r.timed && r.cublasTime.iters;
+    std::printf("%-3zu %-36s %-20s %-15s %-6s %8s %9s %10s %10s %7s %9s %9s "
+                "%6s\n",
+                i + 1, name.c_str(), formatSizes(r.spec.shape).c_str(),
+                formatTypes(r.spec.problem).c_str(), r.status.c_str(),
+                errTol.c_str(), frob.c_str(),
+                r.timed ? format("%.2f", r.amkTime.medianUs).c_str() : "-",
+                haveRef ? format("%.2f", r.cublasTime.medianUs).c_str() : "-",
+                haveRef ? format("%.3f", r.speed()).c_str() : "-",
+                r.timed ? format("%.1f", r.amkTflops()).c_str() : "-",
+                haveRef ? format("%.1f", r.cublasTflops()).c_str() : "-",
+                r.timed && r.peakTflops > 0
+                    ? format("%.1f", 100 * r.amkTflops() / r.peakTflops).c_str()
+                    : "-");
+  }
+  std::printf("speed = cuBLAS time / AMK time (> 1: AMK faster); times are "
+              "medians of CUDA-event timings after an L2 flush\n");
+}
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+static JsonValue number(double v) { return JsonValue::number(v); }
+static JsonValue integer(long long v) { return JsonValue::integer(v); }
+static JsonValue text(const std::string &v) { return JsonValue::string(v); }
+
+static JsonValue strings(const std::vector<std::string> &list) {
+  JsonValue array = JsonValue::array();
+  for (const std::string &s : list)
+    array.push(text(s));
+  return array;
+}
+
+static JsonValue elementJson(const GemmShape &shape, const ElementReport &e) {
+  if (e.index < 0)
+    return JsonValue();
+  JsonValue o = JsonValue::object();
+  JsonValue at = JsonValue::array();
+  at.push(integer(e.index / (shape.m * shape.n)));
+  at.push(integer((e.index / shape.n) % shape.m));
+  at.push(integer(e.index % shape.n));
+  o.set("index", at); // [b, m, n]
+  o.set("value", number(e.value));
+  o.set("ref", number(e.ref));
+  o.set("err", number(e.err));
+  o.set("tol_sqrtk", number(e.tolSqrtK));
+  o.set("tol_k", number(e.tolK));
+  return o;
+}
+
+JsonValue CheckResult::toJson(const GemmShape &shape) const {
+  JsonValue o = JsonValue::object();
+  o.set("pass", JsonValue::boolean(pass));
+  o.set("elements", integer(static_cast<long long>(stats.elements)));
+  o.set("nonfinite", integer(static_cast<long long>(stats.nonfinite)));
+  o.set("over_sqrtk_bound", integer(static_cast<long long>(stats.overSqrtK)));
+  o.set("over_k_bound", integer(static_cast<long long>(stats.overK)));
+  o.set("max_abs_err", number(stats.maxAbsErr));
+  o.set("max_err_over_tol", number(stats.maxErrOverTol));
+  o.set("rel_frob", number(relFrob));
+  o.set("frob_limit", number(frobLimit));
+  o.set("out_norm", number(outNorm));
+  o.set("ref_norm", number(refNorm));
+  o.set("guard_checked", JsonValue::boolean(guardChecked));
+  o.set("guard_bytes_changed",
+        integer(static_cast<long long>(guardBytesChanged)));
+  o.set("worst", elementJson(shape, worst));
+  o.set("first_bad", elementJson(shape, firstBad));
+  o.set("failures", strings(failures));
+  return o;
+}
+
+JsonValue TimingStats::toJson() const {
+  JsonValue o = JsonValue::object();
+  o.set("iters", integer(iters));
+  o.set("median_us", number(medianUs));
+  o.set("min_us", number(minUs));
+  o.set("mean_us", number(meanUs));
+  o.set("max_us", number(maxUs));
+  return o;
+}
+
+static JsonValue problemJson(const GemmSpec &spec) {
+  const GemmProblem &p = spec.problem;
+  JsonValue o = JsonValue::object();
+  o.set("in_type", text(toString(p.inType)));
+  o.set("acc_type", text(toString(p.accType)));
+  o.set("out_type", text(toString(p.outType)));
+  o.set("transpose_a", JsonValue::boolean(p.transposeA));
+  o.set("transpose_b", JsonValue::boolean(p.transposeB));
+  o.set("precision", text(toString(p.precision)));
+  o.set("alpha", number(p.alpha));
+  o.set("beta", number(p.beta));
+  o.set("bias", JsonValue::boolean(p.bias));
+  if (p.bias) {
+    o.set("bias_type", text(toString(spec.biasType)));
+    o.set("bias_per_batch", JsonValue::boolean(spec.shape.biasPerBatch));
+  }
+  o.set("activation", text(toString(p.activation)));
+  return o;
+}
+
+static JsonValue timingJson(const CaseResult &r) {
+  JsonValue o = JsonValue::object();
+  o.set("warmup", integer(r.warmup));
+  o.set("l2_flush_bytes", integer(static_cast<long long>(r.flushBytes)));
+  JsonValue amk = r.amkTime.toJson();
+  amk.set("tflops", number(r.amkTflops()));
+  o.set("amk", amk);
+  if (r.cublasTime.iters) {
+    JsonValue ref = r.cublasTime.toJson();
+    ref.set("tflops", number(r.cublasTflops()));
+    o.set("cublas", ref);
+    o.set("speed", number(r.speed()));
+  }
+  o.set("peak_tflops", number(r.peakTflops));
+  o.set("peak_source", text(r.peakSource));
+  if (r.peakTflops > 0) {
+    o.set("amk_pct_of_peak", number(100 * r.amkTflops() / r.peakTflops));
+    if (r.cublasTime.iters)
+      o.set("cublas_pct_of_peak",
+            number(100 * r.cublasTflops() / r.peakTflops));
+  }
+  o.set("hbm_gbps", number(r.hbmGbps));
+  o.set("min_bytes", number(r.spec.minBytes()));
+  o.set("roofline_us", number(r.rooflineUs()));
+  if (r.rooflineUs() > 0)
+    o.set("amk_pct_of_roofline",
+          number(100 * r.rooflineUs() / r.amkTime.medianUs));
+  return o;
+}
+
+JsonValue CaseResult::toJson() const {
+  JsonValue o = JsonValue::object();
+  o.set("manifest", text(manifestPath));
+  o.set("name", text(name));
+  o.set("arch", text(arch));
+  JsonValue sizes = JsonValue::object();
+  sizes.set("B", integer(spec.shape.batch));
+  sizes.set("M", integer(spec.shape.m));
+  sizes.set("N", integer(spec.shape.n));
+  sizes.set("K", integer(spec.shape.k));
+  o.set("sizes", sizes);
+  o.set("problem", problemJson(spec));
+  o.set("flops", number(spec.flops()));
+  o.set("status", text(status));
+  o.set("not_run", JsonValue::boolean(notRun));
+  if (!error.empty())
+    o.set("error", text(error));
+  o.set("reasons", strings(reasons));
+  o.set("warnings", strings(warnings));
+  JsonValue kernel = JsonValue::object();
+  kernel.set("registers", integer(attrs.numRegisters));
+  kernel.set("static_smem_bytes", integer(attrs.staticSmemBytes));
+  kernel.set("local_bytes_per_thread", integer(attrs.localBytesPerThread));
+  kernel.set("max_threads_per_block", integer(attrs.maxThreadsPerBlock));
+  kernel.set("loaded_from_ptx", JsonValue::boolean(fromPtx));
+  o.set("kernel", kernel);
+  JsonValue tol = JsonValue::object();
+  tol.set("u_in", number(tolerances.uIn));
+  tol.set("u_acc", number(tolerances.uAcc));
+  tol.set("u_out", number(tolerances.uOut));
+  tol.set("frob_limit", number(tolerances.frobLimit));
+  tol.set("elementwise", text("|C-ref| <= L*(|alpha|*4*(u_in+sqrt(K)*u_acc)*"
+                              "(|A||B|) + e_epilogue) + u_out*|ref|; over it, "
+                              "re-checked with K for sqrt(K)"));
+  tol.set("gelu", text("erf form: 0.5*x*(1+erf(x/sqrt(2)))"));
+  o.set("tolerance", tol);
+  JsonValue check = JsonValue::object();
+  JsonValue amk = JsonValue::array(), ref = JsonValue::array();
+  for (const CheckResult &c : amkTrials)
+    amk.push(c.toJson(spec.shape));
+  for (const CheckResult &c : cublasTrials)
+    ref.push(c.toJson(spec.shape));
+  check.set("amk", amk);
+  check.set("cublas", ref);
+  o.set("check", check);
+  o.set("cublas_reference", text(cublasDescription));
+  if (timed)
+    o.set("timing", timingJson(*this));
+  return o;
+}
+
+//===----------------------------------------------------------------------===//
+// --list
+//===----------------------------------------------------------------------===//
+
+static std::string describeShape(const ArgSpec &arg) {
+  std::string text = "[";
+  for (size_t i = 0; i < arg.shape.size(); ++i) {
+    const ShapeDim &d = arg.shape[i];
+    text += (i ? ", " : "") +
+            (d.symbol ? std::string(1, d.symbol) : std::to_string(d.extent));
+  }
+  return text + "]";
+}
+
+static std::string sizeText(int64_t v) {
+  return v == GemmProblem::kDynamic ? "?" : std::to_string(v);
+}
+
+static const char *fileState(const std::string &path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0 ? "present" : "MISSING";
+}
+
+static void printManifest(const Bundle &bundle) {
+  const Manifest &m = bundle.manifest();
+  const GemmProblem &p = m.problem;
+  std::printf("%s\n", bundle.source().c_str());
+  std::printf("  name %s, entry %s, arch %s, verdict %s\n", m.name.c_str(),
+              m.entry.c_str(), m.arch.c_str(), m.verdictStatus.c_str());
+  std::printf("  problem gemm B=%s M=%s N=%s K=%s, %s x %s -> %s (acc %s), "
+              "%s%s, %s, alpha %g beta %g, bias %s, activation %s\n",
+              sizeText(p.batch).c_str(), sizeText(p.m).c_str(),
+              sizeText(p.n).c_str(), sizeText(p.k).c_str(), toString(p.inType),
+              toString(p.inType), toString(p.outType), toString(p.accType),
+              p.transposeA ? "t" : "n", p.transposeB ? "t" : "n",
+              toString(p.precision), p.alpha, p.beta, p.bias ? "yes" : "no",
+              toString(p.activation));
+  std::printf("  launch block [%lld, %lld, %lld], grid [%s, %s, %s], "
+              "dynamic smem %lld bytes\n",
+              (long long)m.block[0], (long long)m.block[1],
+              (long long)m.block[2], m.grid[0].c_str(), m.grid[1].c_str(),
+              m.grid[2].c_str(), (long long)m.dynamicSmemBytes);
+  for (const ArgSpec &arg : m.args)
+    std::printf("  arg %s: %s %s %s\n", arg.name.c_str(), arg.kind.c_str(),
+                toString(arg.elem), describeShape(arg).c_str());
+  std::printf("  target %s (%s, %lld SMs)\n  config %s\n",
+              m.target.name.c_str(), m.target.arch.c_str(),
+              (long long)m.target.sm_count, m.config.c_str());
+  std::printf("  cubin %s (%s), ptx %s (%s)\n", m.cubin.c_str(),
+              fileState(bundle.cubinPath()), m.ptx.c_str(),
+              fileState(bundle.ptxPath()));
+  for (const std::string &note : bundle.warnings())
+    std::printf("  warning: %s\n", note.c_str());
+}
+
+int listManifests(const Options &options) {
+  int failed = 0;
+  for (const std::string &path : options.manifests) {
+    Bundle bundle;
+    if (Status s = Bundle::loadManifest(path, bundle); !s.ok()) {
+      std::printf("%s\n  error: %s\n", path.c_str(), s.message().c_str());
+      ++failed;
+      continue;
+    }
+    printManifest(bundle);
+  }
+  return failed ? 1 : 0;
+}
+
+} // namespace amk::bench
