@@ -6,6 +6,8 @@
 
 #include "AMK/Transforms/Bundle.h"
 
+#include "AMK/Analysis/Harness.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
@@ -159,8 +161,15 @@ LogicalResult mlir::amk::writeBundle(StringRef dir, const BundleKernel &kernel,
        llvm::json::Array{kernel.grid[0], kernel.grid[1], kernel.grid[2]}},
       {"dynamic_smem_bytes", kernel.smemBytes},
       {"args", std::move(args)},
-      {"verdict", llvm::json::Object{{"status", "verified"},
-                                     {"harness", "amk-verify"}}},
+      {"verdict",
+       llvm::json::Object{
+           {"status", "verified"},
+           {"harness", "amk-verify"},
+           // The checks this kernel passed before it was emitted.
+           {"checks", llvm::json::Array{check::kThreads, check::kSmem,
+                                        check::kRegs, check::kOccupancy,
+                                        check::kGrid,
+                                        check::kSynthUnsupported}}}},
       {"flags", kernel.flags},
       {"cache_key", computeBundleCacheKey(kernel, target)},
   };
