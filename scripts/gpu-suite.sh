@@ -59,6 +59,12 @@ for m in $dynamic; do
     >>"$results/memcheck.log" 2>&1 || { status=1; echo "memcheck FAIL: $m"; }
 done
 grep -h "ERROR SUMMARY" "$results/memcheck.log" | sort | uniq -c
+if [[ -d "$bundles/sweep" ]]; then
+  echo "== config sweep"
+  $bench --json "$results/sweep.json" --iters 30 "$bundles"/sweep/*.json \
+    >"$results/sweep.log" 2>&1 || status=1
+  tail -14 "$results/sweep.log"
+fi
 if [[ "$quick" != "--quick" ]]; then
   echo "== suite: correctness and speed against cuBLAS"
   $bench --json "$results/suite.json" --iters 50 $perf \

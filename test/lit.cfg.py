@@ -57,5 +57,7 @@ if config.amk_runtime_enabled:
     config.available_features.add("cuda-runtime")
     if has_cuda_gpu():
         config.available_features.add("cuda-gpu")
-if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.path.exists(ptxas):
     config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

@@ -146,14 +146,17 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
     return success();
   }
   case MathInst::mma_sync: {
-    if (!(problem.inType.isF16() || problem.inType.isBF16()))
-      return fail("mma_sync synthesizes f16 and bf16 inputs only");
-    if (config.getInst()[2] != 16)
-      return fail("mma_sync synthesizes the m16n8k16 instruction only");
+    bool tf32 = problem.inType.isF32() && problem.tf32;
+    if (!(problem.inType.isF16() || problem.inType.isBF16() || tf32))
+      return fail("mma_sync synthesizes f16, bf16 and tf32 inputs only");
+    if (config.getInst()[2] != (tf32 ? 8 : 16))
+      return fail(tf32 ? "mma_sync synthesizes tf32 as m16n8k8 only"
+                       : "mma_sync synthesizes f16/bf16 as m16n8k16 only");
     if (config.getWarpM() % 16 != 0 || config.getWarpN() % 16 != 0)
       return fail("mma_sync warp tiles are multiples of 16 on each side");
-    if (bk != 32 && bk != 64)
-      return fail("mma_sync block K is 32 or 64 (64- or 128-byte rows)");
+    if (bk * problem.inBytes() != 64 && bk * problem.inBytes() != 128)
+      return fail("mma_sync block K rows are 64 or 128 bytes (BK = 32 or 64 "
+                  "for 16-bit types, 16 or 32 for tf32)");
     if (config.getStages() < 2 || config.getStages() > 6)
       return fail("mma_sync pipelines 2 to 6 stages");
     return success();

@@ -59,10 +59,14 @@ struct RawConfig {
 static void enumerate(const GemmProblem &problem,
                       function_ref<void(const RawConfig &)> fn) {
   int64_t vector = pickVectorWidth(problem);
-  if (problem.inType.isF16() || problem.inType.isBF16()) {
+  bool tf32 = problem.inType.isF32() && problem.tf32;
+  if (problem.inType.isF16() || problem.inType.isBF16() || tf32) {
+    // Tensor cores: m16n8k16 for 16-bit types, m16n8k8 for tf32, whose
+    // 32-bit elements halve the K of a shared-memory row.
+    int64_t instK = tf32 ? 8 : 16;
     for (int64_t bm : kMmaBlockMN)
       for (int64_t bn : kMmaBlockMN)
-        for (int64_t bk : kMmaBlockK)
+        for (int64_t bk16 : kMmaBlockK)
           for (int64_t wm : kMmaWarpMN)
             for (int64_t wn : kMmaWarpMN) {
               if (wm > bm || wn > bn || bm % wm || bn % wn)
@@ -72,13 +76,15 @@ static void enumerate(const GemmProblem &problem,
                 continue;
               for (int64_t stages : kMmaStages)
                 for (int64_t swizzle : kSwizzles)
-                  fn(RawConfig{{bm, bn, bk}, {wm, wn}, {16, 8, 16}, {},
+                  fn(RawConfig{{bm, bn, tf32 ? bk16 / 2 : bk16}, {wm, wn},
+                               {16, 8, instK}, {},
                                MathInst::mma_sync, stages, vector, 32 * warps,
                                swizzle});
             }
-    return;
+    if (!tf32)
+      return;
   }
-  // f32 (exact or tf32): SIMT FMAs.
+  // f32: SIMT FMAs (also a fallback for tf32, which it computes exactly).
   for (int64_t bm : kSimtBlockMN)
     for (int64_t bn : kSimtBlockMN)
       for (int64_t bk : kSimtBlockK)

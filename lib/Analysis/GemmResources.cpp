@@ -57,7 +57,8 @@ int64_t mlir::amk::estimateGemmRegisters(GemmConfigAttr config,
     fragments = 2 * (tm + tn);
     // simt prefetches the next global tile through registers (no cp.async):
     // its share of both tiles, in 32-bit registers.
-    staging = llvm::divideCeil(tileElemsPerThread * inBits, 32);
+    // ... and the addresses of those loads.
+    staging = 2 * llvm::divideCeil(tileElemsPerThread * inBits, 32);
     break;
   }
   case MathInst::mma_sync: {
@@ -72,15 +73,17 @@ int64_t mlir::amk::estimateGemmRegisters(GemmConfigAttr config,
     // mma of step k).
     int64_t aRegs = (wm / 16) * llvm::divideCeil(16 * instK * inBits, 32 * 32);
     int64_t bRegs = (wn / 8) * llvm::divideCeil(8 * instK * inBits, 32 * 32);
-    fragments = 2 * (aRegs + bRegs);
-    // cp.async moves data without registers; count one address register per
-    // 16-byte copy a thread issues per stage. Rows that are not 4-byte
-    // aligned (vector width 1 of a 16-bit type) are copied through registers
+    // One k step's fragments are live at a time (the synthesizer loads all
+    // of a step's fragments, then issues its MMAs).
+    fragments = aRegs + bRegs;
+    // cp.async moves data without registers, but every copy a thread issues
+    // per stage keeps a 64-bit source address live. Rows that are not 4-byte aligned
+    // (vector width 1 of a 16-bit type) are copied through registers
     // instead: one register per element of the thread's share of a stage.
     if (config.getVector() * inBits < 32)
       staging = tileElemsPerThread;
     else
-      staging = llvm::divideCeil(tileElemsPerThread * inBits, 128);
+      staging = 2 * llvm::divideCeil(tileElemsPerThread, config.getVector());
     break;
   }
   case MathInst::wgmma: {
@@ -95,7 +98,12 @@ int64_t mlir::amk::estimateGemmRegisters(GemmConfigAttr config,
   double raw = static_cast<double>(accumulators + fragments + staging +
                                    model.overhead);
   int64_t withMargin = static_cast<int64_t>(std::ceil(raw * model.margin));
-  return llvm::alignTo(withMargin, model.granularity);
+  // Round up to the allocation unit, but not past the architectural limit
+  // of 255 when the estimate itself fits (256 would be a rounding artifact).
+  int64_t rounded = llvm::alignTo(withMargin, model.granularity);
+  if (withMargin <= kMaxRegsPerThread)
+    rounded = std::min(rounded, kMaxRegsPerThread);
+  return rounded;
 }
 
 GemmResources mlir::amk::getGemmResources(GemmConfigAttr config,

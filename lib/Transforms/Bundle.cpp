@@ -160,6 +160,7 @@ LogicalResult mlir::amk::writeBundle(StringRef dir, const BundleKernel &kernel,
       {"grid",
        llvm::json::Array{kernel.grid[0], kernel.grid[1], kernel.grid[2]}},
       {"dynamic_smem_bytes", kernel.smemBytes},
+      {"estimated_regs_per_thread", kernel.estimatedRegs},
       {"args", std::move(args)},
       {"verdict",
        llvm::json::Object{

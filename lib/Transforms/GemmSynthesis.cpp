@@ -39,6 +39,8 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::amk;
 
@@ -367,24 +369,17 @@ void GemmKernelBuilder::buildSimt() {
       Value gr = m.add(r0, m.div(i, vecsPerRow));
       Value gc = m.add(c0, m.mul(m.rem(i, vecsPerRow), vec));
       // `vec` divides the contiguous extent, so a vector is wholly inside or
-      // wholly outside the matrix.
+      // wholly outside the matrix. Outside, load element (0, 0) instead and
+      // discard it: no branch, so all of a thread's loads can be in flight.
       Value ok = m.andi(m.lt(gr, rows), m.lt(gc, cols));
-      auto ifOp = scf::IfOp::create(
-          b, vec == 1 ? TypeRange{f32Type} : TypeRange{vecType}, ok, true);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        Value v =
-            vec == 1
-                ? (Value)memref::LoadOp::create(b, t.global, ValueRange{gr, gc})
-                : (Value)vector::LoadOp::create(
-                      b, vecType, t.global, ValueRange{gr, gc},
-                      /*nontemporal=*/false, llvm::MaybeAlign(vec * 4));
-        scf::YieldOp::create(b, v);
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(b, zero(vec == 1 ? f32Type : (Type)vecType));
-      }
-      regs.push_back(ifOp.getResult(0));
+      Value zeroIdx = m.c(0);
+      SmallVector<Value, 2> idx = {m.select(ok, gr, zeroIdx),
+                                   m.select(ok, gc, zeroIdx)};
+      Value v = vec == 1 ? (Value)memref::LoadOp::create(b, t.global, idx)
+                         : (Value)vector::LoadOp::create(
+                               b, vecType, t.global, idx,
+                               /*nontemporal=*/false, llvm::MaybeAlign(vec * 4));
+      regs.push_back(m.select(ok, v, zero(v.getType())));
     }
     return regs;
   };
@@ -524,18 +519,21 @@ void GemmKernelBuilder::buildMmaSync() {
   Value ring16 = inType == f16Type
                      ? ring
                      : (Value)memref::ViewOp::create(
-                           b, MemRefType::get({ringElems}, f16Type,
-                                              AffineMap(), wg),
+                           b, MemRefType::get({ringElems * p.inBytes() / 2},
+                                              f16Type, AffineMap(), wg),
                            smem, m.c(0), ValueRange{});
   int64_t stageElems = layout.stageBytes() / p.inBytes();
   int64_t bOffset = layout.bOffsetBytes() / p.inBytes();
 
   // Element offset of (row, col) in a swizzled tile of `pitch` elements.
+  const bool tf32 = inType.isF32();
+  const int64_t chunkElems = 16 / p.inBytes(); // elements per 16-byte chunk
   auto tileOffset = [&](Value stageBase, Value row, Value col, int64_t pitch) {
-    int64_t chunksPerRow = pitch / 8;
-    Value chunk = swizzleChunk(m, row, m.div(col, 8), chunksPerRow);
+    int64_t chunksPerRow = pitch / chunkElems;
+    Value chunk = swizzleChunk(m, row, m.div(col, chunkElems), chunksPerRow);
     return m.add(stageBase,
-                 m.add(m.mul(row, pitch), m.add(m.mul(chunk, 8), m.rem(col, 8))));
+                 m.add(m.mul(row, pitch), m.add(m.mul(chunk, chunkElems),
+                                                m.rem(col, chunkElems))));
   };
 
   // One async copy per `vec` elements; outside the matrix the copy reads
@@ -569,18 +567,11 @@ void GemmKernelBuilder::buildMmaSync() {
       Value srcElems = m.select(ok, m.c(vec), zeroIdx);
       Value dst = tileOffset(stageBase, r, col, t.cols);
       if (vec == 1) {
-        // No 2-byte cp.async exists: copy through a register (zero outside).
-        auto ifOp = scf::IfOp::create(b, TypeRange{inType}, ok, true);
-        {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(ifOp.thenBlock());
-          scf::YieldOp::create(
-              b, ValueRange{memref::LoadOp::create(b, t.global,
-                                                   ValueRange{gr, gc})});
-          b.setInsertionPointToStart(ifOp.elseBlock());
-          scf::YieldOp::create(b, ValueRange{zero(inType)});
-        }
-        memref::StoreOp::create(b, ifOp.getResult(0), ring, ValueRange{dst});
+        // No 2-byte cp.async exists: copy through a register, loading the
+        // (in-bounds) first element where the tile leaves the matrix.
+        Value v = memref::LoadOp::create(b, t.global, ValueRange{srcR, srcC});
+        memref::StoreOp::create(b, m.select(ok, v, zero(inType)), ring,
+                                ValueRange{dst});
         continue;
       }
       auto copy = nvgpu::DeviceAsyncCopyOp::create(
@@ -619,14 +610,76 @@ void GemmKernelBuilder::buildMmaSync() {
   auto toI32 = [&](Value frag, int64_t r) {
     Value pair = vector::ExtractOp::create(b, frag, r);
     if (inType.isF16())
-      return pair;
+      return pair; // (f16 only; tf32 fragments come from ldmatrixTf32)
     Value asI32 = vector::BitCastOp::create(
         b, VectorType::get({1}, i32Type), pair);
     return (Value)vector::ExtractOp::create(b, asI32, 0);
   };
+  // tf32 (m16n8k8): 32-bit elements. A row-major tile [BM][BK] (and a
+  // [BN][BK] B) reads with ldmatrix on the 16-bit view, since an 8x8 b16
+  // matrix is an 8x4 f32 one and lands each lane's element where the MMA
+  // wants it. The other layouts would need a 32-bit transpose, which
+  // ldmatrix lacks: those fragments are read element by element. Values are
+  // rounded to tf32 (nearest, ties away) as cuBLAS does, not truncated.
+  Value g = m.div(lane, 4), t4 = m.rem(lane, 4);
+  auto roundTf32 = [&](Value bits) -> Value {
+    Value c1000 = arith::ConstantIntOp::create(b, i32Type, 0x1000);
+    Value mask = arith::ConstantIntOp::create(b, i32Type, ~0x1FFF);
+    return arith::AndIOp::create(b, arith::AddIOp::create(b, bits, c1000),
+                                 mask);
+  };
+  auto ldmatrixTf32 = [&](Value off) {
+    Value frag = nvgpu::LdMatrixOp::create(b, fragType4, ring16,
+                                           ValueRange{m.mul(off, 2)}, false, 4);
+    SmallVector<Value> regs;
+    for (int64_t r = 0; r < 4; ++r) {
+      Value pair = vector::ExtractOp::create(b, frag, r);
+      Value asI32 = vector::BitCastOp::create(
+          b, VectorType::get({1}, i32Type), pair);
+      regs.push_back(roundTf32(vector::ExtractOp::create(b, asI32, 0)));
+    }
+    return regs;
+  };
+  auto loadTf32 = [&](Value stageBase, Value row, Value col, int64_t pitch) {
+    Value x = memref::LoadOp::create(
+        b, ring, ValueRange{tileOffset(stageBase, row, col, pitch)});
+    return roundTf32(arith::BitcastOp::create(b, i32Type, x));
+  };
+  std::function<SmallVector<Value>(Value, int64_t, int64_t)> loadTf32A =
+      [&](Value stageBase, int64_t i, int64_t kk) -> SmallVector<Value> {
+    Value m16 = m.add(wm0, i * 16);
+    if (!p.transposeA) // lanes 0-15: rows at k, lanes 16-31: rows at k + 4
+      return ldmatrixTf32(tileOffset(stageBase, m.add(m16, l16),
+                                     m.add(m.mul(hi16, 4), kk), bk));
+    // [BK][BM]: a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4).
+    SmallVector<Value> regs;
+    for (auto [dm, dk] : {std::pair<int64_t, int64_t>{0, 0}, {8, 0}, {0, 4},
+                          {8, 4}})
+      regs.push_back(loadTf32(stageBase, m.add(t4, kk + dk),
+                              m.add(m16, m.add(g, dm)), bm));
+    return regs;
+  };
+  std::function<SmallVector<Value>(Value, int64_t, int64_t)> loadTf32B =
+      [&](Value stageBase, int64_t j, int64_t kk) -> SmallVector<Value> {
+    Value n8 = m.add(wn0, j * 8);
+    if (p.transposeB) // [BN][BK]: matrices (n 0-7|8-15) x (k 0-3|4-7)
+      return ldmatrixTf32(tileOffset(
+          stageBase, m.add(n8, m.add(l8, m.mul(hi16, 8))),
+          m.add(m.mul(mid, 4), kk), bk));
+    // [BK][BN]: b0 (k = t, n = g), b1 (k = t + 4, n = g), for tiles j, j+1.
+    SmallVector<Value> regs;
+    for (int64_t dn : {0, 8})
+      for (int64_t dk : {0, 4})
+        regs.push_back(loadTf32(stageBase, m.add(t4, kk + dk),
+                                m.add(n8, m.add(g, dn)), bn));
+    return regs;
+  };
+
   // A fragments of m16 tile `i` at k offset kk: 4 registers.
   auto loadA = [&](Value stageBase, int64_t i, int64_t kk) {
     Value off;
+    if (tf32)
+      return loadTf32A(stageBase, i, kk);
     if (!p.transposeA) { // [BM][BK]: rows m, non-transposed matrices
       Value row = m.add(wm0, m.add(l16, i * 16));
       Value col = m.add(m.mul(hi16, 8), kk);
@@ -644,6 +697,8 @@ void GemmKernelBuilder::buildMmaSync() {
   // B fragments of n8 tiles `j` and `j + 1` at k offset kk: 2 + 2 registers.
   auto loadB = [&](Value stageBase, int64_t j, int64_t kk) {
     Value off;
+    if (tf32)
+      return loadTf32B(stageBase, j, kk);
     bool trans = !p.transposeB;
     if (trans) { // [BK][BN]: rows k
       Value row = m.add(m.add(l8, m.mul(mid, 8)), kk);
@@ -660,7 +715,10 @@ void GemmKernelBuilder::buildMmaSync() {
                               toI32(frag, 3)};
   };
 
-  auto mmaType = inType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  auto mmaType = tf32 ? NVVM::MMATypes::tf32
+                 : inType.isBF16() ? NVVM::MMATypes::bf16
+                                   : NVVM::MMATypes::f16;
+  const int64_t instK = tf32 ? 8 : 16;
   auto resultType = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(4, f32Type));
 
@@ -687,7 +745,7 @@ void GemmKernelBuilder::buildMmaSync() {
 
     Value stageBase = m.mul(m.rem(kt, stages), stageElems);
     Value bBase = m.add(stageBase, bOffset);
-    for (int64_t kk = 0; kk < bk; kk += 16) {
+    for (int64_t kk = 0; kk < bk; kk += instK) {
       SmallVector<SmallVector<Value>> aFrags, bFrags;
       for (int64_t i = 0; i < tilesM; ++i)
         aFrags.push_back(loadA(stageBase, i, kk));
@@ -703,7 +761,7 @@ void GemmKernelBuilder::buildMmaSync() {
                                    accs.begin() + base + 4);
           auto mma = NVVM::MmaOp::create(
               b, resultType, aFrags[i], bRegs, cRegs,
-              ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+              ArrayRef<int64_t>{16, 8, instK}, std::nullopt, std::nullopt,
               std::array<NVVM::MMATypes, 2>{mmaType, mmaType},
               std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                              NVVM::MMALayout::col});

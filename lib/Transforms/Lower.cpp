@@ -14,6 +14,7 @@
 #include "AMK/Transforms/Passes.h"
 
 #include "AMK/Analysis/GemmModel.h"
+#include "AMK/Analysis/GemmResources.h"
 #include "AMK/Transforms/Bundle.h"
 #include "GemmSynthesis.h"
 
@@ -145,6 +146,9 @@ FailureOr<LoweredKernel> AMKLowerPass::lowerKernel(KernelOp kernel) {
   k.signature = matmul.getProblemSignature();
   k.threads = config.getThreads();
   k.smemBytes = getGemmSmemLayout(config, k.problem).totalBytes();
+  k.estimatedRegs =
+      getGemmResources(config, k.problem, lookupTarget(module).getSpec())
+          .regsPerThread;
   k.grid = getGemmGridExprs(config);
   k.argNames = {"A", "B"};
   if (matmul.getBias())
@@ -160,6 +164,10 @@ FailureOr<LoweredKernel> AMKLowerPass::lowerKernel(KernelOp kernel) {
     k.module.erase();
     return failure();
   }
+  // The harness's register estimate becomes the kernel's register budget
+  // (.maxnreg), so what was verified is what ptxas must honor.
+  (*func)->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                b.getI32IntegerAttr(k.estimatedRegs));
   // Fold the synthesizer's index arithmetic before anything reads it.
   OpPassManager cleanup(gpu::GPUModuleOp::getOperationName());
   cleanup.addPass(createCanonicalizerPass());

@@ -30,6 +30,8 @@ struct BundleKernel {
   std::string signature;
   int64_t threads = 0;
   int64_t smemBytes = 0;
+  /// The harness's register estimate (checked against ptxas in the tests).
+  int64_t estimatedRegs = 0;
   std::array<std::string, 3> grid;
   SmallVector<std::string> argNames;
   /// Code generation flags and toolkit; part of the cache key.

@@ -1,0 +1,122 @@
+"""Check the harness's register estimate against ptxas.
+
+    python3 -m amk.regcheck --amk-opt build/bin/amk-opt --ptxas ptxas DIR
+
+Lowers a spread of GEMM configs (both math paths, several tiles, stages,
+element types and load widths) through `--amk-verify --amk-lower`, then asks
+`ptxas -v` how many registers each kernel really uses. The harness's estimate
+is also the kernel's register budget (`.maxnreg` in the PTX), so:
+
+- as emitted, ptxas must use no more than the estimate and spill nothing
+  (the estimate is never below what the kernel needs);
+- assembled without the budget, ptxas's free choice must not be far below the
+  estimate: estimate <= 1.5 x used + 16 (the estimate is not absurdly high).
+
+Configs the harness rejects are reported, not lowered.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+# (name, element type, output type, M, N, K, config)
+MMA = "math = mma_sync, inst = [16, 8, 16]"
+SIMT = "math = simt"
+CASES = [
+    ("mma_64x64_w32x32", "bf16", "f32", 512, 512, 512,
+     f"block = [64, 64, 32], warp = [32, 32], {MMA}, stages = 3, vector = 8, threads = 128"),
+    ("mma_128x128_w64x64", "bf16", "bf16", 512, 512, 512,
+     f"block = [128, 128, 32], warp = [64, 64], {MMA}, stages = 4, vector = 8, threads = 128"),
+    ("mma_128x128_w32x64_bk64", "f16", "f16", 512, 512, 512,
+     f"block = [128, 128, 64], warp = [32, 64], {MMA}, stages = 4, vector = 8, threads = 256"),
+    ("mma_128x256_w64x64", "bf16", "bf16", 512, 512, 512,
+     f"block = [128, 256, 32], warp = [64, 64], {MMA}, stages = 3, vector = 8, threads = 256"),
+    ("mma_16x32_w16x32", "bf16", "bf16", 16, 4096, 4096,
+     f"block = [16, 32, 64], warp = [16, 32], {MMA}, stages = 6, vector = 8, threads = 32"),
+    ("mma_64x128_w64x32_vec1", "f16", "f32", 1000, 1000, 999,
+     f"block = [64, 128, 32], warp = [64, 32], {MMA}, stages = 2, vector = 1, threads = 128"),
+    ("mma_64x64_w32x64_vec2", "bf16", "f32", 128, 128, 130,
+     f"block = [64, 64, 32], warp = [32, 64], {MMA}, stages = 3, vector = 2, threads = 64"),
+    ("simt_128x128_t8x8", "f32", "f32", 512, 512, 512,
+     f"block = [128, 128, 8], warp = [32, 64], {SIMT}, thread = [8, 8], stages = 2, vector = 4, threads = 256"),
+    ("simt_128x128_t8x8_bk32", "f32", "f32", 512, 512, 512,
+     f"block = [128, 128, 32], warp = [32, 64], {SIMT}, thread = [8, 8], stages = 2, vector = 4, threads = 256"),
+    ("simt_64x64_t4x8", "f32", "f32", 512, 512, 512,
+     f"block = [64, 64, 16], warp = [16, 64], {SIMT}, thread = [4, 8], stages = 2, vector = 4, threads = 128"),
+    ("simt_32x32_t4x4_vec1", "f32", "f32", 999, 999, 999,
+     f"block = [32, 32, 8], warp = [16, 32], {SIMT}, thread = [4, 4], stages = 2, vector = 1, threads = 64"),
+    ("simt_64x128_t8x4", "f32", "f32", 512, 512, 512,
+     f"block = [64, 128, 16], warp = [64, 16], {SIMT}, thread = [8, 4], stages = 2, vector = 2, threads = 256"),
+]
+
+
+def module(name, in_t, out_t, m, n, k, config):
+    a, b, c = (f"memref<{m}x{k}x{in_t}>", f"memref<{k}x{n}x{in_t}>",
+               f"memref<{m}x{n}x{out_t}>")
+    return (f'module attributes {{amk.target = #amk.target<"h200">}} {{\n'
+            f"  func.func @f(%a: {a}, %b: {b}, %c: {c}) {{\n"
+            f'    amk.kernel "{name}" config(#amk.gemm_config<{config}>) {{\n'
+            f"      amk.matmul %a, %b into %c : {a}, {b}, {c}\n"
+            f"    }}\n    return\n  }}\n}}\n")
+
+
+def ptxas_report(ptxas, arch, ptx):
+    """(registers used, spill store bytes) that `ptxas -v` reports."""
+    report = subprocess.run([ptxas, "-v", "-arch", arch, "-o", os.devnull, ptx],
+                            capture_output=True, text=True).stderr
+    used = int(re.search(r"Used (\d+) registers", report).group(1))
+    spills = re.search(r"(\d+) bytes spill stores", report)
+    return used, int(spills.group(1)) if spills else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--amk-opt", required=True)
+    parser.add_argument("--ptxas", default="ptxas")
+    parser.add_argument("dir")
+    args = parser.parse_args()
+    os.makedirs(args.dir, exist_ok=True)
+    bad = 0
+    print(f"{'kernel':28s} {'estimate':>8s} {'ptxas':>6s} {'spills':>7s} "
+          f"{'free':>6s}")
+    for name, in_t, out_t, m, n, k, config in CASES:
+        src = os.path.join(args.dir, name + ".mlir")
+        with open(src, "w") as f:
+            f.write(module(name, in_t, out_t, m, n, k, config))
+        proc = subprocess.run(
+            [args.amk_opt, src, "-o", os.devnull, "--amk-verify",
+             f"--amk-lower=bundle-dir={args.dir}"],
+            capture_output=True, text=True)
+        if proc.returncode != 0:
+            first = proc.stderr.strip().splitlines()[0]
+            print(f"{name:28s} rejected by the harness: {first}")
+            continue
+        manifest = json.load(open(os.path.join(args.dir, name + ".json")))
+        estimate = manifest["estimated_regs_per_thread"]
+        ptx = os.path.join(args.dir, name + ".ptx")
+        capped = ptxas_report(args.ptxas, manifest["arch"], ptx)
+        with open(ptx) as f:
+            free_ptx = re.sub(r"^\s*\.maxnreg.*$", "", f.read(), flags=re.M)
+        free_path = os.path.join(args.dir, name + ".free.ptx")
+        with open(free_path, "w") as f:
+            f.write(free_ptx)
+        free = ptxas_report(args.ptxas, manifest["arch"], free_path)
+        verdict = "ok"
+        if capped[0] > estimate or capped[1] > 0:
+            verdict = "BUDGET TOO SMALL"
+            bad += 1
+        elif estimate > 1.5 * free[0] + 16:
+            verdict = "ABSURDLY HIGH"
+            bad += 1
+        print(f"{name:28s} {estimate:8d} {capped[0]:6d} {capped[1]:7d} "
+              f"{free[0]:6d}  {verdict}")
+    print("regcheck: " + ("all estimates conservative and tight"
+                          if not bad else f"{bad} bad estimate(s)"))
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
