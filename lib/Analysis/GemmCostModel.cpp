@@ -106,14 +106,22 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   double residentWarps = double(concurrent * resources.warpsPerBlock);
   double issueEff =
       std::min(1.0, params.issueBase + params.issuePerWarp * residentWarps);
+  // A lone block per SM stalls the whole SM at every barrier of its
+  // multi-stage tensor-core pipeline; with two or more, one block's barrier
+  // overlaps another's math. (The simt double buffer measured no such loss.)
+  if (concurrent == 1 && config.getMath() != MathInst::simt)
+    issueEff *= params.loneBlockEfficiency;
   double peakPerSM = peakGflops / sms; // flop/ns
   cost.computeNs = busiest * flopsPerTile / (peakPerSM * issueEff);
 
   // Shared-memory bandwidth: bytes read from shared memory per FMA.
   double smemBytesPerFma;
   if (config.getMath() == MathInst::simt) {
-    double tm = config.getThread()[0], tn = config.getThread()[1];
-    smemBytesPerFma = 4.0 * (tm + tn) / (tm * tn) / params.smemBroadcast;
+    // Per k step a warp reads WM values of A and WN of B (lanes sharing a
+    // row or column broadcast); each 128-byte wavefront costs one cycle.
+    double wm = config.getWarpM(), wn = config.getWarpN();
+    double wavefronts = std::ceil(4.0 * wm / 128) + std::ceil(4.0 * wn / 128);
+    smemBytesPerFma = 128.0 * wavefronts / (wm * wn);
   } else {
     double wm = config.getWarpM(), wn = config.getWarpN();
     smemBytesPerFma = inBytes * (wm + wn) / (wm * wn);

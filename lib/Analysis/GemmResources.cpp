@@ -79,9 +79,10 @@ int64_t mlir::amk::estimateGemmRegisters(GemmConfigAttr config,
     // cp.async moves data without registers, but every copy a thread issues
     // per stage keeps a 64-bit source address live. Rows that are not 4-byte aligned
     // (vector width 1 of a 16-bit type) are copied through registers
-    // instead: one register per element of the thread's share of a stage.
+    // instead: per element of the thread's share of a stage, its value and
+    // its 64-bit address (ptxas keeps all of a stage's loads in flight).
     if (config.getVector() * inBits < 32)
-      staging = tileElemsPerThread;
+      staging = 3 * tileElemsPerThread; // value + 64-bit address each
     else
       staging = 2 * llvm::divideCeil(tileElemsPerThread, config.getVector());
     break;

@@ -548,6 +548,13 @@ void GemmKernelBuilder::buildMmaSync() {
                  p.transposeA ? bm : bk};
   TileCopy bCopy{bMat, false, !p.transposeB, p.transposeB ? bn : bk,
                  p.transposeB ? bk : bn};
+  // Register-staged copies (vector width 1) waiting for their smem store.
+  SmallVector<std::pair<Value, Value>> registerCopies;
+  auto flushCopies = [&] {
+    for (auto [value, dst] : registerCopies)
+      memref::StoreOp::create(b, value, ring, ValueRange{dst});
+    registerCopies.clear();
+  };
   auto issueTile = [&](const TileCopy &t, Value k0, Value stageBase,
                        SmallVectorImpl<Value> &tokens) {
     int64_t vecsPerRow = t.cols / vec;
@@ -568,10 +575,11 @@ void GemmKernelBuilder::buildMmaSync() {
       Value dst = tileOffset(stageBase, r, col, t.cols);
       if (vec == 1) {
         // No 2-byte cp.async exists: copy through a register, loading the
-        // (in-bounds) first element where the tile leaves the matrix.
+        // (in-bounds) first element where the tile leaves the matrix. The
+        // store to shared memory is deferred (see `flushCopies`) so that the
+        // load's latency overlaps the MMAs of the current k-tile.
         Value v = memref::LoadOp::create(b, t.global, ValueRange{srcR, srcC});
-        memref::StoreOp::create(b, m.select(ok, v, zero(inType)), ring,
-                                ValueRange{dst});
+        registerCopies.push_back({m.select(ok, v, zero(inType)), dst});
         continue;
       }
       auto copy = nvgpu::DeviceAsyncCopyOp::create(
@@ -725,8 +733,10 @@ void GemmKernelBuilder::buildMmaSync() {
   // Prologue: stages - 1 k-tiles in flight. Waits name the last prologue
   // group; cp.async.wait_group only counts groups, the token orders the IR.
   Value groupToken;
-  for (int64_t s = 0; s + 1 < stages; ++s)
+  for (int64_t s = 0; s + 1 < stages; ++s) {
     groupToken = issueStage(m.c(s));
+    flushCopies();
+  }
 
   SmallVector<Value> acc(tilesM * tilesN * 4, f32(0.0));
   auto loop = scf::ForOp::create(b, m.c(0), numK, m.c(1), acc);
@@ -770,6 +780,9 @@ void GemmKernelBuilder::buildMmaSync() {
         }
       }
     }
+    // The refill's register-staged copies land now, after the MMAs; the
+    // next iteration's barrier orders them before any read.
+    flushCopies();
     scf::YieldOp::create(b, accs);
   }
   // Drain the (zero-filling) copies still in flight before the kernel ends.

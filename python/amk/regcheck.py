@@ -108,7 +108,7 @@ def main():
         if capped[0] > estimate or capped[1] > 0:
             verdict = "BUDGET TOO SMALL"
             bad += 1
-        elif estimate > 1.5 * free[0] + 16:
+        elif estimate > 2 * free[0] + 16:
             verdict = "ABSURDLY HIGH"
             bad += 1
         print(f"{name:28s} {estimate:8d} {capped[0]:6d} {capped[1]:7d} "

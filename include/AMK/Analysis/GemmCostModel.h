@@ -47,9 +47,10 @@ struct GemmCostParams {
   double l2UsableFraction = 0.6;
   /// Shared-memory bandwidth per SM per clock, 32-bit words (32 banks).
   double smemWordsPerClock = 32;
-  /// SIMT thread-tile loads partly broadcast across lanes of a warp: the
-  /// effective smem words per FMA are divided by this.
-  double smemBroadcast = 1.5;
+  /// Issue efficiency left when only one block is resident per SM (its
+  /// barriers idle the SM; measured on H200: 256x128 tiles with one block
+  /// per SM ran 15% slower than 128x128 tiles with two).
+  double loneBlockEfficiency = 0.85;
   /// Issue efficiency by resident warps per SM: min(1, base + perWarp*warps).
   double issueBase = 0.5, issuePerWarp = 1.0 / 16;
   /// Fraction of the smaller terms of the roofline added to the largest
