@@ -27,10 +27,13 @@ static constexpr int64_t kMmaBlockK[] = {32, 64};
 static constexpr int64_t kMmaWarpMN[] = {16, 32, 64};
 static constexpr int64_t kMmaStages[] = {2, 3, 4, 5, 6};
 static constexpr int64_t kSimtBlockMN[] = {16, 32, 64, 128};
-// Deeper simt k-tiles unroll more k steps of TM x TN FMAs per stage: on the
-// H200 at 4096^3, BK = 16 and 32 ran 12% and 6% slower than BK = 8
-// (docs/PERF_LOG.md), which the cost model does not capture yet.
-static constexpr int64_t kSimtBlockK[] = {8};
+static constexpr int64_t kSimtBlockK[] = {8, 16, 32};
+/// Heuristic: deeper simt k-tiles only for skinny problems (M or N below
+/// this). On the H200 at 4096^3, BK = 16 and 32 ran 12% and 6% slower than
+/// BK = 8, while a 1x4096x4096 product ran 2.2x faster with BK = 32 than
+/// with BK = 8 (docs/PERF_LOG.md); the cost model does not capture either
+/// yet, and given deep k-tiles it picks small tiles for square problems.
+static constexpr int64_t kSimtDeepKMaxMN = 256;
 static constexpr int64_t kSimtThreadMN[] = {1, 2, 4, 8};
 static constexpr int64_t kSimtLanesM[] = {1, 2, 4, 8, 16, 32};
 static constexpr int64_t kSwizzles[] = {1, 8};
@@ -88,12 +91,18 @@ static void enumerate(const GemmProblem &problem,
       return;
   }
   // f32: SIMT FMAs (also a fallback for tf32, which it computes exactly).
+  auto isSmall = [](int64_t size) {
+    return !ShapedType::isDynamic(size) && size < kSimtDeepKMaxMN;
+  };
+  bool skinny = isSmall(problem.m) || isSmall(problem.n);
   for (int64_t bm : kSimtBlockMN)
     for (int64_t bn : kSimtBlockMN)
       for (int64_t bk : kSimtBlockK)
         for (int64_t tm : kSimtThreadMN)
           for (int64_t tn : kSimtThreadMN)
             for (int64_t lanesM : kSimtLanesM) {
+              if (bk > kSimtBlockK[0] && !skinny)
+                continue;
               int64_t wm = tm * lanesM, wn = tn * (32 / lanesM);
               if (wm > bm || wn > bn || bm % wm || bn % wn)
                 continue;

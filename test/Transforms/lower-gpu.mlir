@@ -1,12 +1,16 @@
 // RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s
-// What the synthesizer generates, before NVVM lowering.
+// What the synthesizer generates, before NVVM lowering. Every gpu.func gets
+// the harness's register estimate as its budget (nvvm.maxnreg; the formula is
+// estimateGemmRegisters in lib/Analysis/GemmResources.cpp).
 
 // mma_sync: cp.async ring, ldmatrix, m16n8k16 MMAs, launched on the tile grid.
+// Registers: acc 128 + fragments 32 + cp.async addresses 16 + overhead 40 =
+// 216 x 1.15 -> 249, which rounds up to 256 but is capped at 255.
 // CHECK-LABEL: func.func @mma
 // CHECK:         %[[SMEM:.*]] = arith.constant 65536 : i32
 // CHECK:         gpu.launch_func @gemm_mma::@gemm_mma blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %[[SMEM]] args(%{{.*}} : memref<4096x4096xbf16>, %{{.*}} : memref<4096x4096xbf16>, %{{.*}} : memref<4096x4096xbf16>)
 // CHECK:       gpu.module @gemm_mma
-// CHECK:         gpu.func @gemm_mma({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK:         gpu.func @gemm_mma({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.maxnreg = 255 : i32}
 // CHECK:           gpu.dynamic_shared_memory
 // CHECK:           nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
 // CHECK:           scf.for
@@ -29,15 +33,21 @@ module attributes {amk.target = #amk.target<"h200">} {
 // -----
 
 // simt on dynamic sizes: grid from memref.dim, register-staged double buffer,
-// masked loads, FMAs, guarded scalar stores (N unknown).
+// masked loads (branch-free: an out-of-bounds element loads (0, 0) and is
+// replaced by 0), FMAs, guarded scalar stores (N unknown).
+// Registers: acc 64 + fragments 32 + staging 16 + overhead 40 = 152 x 1.15
+// -> 175, rounded up to 176.
 // CHECK-LABEL: func.func @simt_dynamic
 // CHECK-DAG:     %[[M:.*]] = memref.dim %{{.*}}, %c0 : memref<?x?xf32>
 // CHECK-DAG:     %[[N:.*]] = memref.dim %{{.*}}, %c1 : memref<?x?xf32>
 // CHECK:         gpu.launch_func @gemm_simt::@gemm_simt
 // CHECK:       gpu.func @gemm_simt
-// CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>
-// CHECK:         scf.if %{{.*}} -> (f32)
-// CHECK:           memref.load
+// CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>, nvvm.maxnreg = 176 : i32
+// CHECK:         %[[OK:.*]] = arith.andi
+// CHECK-NEXT:    %[[R:.*]] = arith.select %[[OK]], %{{.*}}, %c0 : index
+// CHECK-NEXT:    %[[C:.*]] = arith.select %[[OK]], %{{.*}}, %c0 : index
+// CHECK-NEXT:    %[[V:.*]] = memref.load %{{.*}}[%[[R]], %[[C]]] : memref<?x?xf32>
+// CHECK-NEXT:    arith.select %[[OK]], %[[V]], %{{.*}} : f32
 // CHECK:         gpu.barrier
 // CHECK:         scf.for {{.*}} step %c2
 // CHECK:           vector.fma {{.*}} : vector<8xf32>
@@ -54,10 +64,13 @@ module attributes {amk.target = #amk.target<"a100">} {
 // -----
 
 // Batched, transposed B, epilogue: the batch selects subviews on blockIdx.z.
+// Registers: acc 32 + fragments 16 + cp.async addresses 16 + overhead 40 =
+// 104 x 1.15 -> 120.
 // CHECK-LABEL: func.func @batched_epilogue
 // CHECK:         %[[B:.*]] = arith.constant 4 : index
 // CHECK:         gpu.launch_func @gemm_batched::@gemm_batched blocks in (%{{.*}}, %{{.*}}, %[[B]])
 // CHECK:       gpu.func @gemm_batched
+// CHECK-SAME:      nvvm.maxnreg = 120 : i32
 // CHECK:         gpu.block_id z
 // CHECK:         memref.subview
 // CHECK:         nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
@@ -77,8 +90,11 @@ module attributes {amk.target = #amk.target<"rtx4060ti">} {
 // -----
 
 // An odd K leaves rows unaligned: copies go through registers, no cp.async.
+// Registers: acc 32 + fragments 16 + three per staged element (value and
+// 64-bit address) 96 + overhead 40 = 184 x 1.15 = 211.6, rounded up to 216.
 // CHECK-LABEL: func.func @odd_k
 // CHECK:       gpu.func @gemm_odd
+// CHECK-SAME:      nvvm.maxnreg = 216 : i32
 // CHECK-NOT:     nvgpu.device_async_copy
 // CHECK:         memref.load {{.*}} : memref<1000x999xf16>
 // CHECK:         nvvm.mma.sync

@@ -7,12 +7,13 @@
 // calibrated.
 
 // A large square bf16 GEMM: mma_sync with a large tile and several stages.
-// The H200 affords 128x128x64 tiles (32 KiB a stage); the 4060 Ti's 99 KiB
-// hold as many stages only of half as deep a K tile. Every kernel carries its
-// ladder, best first.
+// The H200 affords 128x128x32 tiles of 64x64 warp tiles (16 KiB a stage) with
+// 4 or more stages, two blocks per SM (255 registers per thread); the 4060
+// Ti's 100 KiB per SM hold two blocks of at most 3 stages.
+// Every kernel carries its ladder, best first.
 // CHECK-LABEL: func.func @square_bf16
-//       H200:    amk.kernel "gemm_4096x4096x4096_bf16_f32_f32_nn" config(#amk.gemm_config<block = [128, 128, 64], warp = [{{[0-9]+}}, {{[0-9]+}}], math = mma_sync, inst = [16, 8, 16], stages = {{[4-6]}}, vector = 8, threads = {{[0-9]+}}, swizzle = 8>)
-//        RTX:    amk.kernel "gemm_4096x4096x4096_bf16_f32_f32_nn" config(#amk.gemm_config<block = [{{64|128}}, {{64|128}}, 32], warp = [{{[0-9]+}}, {{[0-9]+}}], math = mma_sync, inst = [16, 8, 16], stages = {{[3-6]}}, vector = 8,
+//       H200:    amk.kernel "gemm_4096x4096x4096_bf16_f32_f32_nn" config(#amk.gemm_config<block = [128, 128, 32], warp = [64, 64], math = mma_sync, inst = [16, 8, 16], stages = {{[4-6]}}, vector = 8, threads = 128
+//        RTX:    amk.kernel "gemm_4096x4096x4096_bf16_f32_f32_nn" config(#amk.gemm_config<block = [{{64|128}}, {{64|128}}, 32], warp = [{{[0-9]+}}, {{[0-9]+}}], math = mma_sync, inst = [16, 8, 16], stages = {{[2-3]}}, vector = 8,
 //  CHECK-SAME:     ladder [#amk.candidate<config = #amk.gemm_config<{{[^>]*}}>, predicted_ns = {{[0-9]+}}>, #amk.candidate<{{.*}}>, #amk.candidate<{{.*}}>, #amk.candidate<{{.*}}>]
 //  CHECK-NEXT:     amk.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<4096x4096xbf16>, memref<4096x4096xbf16>, memref<4096x4096xf32>
 //  CHECK-NEXT:   }
