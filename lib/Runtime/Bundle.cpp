@@ -710,8 +710,8 @@ Status readManifest(ManifestReader &reader, const JsonValue &json,
     reader.noteUnknownKeys(json, "",
                            {"schema", "name", "entry", "cubin", "ptx", "arch",
                             "target", "problem", "config", "block", "grid",
-                            "dynamic_smem_bytes", "args", "verdict",
-                            "cache_key"});
+                            "dynamic_smem_bytes", "estimated_regs_per_thread",
+                            "args", "verdict", "flags", "cache_key"});
   return s;
 }
 
