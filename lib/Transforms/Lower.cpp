@@ -15,6 +15,7 @@
 
 #include "AMK/Analysis/GemmModel.h"
 #include "AMK/Analysis/GemmResources.h"
+#include "AMK/Analysis/KernelSafety.h"
 #include "AMK/Transforms/Bundle.h"
 #include "GemmSynthesis.h"
 
@@ -225,6 +226,14 @@ LogicalResult AMKLowerPass::checkGenerated(LoweredKernel &k,
              << threads << " threads per block; target '" << t.name
              << "' allows " << t.max_threads_per_block;
   }
+  // The kernel checks (barriers, structure) on what was generated.
+  SmallVector<HarnessFinding> findings;
+  for (auto func : k.module.getOps<gpu::GPUFuncOp>())
+    (void)checkKernelSafety(func, findings);
+  for (const HarnessFinding &f : findings)
+    mlir::emitError(f.loc) << "generated kernel rejected: " << f.str();
+  if (!findings.empty())
+    return failure();
   if (k.smemBytes > t.smem_per_block_optin_bytes)
     return k.module.emitError("[AMK-RES-SMEM] generated kernel uses ")
            << k.smemBytes << " B of shared memory; target '" << t.name

@@ -50,6 +50,9 @@ inline constexpr llvm::StringLiteral kOccupancy = "AMK-RES-OCCUPANCY";
 inline constexpr llvm::StringLiteral kGrid = "AMK-RES-GRID";
 inline constexpr llvm::StringLiteral kSynthUnsupported =
     "AMK-SYNTH-UNSUPPORTED";
+inline constexpr llvm::StringLiteral kUnprovable = "AMK-UNPROVABLE";
+inline constexpr llvm::StringLiteral kBarrierDivergent =
+    "AMK-BARRIER-DIVERGENT";
 } // namespace check
 
 // `--amk-verify` sets the discardable unit attribute

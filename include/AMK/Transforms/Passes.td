@@ -129,6 +129,9 @@ def AMKVerifyPass : Pass<"amk-verify", "::mlir::ModuleOp"> {
     name), `message`, `found` and `limit`.
   }];
   let options = [
+    Option<"allowUnprovable", "allow-unprovable", "bool", /*default=*/"false",
+           "report what the analyses cannot model (AMK-UNPROVABLE) as "
+           "warnings instead of errors">,
     Option<"json", "json", "std::string", /*default=*/"",
            "write the findings as JSON to this file ('-': stdout)">,
   ];

@@ -1,0 +1,32 @@
+//===- KernelSafety.h - The harness on GPU kernels --------------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The harness's checks on a lowered kernel (a `gpu.func`, AMK-generated or
+// hand-written), conservative: a false alarm is acceptable, a missed bug is
+// not, and what the analyses cannot model is reported, never accepted.
+//
+//   AMK-UNPROVABLE         unstructured control flow, calls, ops the harness
+//                          does not model
+//   AMK-BARRIER-DIVERGENT  a barrier that not every thread of the block
+//                          reaches (under thread-dependent control)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_ANALYSIS_KERNELSAFETY_H
+#define AMK_ANALYSIS_KERNELSAFETY_H
+
+#include "AMK/Analysis/Harness.h"
+
+namespace mlir::amk {
+
+/// Runs every kernel check on `kernel` (a gpu.func), appending findings.
+/// Returns success iff nothing was appended.
+LogicalResult checkKernelSafety(Operation *kernel,
+                                llvm::SmallVectorImpl<HarnessFinding> &findings);
+
+} // namespace mlir::amk
+
+#endif // AMK_ANALYSIS_KERNELSAFETY_H

@@ -1,0 +1,112 @@
+//===- KernelSafety.cpp - The harness on GPU kernels ----------------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Analysis/KernelSafety.h"
+
+#include "AMK/Analysis/Uniformity.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+static std::string describe(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "'" << op->getName() << "'";
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << " at line " << loc.getLine();
+  return s;
+}
+
+/// Dialects whose ops the harness models (every op of them is either pure
+/// arithmetic, a memory access the checks understand, structured control
+/// flow, or a GPU primitive).
+static bool isModelled(Operation *op) {
+  static const llvm::StringSet<> dialects = {
+      "arith", "math", "memref", "vector", "scf", "gpu", "nvgpu", "index",
+      "affine", "ub",
+      // Branches only occur in multi-block regions, reported as such.
+      "cf"};
+  StringRef dialect = op->getName().getDialectNamespace();
+  if (dialects.contains(dialect))
+    return true;
+  // The NVVM ops AMK's kernels use: special registers, barriers, MMAs.
+  if (dialect == "nvvm")
+    return isa<NVVM::Barrier0Op, NVVM::BarrierOp, NVVM::MmaOp,
+               NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
+               NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp,
+               NVVM::BlockDimXOp, NVVM::BlockDimYOp, NVVM::BlockDimZOp,
+               NVVM::LaneIdOp>(op);
+  // Value plumbing of the NVVM MMA results.
+  return isa<LLVM::ExtractValueOp, LLVM::InsertValueOp, LLVM::UndefOp,
+             LLVM::PoisonOp>(op);
+}
+
+static bool isBarrier(Operation *op) {
+  return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op);
+}
+
+LogicalResult
+mlir::amk::checkKernelSafety(Operation *kernel,
+                             SmallVectorImpl<HarnessFinding> &findings) {
+  size_t before = findings.size();
+  std::string name;
+  if (auto sym = SymbolTable::getSymbolName(kernel))
+    name = sym.str();
+  auto report = [&](StringRef check, Operation *at, const Twine &message) {
+    findings.push_back(
+        HarnessFinding{check.str(), at->getLoc(), name, message.str(), 0, 0});
+  };
+
+  // Structure first: the analyses below need structured control flow and
+  // known ops; anything else is unprovable, not accepted.
+  bool structured = true;
+  kernel->walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      if (!region.empty() && !region.hasOneBlock()) {
+        report(check::kUnprovable, op,
+               "unstructured control flow (a region of " + describe(op) +
+                   " has " + Twine(std::distance(region.begin(), region.end())) +
+                   " blocks): lower to scf to let the harness analyse it");
+        structured = false;
+      }
+    if (op == kernel)
+      return;
+    if (auto call = dyn_cast<CallOpInterface>(op)) {
+      std::string callee = "an indirect callee";
+      if (auto sym = dyn_cast_if_present<SymbolRefAttr>(
+              call.getCallableForCallee()))
+        callee = "'" + sym.getLeafReference().str() + "'";
+      report(check::kUnprovable, op,
+             "calls " + callee + ": the harness does not analyse calls");
+      return;
+    }
+    if (!isModelled(op))
+      report(check::kUnprovable, op,
+             "op " + describe(op) + " is not modelled by the harness");
+  });
+  if (!structured)
+    return failure();
+
+  UniformityInfo uniformity(kernel);
+  kernel->walk([&](Operation *op) {
+    if (!isBarrier(op))
+      return;
+    if (Operation *branch = uniformity.getDivergentAncestor(op))
+      report(check::kBarrierDivergent, op,
+             "barrier " + describe(op) + " is under thread-dependent control: " +
+                 describe(branch) +
+                 " decides by a value derived from the thread id whether (or "
+                 "how often) it runs, so threads of the block can wait "
+                 "forever");
+  });
+  return success(findings.size() == before);
+}
