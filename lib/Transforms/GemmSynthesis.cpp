@@ -551,12 +551,126 @@ void GemmKernelBuilder::buildMmaSync() {
   // Register-staged copies (vector width 1) waiting for their smem store.
   SmallVector<std::pair<Value, Value>> registerCopies;
   auto flushCopies = [&] {
-    for (auto [value, dst] : registerCopies)
-      memref::StoreOp::create(b, value, ring, ValueRange{dst});
+    for (auto [value, dst] : registerCopies) {
+      if (isa<VectorType>(value.getType()))
+        vector::StoreOp::create(b, value, ring, ValueRange{dst},
+                                /*nontemporal=*/false, llvm::MaybeAlign(16));
+      else
+        memref::StoreOp::create(b, value, ring, ValueRange{dst});
+    }
     registerCopies.clear();
+  };
+
+  // Rows that are not even 4-byte aligned (an odd contiguous extent of a
+  // 16-bit type) cannot use cp.async. Rather than one 2-byte load per
+  // element, each thread reads the two aligned 16-byte chunks around its 8
+  // elements from a flat view of the whole buffer, shifts them into place,
+  // masks what lies outside the matrix, and stores 16 bytes to shared memory.
+  const int64_t realignElems = 16 / p.inBytes();
+  auto canRealign = [&](const TileCopy &t) {
+    return vec == 1 && p.inBytes() == 2 &&
+           (t.rows * t.cols) % (threads * realignElems) == 0;
+  };
+  struct FlatView {
+    Value buffer, base, pitch, end;
+  };
+  auto flatView = [&](Value matrix) {
+    auto meta = memref::ExtractStridedMetadataOp::create(b, matrix);
+    Value pitch = meta.getStrides()[0];
+    // One past the matrix's last element, counted from the buffer start.
+    Value end = m.add(meta.getOffset(),
+                      m.add(m.mul(m.sub(meta.getSizes()[0], m.c(1)), pitch),
+                            meta.getSizes()[1]));
+    auto type = MemRefType::get({ShapedType::kDynamic}, inType);
+    Value buffer = memref::ReinterpretCastOp::create(
+        b, type, meta.getBaseBuffer(), OpFoldResult(b.getIndexAttr(0)),
+        ArrayRef<OpFoldResult>{end}, ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    return FlatView{buffer, meta.getOffset(), pitch, end};
+  };
+  std::optional<FlatView> aFlat, bFlat;
+  auto realignedChunk = [&](const FlatView &flat, Value gr, Value gc,
+                            Value rows, Value cols) -> Value {
+    const int64_t n = realignElems;
+    auto chunkType = VectorType::get({n}, inType);
+    Value rowOk = m.lt(gr, rows);
+    Value row = m.select(rowOk, gr, m.c(0));
+    Value start = m.add(flat.base, m.add(m.mul(row, flat.pitch), gc));
+    Value aligned = m.mul(m.div(start, n), n);
+    Value shift = m.sub(start, aligned);
+    // Both chunks in bounds of the buffer, or (rare: the very end of the
+    // matrix) element by element.
+    Value fits = m.lt(m.add(aligned, 2 * n - 1), flat.end);
+    auto ifOp = scf::IfOp::create(b, TypeRange{chunkType}, fits, true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value lo = vector::LoadOp::create(b, chunkType, flat.buffer,
+                                        ValueRange{aligned}, false,
+                                        llvm::MaybeAlign(16));
+      Value hi = vector::LoadOp::create(b, chunkType, flat.buffer,
+                                        ValueRange{m.add(aligned, n)}, false,
+                                        llvm::MaybeAlign(16));
+      // The n elements starting at `shift`: one static shuffle per shift.
+      Value result;
+      for (int64_t sh = n - 1; sh >= 0; --sh) {
+        SmallVector<int64_t> mask;
+        for (int64_t e = 0; e < n; ++e)
+          mask.push_back(sh + e);
+        Value shifted = vector::ShuffleOp::create(b, lo, hi, mask);
+        result = !result ? shifted
+                         : (Value)arith::SelectOp::create(
+                               b, m.lt(shift, m.c(sh + 1)), shifted, result);
+      }
+      scf::YieldOp::create(b, result);
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      SmallVector<Value> elems;
+      Value last = m.sub(flat.end, m.c(1));
+      for (int64_t e = 0; e < n; ++e)
+        elems.push_back(memref::LoadOp::create(
+            b, flat.buffer, ValueRange{m.min(m.add(start, e), last)}));
+      scf::YieldOp::create(b, ValueRange{vector::FromElementsOp::create(
+                                  b, chunkType, elems)});
+    }
+    // Zero what lies past the row's end (the next row's elements) or past
+    // the last row.
+    Value valid = arith::IndexCastOp::create(
+        b, i32Type, m.select(rowOk, m.sub(cols, gc), m.c(0)));
+    auto laneType = VectorType::get({n}, i32Type);
+    SmallVector<int32_t> lanes;
+    for (int32_t e = 0; e < n; ++e)
+      lanes.push_back(e);
+    Value mask = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::slt,
+        arith::ConstantOp::create(b, DenseIntElementsAttr::get(laneType, lanes)),
+        vector::BroadcastOp::create(b, laneType, valid));
+    return arith::SelectOp::create(b, mask, ifOp.getResult(0),
+                                   zero(chunkType));
   };
   auto issueTile = [&](const TileCopy &t, Value k0, Value stageBase,
                        SmallVectorImpl<Value> &tokens) {
+    if (canRealign(t)) {
+      std::optional<FlatView> &flat = t.isA ? aFlat : bFlat;
+      if (!flat) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointAfterValue(t.global);
+        flat = flatView(t.global);
+      }
+      int64_t chunksPerRow = t.cols / realignElems;
+      int64_t chunks = t.rows * t.cols / (threads * realignElems);
+      Value mn0 = t.isA ? m0 : n0;
+      Value mnSize = t.isA ? sizeM : sizeN;
+      Value r0 = t.kMajor ? k0 : mn0, c0 = t.kMajor ? mn0 : k0;
+      Value rows = t.kMajor ? sizeK : mnSize, cols = t.kMajor ? mnSize : sizeK;
+      for (int64_t l = 0; l < chunks; ++l) {
+        Value i = m.add(tid, l * threads);
+        Value r = m.div(i, chunksPerRow);
+        Value col = m.mul(m.rem(i, chunksPerRow), realignElems);
+        registerCopies.push_back(
+            {realignedChunk(*flat, m.add(r0, r), m.add(c0, col), rows, cols),
+             tileOffset(stageBase, r, col, t.cols)});
+      }
+      return;
+    }
     int64_t vecsPerRow = t.cols / vec;
     int64_t copies = t.rows * t.cols / (threads * vec);
     Value mn0 = t.isA ? m0 : n0;

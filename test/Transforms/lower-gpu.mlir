@@ -89,14 +89,19 @@ module attributes {amk.target = #amk.target<"rtx4060ti">} {
 
 // -----
 
-// An odd K leaves rows unaligned: copies go through registers, no cp.async.
+// An odd K leaves rows unaligned: no cp.async; each thread reads the aligned
+// 16-byte chunks around 8 elements from a flat view of the buffer, shifts
+// them into place and masks the part outside the matrix.
 // Registers: acc 32 + fragments 16 + three per staged element (value and
 // 64-bit address) 96 + overhead 40 = 184 x 1.15 = 211.6, rounded up to 216.
 // CHECK-LABEL: func.func @odd_k
 // CHECK:       gpu.func @gemm_odd
 // CHECK-SAME:      nvvm.maxnreg = 216 : i32
 // CHECK-NOT:     nvgpu.device_async_copy
-// CHECK:         memref.load {{.*}} : memref<1000x999xf16>
+// CHECK:         memref.reinterpret_cast %arg0 to offset: [0], sizes: [999000], strides: [1] : memref<1000x999xf16>
+// CHECK:         vector.load {{.*}} {alignment = 16 : i64} : memref<999000xf16, strided<[1]>>, vector<8xf16>
+// CHECK:         vector.shuffle {{.*}} [7, 8, 9, 10, 11, 12, 13, 14]
+// CHECK:         arith.cmpi slt, %{{.*}}, %{{.*}} : vector<8xi32>
 // CHECK:         nvvm.mma.sync
 module attributes {amk.target = #amk.target<"h100">} {
   func.func @odd_k(%a: memref<1000x999xf16>, %b: memref<999x1000xf16>, %c: memref<1000x1000xf32>) {
