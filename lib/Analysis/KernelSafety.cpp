@@ -7,6 +7,7 @@
 #include "AMK/Analysis/KernelSafety.h"
 
 #include "AMK/Analysis/Uniformity.h"
+#include "Bounds.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -107,6 +108,13 @@ mlir::amk::checkKernelSafety(Operation *kernel,
                  " decides by a value derived from the thread id whether (or "
                  "how often) it runs, so threads of the block can wait "
                  "forever");
+  });
+
+  checkKernelBounds(kernel, [&](StringRef check, Operation *at,
+                                const Twine &message, int64_t found,
+                                int64_t limit) {
+    findings.push_back(HarnessFinding{check.str(), at->getLoc(), name,
+                                      message.str(), found, limit});
   });
   return success(findings.size() == before);
 }

@@ -97,6 +97,11 @@ private:
   void setupOperands(gpu::GPUFuncOp func);
   void setupTile();
   Value dimOf(Value memref, int64_t dim, int64_t staticSize);
+  /// Size `dim` of a rank-2 (per-batch) operand: a constant when static.
+  Value operandDim(Value memref, int64_t dim) {
+    return dimOf(memref, dim,
+                 cast<MemRefType>(memref.getType()).getDimSize(dim));
+  }
 
   // Paths.
   void buildSimt();
@@ -243,6 +248,8 @@ void GemmKernelBuilder::storeOutput(Value row, Value col,
   Type outType = p.outType;
   Type f32Type = b.getF32Type();
   int64_t width = values.size();
+  // The bias has its own (equal) size: its reads are clamped by it too.
+  Value biasN = bias ? operandDim(bias, 0) : Value();
   auto finish = [&](Value acc, Value r, Value cIdx) -> Value {
     Value v = acc;
     if (p.alpha != 1.0)
@@ -255,7 +262,8 @@ void GemmKernelBuilder::storeOutput(Value row, Value col,
           b, v, arith::MulFOp::create(b, old, f32(p.beta)));
     }
     if (bias) {
-      Value bv = memref::LoadOp::create(b, bias, ValueRange{cIdx});
+      Value bv = memref::LoadOp::create(
+          b, bias, ValueRange{m.select(m.lt(cIdx, biasN), cIdx, m.c(0))});
       if (outType != f32Type)
         bv = arith::ExtFOp::create(b, f32Type, bv);
       v = arith::AddFOp::create(b, v, bv);
@@ -353,11 +361,11 @@ void GemmKernelBuilder::buildSimt() {
     Value mn0 = isA ? m0 : n0;
     return t.kMajor ? std::make_pair(k0, mn0) : std::make_pair(mn0, k0);
   };
-  auto globalExtent = [&](const TileLoad &t, bool isA) {
-    Value mn = isA ? sizeM : sizeN;
-    return t.kMajor ? std::make_pair(sizeK, mn) : std::make_pair(mn, sizeK);
+  // The operand's own sizes, so that every guard names the buffer it
+  // protects (the harness matches guards to accesses symbolically).
+  auto globalExtent = [&](const TileLoad &t, bool) {
+    return std::make_pair(operandDim(t.global, 0), operandDim(t.global, 1));
   };
-
   auto loadTile = [&](const TileLoad &t, bool isA, Value k0) {
     SmallVector<Value> regs;
     int64_t vecsPerRow = t.cols / vec;
@@ -599,7 +607,10 @@ void GemmKernelBuilder::buildMmaSync() {
     Value shift = m.sub(start, aligned);
     // Both chunks in bounds of the buffer, or (rare: the very end of the
     // matrix) element by element.
-    Value fits = m.lt(m.add(aligned, 2 * n - 1), flat.end);
+    // (`aligned < end` is implied, but states non-negativity for the harness
+    // without trusting index arithmetic not to wrap.)
+    Value fits = m.andi(m.lt(aligned, flat.end),
+                        m.lt(m.add(aligned, 2 * n - 1), flat.end));
     auto ifOp = scf::IfOp::create(b, TypeRange{chunkType}, fits, true);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -658,9 +669,8 @@ void GemmKernelBuilder::buildMmaSync() {
       int64_t chunksPerRow = t.cols / realignElems;
       int64_t chunks = t.rows * t.cols / (threads * realignElems);
       Value mn0 = t.isA ? m0 : n0;
-      Value mnSize = t.isA ? sizeM : sizeN;
       Value r0 = t.kMajor ? k0 : mn0, c0 = t.kMajor ? mn0 : k0;
-      Value rows = t.kMajor ? sizeK : mnSize, cols = t.kMajor ? mnSize : sizeK;
+      Value rows = operandDim(t.global, 0), cols = operandDim(t.global, 1);
       for (int64_t l = 0; l < chunks; ++l) {
         Value i = m.add(tid, l * threads);
         Value r = m.div(i, chunksPerRow);
@@ -674,9 +684,8 @@ void GemmKernelBuilder::buildMmaSync() {
     int64_t vecsPerRow = t.cols / vec;
     int64_t copies = t.rows * t.cols / (threads * vec);
     Value mn0 = t.isA ? m0 : n0;
-    Value mnSize = t.isA ? sizeM : sizeN;
     Value r0 = t.kMajor ? k0 : mn0, c0 = t.kMajor ? mn0 : k0;
-    Value rows = t.kMajor ? sizeK : mnSize, cols = t.kMajor ? mnSize : sizeK;
+    Value rows = operandDim(t.global, 0), cols = operandDim(t.global, 1);
     for (int64_t l = 0; l < copies; ++l) {
       Value i = m.add(tid, l * threads);
       Value r = m.div(i, vecsPerRow);

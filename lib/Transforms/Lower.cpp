@@ -169,6 +169,8 @@ FailureOr<LoweredKernel> AMKLowerPass::lowerKernel(KernelOp kernel) {
   // (.maxnreg), so what was verified is what ptxas must honor.
   (*func)->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                 b.getI32IntegerAttr(k.estimatedRegs));
+  // What every launch provides, for the harness's shared-memory bounds.
+  (*func)->setAttr(kDynamicSmemAttrName, b.getI64IntegerAttr(k.smemBytes));
   // Fold the synthesizer's index arithmetic before anything reads it.
   OpPassManager cleanup(gpu::GPUModuleOp::getOperationName());
   cleanup.addPass(createCanonicalizerPass());

@@ -10,7 +10,7 @@
 // CHECK:         %[[SMEM:.*]] = arith.constant 65536 : i32
 // CHECK:         gpu.launch_func @gemm_mma::@gemm_mma blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %[[SMEM]] args(%{{.*}} : memref<4096x4096xbf16>, %{{.*}} : memref<4096x4096xbf16>, %{{.*}} : memref<4096x4096xbf16>)
 // CHECK:       gpu.module @gemm_mma
-// CHECK:         gpu.func @gemm_mma({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.maxnreg = 255 : i32}
+// CHECK:         gpu.func @gemm_mma({{.*}}) kernel attributes {amk.dynamic_smem_bytes = 65536 : i64, known_block_size = array<i32: 128, 1, 1>, nvvm.maxnreg = 255 : i32}
 // CHECK:           gpu.dynamic_shared_memory
 // CHECK:           nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
 // CHECK:           scf.for

@@ -51,6 +51,7 @@ inline constexpr llvm::StringLiteral kGrid = "AMK-RES-GRID";
 inline constexpr llvm::StringLiteral kSynthUnsupported =
     "AMK-SYNTH-UNSUPPORTED";
 inline constexpr llvm::StringLiteral kUnprovable = "AMK-UNPROVABLE";
+inline constexpr llvm::StringLiteral kOOB = "AMK-OOB";
 inline constexpr llvm::StringLiteral kBarrierDivergent =
     "AMK-BARRIER-DIVERGENT";
 } // namespace check

@@ -12,6 +12,8 @@
 //                          does not model
 //   AMK-BARRIER-DIVERGENT  a barrier that not every thread of the block
 //                          reaches (under thread-dependent control)
+//   AMK-OOB                a memory access that may leave its buffer, for
+//                          the kernel's sizes or (dynamic sizes) any sizes
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +23,12 @@
 #include "AMK/Analysis/Harness.h"
 
 namespace mlir::amk {
+
+/// The dynamic shared memory (bytes) every launch of a kernel provides; the
+/// bounds check needs it for views into `gpu.dynamic_shared_memory`.
+/// `--amk-lower` sets it on the kernels it generates.
+inline constexpr llvm::StringLiteral kDynamicSmemAttrName =
+    "amk.dynamic_smem_bytes";
 
 /// Runs every kernel check on `kernel` (a gpu.func), appending findings.
 /// Returns success iff nothing was appended.

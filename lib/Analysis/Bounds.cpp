@@ -1,0 +1,640 @@
+//===- Bounds.cpp - Every memory access stays inside its buffer -----------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// For every access (memref and vector loads and stores, nvgpu async copies
+// and ldmatrix) and every dimension, prove 0 <= index and index + width <=
+// extent, for all sizes:
+//
+//  1. ranges: upstream IntegerRangeAnalysis (thread ids bounded by
+//     `known_block_size`, loop induction variables by their bounds) gives
+//     index <= umax; enough against a static extent;
+//  2. guards: an enclosing `scf.if` (or the condition of a `select` that
+//     picks the index) asserting `index < extent`, where both sides are
+//     compared symbolically: `memref.dim`, subview and reinterpret_cast sizes
+//     are traced to the size they stand for, so a guard on `dim(%A, 1)`
+//     covers an access of `%A` (or of a batch subview of it) for any `?`;
+//  3. widths: a vector of w elements at a multiple of w under `index < E`,
+//     with E a multiple of w; or at `x + c` under `x + c' < E` with c + w - 1
+//     <= c'.
+//
+// Anything else is a finding: AMK-OOB when a range shows the index can
+// leave the buffer, AMK-UNPROVABLE when the access itself is not modelled.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Bounds.h"
+
+#include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
+#include "mlir/Analysis/DataFlow/Utils.h"
+#include "mlir/Analysis/DataFlowFramework.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::amk;
+
+namespace {
+
+/// What a size stands for: a constant, an SSA value (a dynamic size given
+/// to a view), or a dynamic dimension of a kernel argument.
+struct SymbolicSize {
+  std::optional<int64_t> constant;
+  Value value;
+  Value memref;
+  unsigned dim = 0;
+
+  static SymbolicSize of(int64_t c) { return {c, {}, {}, 0}; }
+  static SymbolicSize of(Value v) { return {std::nullopt, v, {}, 0}; }
+  static SymbolicSize dimOf(Value memref, unsigned dim) {
+    return {std::nullopt, {}, memref, dim};
+  }
+  static SymbolicSize unknown() { return {std::nullopt, {}, {}, 0}; }
+
+  bool isKnown() const { return constant || value || memref; }
+  bool operator==(const SymbolicSize &o) const {
+    if (constant || o.constant)
+      return constant == o.constant;
+    if (value || o.value)
+      return value == o.value;
+    return memref && memref == o.memref && dim == o.dim;
+  }
+};
+
+class BoundsProver {
+public:
+  explicit BoundsProver(Operation *kernel) {
+    dataflow::loadBaselineAnalyses(solver);
+    solver.load<dataflow::IntegerRangeAnalysis>();
+    analysed = succeeded(solver.initializeAndRun(kernel));
+  }
+
+  bool ok() const { return analysed; }
+
+  /// Signed range of an index, or nullopt when unknown.
+  std::optional<ConstantIntRanges> range(Value v) const {
+    auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
+    if (!lattice || lattice->getValue().isUninitialized())
+      return std::nullopt;
+    return lattice->getValue().getValue();
+  }
+
+  /// The size dimension `dim` of `memref` stands for.
+  SymbolicSize sizeOf(Value memref, unsigned dim) const {
+    auto type = cast<MemRefType>(memref.getType());
+    if (!type.isDynamicDim(dim))
+      return SymbolicSize::of(type.getDimSize(dim));
+    if (auto subview = memref.getDefiningOp<memref::SubViewOp>()) {
+      // Map the result dimension to the source's through dropped unit dims.
+      llvm::SmallBitVector dropped = subview.getDroppedDims();
+      SmallVector<OpFoldResult> sizes = subview.getMixedSizes();
+      unsigned seen = 0;
+      for (auto [i, size] : llvm::enumerate(sizes)) {
+        if (dropped.test(i))
+          continue;
+        if (seen++ == dim)
+          return valueSize(size);
+      }
+    }
+    if (auto cast = memref.getDefiningOp<memref::ReinterpretCastOp>())
+      return valueSize(cast.getMixedSizes()[dim]);
+    // A kernel argument's own dimension; anything else is untraceable.
+    if (isa<BlockArgument>(memref))
+      return SymbolicSize::dimOf(memref, dim);
+    return SymbolicSize::unknown();
+  }
+
+  /// What an index-typed bound value stands for.
+  SymbolicSize valueSize(OpFoldResult size) const {
+    if (auto attr = dyn_cast<Attribute>(size))
+      return SymbolicSize::of(cast<IntegerAttr>(attr).getInt());
+    Value v = cast<Value>(size);
+    APInt c;
+    if (matchPattern(v, m_ConstantInt(&c)))
+      return SymbolicSize::of(c.getSExtValue());
+    if (auto dim = v.getDefiningOp<memref::DimOp>())
+      if (std::optional<int64_t> index = dim.getConstantIndex())
+        return sizeOf(dim.getSource(), *index);
+    // Sizes from strided metadata, and an identity layout's row pitch.
+    if (auto meta = v.getDefiningOp<memref::ExtractStridedMetadataOp>()) {
+      Value source = meta.getSource();
+      auto type = cast<MemRefType>(source.getType());
+      for (auto [i, size] : llvm::enumerate(meta.getSizes()))
+        if (size == v)
+          return sizeOf(source, i);
+      if (type.getLayout().isIdentity() && type.getRank() == 2 &&
+          v == meta.getStrides()[0])
+        return sizeOf(source, 1);
+    }
+    return SymbolicSize::of(v);
+  }
+
+  /// Proves `lo >= 0` and `v + width <= size` under `guards` (conditions
+  /// known true at the access).
+  bool proveInBounds(Value v, int64_t width, SymbolicSize size,
+                     ArrayRef<Value> guards, std::string &why) const {
+    std::optional<ConstantIntRanges> r = range(v);
+    if (!r) {
+      why = "its range is unknown";
+      return false;
+    }
+    if (!nonNegative(v, guards, 0)) {
+      why = llvm::formatv("it can be negative ({0})", r->smin().getSExtValue());
+      return false;
+    }
+    if (proveBelow(v, width, size, guards, 0))
+      return true;
+    why = size.constant
+              ? llvm::formatv("its range [{0}, {1}] + {2} exceeds {3}",
+                              r->smin().getSExtValue(),
+                              r->smax().getSExtValue(), width, *size.constant)
+                    .str()
+              : llvm::formatv("its range [{0}, {1}] is not guarded by the "
+                              "dynamic size it indexes",
+                              r->smin().getSExtValue(),
+                              r->smax().getSExtValue())
+                    .str();
+    return false;
+  }
+
+private:
+  /// The largest power-of-two divisor known for `v` (1 when unknown).
+  int64_t divisor(Value v, int depth = 0) const {
+    APInt c;
+    if (matchPattern(v, m_ConstantInt(&c)))
+      return c.isZero() ? int64_t(1) << 30 : std::abs(c.getSExtValue());
+    if (depth > 8)
+      return 1;
+    Operation *op = v.getDefiningOp();
+    if (auto mul = dyn_cast_or_null<arith::MulIOp>(op))
+      return divisor(mul.getLhs(), depth + 1) * divisor(mul.getRhs(), depth + 1);
+    if (auto add = dyn_cast_or_null<arith::AddIOp>(op))
+      return std::gcd(divisor(add.getLhs(), depth + 1),
+                      divisor(add.getRhs(), depth + 1));
+    if (auto sel = dyn_cast_or_null<arith::SelectOp>(op))
+      return std::gcd(divisor(sel.getTrueValue(), depth + 1),
+                      divisor(sel.getFalseValue(), depth + 1));
+    // Low zero bits survive xor; x mod c keeps the common divisor (and is 0
+    // when c divides x).
+    if (auto xorOp = dyn_cast_or_null<arith::XOrIOp>(op))
+      return std::gcd(divisor(xorOp.getLhs(), depth + 1),
+                      divisor(xorOp.getRhs(), depth + 1));
+    APInt modulus;
+    if (auto rem = dyn_cast_or_null<arith::RemUIOp>(op);
+        rem && matchPattern(rem.getRhs(), m_ConstantInt(&modulus))) {
+      int64_t d = divisor(rem.getLhs(), depth + 1);
+      return d % modulus.getSExtValue() == 0
+                 ? int64_t(1) << 30
+                 : std::gcd(d, modulus.getSExtValue());
+    }
+    return 1;
+  }
+
+  /// Proves v >= 0: by its range, or by an unsigned guard `v < size`, or
+  /// through selects and unsigned minima.
+  bool nonNegative(Value v, ArrayRef<Value> guards, int depth) const {
+    if (std::optional<ConstantIntRanges> r = range(v))
+      if (!r->smin().isNegative())
+        return true;
+    if (depth > 8)
+      return false;
+    for (Value guard : guards) {
+      SmallVector<Value> parts;
+      conjuncts(guard, parts);
+      for (Value part : parts)
+        if (auto cmp = part.getDefiningOp<arith::CmpIOp>())
+          if (cmp.getPredicate() == arith::CmpIPredicate::ult &&
+              cmp.getLhs() == v)
+            return true;
+    }
+    Operation *op = v.getDefiningOp();
+    if (auto sel = dyn_cast_or_null<arith::SelectOp>(op)) {
+      SmallVector<Value> withCond(guards.begin(), guards.end());
+      withCond.push_back(sel.getCondition());
+      return nonNegative(sel.getTrueValue(), withCond, depth + 1) &&
+             nonNegative(sel.getFalseValue(), guards, depth + 1);
+    }
+    if (isa_and_nonnull<arith::MinUIOp>(op))
+      return nonNegative(op->getOperand(0), guards, depth + 1) ||
+             nonNegative(op->getOperand(1), guards, depth + 1);
+    APInt c;
+    // x + c with c >= 0 (x is below some size, far from wrapping).
+    if (auto add = dyn_cast_or_null<arith::AddIOp>(op);
+        add && matchPattern(add.getRhs(), m_ConstantInt(&c)) &&
+        !c.isNegative())
+      return nonNegative(add.getLhs(), guards, depth + 1);
+    // size - 1 (every size is at least 1).
+    if (auto sub = dyn_cast_or_null<arith::SubIOp>(op);
+        sub && isSize(sub.getLhs()) &&
+        matchPattern(sub.getRhs(), m_ConstantInt(&c)) && c.getSExtValue() <= 1)
+      return true;
+    return false;
+  }
+
+  /// Whether `v` is the size of a buffer: a `memref.dim`, or a dynamic size
+  /// a view or reinterpret_cast is made with.
+  static bool isSize(Value v) {
+    if (v.getDefiningOp<memref::DimOp>())
+      return true;
+    return llvm::any_of(v.getUsers(), [&](Operation *user) {
+      auto cast = dyn_cast<memref::ReinterpretCastOp>(user);
+      return cast && llvm::is_contained(cast.getSizes(), v);
+    });
+  }
+
+  /// `x + c` as (x, c).
+  static std::pair<Value, int64_t> splitConstant(Value v) {
+    if (auto add = v.getDefiningOp<arith::AddIOp>()) {
+      APInt c;
+      if (matchPattern(add.getRhs(), m_ConstantInt(&c)))
+        return {add.getLhs(), c.getSExtValue()};
+      if (matchPattern(add.getLhs(), m_ConstantInt(&c)))
+        return {add.getRhs(), c.getSExtValue()};
+    }
+    return {v, 0};
+  }
+
+  /// The conjuncts of a condition (`andi` trees).
+  static void conjuncts(Value cond, SmallVectorImpl<Value> &out) {
+    if (auto andOp = cond.getDefiningOp<arith::AndIOp>()) {
+      conjuncts(andOp.getLhs(), out);
+      conjuncts(andOp.getRhs(), out);
+      return;
+    }
+    out.push_back(cond);
+  }
+
+  bool proveBelow(Value v, int64_t width, SymbolicSize size,
+                  ArrayRef<Value> guards, int depth) const {
+    if (depth > 8)
+      return false;
+    // 1. Ranges against a static size.
+    if (size.constant) {
+      if (std::optional<ConstantIntRanges> r = range(v)) {
+        int64_t max = r->smax().getSExtValue();
+        // An index that is a multiple of the width, below a size that is
+        // one too, is at most size - width.
+        if (width > 1 && divisor(v) % width == 0 &&
+            *size.constant % width == 0)
+          max = max / width * width;
+        if (max + width <= *size.constant)
+          return true;
+      }
+    }
+    // Every size is at least 1 (the verifier rejects static zero sizes; the
+    // runtime rejects dynamic ones): element 0 is always in bounds.
+    if (std::optional<ConstantIntRanges> r = range(v))
+      if (r->smax().getSExtValue() + width <= 1)
+        return true;
+    // 2/3. A guard `x + c' < size` covering `v = x + c` and its width.
+    auto [base, offset] = splitConstant(v);
+    for (Value guard : guards) {
+      SmallVector<Value> parts;
+      conjuncts(guard, parts);
+      for (Value part : parts) {
+        auto cmp = part.getDefiningOp<arith::CmpIOp>();
+        if (!cmp || (cmp.getPredicate() != arith::CmpIPredicate::ult &&
+                     cmp.getPredicate() != arith::CmpIPredicate::slt))
+          continue;
+        SymbolicSize guardSize = valueSize(cmp.getRhs());
+        auto [gBase, gOffset] = splitConstant(cmp.getLhs());
+        if (gBase != base)
+          continue;
+        // The guard's bound: the size itself, or a constant no larger.
+        int64_t slack = 0;
+        if (guardSize.constant && size.constant &&
+            *guardSize.constant <= *size.constant)
+          slack = *size.constant - *guardSize.constant;
+        else if (!(guardSize == size))
+          continue;
+        // base + gOffset < bound, so base + gOffset + 1 + slack <= size.
+        if (offset + width - 1 <= gOffset + slack)
+          return true;
+        // A vector at a multiple of its width below a bound that is a
+        // multiple of it ends at the bound at most.
+        if (offset == gOffset && guardSize.constant &&
+            *guardSize.constant % width == 0 && divisor(v) % width == 0)
+          return true;
+      }
+    }
+    Operation *op = v.getDefiningOp();
+    // A select proves both ways: the true value under its condition.
+    if (auto sel = dyn_cast_or_null<arith::SelectOp>(op)) {
+      SmallVector<Value> withCond(guards.begin(), guards.end());
+      withCond.push_back(sel.getCondition());
+      return proveBelow(sel.getTrueValue(), width, size, withCond,
+                        depth + 1) &&
+             proveBelow(sel.getFalseValue(), width, size, guards, depth + 1);
+    }
+    // min(x, y) is below the size if either is.
+    if (isa_and_nonnull<arith::MinUIOp, arith::MinSIOp>(op))
+      return proveBelow(op->getOperand(0), width, size, guards, depth + 1) ||
+             proveBelow(op->getOperand(1), width, size, guards, depth + 1);
+    // size - k, for k >= width (sizes are at least 1 by contract).
+    if (auto sub = dyn_cast_or_null<arith::SubIOp>(op)) {
+      APInt k;
+      if (valueSize(sub.getLhs()) == size &&
+          matchPattern(sub.getRhs(), m_ConstantInt(&k)) &&
+          k.getSExtValue() >= width)
+        return true;
+    }
+    return false;
+  }
+
+  DataFlowSolver solver;
+  bool analysed = false;
+};
+
+/// One access: a memref, its indices, the elements it touches along the last
+/// dimension, and a condition under which it happens (null: always).
+struct Access {
+  Operation *op;
+  Value memref;
+  SmallVector<Value> indices;
+  int64_t width;
+  Value condition;
+  StringRef what;
+};
+
+/// The accesses an op makes, or failure if it touches memory in a way the
+/// harness does not model.
+static FailureOr<SmallVector<Access>> getAccesses(Operation *op) {
+  SmallVector<Access> out;
+  auto add = [&](Value memref, ValueRange indices, int64_t width,
+                 StringRef what, Value cond = {}) {
+    out.push_back(Access{op, memref, SmallVector<Value>(indices), width,
+                         cond, what});
+  };
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    add(load.getMemRef(), load.getIndices(), 1, "load");
+  else if (auto store = dyn_cast<memref::StoreOp>(op))
+    add(store.getMemRef(), store.getIndices(), 1, "store");
+  else if (auto load = dyn_cast<vector::LoadOp>(op))
+    add(load.getBase(), load.getIndices(),
+        load.getVectorType().getShape().back(), "vector load");
+  else if (auto store = dyn_cast<vector::StoreOp>(op))
+    add(store.getBase(), store.getIndices(),
+        store.getVectorType().getShape().back(), "vector store");
+  else if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op))
+    // Each lane supplies one 16-byte row address.
+    add(ld.getSrcMemref(), ld.getIndices(),
+        16 / (cast<MemRefType>(ld.getSrcMemref().getType())
+                  .getElementTypeBitWidth() /
+              8),
+        "ldmatrix row");
+  else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+    int64_t dstElems = copy.getDstElements().getZExtValue();
+    add(copy.getDst(), copy.getDstIndices(), dstElems, "cp.async destination");
+    // The source reads srcElements (when given): `select(c, n, 0)` reads n
+    // elements under c and nothing otherwise.
+    Value srcElems = copy.getSrcElements();
+    APInt n;
+    if (!srcElems)
+      add(copy.getSrc(), copy.getSrcIndices(), dstElems, "cp.async source");
+    else if (matchPattern(srcElems, m_ConstantInt(&n))) {
+      if (!n.isZero())
+        add(copy.getSrc(), copy.getSrcIndices(), n.getSExtValue(),
+            "cp.async source");
+    } else if (auto sel = srcElems.getDefiningOp<arith::SelectOp>();
+               sel && matchPattern(sel.getTrueValue(), m_ConstantInt(&n)) &&
+               matchPattern(sel.getFalseValue(), m_Zero()))
+      add(copy.getSrc(), copy.getSrcIndices(), n.getSExtValue(),
+          "cp.async source", sel.getCondition());
+    else
+      return failure();
+  } else if (isa<memref::ViewOp, memref::SubViewOp, memref::ReinterpretCastOp,
+                 memref::ExtractStridedMetadataOp, memref::DimOp,
+                 gpu::DynamicSharedMemoryOp>(op)) {
+    // Views: their extents are checked where they are used (see below).
+  } else if (auto iface = dyn_cast<MemoryEffectOpInterface>(op)) {
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (auto &effect : effects)
+      if (isa_and_nonnull<Value>(effect.getValue()) &&
+          isa<BaseMemRefType>(effect.getValue().getType()))
+        return failure();
+  }
+  return out;
+}
+
+/// Flattens an `addi` tree into its addends.
+static void addends(Value v, SmallVectorImpl<Value> &out) {
+  if (auto add = v.getDefiningOp<arith::AddIOp>()) {
+    addends(add.getLhs(), out);
+    addends(add.getRhs(), out);
+    return;
+  }
+  out.push_back(v);
+}
+
+/// Whether `view` is a flat 1-D view of exactly the elements a rank-2
+/// row-major matrix X spans in its buffer: offset 0, stride 1, size
+/// `offset(X) + (size0(X) - 1) * stride0(X) + size1(X)` (X's last element
+/// plus one), taken from X's type where static and from
+/// `memref.extract_strided_metadata(X)` or `memref.dim` where not. Accesses
+/// below that size are then inside X's allocation.
+static bool isFlatViewOfMatrix(memref::ReinterpretCastOp view,
+                               const BoundsProver &prover) {
+  auto constant = [](OpFoldResult r) -> std::optional<int64_t> {
+    if (auto attr = dyn_cast<Attribute>(r))
+      return cast<IntegerAttr>(attr).getInt();
+    APInt c;
+    if (matchPattern(cast<Value>(r), m_ConstantInt(&c)))
+      return c.getSExtValue();
+    return std::nullopt;
+  };
+  if (view.getType().getRank() != 1 ||
+      constant(view.getMixedOffsets()[0]) != 0 ||
+      constant(view.getMixedStrides()[0]) != 1)
+    return false;
+  // The matrix: the source itself, or the one whose base buffer it is.
+  Value matrix = view.getSource();
+  auto meta = matrix.getDefiningOp<memref::ExtractStridedMetadataOp>();
+  if (meta)
+    matrix = meta.getSource();
+  auto type = dyn_cast<MemRefType>(matrix.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type || type.getRank() != 2 ||
+      failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1)
+    return false;
+
+  OpFoldResult size = view.getMixedSizes()[0];
+  if (type.hasStaticShape() && !ShapedType::isDynamic(offset) &&
+      !ShapedType::isDynamic(strides[0]))
+    return constant(size) ==
+           offset + (type.getDimSize(0) - 1) * strides[0] + type.getDimSize(1);
+  auto value = dyn_cast<Value>(size);
+  if (!value)
+    return false;
+  SymbolicSize rows = prover.sizeOf(matrix, 0), cols = prover.sizeOf(matrix, 1);
+  auto isStride0 = [&](Value v) {
+    if (meta && v == meta.getStrides()[0])
+      return true;
+    SymbolicSize s = prover.valueSize(v);
+    if (!ShapedType::isDynamic(strides[0]))
+      return s.constant == strides[0];
+    // An identity layout's row pitch is its row length.
+    return type.getLayout().isIdentity() && s == cols;
+  };
+  auto isRowsMinusOne = [&](Value v) {
+    APInt c;
+    if (auto sub = v.getDefiningOp<arith::SubIOp>())
+      return prover.valueSize(sub.getLhs()) == rows &&
+             matchPattern(sub.getRhs(), m_ConstantInt(&c)) && c == 1;
+    if (auto add = v.getDefiningOp<arith::AddIOp>())
+      return prover.valueSize(add.getLhs()) == rows &&
+             matchPattern(add.getRhs(), m_ConstantInt(&c)) && c.isAllOnes();
+    return false;
+  };
+  SmallVector<Value> terms;
+  addends(value, terms);
+  bool sawOffset = !ShapedType::isDynamic(offset) && offset == 0;
+  bool sawSpan = false, sawCols = false;
+  for (Value term : terms) {
+    APInt c;
+    if (!sawOffset && ((meta && term == meta.getOffset()) ||
+                       (matchPattern(term, m_ConstantInt(&c)) &&
+                        c.getSExtValue() == offset))) {
+      sawOffset = true;
+      continue;
+    }
+    if (!sawCols && prover.valueSize(term) == cols) {
+      sawCols = true;
+      continue;
+    }
+    auto mul = term.getDefiningOp<arith::MulIOp>();
+    if (!sawSpan && mul &&
+        ((isRowsMinusOne(mul.getLhs()) && isStride0(mul.getRhs())) ||
+         (isRowsMinusOne(mul.getRhs()) && isStride0(mul.getLhs())))) {
+      sawSpan = true;
+      continue;
+    }
+    return false;
+  }
+  return sawOffset && sawSpan && sawCols;
+}
+
+} // namespace
+
+void mlir::amk::checkKernelBounds(
+    Operation *kernel, llvm::function_ref<void(StringRef, Operation *,
+                                               const Twine &, int64_t, int64_t)>
+                           report) {
+  BoundsProver prover(kernel);
+  if (!prover.ok()) {
+    report(check::kUnprovable, kernel, "integer range analysis failed", 0, 0);
+    return;
+  }
+  // The dynamic shared memory a launch provides, if the kernel says.
+  std::optional<int64_t> smemBytes;
+  if (auto attr = kernel->getAttrOfType<IntegerAttr>(kDynamicSmemAttrName))
+    smemBytes = attr.getInt();
+
+  kernel->walk([&](Operation *op) {
+    // Views into dynamic shared memory must fit in what the launch gives.
+    if (auto view = dyn_cast<memref::ViewOp>(op)) {
+      auto type = view.getType();
+      if (!view.getSource().getDefiningOp<gpu::DynamicSharedMemoryOp>() ||
+          !type.hasStaticShape()) {
+        report(check::kUnprovable, op,
+               "memref.view of anything but dynamic shared memory, or with a "
+               "dynamic shape, is not modelled",
+               0, 0);
+        return;
+      }
+      std::optional<ConstantIntRanges> offset =
+          prover.range(view.getByteShift());
+      int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+      if (!smemBytes) {
+        report(check::kUnprovable, op,
+               llvm::Twine("dynamic shared memory without '") +
+                   kDynamicSmemAttrName +
+                   "' on the kernel: its size is unknown",
+               0, 0);
+      } else if (!offset || offset->smax().getSExtValue() + bytes > *smemBytes) {
+        int64_t end = offset ? offset->smax().getSExtValue() + bytes : -1;
+        report(check::kOOB, op,
+               llvm::formatv("shared-memory view of {0} B at offset up to {1} "
+                             "ends at {2} B, past the {3} B the launch provides",
+                             bytes,
+                             offset ? offset->smax().getSExtValue() : -1, end,
+                             *smemBytes),
+               end, *smemBytes);
+      }
+      return;
+    }
+    // Reinterpreted views must not reach past their source's elements.
+    if (auto cast = dyn_cast<memref::ReinterpretCastOp>(op)) {
+      if (!isFlatViewOfMatrix(cast, prover))
+        report(check::kUnprovable, op,
+               "memref.reinterpret_cast other than a flat view of a "
+               "row-major matrix's own elements is not modelled",
+               0, 0);
+      return;
+    }
+    FailureOr<SmallVector<Access>> accesses = getAccesses(op);
+    if (failed(accesses)) {
+      report(check::kUnprovable, op,
+             llvm::Twine("memory access by '") + op->getName().getStringRef() +
+                 "' is not modelled by the bounds check",
+             0, 0);
+      return;
+    }
+    if (accesses->empty())
+      return;
+    // Conditions known true here: enclosing scf.if then-branches.
+    SmallVector<Value> guards;
+    for (Operation *child = op, *parent = op->getParentOp();
+         parent && child != kernel;
+         child = parent, parent = parent->getParentOp())
+      if (auto ifOp = dyn_cast<scf::IfOp>(parent))
+        if (child->getParentRegion() == &ifOp.getThenRegion())
+          guards.push_back(ifOp.getCondition());
+    for (Access &access : *accesses) {
+      auto type = cast<MemRefType>(access.memref.getType());
+      SmallVector<Value> localGuards(guards);
+      if (access.condition)
+        localGuards.push_back(access.condition);
+      for (auto [dim, index] : llvm::enumerate(access.indices)) {
+        bool last = dim + 1 == access.indices.size();
+        int64_t width = last ? access.width : 1;
+        SymbolicSize size = prover.sizeOf(access.memref, dim);
+        std::string why;
+        if (!size.isKnown()) {
+          report(check::kUnprovable, op,
+                 llvm::formatv("{0} of {1}: dimension {2} has a size the "
+                               "bounds check cannot trace",
+                               access.what, type, dim),
+                 0, 0);
+          continue;
+        }
+        if (prover.proveInBounds(index, width, size, localGuards, why))
+          continue;
+        std::optional<ConstantIntRanges> r = prover.range(index);
+        int64_t found = r ? r->smax().getSExtValue() + width : -1;
+        report(check::kOOB, op,
+               llvm::formatv("{0} of {1} may leave the buffer in dimension "
+                             "{2}: index{3} {4}",
+                             access.what, type, dim,
+                             width > 1 ? llvm::formatv(" (+{0} elements)",
+                                                       width)
+                                             .str()
+                                       : std::string(),
+                             why),
+               found, size.constant ? *size.constant : -1);
+      }
+    }
+  });
+}
