@@ -56,7 +56,7 @@ static bool isBarrier(Operation *op) {
 }
 
 LogicalResult
-mlir::amk::checkKernelSafety(Operation *kernel,
+mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
                              SmallVectorImpl<HarnessFinding> &findings) {
   size_t before = findings.size();
   std::string name;
@@ -66,6 +66,35 @@ mlir::amk::checkKernelSafety(Operation *kernel,
     findings.push_back(
         HarnessFinding{check.str(), at->getLoc(), name, message.str(), 0, 0});
   };
+
+  // Launch resources against the target.
+  if (target) {
+    if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel)) {
+      if (std::optional<DenseI32ArrayAttr> block = func.getKnownBlockSizeAttr()) {
+        int64_t threads = 1;
+        for (int32_t d : block->asArrayRef())
+          threads *= d;
+        if (threads > target->max_threads_per_block)
+          findings.push_back(HarnessFinding{
+              check::kThreads.str(), kernel->getLoc(), name,
+              (Twine(threads) + " threads per block exceed the limit " +
+               Twine(target->max_threads_per_block) + " of target '" +
+               target->name + "'")
+                  .str(),
+              threads, target->max_threads_per_block});
+      }
+    }
+    if (auto smem = kernel->getAttrOfType<IntegerAttr>(kDynamicSmemAttrName))
+      if (smem.getInt() > target->smem_per_block_optin_bytes)
+        findings.push_back(HarnessFinding{
+            check::kSmem.str(), kernel->getLoc(), name,
+            (Twine("dynamic shared memory ") + Twine(smem.getInt()) +
+             " B exceeds the opt-in limit " +
+             Twine(target->smem_per_block_optin_bytes) + " B of target '" +
+             target->name + "'")
+                .str(),
+            smem.getInt(), target->smem_per_block_optin_bytes});
+  }
 
   // Structure first: the analyses below need structured control flow and
   // known ops; anything else is unprovable, not accepted.

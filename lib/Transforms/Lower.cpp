@@ -231,7 +231,7 @@ LogicalResult AMKLowerPass::checkGenerated(LoweredKernel &k,
   // The kernel checks (barriers, structure) on what was generated.
   SmallVector<HarnessFinding> findings;
   for (auto func : k.module.getOps<gpu::GPUFuncOp>())
-    (void)checkKernelSafety(func, findings);
+    (void)checkKernelSafety(func, &t, findings);
   for (const HarnessFinding &f : findings)
     mlir::emitError(f.loc) << "generated kernel rejected: " << f.str();
   if (!findings.empty())

@@ -66,11 +66,15 @@ struct AMKVerifyPass : public amk::impl::AMKVerifyPassBase<AMKVerifyPass> {
     });
 
     // Lowered kernels (generated or hand-written): the kernel checks.
+    std::optional<TargetSpec> spec;
+    if (targetAttr)
+      spec = targetAttr.getSpec();
     module.walk([&](gpu::GPUFuncOp func) {
       if (!func.isKernel())
         return;
       ++kernels;
-      if (succeeded(checkKernelSafety(func, findings)))
+      if (succeeded(checkKernelSafety(func, spec ? &*spec : nullptr,
+                                      findings)))
         ++verified;
     });
 

@@ -30,9 +30,11 @@ namespace mlir::amk {
 inline constexpr llvm::StringLiteral kDynamicSmemAttrName =
     "amk.dynamic_smem_bytes";
 
-/// Runs every kernel check on `kernel` (a gpu.func), appending findings.
+/// Runs every kernel check on `kernel` (a gpu.func), appending findings;
+/// with a target, also its launch resources (threads from
+/// `known_block_size`, dynamic shared memory from `amk.dynamic_smem_bytes`).
 /// Returns success iff nothing was appended.
-LogicalResult checkKernelSafety(Operation *kernel,
+LogicalResult checkKernelSafety(Operation *kernel, const TargetSpec *target,
                                 llvm::SmallVectorImpl<HarnessFinding> &findings);
 
 } // namespace mlir::amk
