@@ -336,12 +336,25 @@ void GemmKernelBuilder::buildSimt() {
                                       AffineMap(), wg)));
   }
 
-  // Which thread holds which part of the output tile.
-  int64_t warpsN = bn / wn, lanesN = wn / tn;
-  Value rowBase = m.add(m.mul(m.div(warp, warpsN), wm),
-                        m.mul(m.div(lane, lanesN), tm));
-  Value colBase = m.add(m.mul(m.rem(warp, warpsN), wn),
-                        m.mul(m.rem(lane, lanesN), tn));
+  // Which thread holds which part of the output tile. A thread's TM x TN
+  // tile is split into chunks of up to 4 rows and 4 columns spread over the
+  // warp tile (chunk q of the columns starts at q * WN / chunks), so that one
+  // 16-byte shared-memory read of the warp covers 128 contiguous bytes:
+  // conflict-free, where contiguous 8-wide thread tiles conflict 2-way.
+  int64_t warpsN = bn / wn, lanesN = wn / tn, lanesM = wm / tm;
+  const int64_t tmv = std::min<int64_t>(tm, 4), tnv = std::min<int64_t>(tn, 4);
+  const int64_t chunksM = tm / tmv, chunksN = tn / tnv;
+  Value warpRow = m.mul(m.div(warp, warpsN), wm);
+  Value warpCol = m.mul(m.rem(warp, warpsN), wn);
+  Value laneRow = m.mul(m.div(lane, lanesN), tmv);
+  Value laneCol = m.mul(m.rem(lane, lanesN), tnv);
+  // First row (column) of chunk q, inside the block tile.
+  auto rowChunk = [&](int64_t q) {
+    return m.add(warpRow, m.add(laneRow, q * lanesM * tmv));
+  };
+  auto colChunk = [&](int64_t q) {
+    return m.add(warpCol, m.add(laneCol, q * lanesN * tnv));
+  };
 
   // Global -> register staging. Each thread moves `loads` vectors of each
   // tile; vector i covers `vec` consecutive elements of a contiguous row.
@@ -426,19 +439,31 @@ void GemmKernelBuilder::buildSimt() {
   // Main loop, unrolled by the two stages so each buffer is a static view.
   // Iteration kt computes stage kt % 2 and fills stage (kt + 1) % 2.
   auto computeStage = [&](Value aS, Value bS, SmallVector<Value> &acc) {
-    int64_t alignA = std::min<int64_t>(16, tm * 4);
-    int64_t alignB = std::min<int64_t>(16, tn * 4);
+    auto aChunkType = VectorType::get({tmv}, f32Type);
+    auto bChunkType = VectorType::get({tnv}, f32Type);
     for (int64_t kk = 0; kk < bk; ++kk) {
       Value k = m.c(kk);
-      Value av = vector::LoadOp::create(b, VectorType::get({tm}, f32Type), aS,
-                                        ValueRange{k, rowBase}, false,
-                                        llvm::MaybeAlign(alignA));
-      Value bv = vector::LoadOp::create(b, accType, bS,
-                                        ValueRange{k, colBase}, false,
-                                        llvm::MaybeAlign(alignB));
+      SmallVector<Value> a;
+      for (int64_t q = 0; q < chunksM; ++q) {
+        Value chunk = vector::LoadOp::create(b, aChunkType, aS,
+                                             ValueRange{k, rowChunk(q)}, false,
+                                             llvm::MaybeAlign(tmv * 4));
+        for (int64_t e = 0; e < tmv; ++e)
+          a.push_back(vector::ExtractOp::create(b, chunk, e));
+      }
+      Value bv = vector::LoadOp::create(b, bChunkType, bS,
+                                        ValueRange{k, colChunk(0)}, false,
+                                        llvm::MaybeAlign(tnv * 4));
+      if (chunksN == 2) {
+        Value hi = vector::LoadOp::create(b, bChunkType, bS,
+                                          ValueRange{k, colChunk(1)}, false,
+                                          llvm::MaybeAlign(tnv * 4));
+        bv = vector::ShuffleOp::create(b, bv, hi,
+                                       ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6,
+                                                         7});
+      }
       for (int64_t i = 0; i < tm; ++i) {
-        Value ai = vector::ExtractOp::create(b, av, i);
-        Value splat = vector::BroadcastOp::create(b, accType, ai);
+        Value splat = vector::BroadcastOp::create(b, accType, a[i]);
         acc[i] = vector::FMAOp::create(b, splat, bv, acc[i]);
       }
     }
@@ -483,13 +508,17 @@ void GemmKernelBuilder::buildSimt() {
     scf::YieldOp::create(b, second.getResults());
   }
 
-  // Epilogue.
+  // Epilogue: row i is row i % tmv of chunk i / tmv; each column chunk is a
+  // run of tnv contiguous columns.
   for (int64_t i = 0; i < tm; ++i) {
-    Value row = m.add(m.add(m0, rowBase), i);
-    SmallVector<Value> vals;
-    for (int64_t j = 0; j < tn; ++j)
-      vals.push_back(vector::ExtractOp::create(b, loop.getResult(i), j));
-    storeOutput(row, m.add(n0, colBase), vals);
+    Value row = m.add(m0, m.add(rowChunk(i / tmv), i % tmv));
+    for (int64_t q = 0; q < chunksN; ++q) {
+      SmallVector<Value> vals;
+      for (int64_t j = 0; j < tnv; ++j)
+        vals.push_back(
+            vector::ExtractOp::create(b, loop.getResult(i), q * tnv + j));
+      storeOutput(row, m.add(n0, colChunk(q)), vals);
+    }
   }
 }
 
