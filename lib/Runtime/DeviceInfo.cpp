@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AMK/Runtime/DeviceInfo.h"
+#include "AMK/Runtime/Json.h"
 
 #include <cuda.h>
 
@@ -67,58 +68,6 @@ bool check(CUresult result, const std::string &what, std::string &error) {
     error += std::string(" (") + desc + ")";
   return false;
 }
-
-/// Appends `s` as a JSON string literal.
-void appendString(std::string &out, const std::string &s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\b': out += "\\b"; break;
-    case '\f': out += "\\f"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
-    default:
-      if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-        out += buf;
-      } else {
-        out += static_cast<char>(c); // UTF-8 passes through unchanged.
-      }
-    }
-  }
-  out += '"';
-}
-
-/// Writes the members of one JSON object, one per line, with commas between.
-class ObjectWriter {
-public:
-  ObjectWriter(std::string &out, int indent) : out(out), indent(indent) {}
-
-  void key(const char *k) {
-    out += first ? "\n" : ",\n";
-    first = false;
-    out.append(indent, ' ');
-    appendString(out, k);
-    out += ": ";
-  }
-  void field(const char *k, int64_t v) {
-    key(k);
-    out += std::to_string(v);
-  }
-  void field(const char *k, const std::string &v) {
-    key(k);
-    appendString(out, v);
-  }
-
-private:
-  std::string &out;
-  int indent;
-  bool first = true;
-};
 
 } // namespace
 
@@ -239,24 +188,23 @@ bool amk::runtime::queryDevice(int ordinal, DeviceInfo &info,
 }
 
 std::string amk::runtime::toJSON(const DeviceInfo &info) {
-  std::string out = "{";
-  ObjectWriter top(out, 2);
-  top.field("name", info.name);
-#define AMK_TARGET_INT(key, doc) top.field(#key, info.key);
-#define AMK_TARGET_STR(key, doc) top.field(#key, info.key);
+  JsonValue top = JsonValue::object();
+  top.set("name", JsonValue::string(info.name));
+#define AMK_TARGET_INT(key, doc) top.set(#key, JsonValue::integer(info.key));
+#define AMK_TARGET_STR(key, doc) top.set(#key, JsonValue::string(info.key));
 #include "AMK/Target/TargetFields.def"
-
-  top.key("info");
-  out += "{";
-  ObjectWriter sub(out, 4);
-  sub.field("device_name", info.name);
-  sub.field("compute_capability", std::to_string(info.cc_major) + "." +
-                                      std::to_string(info.cc_minor));
-  sub.field("driver_version", info.driver_version);
-  sub.field("memory_clock_mhz", info.memory_clock_mhz);
-  sub.field("memory_bus_width_bits", info.memory_bus_width_bits);
-  sub.field("total_global_mem_bytes", info.total_global_mem_bytes);
-  sub.field("source", std::string("amk-device-info (CUDA driver API)"));
-  out += "\n  }\n}\n";
-  return out;
+  JsonValue sub = JsonValue::object();
+  sub.set("device_name", JsonValue::string(info.name));
+  sub.set("compute_capability",
+          JsonValue::string(std::to_string(info.cc_major) + "." +
+                            std::to_string(info.cc_minor)));
+  sub.set("driver_version", JsonValue::integer(info.driver_version));
+  sub.set("memory_clock_mhz", JsonValue::integer(info.memory_clock_mhz));
+  sub.set("memory_bus_width_bits",
+          JsonValue::integer(info.memory_bus_width_bits));
+  sub.set("total_global_mem_bytes",
+          JsonValue::integer(info.total_global_mem_bytes));
+  sub.set("source", JsonValue::string("amk-device-info (CUDA driver API)"));
+  top.set("info", std::move(sub));
+  return toJsonString(top) + "\n";
 }

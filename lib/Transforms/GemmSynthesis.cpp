@@ -686,6 +686,25 @@ void GemmKernelBuilder::buildMmaSync() {
     return arith::SelectOp::create(b, mask, ifOp.getResult(0),
                                    zero(chunkType));
   };
+  // Calls fn(r, col, gr, gc, rows, cols) for each piece of `width`
+  // elements this thread moves of tile `t`: (r, col) inside the tile, (gr,
+  // gc) in the operand, whose sizes are rows x cols.
+  auto forEachPiece = [&](const TileCopy &t, Value k0, int64_t width,
+                          function_ref<void(Value, Value, Value, Value, Value,
+                                            Value)>
+                              fn) {
+    int64_t perRow = t.cols / width;
+    int64_t pieces = t.rows * t.cols / (threads * width);
+    Value mn0 = t.isA ? m0 : n0;
+    Value r0 = t.kMajor ? k0 : mn0, c0 = t.kMajor ? mn0 : k0;
+    Value rows = operandDim(t.global, 0), cols = operandDim(t.global, 1);
+    for (int64_t l = 0; l < pieces; ++l) {
+      Value i = m.add(tid, l * threads);
+      Value r = m.div(i, perRow);
+      Value col = m.mul(m.rem(i, perRow), width);
+      fn(r, col, m.add(r0, r), m.add(c0, col), rows, cols);
+    }
+  };
   auto issueTile = [&](const TileCopy &t, Value k0, Value stageBase,
                        SmallVectorImpl<Value> &tokens) {
     if (canRealign(t)) {
@@ -695,31 +714,17 @@ void GemmKernelBuilder::buildMmaSync() {
         b.setInsertionPointAfterValue(t.global);
         flat = flatView(t.global);
       }
-      int64_t chunksPerRow = t.cols / realignElems;
-      int64_t chunks = t.rows * t.cols / (threads * realignElems);
-      Value mn0 = t.isA ? m0 : n0;
-      Value r0 = t.kMajor ? k0 : mn0, c0 = t.kMajor ? mn0 : k0;
-      Value rows = operandDim(t.global, 0), cols = operandDim(t.global, 1);
-      for (int64_t l = 0; l < chunks; ++l) {
-        Value i = m.add(tid, l * threads);
-        Value r = m.div(i, chunksPerRow);
-        Value col = m.mul(m.rem(i, chunksPerRow), realignElems);
-        registerCopies.push_back(
-            {realignedChunk(*flat, m.add(r0, r), m.add(c0, col), rows, cols),
-             tileOffset(stageBase, r, col, t.cols)});
-      }
+      forEachPiece(t, k0, realignElems,
+                   [&](Value r, Value col, Value gr, Value gc, Value rows,
+                       Value cols) {
+                     registerCopies.push_back(
+                         {realignedChunk(*flat, gr, gc, rows, cols),
+                          tileOffset(stageBase, r, col, t.cols)});
+                   });
       return;
     }
-    int64_t vecsPerRow = t.cols / vec;
-    int64_t copies = t.rows * t.cols / (threads * vec);
-    Value mn0 = t.isA ? m0 : n0;
-    Value r0 = t.kMajor ? k0 : mn0, c0 = t.kMajor ? mn0 : k0;
-    Value rows = operandDim(t.global, 0), cols = operandDim(t.global, 1);
-    for (int64_t l = 0; l < copies; ++l) {
-      Value i = m.add(tid, l * threads);
-      Value r = m.div(i, vecsPerRow);
-      Value col = m.mul(m.rem(i, vecsPerRow), vec);
-      Value gr = m.add(r0, r), gc = m.add(c0, col);
+    forEachPiece(t, k0, vec, [&](Value r, Value col, Value gr, Value gc,
+                                 Value rows, Value cols) {
       Value ok = m.andi(m.lt(gr, rows), m.lt(gc, cols));
       Value zeroIdx = m.c(0);
       Value srcR = m.select(ok, gr, zeroIdx), srcC = m.select(ok, gc, zeroIdx);
@@ -732,7 +737,7 @@ void GemmKernelBuilder::buildMmaSync() {
         // load's latency overlaps the MMAs of the current k-tile.
         Value v = memref::LoadOp::create(b, t.global, ValueRange{srcR, srcC});
         registerCopies.push_back({m.select(ok, v, zero(inType)), dst});
-        continue;
+        return;
       }
       auto copy = nvgpu::DeviceAsyncCopyOp::create(
           b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ring,
@@ -740,7 +745,7 @@ void GemmKernelBuilder::buildMmaSync() {
           b.getIndexAttr(vec), srcElems,
           vec * p.inBytes() == 16 ? b.getUnitAttr() : UnitAttr());
       tokens.push_back(copy.getAsyncToken());
-    }
+    });
   };
   Value numK = m.ceilDiv(sizeK, bk);
   auto issueStage = [&](Value kt) {
