@@ -259,17 +259,19 @@ LogicalResult AMKLowerPass::serialize(LoweredKernel &k,
   gpu::GPUModuleOp module = k.module;
   auto nvvmTarget = cast<gpu::TargetAttrInterface>(module.getTargetsAttr()[0]);
   std::string toolkit = getToolkitPath(toolkitPath);
-  auto compile = [&](gpu::CompilationTarget format)
-      -> std::optional<SmallVector<char, 0>> {
-    gpu::TargetOptions options(toolkit, {}, "", "", format);
-    return nvvmTarget.serializeToObject(module, options);
+  // One compilation: LLVM emits the PTX (kept through the ISA callback),
+  // ptxas assembles it into the cubin.
+  std::optional<SmallVector<char, 0>> ptx;
+  auto keepPtx = [&](StringRef isa) {
+    ptx.emplace(isa.begin(), isa.end());
   };
-  std::optional<SmallVector<char, 0>> ptx =
-      compile(gpu::CompilationTarget::Assembly);
+  gpu::TargetOptions options(toolkit, {}, "", "",
+                             gpu::CompilationTarget::Binary, {}, {}, {}, {},
+                             keepPtx);
+  std::optional<SmallVector<char, 0>> cubin =
+      nvvmTarget.serializeToObject(module, options);
   if (!ptx)
     return module.emitError("failed to generate PTX for ") << target.arch;
-  std::optional<SmallVector<char, 0>> cubin =
-      compile(gpu::CompilationTarget::Binary);
   if (!cubin)
     return module.emitError("ptxas failed to assemble the kernel for ")
            << target.arch << " (toolkit '" << toolkit << "')";
