@@ -155,16 +155,16 @@ public:
     }
     if (proveBelow(v, width, size, guards, 0))
       return true;
-    why = size.constant
-              ? llvm::formatv("its range [{0}, {1}] + {2} exceeds {3}",
-                              r->smin().getSExtValue(),
-                              r->smax().getSExtValue(), width, *size.constant)
-                    .str()
-              : llvm::formatv("its range [{0}, {1}] is not guarded by the "
-                              "dynamic size it indexes",
-                              r->smin().getSExtValue(),
-                              r->smax().getSExtValue())
-                    .str();
+    why =
+        size.constant
+            ? llvm::formatv("its range [{0}, {1}] + {2} exceeds {3}",
+                            r->smin().getSExtValue(), r->smax().getSExtValue(),
+                            width, *size.constant)
+                  .str()
+            : llvm::formatv("its range [{0}, {1}] is not guarded by the "
+                            "dynamic size it indexes",
+                            r->smin().getSExtValue(), r->smax().getSExtValue())
+                  .str();
     return false;
   }
 
@@ -178,7 +178,8 @@ private:
       return 1;
     Operation *op = v.getDefiningOp();
     if (auto mul = dyn_cast_or_null<arith::MulIOp>(op))
-      return divisor(mul.getLhs(), depth + 1) * divisor(mul.getRhs(), depth + 1);
+      return divisor(mul.getLhs(), depth + 1) *
+             divisor(mul.getRhs(), depth + 1);
     if (auto add = dyn_cast_or_null<arith::AddIOp>(op))
       return std::gcd(divisor(add.getLhs(), depth + 1),
                       divisor(add.getRhs(), depth + 1));
@@ -231,8 +232,7 @@ private:
     APInt c;
     // x + c with c >= 0 (x is below some size, far from wrapping).
     if (auto add = dyn_cast_or_null<arith::AddIOp>(op);
-        add && matchPattern(add.getRhs(), m_ConstantInt(&c)) &&
-        !c.isNegative())
+        add && matchPattern(add.getRhs(), m_ConstantInt(&c)) && !c.isNegative())
       return nonNegative(add.getLhs(), guards, depth + 1);
     // size - 1 (every size is at least 1).
     if (auto sub = dyn_cast_or_null<arith::SubIOp>(op);
@@ -285,8 +285,7 @@ private:
         int64_t max = r->smax().getSExtValue();
         // An index that is a multiple of the width, below a size that is
         // one too, is at most size - width.
-        if (width > 1 && divisor(v) % width == 0 &&
-            *size.constant % width == 0)
+        if (width > 1 && divisor(v) % width == 0 && *size.constant % width == 0)
           max = max / width * width;
         if (max + width <= *size.constant)
           return true;
@@ -333,8 +332,7 @@ private:
     if (auto sel = dyn_cast_or_null<arith::SelectOp>(op)) {
       SmallVector<Value> withCond(guards.begin(), guards.end());
       withCond.push_back(sel.getCondition());
-      return proveBelow(sel.getTrueValue(), width, size, withCond,
-                        depth + 1) &&
+      return proveBelow(sel.getTrueValue(), width, size, withCond, depth + 1) &&
              proveBelow(sel.getFalseValue(), width, size, guards, depth + 1);
     }
     // min(x, y) is below the size if either is.
@@ -373,8 +371,8 @@ static FailureOr<SmallVector<Access>> getAccesses(Operation *op) {
   SmallVector<Access> out;
   auto add = [&](Value memref, ValueRange indices, int64_t width,
                  StringRef what, Value cond = {}) {
-    out.push_back(Access{op, memref, SmallVector<Value>(indices), width,
-                         cond, what});
+    out.push_back(
+        Access{op, memref, SmallVector<Value>(indices), width, cond, what});
   };
   if (auto load = dyn_cast<memref::LoadOp>(op))
     add(load.getMemRef(), load.getIndices(), 1, "load");
@@ -563,15 +561,16 @@ void mlir::amk::checkKernelBounds(
                    kDynamicSmemAttrName +
                    "' on the kernel: its size is unknown",
                0, 0);
-      } else if (!offset || offset->smax().getSExtValue() + bytes > *smemBytes) {
+      } else if (!offset ||
+                 offset->smax().getSExtValue() + bytes > *smemBytes) {
         int64_t end = offset ? offset->smax().getSExtValue() + bytes : -1;
-        report(check::kOOB, op,
-               llvm::formatv("shared-memory view of {0} B at offset up to {1} "
-                             "ends at {2} B, past the {3} B the launch provides",
-                             bytes,
-                             offset ? offset->smax().getSExtValue() : -1, end,
-                             *smemBytes),
-               end, *smemBytes);
+        report(
+            check::kOOB, op,
+            llvm::formatv("shared-memory view of {0} B at offset up to {1} "
+                          "ends at {2} B, past the {3} B the launch provides",
+                          bytes, offset ? offset->smax().getSExtValue() : -1,
+                          end, *smemBytes),
+            end, *smemBytes);
       }
       return;
     }
@@ -625,14 +624,13 @@ void mlir::amk::checkKernelBounds(
         std::optional<ConstantIntRanges> r = prover.range(index);
         int64_t found = r ? r->smax().getSExtValue() + width : -1;
         report(check::kOOB, op,
-               llvm::formatv("{0} of {1} may leave the buffer in dimension "
-                             "{2}: index{3} {4}",
-                             access.what, type, dim,
-                             width > 1 ? llvm::formatv(" (+{0} elements)",
-                                                       width)
-                                             .str()
-                                       : std::string(),
-                             why),
+               llvm::formatv(
+                   "{0} of {1} may leave the buffer in dimension "
+                   "{2}: index{3} {4}",
+                   access.what, type, dim,
+                   width > 1 ? llvm::formatv(" (+{0} elements)", width).str()
+                             : std::string(),
+                   why),
                found, size.constant ? *size.constant : -1);
       }
     }

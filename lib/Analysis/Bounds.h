@@ -13,11 +13,10 @@ namespace mlir::amk {
 
 /// Proves every memory access of `kernel` inside its buffer; calls `report`
 /// (check id, op, message, found, limit) for each access it cannot.
-void checkKernelBounds(
-    Operation *kernel,
-    llvm::function_ref<void(StringRef, Operation *, const Twine &, int64_t,
-                            int64_t)>
-        report);
+void checkKernelBounds(Operation *kernel,
+                       llvm::function_ref<void(StringRef, Operation *,
+                                               const Twine &, int64_t, int64_t)>
+                           report);
 
 } // namespace mlir::amk
 

@@ -168,10 +168,9 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   // Operand feed: the pipeline keeps (stages - 1) stages of each resident
   // block in flight (simt prefetches one stage through registers).
   double stageBytes = double(bm + bn) * bk * inBytes;
-  int64_t inFlightStages =
-      config.getMath() == MathInst::simt ? 1
-                                         : std::max<int64_t>(
-                                               config.getStages() - 1, 1);
+  int64_t inFlightStages = config.getMath() == MathInst::simt
+                               ? 1
+                               : std::max<int64_t>(config.getStages() - 1, 1);
   double inFlight = concurrent * inFlightStages * stageBytes;
   double feedPerNs = inFlight / params.memLatencyNs;
   double bytesBusiest = busiest * stageBytes * kIters;

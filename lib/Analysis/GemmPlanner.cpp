@@ -82,9 +82,14 @@ static void enumerate(const GemmProblem &problem,
                 continue;
               for (int64_t stages : kMmaStages)
                 for (int64_t swizzle : kSwizzles)
-                  fn(RawConfig{{bm, bn, tf32 ? bk16 / 2 : bk16}, {wm, wn},
-                               {16, 8, instK}, {},
-                               MathInst::mma_sync, stages, vector, 32 * warps,
+                  fn(RawConfig{{bm, bn, tf32 ? bk16 / 2 : bk16},
+                               {wm, wn},
+                               {16, 8, instK},
+                               {},
+                               MathInst::mma_sync,
+                               stages,
+                               vector,
+                               32 * warps,
                                swizzle});
             }
     if (!tf32)
@@ -110,8 +115,15 @@ static void enumerate(const GemmProblem &problem,
               if (warps > kMaxWarps)
                 continue;
               for (int64_t swizzle : kSwizzles)
-                fn(RawConfig{{bm, bn, bk}, {wm, wn}, {}, {tm, tn},
-                             MathInst::simt, 2, vector, 32 * warps, swizzle});
+                fn(RawConfig{{bm, bn, bk},
+                             {wm, wn},
+                             {},
+                             {tm, tn},
+                             MathInst::simt,
+                             2,
+                             vector,
+                             32 * warps,
+                             swizzle});
             }
 }
 
@@ -138,8 +150,8 @@ std::string GemmPlan::summarizeRejections(bool withExamples) const {
 /// A tile side is "far larger than the problem" when it exceeds both the
 /// smallest side enumerated and the next power of two of the size.
 static bool exceedsProblem(int64_t tile, int64_t size, int64_t smallest) {
-  return tile > smallest &&
-         tile > static_cast<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(size, 1)));
+  return tile > smallest && tile > static_cast<int64_t>(llvm::PowerOf2Ceil(
+                                       std::max<int64_t>(size, 1)));
 }
 
 GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
@@ -152,7 +164,8 @@ GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
   llvm::StringMap<unsigned> reasonIndex;
   auto reject = [&](StringRef reason, const std::string &message) {
     ++plan.numRejected;
-    auto [it, inserted] = reasonIndex.try_emplace(reason, plan.rejections.size());
+    auto [it, inserted] =
+        reasonIndex.try_emplace(reason, plan.rejections.size());
     if (inserted)
       plan.rejections.push_back(GemmRejection{reason.str(), 0, message});
     ++plan.rejections[it->second].count;
@@ -177,7 +190,8 @@ GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
     ++plan.numCandidates;
 
     SmallVector<HarnessFinding> findings;
-    if (failed(checkGemmResources(config, problem, target, loc, "", findings))) {
+    if (failed(
+            checkGemmResources(config, problem, target, loc, "", findings))) {
       reject(findings.front().check, findings.front().message);
       return;
     }
@@ -196,8 +210,8 @@ GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
         predictGemmTime(config, rep, target, resources, options.cost);
     if (!std::isfinite(cost.totalNs)) {
       reject("target:no-math-path",
-             llvm::formatv("target '{0}' has no peak rate for {1}",
-                           target.name, stringifyMathInst(raw.math)));
+             llvm::formatv("target '{0}' has no peak rate for {1}", target.name,
+                           stringifyMathInst(raw.math)));
       return;
     }
     survivors.push_back(GemmPlanCandidate{config, resources, cost});
@@ -211,8 +225,7 @@ GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
     double t = c.cost.totalNs;
     int64_t bucket = static_cast<int64_t>(std::llround(std::log(t) * 1000));
     return std::make_tuple(bucket, notMult32, c.resources.dynamicSmemBytes,
-                           cfg.getThreads(), cfg.getSwizzle(),
-                           cfg.getBlockK());
+                           cfg.getThreads(), cfg.getSwizzle(), cfg.getBlockK());
   };
   std::stable_sort(survivors.begin(), survivors.end(),
                    [&](const GemmPlanCandidate &a, const GemmPlanCandidate &b) {
@@ -228,8 +241,9 @@ GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
   for (const GemmPlanCandidate &c : survivors) {
     if (full())
       break;
-    if (plan.ladder.empty() || c.resources.dynamicSmemBytes <
-                                   plan.ladder.back().resources.dynamicSmemBytes)
+    if (plan.ladder.empty() ||
+        c.resources.dynamicSmemBytes <
+            plan.ladder.back().resources.dynamicSmemBytes)
       plan.ladder.push_back(c);
   }
   for (const GemmPlanCandidate &c : survivors) {

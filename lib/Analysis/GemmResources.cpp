@@ -16,7 +16,8 @@ using namespace mlir::amk;
 
 /// Registers of a warp are allocated in units of 256 (sm_70 and later:
 /// cudaOccRegAllocationGranularity), and the register file is split over 4
-/// SM sub-partitions, each holding whole warps (cudaOccSubPartitionsPerMultiprocessor).
+/// SM sub-partitions, each holding whole warps
+/// (cudaOccSubPartitionsPerMultiprocessor).
 static constexpr int64_t kWarpRegGranularity = 256;
 static constexpr int64_t kSubPartitions = 4;
 /// Shared memory is allocated to blocks in units of 128 bytes (sm_80+).
@@ -40,8 +41,8 @@ int64_t mlir::amk::estimateGemmRegisters(GemmConfigAttr config,
   int64_t bm = config.getBlockM(), bn = config.getBlockN(),
           bk = config.getBlockK(), threads = config.getThreads();
   int64_t inBits = problem.inType.getIntOrFloatBitWidth();
-  int64_t accBits = problem.accType ? problem.accType.getIntOrFloatBitWidth()
-                                    : 32;
+  int64_t accBits =
+      problem.accType ? problem.accType.getIntOrFloatBitWidth() : 32;
   // Elements of the A and B tiles one thread moves per stage.
   int64_t tileElemsPerThread = llvm::divideCeil((bm + bn) * bk, threads);
 
@@ -77,8 +78,8 @@ int64_t mlir::amk::estimateGemmRegisters(GemmConfigAttr config,
     // of a step's fragments, then issues its MMAs).
     fragments = aRegs + bRegs;
     // cp.async moves data without registers, but every copy a thread issues
-    // per stage keeps a 64-bit source address live. Rows that are not 4-byte aligned
-    // (vector width 1 of a 16-bit type) are copied through registers
+    // per stage keeps a 64-bit source address live. Rows that are not 4-byte
+    // aligned (vector width 1 of a 16-bit type) are copied through registers
     // instead: per element of the thread's share of a stage, its value and
     // its 64-bit address (ptxas keeps all of a stage's loads in flight).
     if (config.getVector() * inBits < 32)
@@ -90,14 +91,13 @@ int64_t mlir::amk::estimateGemmRegisters(GemmConfigAttr config,
   case MathInst::wgmma: {
     // A warpgroup (128 threads) holds the warp tile's accumulators; operands
     // come from shared memory descriptors.
-    accumulators = llvm::divideCeil(config.getWarpM() * config.getWarpN() *
-                                        accBits,
-                                    128 * 32);
+    accumulators = llvm::divideCeil(
+        config.getWarpM() * config.getWarpN() * accBits, 128 * 32);
     break;
   }
   }
-  double raw = static_cast<double>(accumulators + fragments + staging +
-                                   model.overhead);
+  double raw =
+      static_cast<double>(accumulators + fragments + staging + model.overhead);
   int64_t withMargin = static_cast<int64_t>(std::ceil(raw * model.margin));
   // Round up to the allocation unit, but not past the architectural limit
   // of 255 when the estimate itself fits (256 would be a rounding artifact).
@@ -121,7 +121,8 @@ GemmResources mlir::amk::getGemmResources(GemmConfigAttr config,
 
   r.regsPerThread = estimateGemmRegisters(config, problem, model);
   r.regsPerThreadReported = std::min(r.regsPerThread, kMaxRegsPerThread);
-  r.regsPerWarp = llvm::alignTo(r.regsPerThread * warpSize, kWarpRegGranularity);
+  r.regsPerWarp =
+      llvm::alignTo(r.regsPerThread * warpSize, kWarpRegGranularity);
   r.regsAssumedPerBlock =
       r.regsPerWarp * llvm::alignTo(r.warpsPerBlock, kSubPartitions);
 

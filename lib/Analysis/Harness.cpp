@@ -23,8 +23,8 @@ LogicalResult mlir::amk::checkGemmResources(
   size_t before = findings.size();
   auto add = [&](StringRef id, const Twine &message, int64_t found,
                  int64_t limit) {
-    findings.push_back(
-        HarnessFinding{id.str(), loc, opName.str(), message.str(), found, limit});
+    findings.push_back(HarnessFinding{id.str(), loc, opName.str(),
+                                      message.str(), found, limit});
   };
   StringRef name = target.name;
 
@@ -92,12 +92,13 @@ LogicalResult mlir::amk::checkGemmResources(
 
   // Occupancy: only worth a finding of its own when every per-block limit
   // holds and still no block fits.
-  bool perBlockFail = findings.size() != before &&
-                      llvm::any_of(llvm::drop_begin(findings, before),
-                                   [](const HarnessFinding &f) {
-                                     return f.check != check::kSynthUnsupported &&
-                                            f.check != check::kGrid;
-                                   });
+  bool perBlockFail =
+      findings.size() != before &&
+      llvm::any_of(llvm::drop_begin(findings, before),
+                   [](const HarnessFinding &f) {
+                     return f.check != check::kSynthUnsupported &&
+                            f.check != check::kGrid;
+                   });
   if (!perBlockFail && !regsFail && r.blocksPerSM == 0) {
     std::string detail;
     if (r.blocksPerSMByRegs == 0)
@@ -118,9 +119,8 @@ LogicalResult mlir::amk::checkGemmResources(
   // Grid, for the dimensions whose sizes are static.
   if (r.grid) {
     std::array<int64_t, 3> grid = *r.grid;
-    std::array<int64_t, 3> limits = {target.max_grid_dim_x,
-                                     target.max_grid_dim_y,
-                                     target.max_grid_dim_z};
+    std::array<int64_t, 3> limits = {
+        target.max_grid_dim_x, target.max_grid_dim_y, target.max_grid_dim_z};
     static const char *const dims[] = {"x", "y", "z"};
     for (int i = 0; i < 3; ++i)
       if (grid[i] > limits[i])

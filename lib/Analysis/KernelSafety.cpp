@@ -70,7 +70,8 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
   // Launch resources against the target.
   if (target) {
     if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel)) {
-      if (std::optional<DenseI32ArrayAttr> block = func.getKnownBlockSizeAttr()) {
+      if (std::optional<DenseI32ArrayAttr> block =
+              func.getKnownBlockSizeAttr()) {
         int64_t threads = 1;
         for (int32_t d : block->asArrayRef())
           threads *= d;
@@ -104,7 +105,8 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
       if (!region.empty() && !region.hasOneBlock()) {
         report(check::kUnprovable, op,
                "unstructured control flow (a region of " + describe(op) +
-                   " has " + Twine(std::distance(region.begin(), region.end())) +
+                   " has " +
+                   Twine(std::distance(region.begin(), region.end())) +
                    " blocks): lower to scf to let the harness analyse it");
         structured = false;
       }
@@ -112,8 +114,8 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
       return;
     if (auto call = dyn_cast<CallOpInterface>(op)) {
       std::string callee = "an indirect callee";
-      if (auto sym = dyn_cast_if_present<SymbolRefAttr>(
-              call.getCallableForCallee()))
+      if (auto sym =
+              dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee()))
         callee = "'" + sym.getLeafReference().str() + "'";
       report(check::kUnprovable, op,
              "calls " + callee + ": the harness does not analyse calls");
@@ -132,8 +134,8 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
       return;
     if (Operation *branch = uniformity.getDivergentAncestor(op))
       report(check::kBarrierDivergent, op,
-             "barrier " + describe(op) + " is under thread-dependent control: " +
-                 describe(branch) +
+             "barrier " + describe(op) +
+                 " is under thread-dependent control: " + describe(branch) +
                  " decides by a value derived from the thread id whether (or "
                  "how often) it runs, so threads of the block can wait "
                  "forever");

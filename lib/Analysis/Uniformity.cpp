@@ -18,9 +18,8 @@ using namespace mlir::amk;
 
 /// Ops whose results differ by thread no matter their operands.
 static bool isDivergenceSource(Operation *op) {
-  return isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::GlobalIdOp,
-             NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
-             NVVM::LaneIdOp>(op) ||
+  return isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::GlobalIdOp, NVVM::ThreadIdXOp,
+             NVVM::ThreadIdYOp, NVVM::ThreadIdZOp, NVVM::LaneIdOp>(op) ||
          // Per-lane data movement and math: every lane gets its own part.
          op->getName().getDialectNamespace() == "nvgpu" ||
          op->getName().getStringRef().starts_with("nvvm.mma") ||
@@ -105,8 +104,7 @@ bool UniformityInfo::update(Operation *op) {
       bool div = control;
       for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
         if (!region->empty())
-          div |= isDivergent(
-              region->front().getTerminator()->getOperand(i));
+          div |= isDivergent(region->front().getTerminator()->getOperand(i));
       if (div)
         changed |= mark(result);
     }

@@ -167,8 +167,8 @@ bool amk::runtime::queryDevice(int ordinal, DeviceInfo &info,
     if (r.major == info.cc_major && r.minor == info.cc_minor)
       rates = &r;
   // Unknown target: tensor paths 0; fp32 assumes 128 lanes on sm_8x+, else 64.
-  ArchRates unknown = {info.cc_major, info.cc_minor,
-                       info.cc_major >= 8 ? 256 : 128, 0, 0, 0, 0};
+  ArchRates unknown = {
+      info.cc_major, info.cc_minor, info.cc_major >= 8 ? 256 : 128, 0, 0, 0, 0};
   if (!rates) {
     rates = &unknown;
     info.warnings.push_back("no peak-rate table for " + info.arch +

@@ -240,11 +240,10 @@ Status Kernel::launch(const ProblemSizes &sizes,
   const Manifest &m = source.manifest();
   // AMK's harness proves the kernel in bounds for sizes of at least 1.
   if (sizes.b < 1 || sizes.m < 1 || sizes.n < 1 || sizes.k < 1)
-    return Status::error("problem sizes must be at least 1 (got B=" +
-                         std::to_string(sizes.b) + " M=" +
-                         std::to_string(sizes.m) + " N=" +
-                         std::to_string(sizes.n) + " K=" +
-                         std::to_string(sizes.k) + ")");
+    return Status::error(
+        "problem sizes must be at least 1 (got B=" + std::to_string(sizes.b) +
+        " M=" + std::to_string(sizes.m) + " N=" + std::to_string(sizes.n) +
+        " K=" + std::to_string(sizes.k) + ")");
   std::array<int64_t, 3> grid;
   if (Status s = source.evalGrid(sizes, grid); !s.ok())
     return s;

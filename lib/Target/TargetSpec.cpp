@@ -42,8 +42,8 @@ std::string TargetSpec::validate() const {
   forEachTargetField(
       *this,
       [&](llvm::StringRef key, int64_t value) {
-        bool mayBeZero = key.ends_with("_gflops") ||
-                         key == "smem_reserved_per_block_bytes";
+        bool mayBeZero =
+            key.ends_with("_gflops") || key == "smem_reserved_per_block_bytes";
         if (error.empty() && (value < 0 || (value == 0 && !mayBeZero)))
           error = llvm::formatv("{0} = {1} must be {2}", key, value,
                                 mayBeZero ? "non-negative" : "positive");

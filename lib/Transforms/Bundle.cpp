@@ -8,16 +8,16 @@
 
 #include "AMK/Analysis/Harness.h"
 
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/ToolOutputFile.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "mlir/Support/FileUtilities.h"
 
 using namespace mlir;
 using namespace mlir::amk;
@@ -167,10 +167,10 @@ LogicalResult mlir::amk::writeBundle(StringRef dir, const BundleKernel &kernel,
            {"status", "verified"},
            {"harness", "amk-verify"},
            // The checks this kernel passed before it was emitted.
-           {"checks", llvm::json::Array{check::kThreads, check::kSmem,
-                                        check::kRegs, check::kOccupancy,
-                                        check::kGrid,
-                                        check::kSynthUnsupported}}}},
+           {"checks",
+            llvm::json::Array{check::kThreads, check::kSmem, check::kRegs,
+                              check::kOccupancy, check::kGrid,
+                              check::kSynthUnsupported}}}},
       {"flags", kernel.flags},
       {"cache_key", computeBundleCacheKey(kernel, target)},
   };
@@ -188,5 +188,6 @@ LogicalResult mlir::amk::writeBundle(StringRef dir, const BundleKernel &kernel,
   llvm::raw_string_ostream os(json);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
   return success(succeeded(write(".cubin", cubin)) &&
-                 succeeded(write(".ptx", ptx)) && succeeded(write(".json", json)));
+                 succeeded(write(".ptx", ptx)) &&
+                 succeeded(write(".json", json)));
 }

@@ -258,8 +258,8 @@ void GemmKernelBuilder::storeOutput(Value row, Value col,
       Value old = memref::LoadOp::create(b, c, ValueRange{r, cIdx});
       if (outType != f32Type)
         old = arith::ExtFOp::create(b, f32Type, old);
-      v = arith::AddFOp::create(
-          b, v, arith::MulFOp::create(b, old, f32(p.beta)));
+      v = arith::AddFOp::create(b, v,
+                                arith::MulFOp::create(b, old, f32(p.beta)));
     }
     if (bias) {
       Value bv = memref::LoadOp::create(
@@ -291,14 +291,13 @@ void GemmKernelBuilder::storeOutput(Value row, Value col,
     auto vecType = VectorType::get({width}, outType);
     Value vec = vector::FromElementsOp::create(b, vecType, outs);
     int64_t align = width * p.outBytes();
-    vector::StoreOp::create(b, vec, c, ValueRange{row, col}, /*nontemporal=*/false,
-                            llvm::MaybeAlign(align));
+    vector::StoreOp::create(b, vec, c, ValueRange{row, col},
+                            /*nontemporal=*/false, llvm::MaybeAlign(align));
     return;
   }
   for (int64_t i = 0; i < width; ++i) {
     Value colI = m.add(col, i);
-    auto ifOp =
-        scf::IfOp::create(b, m.andi(rowOk, m.lt(colI, sizeN)), false);
+    auto ifOp = scf::IfOp::create(b, m.andi(rowOk, m.lt(colI, sizeN)), false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     memref::StoreOp::create(b, finish(values[i], row, colI), c,
@@ -317,8 +316,8 @@ void GemmKernelBuilder::buildSimt() {
                 tn = config.getThread()[1], threads = config.getThreads(),
                 vec = config.getVector();
   Type f32Type = b.getF32Type();
-  auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
-                                       gpu::AddressSpace::Workgroup);
+  auto wg =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   // Shared tiles, K-major: As[stage][k][m], Bs[stage][k][n].
   auto view = [&](int64_t offsetBytes, MemRefType type) -> Value {
     return memref::ViewOp::create(b, type, smem, m.c(offsetBytes),
@@ -360,9 +359,9 @@ void GemmKernelBuilder::buildSimt() {
   // tile; vector i covers `vec` consecutive elements of a contiguous row.
   auto vecType = VectorType::get({vec}, f32Type);
   struct TileLoad {
-    Value global;           // rank-2 operand
-    bool kMajor;            // global rows run along K (no transpose needed)
-    int64_t rows, cols;     // the tile as stored in global memory
+    Value global;       // rank-2 operand
+    bool kMajor;        // global rows run along K (no transpose needed)
+    int64_t rows, cols; // the tile as stored in global memory
   };
   // A tile in global memory: [BM][BK] (row-major A) or [BK][BM] (transposed).
   TileLoad aLoad{a, p.transposeA, p.transposeA ? bk : bm,
@@ -396,10 +395,11 @@ void GemmKernelBuilder::buildSimt() {
       Value zeroIdx = m.c(0);
       SmallVector<Value, 2> idx = {m.select(ok, gr, zeroIdx),
                                    m.select(ok, gc, zeroIdx)};
-      Value v = vec == 1 ? (Value)memref::LoadOp::create(b, t.global, idx)
-                         : (Value)vector::LoadOp::create(
-                               b, vecType, t.global, idx,
-                               /*nontemporal=*/false, llvm::MaybeAlign(vec * 4));
+      Value v = vec == 1
+                    ? (Value)memref::LoadOp::create(b, t.global, idx)
+                    : (Value)vector::LoadOp::create(b, vecType, t.global, idx,
+                                                    /*nontemporal=*/false,
+                                                    llvm::MaybeAlign(vec * 4));
       regs.push_back(m.select(ok, v, zero(v.getType())));
     }
     return regs;
@@ -451,16 +451,15 @@ void GemmKernelBuilder::buildSimt() {
         for (int64_t e = 0; e < tmv; ++e)
           a.push_back(vector::ExtractOp::create(b, chunk, e));
       }
-      Value bv = vector::LoadOp::create(b, bChunkType, bS,
-                                        ValueRange{k, colChunk(0)}, false,
-                                        llvm::MaybeAlign(tnv * 4));
+      Value bv =
+          vector::LoadOp::create(b, bChunkType, bS, ValueRange{k, colChunk(0)},
+                                 false, llvm::MaybeAlign(tnv * 4));
       if (chunksN == 2) {
         Value hi = vector::LoadOp::create(b, bChunkType, bS,
                                           ValueRange{k, colChunk(1)}, false,
                                           llvm::MaybeAlign(tnv * 4));
-        bv = vector::ShuffleOp::create(b, bv, hi,
-                                       ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6,
-                                                         7});
+        bv = vector::ShuffleOp::create(
+            b, bv, hi, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
       }
       for (int64_t i = 0; i < tm; ++i) {
         Value splat = vector::BroadcastOp::create(b, accType, a[i]);
@@ -545,8 +544,8 @@ void GemmKernelBuilder::buildMmaSync() {
                 vec = config.getVector(), stages = layout.stages;
   Type inType = p.inType, f32Type = b.getF32Type();
   Type f16Type = b.getF16Type(), i32Type = b.getI32Type();
-  auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
-                                       gpu::AddressSpace::Workgroup);
+  auto wg =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   // The whole ring as one flat array of input elements (for cp.async), and
   // the same bytes as f16 (ldmatrix moves 16-bit values whatever they mean).
   int64_t ringElems = stages * layout.stageBytes() / p.inBytes();
@@ -556,8 +555,9 @@ void GemmKernelBuilder::buildMmaSync() {
   Value ring16 = inType == f16Type
                      ? ring
                      : (Value)memref::ViewOp::create(
-                           b, MemRefType::get({ringElems * p.inBytes() / 2},
-                                              f16Type, AffineMap(), wg),
+                           b,
+                           MemRefType::get({ringElems * p.inBytes() / 2},
+                                           f16Type, AffineMap(), wg),
                            smem, m.c(0), ValueRange{});
   int64_t stageElems = layout.stageBytes() / p.inBytes();
   int64_t bOffset = layout.bOffsetBytes() / p.inBytes();
@@ -644,9 +644,9 @@ void GemmKernelBuilder::buildMmaSync() {
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
-      Value lo = vector::LoadOp::create(b, chunkType, flat.buffer,
-                                        ValueRange{aligned}, false,
-                                        llvm::MaybeAlign(16));
+      Value lo =
+          vector::LoadOp::create(b, chunkType, flat.buffer, ValueRange{aligned},
+                                 false, llvm::MaybeAlign(16));
       Value hi = vector::LoadOp::create(b, chunkType, flat.buffer,
                                         ValueRange{m.add(aligned, n)}, false,
                                         llvm::MaybeAlign(16));
@@ -668,8 +668,8 @@ void GemmKernelBuilder::buildMmaSync() {
       for (int64_t e = 0; e < n; ++e)
         elems.push_back(memref::LoadOp::create(
             b, flat.buffer, ValueRange{m.min(m.add(start, e), last)}));
-      scf::YieldOp::create(b, ValueRange{vector::FromElementsOp::create(
-                                  b, chunkType, elems)});
+      scf::YieldOp::create(
+          b, ValueRange{vector::FromElementsOp::create(b, chunkType, elems)});
     }
     // Zero what lies past the row's end (the next row's elements) or past
     // the last row.
@@ -681,30 +681,29 @@ void GemmKernelBuilder::buildMmaSync() {
       lanes.push_back(e);
     Value mask = arith::CmpIOp::create(
         b, arith::CmpIPredicate::slt,
-        arith::ConstantOp::create(b, DenseIntElementsAttr::get(laneType, lanes)),
+        arith::ConstantOp::create(b,
+                                  DenseIntElementsAttr::get(laneType, lanes)),
         vector::BroadcastOp::create(b, laneType, valid));
-    return arith::SelectOp::create(b, mask, ifOp.getResult(0),
-                                   zero(chunkType));
+    return arith::SelectOp::create(b, mask, ifOp.getResult(0), zero(chunkType));
   };
   // Calls fn(r, col, gr, gc, rows, cols) for each piece of `width`
   // elements this thread moves of tile `t`: (r, col) inside the tile, (gr,
   // gc) in the operand, whose sizes are rows x cols.
-  auto forEachPiece = [&](const TileCopy &t, Value k0, int64_t width,
-                          function_ref<void(Value, Value, Value, Value, Value,
-                                            Value)>
-                              fn) {
-    int64_t perRow = t.cols / width;
-    int64_t pieces = t.rows * t.cols / (threads * width);
-    Value mn0 = t.isA ? m0 : n0;
-    Value r0 = t.kMajor ? k0 : mn0, c0 = t.kMajor ? mn0 : k0;
-    Value rows = operandDim(t.global, 0), cols = operandDim(t.global, 1);
-    for (int64_t l = 0; l < pieces; ++l) {
-      Value i = m.add(tid, l * threads);
-      Value r = m.div(i, perRow);
-      Value col = m.mul(m.rem(i, perRow), width);
-      fn(r, col, m.add(r0, r), m.add(c0, col), rows, cols);
-    }
-  };
+  auto forEachPiece =
+      [&](const TileCopy &t, Value k0, int64_t width,
+          function_ref<void(Value, Value, Value, Value, Value, Value)> fn) {
+        int64_t perRow = t.cols / width;
+        int64_t pieces = t.rows * t.cols / (threads * width);
+        Value mn0 = t.isA ? m0 : n0;
+        Value r0 = t.kMajor ? k0 : mn0, c0 = t.kMajor ? mn0 : k0;
+        Value rows = operandDim(t.global, 0), cols = operandDim(t.global, 1);
+        for (int64_t l = 0; l < pieces; ++l) {
+          Value i = m.add(tid, l * threads);
+          Value r = m.div(i, perRow);
+          Value col = m.mul(m.rem(i, perRow), width);
+          fn(r, col, m.add(r0, r), m.add(c0, col), rows, cols);
+        }
+      };
   auto issueTile = [&](const TileCopy &t, Value k0, Value stageBase,
                        SmallVectorImpl<Value> &tokens) {
     if (canRealign(t)) {
@@ -714,38 +713,40 @@ void GemmKernelBuilder::buildMmaSync() {
         b.setInsertionPointAfterValue(t.global);
         flat = flatView(t.global);
       }
-      forEachPiece(t, k0, realignElems,
-                   [&](Value r, Value col, Value gr, Value gc, Value rows,
-                       Value cols) {
-                     registerCopies.push_back(
-                         {realignedChunk(*flat, gr, gc, rows, cols),
-                          tileOffset(stageBase, r, col, t.cols)});
-                   });
+      forEachPiece(
+          t, k0, realignElems,
+          [&](Value r, Value col, Value gr, Value gc, Value rows, Value cols) {
+            registerCopies.push_back({realignedChunk(*flat, gr, gc, rows, cols),
+                                      tileOffset(stageBase, r, col, t.cols)});
+          });
       return;
     }
-    forEachPiece(t, k0, vec, [&](Value r, Value col, Value gr, Value gc,
-                                 Value rows, Value cols) {
-      Value ok = m.andi(m.lt(gr, rows), m.lt(gc, cols));
-      Value zeroIdx = m.c(0);
-      Value srcR = m.select(ok, gr, zeroIdx), srcC = m.select(ok, gc, zeroIdx);
-      Value srcElems = m.select(ok, m.c(vec), zeroIdx);
-      Value dst = tileOffset(stageBase, r, col, t.cols);
-      if (vec == 1) {
-        // No 2-byte cp.async exists: copy through a register, loading the
-        // (in-bounds) first element where the tile leaves the matrix. The
-        // store to shared memory is deferred (see `flushCopies`) so that the
-        // load's latency overlaps the MMAs of the current k-tile.
-        Value v = memref::LoadOp::create(b, t.global, ValueRange{srcR, srcC});
-        registerCopies.push_back({m.select(ok, v, zero(inType)), dst});
-        return;
-      }
-      auto copy = nvgpu::DeviceAsyncCopyOp::create(
-          b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ring,
-          ValueRange{dst}, t.global, ValueRange{srcR, srcC},
-          b.getIndexAttr(vec), srcElems,
-          vec * p.inBytes() == 16 ? b.getUnitAttr() : UnitAttr());
-      tokens.push_back(copy.getAsyncToken());
-    });
+    forEachPiece(
+        t, k0, vec,
+        [&](Value r, Value col, Value gr, Value gc, Value rows, Value cols) {
+          Value ok = m.andi(m.lt(gr, rows), m.lt(gc, cols));
+          Value zeroIdx = m.c(0);
+          Value srcR = m.select(ok, gr, zeroIdx),
+                srcC = m.select(ok, gc, zeroIdx);
+          Value srcElems = m.select(ok, m.c(vec), zeroIdx);
+          Value dst = tileOffset(stageBase, r, col, t.cols);
+          if (vec == 1) {
+            // No 2-byte cp.async exists: copy through a register, loading the
+            // (in-bounds) first element where the tile leaves the matrix. The
+            // store to shared memory is deferred (see `flushCopies`) so that
+            // the load's latency overlaps the MMAs of the current k-tile.
+            Value v =
+                memref::LoadOp::create(b, t.global, ValueRange{srcR, srcC});
+            registerCopies.push_back({m.select(ok, v, zero(inType)), dst});
+            return;
+          }
+          auto copy = nvgpu::DeviceAsyncCopyOp::create(
+              b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ring,
+              ValueRange{dst}, t.global, ValueRange{srcR, srcC},
+              b.getIndexAttr(vec), srcElems,
+              vec * p.inBytes() == 16 ? b.getUnitAttr() : UnitAttr());
+          tokens.push_back(copy.getAsyncToken());
+        });
   };
   Value numK = m.ceilDiv(sizeK, bk);
   auto issueStage = [&](Value kt) {
@@ -776,8 +777,8 @@ void GemmKernelBuilder::buildMmaSync() {
     Value pair = vector::ExtractOp::create(b, frag, r);
     if (inType.isF16())
       return pair; // (f16 only; tf32 fragments come from ldmatrixTf32)
-    Value asI32 = vector::BitCastOp::create(
-        b, VectorType::get({1}, i32Type), pair);
+    Value asI32 =
+        vector::BitCastOp::create(b, VectorType::get({1}, i32Type), pair);
     return (Value)vector::ExtractOp::create(b, asI32, 0);
   };
   // tf32 (m16n8k8): 32-bit elements. A row-major tile [BM][BK] (and a
@@ -799,8 +800,8 @@ void GemmKernelBuilder::buildMmaSync() {
     SmallVector<Value> regs;
     for (int64_t r = 0; r < 4; ++r) {
       Value pair = vector::ExtractOp::create(b, frag, r);
-      Value asI32 = vector::BitCastOp::create(
-          b, VectorType::get({1}, i32Type), pair);
+      Value asI32 =
+          vector::BitCastOp::create(b, VectorType::get({1}, i32Type), pair);
       regs.push_back(roundTf32(vector::ExtractOp::create(b, asI32, 0)));
     }
     return regs;
@@ -818,8 +819,8 @@ void GemmKernelBuilder::buildMmaSync() {
                                      m.add(m.mul(hi16, 4), kk), bk));
     // [BK][BM]: a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4).
     SmallVector<Value> regs;
-    for (auto [dm, dk] : {std::pair<int64_t, int64_t>{0, 0}, {8, 0}, {0, 4},
-                          {8, 4}})
+    for (auto [dm, dk] :
+         {std::pair<int64_t, int64_t>{0, 0}, {8, 0}, {0, 4}, {8, 4}})
       regs.push_back(loadTf32(stageBase, m.add(t4, kk + dk),
                               m.add(m16, m.add(g, dm)), bm));
     return regs;
@@ -828,9 +829,9 @@ void GemmKernelBuilder::buildMmaSync() {
       [&](Value stageBase, int64_t j, int64_t kk) -> SmallVector<Value> {
     Value n8 = m.add(wn0, j * 8);
     if (p.transposeB) // [BN][BK]: matrices (n 0-7|8-15) x (k 0-3|4-7)
-      return ldmatrixTf32(tileOffset(
-          stageBase, m.add(n8, m.add(l8, m.mul(hi16, 8))),
-          m.add(m.mul(mid, 4), kk), bk));
+      return ldmatrixTf32(tileOffset(stageBase,
+                                     m.add(n8, m.add(l8, m.mul(hi16, 8))),
+                                     m.add(m.mul(mid, 4), kk), bk));
     // [BK][BN]: b0 (k = t, n = g), b1 (k = t + 4, n = g), for tiles j, j+1.
     SmallVector<Value> regs;
     for (int64_t dn : {0, 8})
@@ -854,8 +855,8 @@ void GemmKernelBuilder::buildMmaSync() {
       Value col = m.add(wm0, m.add(m.mul(mid, 8), i * 16));
       off = tileOffset(stageBase, row, col, bm);
     }
-    Value frag = nvgpu::LdMatrixOp::create(b, fragType4, ring16, ValueRange{off},
-                                           p.transposeA, 4);
+    Value frag = nvgpu::LdMatrixOp::create(b, fragType4, ring16,
+                                           ValueRange{off}, p.transposeA, 4);
     return SmallVector<Value>{toI32(frag, 0), toI32(frag, 1), toI32(frag, 2),
                               toI32(frag, 3)};
   };
@@ -874,13 +875,13 @@ void GemmKernelBuilder::buildMmaSync() {
       Value col = m.add(m.mul(mid, 8), kk);
       off = tileOffset(stageBase, row, col, bk);
     }
-    Value frag = nvgpu::LdMatrixOp::create(b, fragType4, ring16, ValueRange{off},
-                                           trans, 4);
+    Value frag = nvgpu::LdMatrixOp::create(b, fragType4, ring16,
+                                           ValueRange{off}, trans, 4);
     return SmallVector<Value>{toI32(frag, 0), toI32(frag, 1), toI32(frag, 2),
                               toI32(frag, 3)};
   };
 
-  auto mmaType = tf32 ? NVVM::MMATypes::tf32
+  auto mmaType = tf32              ? NVVM::MMATypes::tf32
                  : inType.isBF16() ? NVVM::MMATypes::bf16
                                    : NVVM::MMATypes::f16;
   const int64_t instK = tf32 ? 8 : 16;
@@ -955,8 +956,9 @@ void GemmKernelBuilder::buildMmaSync() {
       Value col = m.add(n0, m.add(wn0, m.add(colInTile, j * 8)));
       for (int64_t h = 0; h < 2; ++h) {
         Value row = m.add(m0, m.add(wm0, m.add(rowInTile, i * 16 + h * 8)));
-        storeOutput(row, col,
-                    {loop.getResult(base + 2 * h), loop.getResult(base + 2 * h + 1)});
+        storeOutput(
+            row, col,
+            {loop.getResult(base + 2 * h), loop.getResult(base + 2 * h + 1)});
       }
     }
   }
@@ -964,9 +966,9 @@ void GemmKernelBuilder::buildMmaSync() {
 
 } // namespace
 
-FailureOr<gpu::GPUFuncOp> mlir::amk::synthesizeGemmKernel(
-    gpu::GPUModuleOp module, KernelOp kernel, GemmConfigAttr config,
-    StringRef name) {
+FailureOr<gpu::GPUFuncOp>
+mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
+                                GemmConfigAttr config, StringRef name) {
   auto matmul = cast<MatmulOp>(kernel.getProblem().getOperation());
   GemmProblem problem = GemmProblem::get(matmul);
   std::string whyNot;

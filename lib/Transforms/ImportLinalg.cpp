@@ -33,15 +33,14 @@ static SmallVector<AffineMap> matmulMaps(MLIRContext *ctx, bool batched,
     exprs.append({x, y});
     return AffineMap::get(numDims, 0, exprs, ctx);
   };
-  return {transposeA ? map(k, m) : map(m, k), transposeB ? map(n, k) : map(k, n),
-          map(m, n)};
+  return {transposeA ? map(k, m) : map(m, k),
+          transposeB ? map(n, k) : map(k, n), map(m, n)};
 }
 
 /// Whether `op` is a `linalg.fill` of `buffer` with +0.0 right before `next`.
 static linalg::FillOp getZeroFillBefore(Operation *next, Value buffer) {
   auto fill = dyn_cast_or_null<linalg::FillOp>(next->getPrevNode());
-  if (!fill || fill.getOutputs().size() != 1 ||
-      fill.getOutputs()[0] != buffer)
+  if (!fill || fill.getOutputs().size() != 1 || fill.getOutputs()[0] != buffer)
     return {};
   if (!matchPattern(fill.getInputs()[0], m_PosZeroFloat()))
     return {};
@@ -92,8 +91,7 @@ FailureOr<MatmulOp> mlir::amk::importLinalgMatmul(RewriterBase &rewriter,
 
   linalg::FillOp zeroFill = getZeroFillBefore(op, c);
   rewriter.setInsertionPoint(op);
-  auto matmul =
-      MatmulOp::create(rewriter, op->getLoc(), a, b, c);
+  auto matmul = MatmulOp::create(rewriter, op->getLoc(), a, b, c);
   matmul.setTransposeA(transposes->first);
   matmul.setTransposeB(transposes->second);
   // linalg accumulates into C; a zero fill right before makes it a plain store.

@@ -168,7 +168,7 @@ FailureOr<LoweredKernel> AMKLowerPass::lowerKernel(KernelOp kernel) {
   // The harness's register estimate becomes the kernel's register budget
   // (.maxnreg), so what was verified is what ptxas must honor.
   (*func)->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
-                b.getI32IntegerAttr(k.estimatedRegs));
+                   b.getI32IntegerAttr(k.estimatedRegs));
   // What every launch provides, for the harness's shared-memory bounds.
   (*func)->setAttr(kDynamicSmemAttrName, b.getI64IntegerAttr(k.smemBytes));
   // Fold the synthesizer's index arithmetic before anything reads it.
@@ -195,17 +195,19 @@ FailureOr<LoweredKernel> AMKLowerPass::lowerKernel(KernelOp kernel) {
   };
   int64_t off = matmul.isBatched() ? 1 : 0;
   Value sizeM = dim(matmul.getC(), off), sizeN = dim(matmul.getC(), off + 1);
-  Value gridX = arith::MulIOp::create(b, loc, ceilDiv(sizeM, config.getBlockM()),
-                                      ceilDiv(sizeN, config.getBlockN()));
+  Value gridX =
+      arith::MulIOp::create(b, loc, ceilDiv(sizeM, config.getBlockM()),
+                            ceilDiv(sizeN, config.getBlockN()));
   Value gridZ = matmul.isBatched() ? dim(matmul.getC(), 0) : idx(1);
   SmallVector<Value> args = {matmul.getA(), matmul.getB()};
   if (matmul.getBias())
     args.push_back(matmul.getBias());
   args.push_back(matmul.getC());
-  Value smem = arith::ConstantIntOp::create(b, loc, b.getI32Type(), k.smemBytes);
-  gpu::LaunchFuncOp::create(b, loc, *func, gpu::KernelDim3{gridX, idx(1), gridZ},
-                            gpu::KernelDim3{idx(k.threads), idx(1), idx(1)},
-                            smem, args);
+  Value smem =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), k.smemBytes);
+  gpu::LaunchFuncOp::create(
+      b, loc, *func, gpu::KernelDim3{gridX, idx(1), gridZ},
+      gpu::KernelDim3{idx(k.threads), idx(1), idx(1)}, smem, args);
   kernel.erase();
   return k;
 }
@@ -262,9 +264,7 @@ LogicalResult AMKLowerPass::serialize(LoweredKernel &k,
   // One compilation: LLVM emits the PTX (kept through the ISA callback),
   // ptxas assembles it into the cubin.
   std::optional<SmallVector<char, 0>> ptx;
-  auto keepPtx = [&](StringRef isa) {
-    ptx.emplace(isa.begin(), isa.end());
-  };
+  auto keepPtx = [&](StringRef isa) { ptx.emplace(isa.begin(), isa.end()); };
   gpu::TargetOptions options(toolkit, {}, "", "",
                              gpu::CompilationTarget::Binary, {}, {}, {}, {},
                              keepPtx);
@@ -287,18 +287,16 @@ LogicalResult AMKLowerPass::serialize(LoweredKernel &k,
   // The cubin first: the default offloading handler loads the first object.
   gpu::BinaryOp::create(
       b, module.getLoc(), module.getName(), nullptr,
-      ArrayRef<Attribute>{
-          object(gpu::CompilationTarget::Binary, *cubin),
-          object(gpu::CompilationTarget::Assembly, *ptx)});
+      ArrayRef<Attribute>{object(gpu::CompilationTarget::Binary, *cubin),
+                          object(gpu::CompilationTarget::Assembly, *ptx)});
   if (!bundleDir.empty()) {
     k.flags = (llvm::Twine("O") + llvm::Twine(optLevel.getValue()) + " " +
                ptxFeaturesFor(target))
                   .str();
     k.toolkit = toolkit;
-    if (failed(writeBundle(bundleDir, k, target,
-                           StringRef(cubin->data(), cubin->size()),
-                           StringRef(ptx->data(), ptx->size()),
-                           module.getLoc())))
+    if (failed(writeBundle(
+            bundleDir, k, target, StringRef(cubin->data(), cubin->size()),
+            StringRef(ptx->data(), ptx->size()), module.getLoc())))
       return failure();
   }
   module.erase();

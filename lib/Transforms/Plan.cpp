@@ -98,11 +98,10 @@ LogicalResult AMKPlanPass::planOne(MatmulOp matmul, const TargetSpec &target,
   GemmProblem problem = GemmProblem::get(matmul);
   GemmPlan plan = planGemm(ctx, problem, target, options);
   if (plan.ladder.empty())
-    return matmul.emitError() << "no GEMM config fits target '" << target.name
-                              << "': " << plan.numCandidates
-                              << " candidates rejected ("
-                              << plan.summarizeRejections(/*withExamples=*/true)
-                              << ")";
+    return matmul.emitError()
+           << "no GEMM config fits target '" << target.name
+           << "': " << plan.numCandidates << " candidates rejected ("
+           << plan.summarizeRejections(/*withExamples=*/true) << ")";
 
   // A unique kernel name.
   std::string base = sanitizeKernelName(matmul.getProblemSignature());
@@ -113,9 +112,9 @@ LogicalResult AMKPlanPass::planOne(MatmulOp matmul, const TargetSpec &target,
 
   SmallVector<Attribute> rungs;
   for (const GemmPlanCandidate &c : plan.ladder)
-    rungs.push_back(CandidateAttr::get(
-        ctx, cast<KernelConfigAttrInterface>(c.config),
-        static_cast<int64_t>(std::llround(c.cost.totalNs))));
+    rungs.push_back(
+        CandidateAttr::get(ctx, cast<KernelConfigAttrInterface>(c.config),
+                           static_cast<int64_t>(std::llround(c.cost.totalNs))));
 
   OpBuilder builder(matmul);
   const GemmPlanCandidate &best = plan.ladder.front();
@@ -127,12 +126,11 @@ LogicalResult AMKPlanPass::planOne(MatmulOp matmul, const TargetSpec &target,
   matmul->moveBefore(body, body->end());
 
   if (explain) {
-    InFlightDiagnostic diag = mlir::emitRemark(kernel.getLoc())
-                              << "planned " << name << ": " << best.config
-                              << ", predicted " << formatUs(best.cost.totalNs)
-                              << " us (" << plan.numCandidates
-                              << " candidates, " << plan.numRejected
-                              << " rejected)";
+    InFlightDiagnostic diag =
+        mlir::emitRemark(kernel.getLoc())
+        << "planned " << name << ": " << best.config << ", predicted "
+        << formatUs(best.cost.totalNs) << " us (" << plan.numCandidates
+        << " candidates, " << plan.numRejected << " rejected)";
     for (auto [i, c] : llvm::enumerate(plan.ladder))
       diag.attachNote() << llvm::formatv(
           "ladder #{0}: {11}: {1} us (compute {2}, hbm {3}, l2 {12}, feed "
@@ -142,8 +140,8 @@ LogicalResult AMKPlanPass::planOne(MatmulOp matmul, const TargetSpec &target,
           formatUs(c.cost.hbmNs), formatUs(c.cost.feedNs),
           formatUs(c.cost.smemNs), c.resources.blocksPerSM,
           c.resources.getOccupancyLimiter(), c.resources.regsPerThread,
-          c.resources.dynamicSmemBytes, c.cost.tiles,
-          attrToString(c.config), formatUs(c.cost.l2Ns));
+          c.resources.dynamicSmemBytes, c.cost.tiles, attrToString(c.config),
+          formatUs(c.cost.l2Ns));
     diag.attachNote() << "rejected: "
                       << (plan.rejections.empty() ? std::string("none")
                                                   : plan.summarizeRejections());

@@ -17,14 +17,15 @@ using namespace mlir::amk;
 LogicalResult mlir::amk::setModuleTarget(ModuleOp module,
                                          StringRef presetOrPath) {
   if (presetOrPath.empty())
-    return mlir::emitError(module.getLoc(), "no target given: use --amk-target=<preset> or "
-                            "--amk-target=<file.json> (presets: ")
+    return mlir::emitError(module.getLoc(),
+                           "no target given: use --amk-target=<preset> or "
+                           "--amk-target=<file.json> (presets: ")
            << listTargetPresetNames() << ")";
   llvm::Expected<TargetSpec> spec = resolveTarget(presetOrPath);
   if (!spec)
     return mlir::emitError(module.getLoc(), llvm::toString(spec.takeError()));
-  auto target = TargetAttr::getChecked(
-      [&] { return module.emitError(); }, module.getContext(), *spec);
+  auto target = TargetAttr::getChecked([&] { return module.emitError(); },
+                                       module.getContext(), *spec);
   if (!target)
     return failure();
   module->setAttr(AMKDialect::kTargetAttrName, target);
@@ -44,8 +45,7 @@ struct AMKSetTargetPass
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
     StringRef trimmed = options.trim();
     if (!trimmed.empty() && !trimmed.contains('='))
-      return Base::initializeOptions(("target=" + trimmed).str(),
-                                     errorHandler);
+      return Base::initializeOptions(("target=" + trimmed).str(), errorHandler);
     return Base::initializeOptions(options, errorHandler);
   }
 

@@ -11,8 +11,8 @@
 
 #include "AMK/Analysis/Harness.h"
 #include "AMK/Analysis/KernelSafety.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "AMK/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -73,8 +73,7 @@ struct AMKVerifyPass : public amk::impl::AMKVerifyPassBase<AMKVerifyPass> {
       if (!func.isKernel())
         return;
       ++kernels;
-      if (succeeded(checkKernelSafety(func, spec ? &*spec : nullptr,
-                                      findings)))
+      if (succeeded(checkKernelSafety(func, spec ? &*spec : nullptr, findings)))
         ++verified;
     });
 
@@ -98,8 +97,8 @@ struct AMKVerifyPass : public amk::impl::AMKVerifyPassBase<AMKVerifyPass> {
         std::error_code ec;
         llvm::raw_fd_ostream os(json, ec, llvm::sys::fs::OF_Text);
         if (ec) {
-          module.emitError() << "cannot write '" << json
-                             << "': " << ec.message();
+          module.emitError()
+              << "cannot write '" << json << "': " << ec.message();
           return signalPassFailure();
         }
         os << text << "\n";

@@ -392,10 +392,9 @@ Status checkResult(Session &session, const GemmSpec &spec,
   // error, in cuBLAS as in AMK.
   Tolerances tol = Tolerances::of(spec);
   double elements = double(spec.shape.batch) * spec.shape.m * spec.shape.n;
-  r.frobLimit = tol.frobLimit + (r.refNorm > 0 ? tol.outFloor *
-                                                     std::sqrt(elements) /
-                                                     r.refNorm
-                                               : 0.0);
+  r.frobLimit =
+      tol.frobLimit +
+      (r.refNorm > 0 ? tol.outFloor * std::sqrt(elements) / r.refNorm : 0.0);
   r.guardChecked = guards;
   if (guards)
     AMK_TRY(countGuardChanges(session, spec, buffers, r.guardBytesChanged));

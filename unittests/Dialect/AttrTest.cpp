@@ -61,9 +61,9 @@ TEST_F(AMKAttrTest, GemmConfigVerifier) {
                                           {64, 64}, MathInst::mma_sync,
                                           {16, 8, 16}, {}, 3, 8, 256, 1, 1));
   // simt: 32x64 warp tile over 32 threads is a 8x8 thread tile.
-  auto simt = GemmConfigAttr::getChecked(emit, &context, {128, 128, 8},
-                                         {32, 64}, MathInst::simt, {}, {8, 8},
-                                         2, 4, 256, 1, 1);
+  auto simt =
+      GemmConfigAttr::getChecked(emit, &context, {128, 128, 8}, {32, 64},
+                                 MathInst::simt, {}, {8, 8}, 2, 4, 256, 1, 1);
   ASSERT_TRUE(simt);
   EXPECT_EQ(simt.getNumComputeWarps(), 8);
   EXPECT_EQ(cast<KernelConfigAttrInterface>(simt).getThreadsPerBlock(), 256);

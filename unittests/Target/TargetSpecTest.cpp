@@ -57,8 +57,8 @@ TEST(TargetJSON, RoundTripsEveryPreset) {
 }
 
 TEST(TargetJSON, BaseAndOverrides) {
-  llvm::Expected<TargetSpec> spec =
-      parseTargetJSON(R"({"name": "h200-half", "base": "h200", "sm_count": 66})");
+  llvm::Expected<TargetSpec> spec = parseTargetJSON(
+      R"({"name": "h200-half", "base": "h200", "sm_count": 66})");
   ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
   EXPECT_EQ(spec->sm_count, 66);
   EXPECT_EQ(spec->l2_bytes, lookupTargetPreset("h200")->l2_bytes);

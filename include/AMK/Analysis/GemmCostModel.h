@@ -5,11 +5,11 @@
 //===----------------------------------------------------------------------===//
 //
 // An analytic model of how long a planned GEMM kernel runs on a target: a
-// roofline of math, HBM traffic (with L2 reuse), L2 traffic, operand feed (Little's law
-// over the bytes a pipeline keeps in flight) and, for simt, shared-memory
-// bandwidth, quantized over the SMs, plus per-block pipeline fill and launch
-// overhead. Every constant is in GemmCostParams so a calibration against
-// measurements can refit them; the planner ranks candidates by it.
+// roofline of math, HBM traffic (with L2 reuse), L2 traffic, operand feed
+// (Little's law over the bytes a pipeline keeps in flight) and, for simt,
+// shared-memory bandwidth, quantized over the SMs, plus per-block pipeline fill
+// and launch overhead. Every constant is in GemmCostParams so a calibration
+// against measurements can refit them; the planner ranks candidates by it.
 //
 //===----------------------------------------------------------------------===//
 

@@ -80,7 +80,8 @@ struct GemmPlan {
 
 /// Plans `problem` for `target`.
 GemmPlan planGemm(MLIRContext *context, const GemmProblem &problem,
-                  const TargetSpec &target, const GemmPlanOptions &options = {});
+                  const TargetSpec &target,
+                  const GemmPlanOptions &options = {});
 
 } // namespace mlir::amk
 

@@ -49,7 +49,8 @@ struct GemmResources {
   int64_t dynamicSmemBytes = 0;
   int64_t staticSmemBytes = 0;
   /// Whether dynamic shared memory exceeds the default per-block limit, so
-  /// that the launcher must opt in (cudaFuncAttributeMaxDynamicSharedMemorySize).
+  /// that the launcher must opt in
+  /// (cudaFuncAttributeMaxDynamicSharedMemorySize).
   bool needsSmemOptIn = false;
   /// Estimated registers per thread: with the margin, rounded up to the
   /// allocation granularity, not capped (a value above the target's

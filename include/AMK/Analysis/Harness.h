@@ -12,7 +12,8 @@
 //   AMK-RES-THREADS        threads per block > max_threads_per_block or
 //                          > max_block_dim_x (blocks are 1-D)
 //   AMK-RES-SMEM           dynamic shared memory > smem_per_block_optin_bytes,
-//                          or > smem_per_sm_bytes - smem_reserved_per_block_bytes
+//                          or > smem_per_sm_bytes -
+//                          smem_reserved_per_block_bytes
 //   AMK-RES-REGS           estimated registers/thread > regs_per_thread, or
 //                          registers/thread x threads > regs_per_block
 //   AMK-RES-OCCUPANCY      no block fits on an SM although each per-block limit
@@ -81,16 +82,17 @@ struct HarnessFinding {
 /// Checks `config` for `problem` on `target`: the synthesizer's limits
 /// (checkGemmLowerable) and every resource limit, appending one finding per
 /// broken limit at `loc`. Returns success iff nothing was appended.
-LogicalResult checkGemmResources(GemmConfigAttr config,
-                                 const GemmProblem &problem,
-                                 const TargetSpec &target, Location loc,
-                                 llvm::StringRef opName,
-                                 llvm::SmallVectorImpl<HarnessFinding> &findings);
+LogicalResult
+checkGemmResources(GemmConfigAttr config, const GemmProblem &problem,
+                   const TargetSpec &target, Location loc,
+                   llvm::StringRef opName,
+                   llvm::SmallVectorImpl<HarnessFinding> &findings);
 
 /// Checks one planned kernel against `target` (dispatching on its config
 /// family), appending findings at the kernel's location.
-LogicalResult verifyKernelResources(KernelOp kernel, const TargetSpec &target,
-                                    llvm::SmallVectorImpl<HarnessFinding> &findings);
+LogicalResult
+verifyKernelResources(KernelOp kernel, const TargetSpec &target,
+                      llvm::SmallVectorImpl<HarnessFinding> &findings);
 
 /// The JSON report of `--amk-verify`:
 /// {"kernels": N, "verified": V, "findings": [{file, line, col, check, op,

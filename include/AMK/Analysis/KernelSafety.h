@@ -34,8 +34,9 @@ inline constexpr llvm::StringLiteral kDynamicSmemAttrName =
 /// with a target, also its launch resources (threads from
 /// `known_block_size`, dynamic shared memory from `amk.dynamic_smem_bytes`).
 /// Returns success iff nothing was appended.
-LogicalResult checkKernelSafety(Operation *kernel, const TargetSpec *target,
-                                llvm::SmallVectorImpl<HarnessFinding> &findings);
+LogicalResult
+checkKernelSafety(Operation *kernel, const TargetSpec *target,
+                  llvm::SmallVectorImpl<HarnessFinding> &findings);
 
 } // namespace mlir::amk
 

@@ -30,7 +30,7 @@ struct DeviceInfo {
   /// Provenance, written under "info" (not part of the target description).
   int64_t cc_major = 0;
   int64_t cc_minor = 0;
-  int64_t driver_version = 0;  ///< cuDriverGetVersion, e.g. 13000.
+  int64_t driver_version = 0; ///< cuDriverGetVersion, e.g. 13000.
   int64_t memory_clock_mhz = 0;
   int64_t memory_bus_width_bits = 0;
   int64_t total_global_mem_bytes = 0;

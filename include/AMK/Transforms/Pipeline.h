@@ -26,9 +26,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   PassOptions::Option<std::string> verifyJson{
       *this, "verify-json",
       llvm::cl::desc("write the harness findings as JSON here ('-': stdout)")};
-  PassOptions::Option<std::string> stopAt{
-      *this, "stop-at", llvm::cl::desc("gpu, nvvm or binary"),
-      llvm::cl::init("binary")};
+  PassOptions::Option<std::string> stopAt{*this, "stop-at",
+                                          llvm::cl::desc("gpu, nvvm or binary"),
+                                          llvm::cl::init("binary")};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir", llvm::cl::desc("write kernel bundles here")};
 };

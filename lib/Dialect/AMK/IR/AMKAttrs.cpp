@@ -11,9 +11,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::amk;
@@ -53,7 +53,8 @@ void mlir::amk::printDims(AsmPrinter &printer, ArrayRef<int64_t> dims) {
 
 TargetAttr mlir::amk::lookupTarget(Operation *op) {
   for (; op; op = op->getParentOp())
-    if (auto target = op->getAttrOfType<TargetAttr>(AMKDialect::kTargetAttrName))
+    if (auto target =
+            op->getAttrOfType<TargetAttr>(AMKDialect::kTargetAttrName))
       return target;
   return {};
 }
@@ -179,16 +180,16 @@ static bool isValidMmaSyncShape(ArrayRef<int64_t> inst) {
 }
 
 static bool isValidWgmmaShape(ArrayRef<int64_t> inst) {
-  return inst.size() == 3 && inst[0] == 64 && inst[1] >= 8 &&
-         inst[1] <= 256 && inst[1] % 8 == 0 &&
-         llvm::is_contained({8, 16, 32}, inst[2]);
+  return inst.size() == 3 && inst[0] == 64 && inst[1] >= 8 && inst[1] <= 256 &&
+         inst[1] % 8 == 0 && llvm::is_contained({8, 16, 32}, inst[2]);
 }
 
-LogicalResult GemmConfigAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> block,
-    ArrayRef<int64_t> warp, MathInst math, ArrayRef<int64_t> inst,
-    ArrayRef<int64_t> thread, int64_t stages, int64_t vector, int64_t threads,
-    int64_t swizzle, int64_t splitK) {
+LogicalResult
+GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       ArrayRef<int64_t> block, ArrayRef<int64_t> warp,
+                       MathInst math, ArrayRef<int64_t> inst,
+                       ArrayRef<int64_t> thread, int64_t stages, int64_t vector,
+                       int64_t threads, int64_t swizzle, int64_t splitK) {
   if (block.size() != 3)
     return emitError() << "block tile must be [BM, BN, BK], got "
                        << block.size() << " sizes";
@@ -220,7 +221,8 @@ LogicalResult GemmConfigAttr::verify(
   switch (math) {
   case MathInst::simt: {
     if (!inst.empty())
-      return emitError() << "simt takes a thread tile, not an instruction shape";
+      return emitError()
+             << "simt takes a thread tile, not an instruction shape";
     if (thread.size() != 2)
       return emitError() << "simt needs a thread tile [TM, TN]";
     if (warp[0] % thread[0] != 0 || warp[1] % thread[1] != 0 ||

@@ -153,8 +153,9 @@ LogicalResult MatmulOp::verify() {
       return emitOpError() << "bias element type " << biasType.getElementType()
                            << " must match C's " << output;
     if (biasType.getRank() != rank - 1)
-      return emitOpError() << "bias must be " << (isBatched() ? "[batch, N]" : "[N]")
-                           << ", got " << biasType;
+      return emitOpError() << "bias must be "
+                           << (isBatched() ? "[batch, N]" : "[N]") << ", got "
+                           << biasType;
     if (!compatible(biasType.getDimSize(rank - 2), cType.getDimSize(rank - 1)))
       return mismatch("N", "bias", biasType.getDimSize(rank - 2), "C",
                       cType.getDimSize(rank - 1));

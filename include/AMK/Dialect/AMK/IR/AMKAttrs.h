@@ -14,8 +14,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpDefinition.h"
 
-#include "AMK/Dialect/AMK/IR/AMKEnums.h.inc"
 #include "AMK/Dialect/AMK/IR/AMKAttrInterfaces.h.inc"
+#include "AMK/Dialect/AMK/IR/AMKEnums.h.inc"
 #include "AMK/Dialect/AMK/IR/AMKOpInterfaces.h.inc"
 
 namespace mlir::amk {
