@@ -70,10 +70,10 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
   // Launch resources against the target.
   if (target) {
     if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel)) {
-      if (std::optional<DenseI32ArrayAttr> block =
+      if (DenseI32ArrayAttr block =
               func.getKnownBlockSizeAttr()) {
         int64_t threads = 1;
-        for (int32_t d : block->asArrayRef())
+        for (int32_t d : block.asArrayRef())
           threads *= d;
         if (threads > target->max_threads_per_block)
           findings.push_back(HarnessFinding{

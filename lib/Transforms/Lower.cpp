@@ -218,12 +218,12 @@ FailureOr<LoweredKernel> AMKLowerPass::lowerKernel(KernelOp kernel) {
 LogicalResult AMKLowerPass::checkGenerated(LoweredKernel &k,
                                            const TargetSpec &t) {
   for (auto func : k.module.getOps<gpu::GPUFuncOp>()) {
-    std::optional<DenseI32ArrayAttr> block = func.getKnownBlockSizeAttr();
+    DenseI32ArrayAttr block = func.getKnownBlockSizeAttr();
     if (!block)
       return func.emitError("[AMK-UNPROVABLE] generated kernel has no "
                             "known_block_size");
     int64_t threads = 1;
-    for (int32_t d : block->asArrayRef())
+    for (int32_t d : block.asArrayRef())
       threads *= d;
     if (threads > t.max_threads_per_block)
       return func.emitError("[AMK-RES-THREADS] generated kernel uses ")

@@ -27,3 +27,15 @@ module attributes {amk.target = #amk.target<"h200", max_threads_per_block = 512,
     }
   }
 }
+
+// -----
+
+// Regression (found by python/amk/fuzz.py): a kernel without known_block_size
+// under a target is checked, not a crash.
+module attributes {amk.target = #amk.target<"h200">} {
+  gpu.module @m {
+    gpu.func @no_block_size() kernel {
+      gpu.return
+    }
+  }
+}
