@@ -17,6 +17,64 @@ std::string HarnessFinding::str() const {
   return ("[" + check + "] " + message);
 }
 
+void mlir::amk::checkLaunchResources(
+    ArrayRef<int64_t> block, int64_t smemBytes, const TargetSpec &target,
+    Location loc, StringRef opName, SmallVectorImpl<HarnessFinding> &findings) {
+  auto add = [&](StringRef id, const Twine &message, int64_t found,
+                 int64_t limit) {
+    findings.push_back(HarnessFinding{id.str(), loc, opName.str(),
+                                      message.str(), found, limit});
+  };
+  StringRef name = target.name;
+
+  // Threads: the block's total, then each dimension.
+  if (!block.empty()) {
+    int64_t threads = 1;
+    for (int64_t d : block)
+      threads *= d;
+    const int64_t dimLimits[] = {target.max_block_dim_x, target.max_block_dim_y,
+                                 target.max_block_dim_z};
+    const char *axes[] = {"x", "y", "z"};
+    if (threads > target.max_threads_per_block) {
+      add(check::kThreads,
+          llvm::formatv("{0} threads per block exceed the limit {1} of target "
+                        "'{2}'",
+                        threads, target.max_threads_per_block, name),
+          threads, target.max_threads_per_block);
+    } else {
+      for (auto [i, d] : llvm::enumerate(block)) {
+        if (i < 3 && d > dimLimits[i]) {
+          add(check::kThreads,
+              llvm::formatv("{0} threads on block dimension {1} exceed the "
+                            "limit {2} of target '{3}'",
+                            d, axes[i], dimLimits[i], name),
+              d, dimLimits[i]);
+          break;
+        }
+      }
+    }
+  }
+
+  // Shared memory: the opt-in per-block limit, and what one SM can give a
+  // block next to the driver's reservation.
+  int64_t perSMLimit =
+      target.smem_per_sm_bytes - target.smem_reserved_per_block_bytes;
+  if (smemBytes > target.smem_per_block_optin_bytes)
+    add(check::kSmem,
+        llvm::formatv("dynamic shared memory {0} B exceeds the opt-in limit "
+                      "{1} B of target '{2}'",
+                      smemBytes, target.smem_per_block_optin_bytes, name),
+        smemBytes, target.smem_per_block_optin_bytes);
+  else if (smemBytes > perSMLimit)
+    add(check::kSmem,
+        llvm::formatv("dynamic shared memory {0} B exceeds the {1} B an SM of "
+                      "target '{2}' holds per block ({3} B per SM, {4} B "
+                      "reserved per block)",
+                      smemBytes, perSMLimit, name, target.smem_per_sm_bytes,
+                      target.smem_reserved_per_block_bytes),
+        smemBytes, perSMLimit);
+}
+
 LogicalResult mlir::amk::checkGemmResources(
     GemmConfigAttr config, const GemmProblem &problem, const TargetSpec &target,
     Location loc, StringRef opName, SmallVectorImpl<HarnessFinding> &findings) {
@@ -36,39 +94,11 @@ LogicalResult mlir::amk::checkGemmResources(
 
   GemmResources r = getGemmResources(config, problem, target);
 
-  // Threads: blocks are 1-D, so the thread count is also block dimension x.
-  if (r.threadsPerBlock > target.max_threads_per_block)
-    add(check::kThreads,
-        llvm::formatv("{0} threads per block exceed the limit {1} of target "
-                      "'{2}'",
-                      r.threadsPerBlock, target.max_threads_per_block, name),
-        r.threadsPerBlock, target.max_threads_per_block);
-  else if (r.threadsPerBlock > target.max_block_dim_x)
-    add(check::kThreads,
-        llvm::formatv("{0} threads on block dimension x exceed the limit {1} "
-                      "of target '{2}'",
-                      r.threadsPerBlock, target.max_block_dim_x, name),
-        r.threadsPerBlock, target.max_block_dim_x);
-
-  // Shared memory: the opt-in per-block limit, and what one SM can give a
-  // block next to the driver's reservation.
-  int64_t smem = r.dynamicSmemBytes + r.staticSmemBytes;
-  int64_t perSMLimit =
-      target.smem_per_sm_bytes - target.smem_reserved_per_block_bytes;
-  if (smem > target.smem_per_block_optin_bytes)
-    add(check::kSmem,
-        llvm::formatv("dynamic shared memory {0} B exceeds the opt-in limit "
-                      "{1} B of target '{2}'",
-                      smem, target.smem_per_block_optin_bytes, name),
-        smem, target.smem_per_block_optin_bytes);
-  else if (smem > perSMLimit)
-    add(check::kSmem,
-        llvm::formatv("dynamic shared memory {0} B exceeds the {1} B an SM of "
-                      "target '{2}' holds per block ({3} B per SM, {4} B "
-                      "reserved per block)",
-                      smem, perSMLimit, name, target.smem_per_sm_bytes,
-                      target.smem_reserved_per_block_bytes),
-        smem, perSMLimit);
+  // Threads and shared memory: the checks every lowered kernel gets too.
+  // GEMM blocks are 1-D.
+  checkLaunchResources({r.threadsPerBlock, 1, 1},
+                       r.dynamicSmemBytes + r.staticSmemBytes, target, loc,
+                       opName, findings);
 
   // Registers (estimated, with margin).
   bool regsFail = false;

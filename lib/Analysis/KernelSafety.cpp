@@ -67,34 +67,18 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
         HarnessFinding{check.str(), at->getLoc(), name, message.str(), 0, 0});
   };
 
-  // Launch resources against the target.
+  // Launch resources against the target: the block from known_block_size,
+  // shared memory from what the launch provides.
   if (target) {
-    if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel)) {
-      if (DenseI32ArrayAttr block =
-              func.getKnownBlockSizeAttr()) {
-        int64_t threads = 1;
-        for (int32_t d : block.asArrayRef())
-          threads *= d;
-        if (threads > target->max_threads_per_block)
-          findings.push_back(HarnessFinding{
-              check::kThreads.str(), kernel->getLoc(), name,
-              (Twine(threads) + " threads per block exceed the limit " +
-               Twine(target->max_threads_per_block) + " of target '" +
-               target->name + "'")
-                  .str(),
-              threads, target->max_threads_per_block});
-      }
-    }
-    if (auto smem = kernel->getAttrOfType<IntegerAttr>(kDynamicSmemAttrName))
-      if (smem.getInt() > target->smem_per_block_optin_bytes)
-        findings.push_back(HarnessFinding{
-            check::kSmem.str(), kernel->getLoc(), name,
-            (Twine("dynamic shared memory ") + Twine(smem.getInt()) +
-             " B exceeds the opt-in limit " +
-             Twine(target->smem_per_block_optin_bytes) + " B of target '" +
-             target->name + "'")
-                .str(),
-            smem.getInt(), target->smem_per_block_optin_bytes});
+    SmallVector<int64_t, 3> block;
+    if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
+      if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr())
+        block.assign(size.asArrayRef().begin(), size.asArrayRef().end());
+    int64_t smem = 0;
+    if (auto attr = kernel->getAttrOfType<IntegerAttr>(kDynamicSmemAttrName))
+      smem = attr.getInt();
+    checkLaunchResources(block, smem, *target, kernel->getLoc(), name,
+                         findings);
   }
 
   // Structure first: the analyses below need structured control flow and

@@ -79,6 +79,16 @@ struct HarnessFinding {
   std::string str() const;
 };
 
+/// Checks a launch against `target`: threads per block and per block
+/// dimension (`block` = [x, y, z]; empty when unknown) and shared memory per
+/// block (the opt-in limit, and what an SM holds next to the driver's
+/// reservation). Appends one finding per broken limit at `loc`. Planned
+/// kernels and lowered kernels share this check.
+void checkLaunchResources(llvm::ArrayRef<int64_t> block, int64_t smemBytes,
+                          const TargetSpec &target, Location loc,
+                          llvm::StringRef opName,
+                          llvm::SmallVectorImpl<HarnessFinding> &findings);
+
 /// Checks `config` for `problem` on `target`: the synthesizer's limits
 /// (checkGemmLowerable) and every resource limit, appending one finding per
 /// broken limit at `loc`. Returns success iff nothing was appended.
