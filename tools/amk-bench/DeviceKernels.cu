@@ -203,16 +203,18 @@ __global__ void __launch_bounds__(kRefThreads)
 // Check
 //===----------------------------------------------------------------------===//
 
-__device__ double activate(double x, Activation activation) {
+/// The epilogue activation, in the precision of `T`: double for the
+/// reference, float for finishing cuBLAS's output. GELU is the erf form.
+template <typename T> __device__ T activate(T x, Activation activation) {
   switch (activation) {
   case Activation::None:
     return x;
   case Activation::ReLU:
-    return x > 0 ? x : 0;
+    return x > T(0) ? x : T(0);
   case Activation::GELU:
-    return 0.5 * x * (1.0 + erf(x * M_SQRT1_2));
+    return T(0.5) * x * (T(1) + erf(x * T(M_SQRT1_2)));
   case Activation::SiLU:
-    return x / (1.0 + exp(-x));
+    return x / (T(1) + exp(-x));
   }
   return x;
 }
@@ -250,7 +252,7 @@ __device__ Evaluation evaluate(const void *c, int64_t i, const GemmShape &s,
         loadAsDouble(p.bias, p.biasType, s.biasPerBatch ? batch * s.n + n : n);
   }
   double pre = p.alpha * zi + p.beta * cOld + bias;
-  e.ref = activate(pre, p.activation);
+  e.ref = activate<double>(pre, p.activation);
   // The epilogue may round its partial sums to the output type (cuBLASLt's
   // fused bias/beta epilogue does for 16-bit C), which matters when the
   // terms cancel.
@@ -376,20 +378,6 @@ __global__ void describeKernel(const void *c, GemmShape s, const double *z,
 // Epilogue for cuBLAS
 //===----------------------------------------------------------------------===//
 
-__device__ float activateF(float x, Activation activation) {
-  switch (activation) {
-  case Activation::None:
-    return x;
-  case Activation::ReLU:
-    return x > 0 ? x : 0;
-  case Activation::GELU:
-    return 0.5f * x * (1.0f + erff(x * 0.70710678f));
-  case Activation::SiLU:
-    return x / (1.0f + expf(-x));
-  }
-  return x;
-}
-
 __global__ void epilogueKernel(const float *d, void *c, ScalarType outType,
                                GemmShape s, int64_t count, float beta,
                                const void *bias, ScalarType biasType,
@@ -404,7 +392,7 @@ __global__ void epilogueKernel(const float *d, void *c, ScalarType outType,
       v += static_cast<float>(
           loadAsDouble(bias, biasType, s.biasPerBatch ? batch * s.n + n : n));
     }
-    storeRounded(c, outType, i, activateF(v, activation));
+    storeRounded(c, outType, i, activate<float>(v, activation));
   }
 }
 
