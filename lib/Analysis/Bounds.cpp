@@ -354,78 +354,6 @@ private:
   bool analysed = false;
 };
 
-/// One access: a memref, its indices, the elements it touches along the last
-/// dimension, and a condition under which it happens (null: always).
-struct Access {
-  Operation *op;
-  Value memref;
-  SmallVector<Value> indices;
-  int64_t width;
-  Value condition;
-  StringRef what;
-};
-
-/// The accesses an op makes, or failure if it touches memory in a way the
-/// harness does not model.
-static FailureOr<SmallVector<Access>> getAccesses(Operation *op) {
-  SmallVector<Access> out;
-  auto add = [&](Value memref, ValueRange indices, int64_t width,
-                 StringRef what, Value cond = {}) {
-    out.push_back(
-        Access{op, memref, SmallVector<Value>(indices), width, cond, what});
-  };
-  if (auto load = dyn_cast<memref::LoadOp>(op))
-    add(load.getMemRef(), load.getIndices(), 1, "load");
-  else if (auto store = dyn_cast<memref::StoreOp>(op))
-    add(store.getMemRef(), store.getIndices(), 1, "store");
-  else if (auto load = dyn_cast<vector::LoadOp>(op))
-    add(load.getBase(), load.getIndices(),
-        load.getVectorType().getShape().back(), "vector load");
-  else if (auto store = dyn_cast<vector::StoreOp>(op))
-    add(store.getBase(), store.getIndices(),
-        store.getVectorType().getShape().back(), "vector store");
-  else if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op))
-    // Each lane supplies one 16-byte row address.
-    add(ld.getSrcMemref(), ld.getIndices(),
-        16 / (cast<MemRefType>(ld.getSrcMemref().getType())
-                  .getElementTypeBitWidth() /
-              8),
-        "ldmatrix row");
-  else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
-    int64_t dstElems = copy.getDstElements().getZExtValue();
-    add(copy.getDst(), copy.getDstIndices(), dstElems, "cp.async destination");
-    // The source reads srcElements (when given): `select(c, n, 0)` reads n
-    // elements under c and nothing otherwise.
-    Value srcElems = copy.getSrcElements();
-    APInt n;
-    if (!srcElems)
-      add(copy.getSrc(), copy.getSrcIndices(), dstElems, "cp.async source");
-    else if (matchPattern(srcElems, m_ConstantInt(&n))) {
-      if (!n.isZero())
-        add(copy.getSrc(), copy.getSrcIndices(), n.getSExtValue(),
-            "cp.async source");
-    } else if (auto sel = srcElems.getDefiningOp<arith::SelectOp>();
-               sel && matchPattern(sel.getTrueValue(), m_ConstantInt(&n)) &&
-               matchPattern(sel.getFalseValue(), m_Zero()))
-      add(copy.getSrc(), copy.getSrcIndices(), n.getSExtValue(),
-          "cp.async source", sel.getCondition());
-    else
-      return failure();
-  } else if (isa<memref::ViewOp, memref::SubViewOp, memref::ReinterpretCastOp,
-                 memref::ExtractStridedMetadataOp, memref::DimOp,
-                 gpu::DynamicSharedMemoryOp>(op)) {
-    // Views: their extents are checked where they are used (see below).
-  } else if (auto iface = dyn_cast<MemoryEffectOpInterface>(op)) {
-    SmallVector<MemoryEffects::EffectInstance> effects;
-    iface.getEffects(effects);
-    for (auto &effect : effects)
-      if (isa_and_nonnull<Value>(effect.getValue()) &&
-          isa<BaseMemRefType>(effect.getValue().getType()))
-        return failure();
-  }
-  return out;
-}
-
 /// Flattens an `addi` tree into its addends.
 static void addends(Value v, SmallVectorImpl<Value> &out) {
   if (auto add = v.getDefiningOp<arith::AddIOp>()) {
@@ -526,6 +454,70 @@ static bool isFlatViewOfMatrix(memref::ReinterpretCastOp view,
 
 } // namespace
 
+FailureOr<SmallVector<MemoryAccess>>
+mlir::amk::getMemoryAccesses(Operation *op) {
+  SmallVector<MemoryAccess> out;
+  auto add = [&](Value memref, ValueRange indices, int64_t width,
+                 StringRef what, bool write, bool async = false,
+                 Value cond = {}) {
+    out.push_back(MemoryAccess{op, memref, SmallVector<Value>(indices), width,
+                               cond, what, write, async});
+  };
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    add(load.getMemRef(), load.getIndices(), 1, "load", false);
+  else if (auto store = dyn_cast<memref::StoreOp>(op))
+    add(store.getMemRef(), store.getIndices(), 1, "store", true);
+  else if (auto load = dyn_cast<vector::LoadOp>(op))
+    add(load.getBase(), load.getIndices(),
+        load.getVectorType().getShape().back(), "vector load", false);
+  else if (auto store = dyn_cast<vector::StoreOp>(op))
+    add(store.getBase(), store.getIndices(),
+        store.getVectorType().getShape().back(), "vector store", true);
+  else if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op))
+    // Each lane supplies one 16-byte row address.
+    add(ld.getSrcMemref(), ld.getIndices(),
+        16 / (cast<MemRefType>(ld.getSrcMemref().getType())
+                  .getElementTypeBitWidth() /
+              8),
+        "ldmatrix row", false);
+  else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+    int64_t dstElems = copy.getDstElements().getZExtValue();
+    // The destination is written in full (zero-filled past srcElements).
+    add(copy.getDst(), copy.getDstIndices(), dstElems, "cp.async destination",
+        true, /*async=*/true);
+    // The source reads srcElements (when given): `select(c, n, 0)` reads n
+    // elements under c and nothing otherwise.
+    Value srcElems = copy.getSrcElements();
+    APInt n;
+    if (!srcElems)
+      add(copy.getSrc(), copy.getSrcIndices(), dstElems, "cp.async source",
+          false);
+    else if (matchPattern(srcElems, m_ConstantInt(&n))) {
+      if (!n.isZero())
+        add(copy.getSrc(), copy.getSrcIndices(), n.getSExtValue(),
+            "cp.async source", false);
+    } else if (auto sel = srcElems.getDefiningOp<arith::SelectOp>();
+               sel && matchPattern(sel.getTrueValue(), m_ConstantInt(&n)) &&
+               matchPattern(sel.getFalseValue(), m_Zero()))
+      add(copy.getSrc(), copy.getSrcIndices(), n.getSExtValue(),
+          "cp.async source", false, false, sel.getCondition());
+    else
+      return failure();
+  } else if (isa<memref::ViewOp, memref::SubViewOp, memref::ReinterpretCastOp,
+                 memref::ExtractStridedMetadataOp, memref::DimOp,
+                 gpu::DynamicSharedMemoryOp>(op)) {
+    // Views: their extents are checked where they are used.
+  } else if (auto iface = dyn_cast<MemoryEffectOpInterface>(op)) {
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (auto &effect : effects)
+      if (isa_and_nonnull<Value>(effect.getValue()) &&
+          isa<BaseMemRefType>(effect.getValue().getType()))
+        return failure();
+  }
+  return out;
+}
+
 void mlir::amk::checkKernelBounds(
     Operation *kernel, llvm::function_ref<void(StringRef, Operation *,
                                                const Twine &, int64_t, int64_t)>
@@ -583,7 +575,7 @@ void mlir::amk::checkKernelBounds(
                0, 0);
       return;
     }
-    FailureOr<SmallVector<Access>> accesses = getAccesses(op);
+    FailureOr<SmallVector<MemoryAccess>> accesses = getMemoryAccesses(op);
     if (failed(accesses)) {
       report(check::kUnprovable, op,
              llvm::Twine("memory access by '") + op->getName().getStringRef() +
@@ -601,7 +593,7 @@ void mlir::amk::checkKernelBounds(
       if (auto ifOp = dyn_cast<scf::IfOp>(parent))
         if (child->getParentRegion() == &ifOp.getThenRegion())
           guards.push_back(ifOp.getCondition());
-    for (Access &access : *accesses) {
+    for (MemoryAccess &access : *accesses) {
       auto type = cast<MemRefType>(access.memref.getType());
       SmallVector<Value> localGuards(guards);
       if (access.condition)

@@ -11,6 +11,25 @@
 
 namespace mlir::amk {
 
+/// One memory access an op makes: a memref, its indices, the elements it
+/// touches along the last dimension, and a condition under which it happens
+/// (null: always).
+struct MemoryAccess {
+  Operation *op;
+  Value memref;
+  llvm::SmallVector<Value> indices;
+  int64_t width;
+  Value condition;
+  StringRef what;
+  bool write = false;
+  /// Completes later (cp.async): see SharedMemory.h.
+  bool async = false;
+};
+
+/// The accesses `op` makes, or failure if it touches memory in a way the
+/// harness does not model.
+FailureOr<llvm::SmallVector<MemoryAccess>> getMemoryAccesses(Operation *op);
+
 /// Proves every memory access of `kernel` inside its buffer; calls `report`
 /// (check id, op, message, found, limit) for each access it cannot.
 void checkKernelBounds(Operation *kernel,

@@ -8,9 +8,11 @@
 
 #include "AMK/Analysis/Uniformity.h"
 #include "Bounds.h"
+#include "SharedMemory.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/StringSet.h"
@@ -32,7 +34,7 @@ static std::string describe(Operation *op) {
 /// flow, or a GPU primitive).
 static bool isModelled(Operation *op) {
   static const llvm::StringSet<> dialects = {
-      "arith", "math", "memref", "vector", "scf", "gpu", "nvgpu", "index",
+      "arith", "math", "memref", "vector", "scf", "gpu", "index",
       "affine", "ub",
       // Branches only occur in multi-block regions, reported as such.
       "cf"};
@@ -40,6 +42,12 @@ static bool isModelled(Operation *op) {
   if (dialects.contains(dialect))
     return true;
   // The NVVM ops AMK's kernels use: special registers, barriers, MMAs.
+  // nvgpu: the async copies, their groups and waits, ldmatrix and mma.sync;
+  // not mbarriers, TMA or wgmma (their phases are not modelled).
+  if (dialect == "nvgpu")
+    return isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
+               nvgpu::DeviceAsyncWaitOp, nvgpu::LdMatrixOp, nvgpu::MmaSyncOp>(
+        op);
   if (dialect == "nvvm")
     return isa<NVVM::Barrier0Op, NVVM::BarrierOp, NVVM::MmaOp,
                NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
@@ -131,5 +139,15 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
     findings.push_back(HarnessFinding{check.str(), at->getLoc(), name,
                                       message.str(), found, limit});
   });
+
+  // Races and async ordering assume barriers every thread reaches.
+  if (llvm::none_of(llvm::drop_begin(findings, before),
+                    [](const HarnessFinding &f) {
+                      return f.check == check::kBarrierDivergent;
+                    }))
+    checkSharedMemory(kernel, uniformity,
+                      [&](StringRef check, Operation *at, const Twine &message) {
+                        report(check, at, message);
+                      });
   return success(findings.size() == before);
 }

@@ -1,6 +1,6 @@
 // RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics
 // Planted out-of-bounds bugs (AMK-OOB), each next to its correct twin.
-
+// SANITIZE: tool=memcheck grid=4 args=f32[1000]
 // Bug: off by one: the guard lets index n through (ule instead of ult).
 gpu.module @m {
   gpu.func @off_by_one(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
@@ -23,7 +23,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck grid=4 args=f32[1000]
 // Twin: the right guard, for every size.
 gpu.module @m {
   gpu.func @guarded(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
@@ -44,7 +44,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck grid=4 args=f32[1000]
 // Bug: a missing edge mask: the last block runs past a 1000-element buffer.
 gpu.module @m {
   gpu.func @missing_mask(%a: memref<1000xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
@@ -60,7 +60,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck grid=4 args=f32[1000]
 // Twin: with the mask (a select of an in-bounds index, as AMK's kernels do).
 gpu.module @m {
   gpu.func @masked(%a: memref<1000xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
@@ -79,7 +79,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck grid=1 smem=1024
 // Bug: a wrong stride into shared memory (two floats per thread, one slot).
 gpu.module @m {
   gpu.func @wrong_stride() kernel attributes {known_block_size = array<i32: 256, 1, 1>, amk.dynamic_smem_bytes = 1024 : i64} {
@@ -97,7 +97,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck grid=1 smem=1024
 // Twin: one slot per thread.
 gpu.module @m {
   gpu.func @right_stride() kernel attributes {known_block_size = array<i32: 256, 1, 1>, amk.dynamic_smem_bytes = 1024 : i64} {
@@ -126,6 +126,18 @@ gpu.module @m {
 
 // -----
 
+// Twin: the launch provides the 1536 B the view ends at.
+gpu.module @m {
+  gpu.func @view_fits() kernel attributes {known_block_size = array<i32: 128, 1, 1>, amk.dynamic_smem_bytes = 1536 : i64} {
+    %c512 = arith.constant 512 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %buf = memref.view %smem[%c512][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1 args=f32[1024]
 // Bug: a vector load of 4 that the last thread starts 2 elements early.
 gpu.module @m {
   gpu.func @vector_past_end(%a: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
@@ -141,7 +153,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck grid=1 args=f32[1024]
 // Twin: 4-aligned vectors end exactly at the buffer's end.
 gpu.module @m {
   gpu.func @vector_aligned(%a: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
@@ -154,7 +166,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck grid=1 args=f32[64x256]
 // Bug: the guard checks the wrong dimension of a dynamic matrix.
 gpu.module @m {
   gpu.func @wrong_dim(%a: memref<?x?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
@@ -172,7 +184,23 @@ gpu.module @m {
 }
 
 // -----
+// SANITIZE: tool=memcheck grid=1 args=f32[64x256]
+// Twin: the guard checks the dimension the thread id indexes.
+gpu.module @m {
+  gpu.func @right_dim(%a: memref<?x?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %rows = memref.dim %a, %c0 : memref<?x?xf32>
+    %ok = arith.cmpi ult, %tid, %rows : index
+    scf.if %ok {
+      %x = memref.load %a[%tid, %c0] : memref<?x?xf32>
+    }
+    gpu.return
+  }
+}
 
+// -----
+// SANITIZE: tool=memcheck grid=8 smem=4096 args=f32[8x64]
 // Bug: an async copy of 4 floats with no zero-fill outside the rows.
 gpu.module @m {
   gpu.func @copy_unguarded(%a: memref<?x64xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, amk.dynamic_smem_bytes = 4096 : i64} {
@@ -195,7 +223,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck grid=8 smem=4096 args=f32[8x64]
 // Twin: zero-fill outside the rows (src elements 0, source index clamped).
 gpu.module @m {
   gpu.func @copy_guarded(%a: memref<?x64xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, amk.dynamic_smem_bytes = 4096 : i64} {
@@ -216,6 +244,449 @@ gpu.module @m {
     %n = arith.select %ok, %c4, %c0 : index
     %dst = arith.muli %tid, %c4 : index
     %t = nvgpu.device_async_copy %a[%srow, %col], %buf[%dst], 4, %n : memref<?x64xf32> to memref<512xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=3,2 args=f32[32x40]
+// Bug: a 16x16 tile of a dynamic matrix whose column guard uses `<=`: the
+// column equal to the width gets through.
+gpu.module @m {
+  gpu.func @tile_col_ule(%a: memref<?x?xf32>) kernel attributes {known_block_size = array<i32: 16, 16, 1>} {
+    %tx = gpu.thread_id x
+    %ty = gpu.thread_id y
+    %bx = gpu.block_id x
+    %by = gpu.block_id y
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %r0 = arith.muli %by, %c16 : index
+    %row = arith.addi %r0, %ty : index
+    %q0 = arith.muli %bx, %c16 : index
+    %col = arith.addi %q0, %tx : index
+    %rows = memref.dim %a, %c0 : memref<?x?xf32>
+    %cols = memref.dim %a, %c1 : memref<?x?xf32>
+    %rok = arith.cmpi ult, %row, %rows : index
+    %cok = arith.cmpi ule, %col, %cols : index
+    %ok = arith.andi %rok, %cok : i1
+    scf.if %ok {
+      // expected-error @+1 {{[AMK-OOB] load of memref<?x?xf32> may leave the buffer in dimension 1: index its range [0, 68719476719] is not guarded by the dynamic size it indexes}}
+      %x = memref.load %a[%row, %col] : memref<?x?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=3,2 args=f32[32x40]
+// Twin: both guards strict.
+gpu.module @m {
+  gpu.func @tile_col_ult(%a: memref<?x?xf32>) kernel attributes {known_block_size = array<i32: 16, 16, 1>} {
+    %tx = gpu.thread_id x
+    %ty = gpu.thread_id y
+    %bx = gpu.block_id x
+    %by = gpu.block_id y
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %r0 = arith.muli %by, %c16 : index
+    %row = arith.addi %r0, %ty : index
+    %q0 = arith.muli %bx, %c16 : index
+    %col = arith.addi %q0, %tx : index
+    %rows = memref.dim %a, %c0 : memref<?x?xf32>
+    %cols = memref.dim %a, %c1 : memref<?x?xf32>
+    %rok = arith.cmpi ult, %row, %rows : index
+    %cok = arith.cmpi ult, %col, %cols : index
+    %ok = arith.andi %rok, %cok : i1
+    scf.if %ok {
+      %x = memref.load %a[%row, %col] : memref<?x?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: row and column swapped on a read of a 64x128 matrix: the thread id
+// (0..127) indexes the 64 rows.
+gpu.module @m {
+  gpu.func @copy_swapped(%a: memref<64x128xf32>, %b: memref<64x128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    // expected-error @+1 {{[AMK-OOB] load of memref<64x128xf32> may leave the buffer in dimension 0: index its range [0, 127] + 1 exceeds 64}}
+    %x = memref.load %a[%tid, %bid] : memref<64x128xf32>
+    memref.store %x, %b[%bid, %tid] : memref<64x128xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the block id picks the row, the thread id the column.
+gpu.module @m {
+  gpu.func @copy_rows(%a: memref<64x128xf32>, %b: memref<64x128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %x = memref.load %a[%bid, %tid] : memref<64x128xf32>
+    memref.store %x, %b[%bid, %tid] : memref<64x128xf32>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1,1,8 args=f32[8x4x64]
+// Bug: the batch index is off by one (block_id z + 1) on an 8-batch tensor.
+gpu.module @m {
+  gpu.func @batch_off_by_one(%a: memref<8x?x?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 8>} {
+    %tid = gpu.thread_id x
+    %bz = gpu.block_id z
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %b = arith.addi %bz, %c1 : index
+    %cols = memref.dim %a, %c2 : memref<8x?x?xf32>
+    %ok = arith.cmpi ult, %tid, %cols : index
+    scf.if %ok {
+      // expected-error @+1 {{[AMK-OOB] load of memref<8x?x?xf32> may leave the buffer in dimension 0: index its range [1, 8] + 1 exceeds 8}}
+      %x = memref.load %a[%b, %c0, %tid] : memref<8x?x?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1,1,8 args=f32[8x4x64]
+// Twin: block z is the batch.
+gpu.module @m {
+  gpu.func @batch(%a: memref<8x?x?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 8>} {
+    %tid = gpu.thread_id x
+    %bz = gpu.block_id z
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %cols = memref.dim %a, %c2 : memref<8x?x?xf32>
+    %ok = arith.cmpi ult, %tid, %cols : index
+    scf.if %ok {
+      %x = memref.load %a[%bz, %c0, %tid] : memref<8x?x?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1 args=f32[256],f32[256]
+// Bug: the left neighbour `tid - 1` without a guard: thread 0 reads index -1.
+gpu.module @m {
+  gpu.func @left_neighbour(%a: memref<256xf32>, %b: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c1 = arith.constant 1 : index
+    %j = arith.subi %tid, %c1 : index
+    // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index it can be negative (-1)}}
+    %x = memref.load %a[%j] : memref<256xf32>
+    memref.store %x, %b[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1 args=f32[256],f32[256]
+// Twin: the unsigned guard `tid - 1 < 256` leaves thread 0 out (its index
+// wraps around to the largest index).
+gpu.module @m {
+  gpu.func @left_neighbour_guarded(%a: memref<256xf32>, %b: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %j = arith.subi %tid, %c1 : index
+    %ok = arith.cmpi ult, %j, %c256 : index
+    scf.if %ok {
+      %x = memref.load %a[%j] : memref<256xf32>
+      memref.store %x, %b[%tid] : memref<256xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1 args=f32[1022]
+// Bug: vector stores of 4 over 1022 floats with no tail: the last thread
+// writes elements 1020..1023.
+gpu.module @m {
+  gpu.func @vector_no_tail(%a: memref<1022xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c4 = arith.constant 4 : index
+    %z = arith.constant dense<0.0> : vector<4xf32>
+    %i = arith.muli %tid, %c4 : index
+    // expected-error @+1 {{[AMK-OOB] vector store of memref<1022xf32> may leave the buffer in dimension 0: index (+4 elements) its range [0, 1020] + 4 exceeds 1022}}
+    vector.store %z, %a[%i] : memref<1022xf32>, vector<4xf32>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1 args=f32[1022]
+// Twin: full vectors where all 4 fit, a scalar tail loop for the rest.
+gpu.module @m {
+  gpu.func @vector_with_tail(%a: memref<1022xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c1022 = arith.constant 1022 : index
+    %z = arith.constant dense<0.0> : vector<4xf32>
+    %zs = arith.constant 0.0 : f32
+    %i = arith.muli %tid, %c4 : index
+    %last = arith.addi %i, %c3 : index
+    %full = arith.cmpi ult, %last, %c1022 : index
+    scf.if %full {
+      vector.store %z, %a[%i] : memref<1022xf32>, vector<4xf32>
+    } else {
+      scf.for %e = %i to %c1022 step %c1 {
+        memref.store %zs, %a[%e] : memref<1022xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1 args=f32[1022]
+// Bug: a vector store of 4 into a buffer of dynamic length guarded only on
+// its first element: the length need not be a multiple of 4.
+gpu.module @m {
+  gpu.func @vector_first_guard(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %c1024 = arith.constant 1024 : index
+    %z = arith.constant dense<0.0> : vector<4xf32>
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    %base = arith.muli %bid, %c1024 : index
+    %t4 = arith.muli %tid, %c4 : index
+    %i = arith.addi %base, %t4 : index
+    %ok = arith.cmpi ult, %i, %n : index
+    scf.if %ok {
+      // expected-error @+1 {{[AMK-OOB] vector store of memref<?xf32> may leave the buffer in dimension 0: index (+4 elements) its range [0, 4398046510076] is not guarded by the dynamic size it indexes}}
+      vector.store %z, %a[%i] : memref<?xf32>, vector<4xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1 args=f32[1022]
+// Twin: the guard checks the vector's last element.
+gpu.module @m {
+  gpu.func @vector_last_guard(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c1024 = arith.constant 1024 : index
+    %z = arith.constant dense<0.0> : vector<4xf32>
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    %base = arith.muli %bid, %c1024 : index
+    %t4 = arith.muli %tid, %c4 : index
+    %i = arith.addi %base, %t4 : index
+    %last = arith.addi %i, %c3 : index
+    %ok = arith.cmpi ult, %last, %n : index
+    scf.if %ok {
+      vector.store %z, %a[%i] : memref<?xf32>, vector<4xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1 args=f32[1024]
+// Bug: a block-strided loop over 1024 elements runs one chunk too many
+// (5 chunks of 256 instead of 4).
+gpu.module @m {
+  gpu.func @loop_one_too_many(%a: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c5 = arith.constant 5 : index
+    %c256 = arith.constant 256 : index
+    %zs = arith.constant 0.0 : f32
+    scf.for %k = %c0 to %c5 step %c1 {
+      %base = arith.muli %k, %c256 : index
+      %j = arith.addi %base, %tid : index
+      // expected-error @+1 {{[AMK-OOB] store of memref<1024xf32> may leave the buffer in dimension 0: index its range [0, 1279] + 1 exceeds 1024}}
+      memref.store %zs, %a[%j] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1 args=f32[1024]
+// Twin: 4 chunks of 256.
+gpu.module @m {
+  gpu.func @loop_exact(%a: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %zs = arith.constant 0.0 : f32
+    scf.for %k = %c0 to %c4 step %c1 {
+      %base = arith.muli %k, %c256 : index
+      %j = arith.addi %base, %tid : index
+      memref.store %zs, %a[%j] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1 smem=1024
+// Bug: ldmatrix row addresses of two warps into a 32x16 f16 tile, but the
+// second warp starts at row 32 (warp * 32 instead of warp * 16).
+gpu.module @m {
+  gpu.func @ldmatrix_past_tile() kernel attributes {known_block_size = array<i32: 64, 1, 1>, amk.dynamic_smem_bytes = 1024 : i64} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %tile = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x16xf16, #gpu.address_space<workgroup>>
+    %warp = arith.divui %tid, %c32 : index
+    %lane = arith.remui %tid, %c32 : index
+    %r = arith.remui %lane, %c16 : index
+    %half = arith.divui %lane, %c16 : index
+    %col = arith.muli %half, %c8 : index
+    %wr = arith.muli %warp, %c32 : index
+    %row = arith.addi %wr, %r : index
+    // expected-error @+1 {{[AMK-OOB] ldmatrix row of memref<32x16xf16, #gpu.address_space<workgroup>> may leave the buffer in dimension 0: index its range [0, 47] + 1 exceeds 32}}
+    %v = nvgpu.ldmatrix %tile[%row, %col] {numTiles = 4 : i32, transpose = false} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1 smem=1024
+// Twin: each warp reads its own 16 rows.
+gpu.module @m {
+  gpu.func @ldmatrix_in_tile() kernel attributes {known_block_size = array<i32: 64, 1, 1>, amk.dynamic_smem_bytes = 1024 : i64} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %tile = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x16xf16, #gpu.address_space<workgroup>>
+    %warp = arith.divui %tid, %c32 : index
+    %lane = arith.remui %tid, %c32 : index
+    %r = arith.remui %lane, %c16 : index
+    %half = arith.divui %lane, %c16 : index
+    %col = arith.muli %half, %c8 : index
+    %wr = arith.muli %warp, %c16 : index
+    %row = arith.addi %wr, %r : index
+    %v = nvgpu.ldmatrix %tile[%row, %col] {numTiles = 4 : i32, transpose = false} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=4 args=f32[1024],f32[1024]
+// Bug: a 2-point stencil reads its right neighbour `i + 1` at the last
+// element too.
+gpu.module @m {
+  gpu.func @halo_unguarded(%a: memref<1024xf32>, %b: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %ip = arith.addi %i, %c1 : index
+    %x = memref.load %a[%i] : memref<1024xf32>
+    // expected-error @+1 {{[AMK-OOB] load of memref<1024xf32> may leave the buffer in dimension 0: index its range [1, 1024] + 1 exceeds 1024}}
+    %y = memref.load %a[%ip] : memref<1024xf32>
+    %s = arith.addf %x, %y : f32
+    memref.store %s, %b[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=4 args=f32[1024],f32[1024]
+// Twin: the neighbour is read only where it exists (the last element uses
+// itself, a clamped boundary).
+gpu.module @m {
+  gpu.func @halo_guarded(%a: memref<1024xf32>, %b: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %c1024 = arith.constant 1024 : index
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %ip = arith.addi %i, %c1 : index
+    %x = memref.load %a[%i] : memref<1024xf32>
+    %in = arith.cmpi ult, %ip, %c1024 : index
+    %y = scf.if %in -> f32 {
+      %v = memref.load %a[%ip] : memref<1024xf32>
+      scf.yield %v : f32
+    } else {
+      scf.yield %x : f32
+    }
+    %s = arith.addf %x, %y : f32
+    memref.store %s, %b[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1 smem=1024
+// Bug: the first step of a shared-memory reduction tree adds the partner at
+// `tid + 256` (the block size) instead of `tid + 128` (half of it), past the
+// 256-element array.
+gpu.module @m {
+  gpu.func @reduce_wrong_stride() kernel attributes {known_block_size = array<i32: 256, 1, 1>, amk.dynamic_smem_bytes = 1024 : i64} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c128 = arith.constant 128 : index
+    %c256 = arith.constant 256 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %sdata = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+    %ok = arith.cmpi ult, %tid, %c128 : index
+    scf.if %ok {
+      %j = arith.addi %tid, %c256 : index
+      %x = memref.load %sdata[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      // expected-error @+1 {{[AMK-OOB] load of memref<256xf32, #gpu.address_space<workgroup>> may leave the buffer in dimension 0: index its range [256, 511] + 1 exceeds 256}}
+      %y = memref.load %sdata[%j] : memref<256xf32, #gpu.address_space<workgroup>>
+      %z = arith.addf %x, %y : f32
+      memref.store %z, %sdata[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=1 smem=1024
+// Twin: the first 128 threads add the partner 128 elements up.
+gpu.module @m {
+  gpu.func @reduce_right_stride() kernel attributes {known_block_size = array<i32: 256, 1, 1>, amk.dynamic_smem_bytes = 1024 : i64} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c128 = arith.constant 128 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %sdata = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+    %ok = arith.cmpi ult, %tid, %c128 : index
+    scf.if %ok {
+      %j = arith.addi %tid, %c128 : index
+      %x = memref.load %sdata[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      %y = memref.load %sdata[%j] : memref<256xf32, #gpu.address_space<workgroup>>
+      %z = arith.addf %x, %y : f32
+      memref.store %z, %sdata[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
     gpu.return
   }
 }

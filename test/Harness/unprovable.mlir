@@ -3,9 +3,10 @@
 // What the harness cannot analyse is reported as AMK-UNPROVABLE, never
 // accepted silently (an error; a warning with allow-unprovable).
 
+// Bug: branches between blocks (cf.cond_br) instead of an scf.if.
 // WARN: warning: [AMK-UNPROVABLE] unstructured control flow
 gpu.module @m {
-  // expected-error @+1 {{[AMK-UNPROVABLE] unstructured control flow (a region of 'gpu.func' at line 9 has 3 blocks): lower to scf to let the harness analyse it}}
+  // expected-error @+1 {{[AMK-UNPROVABLE] unstructured control flow (a region of 'gpu.func' at line 10 has 3 blocks): lower to scf to let the harness analyse it}}
   gpu.func @branches(%c: i1) kernel {
     cf.cond_br %c, ^a, ^b
   ^a:
@@ -18,6 +19,19 @@ gpu.module @m {
 
 // -----
 
+// Twin: the same branch as an scf.if (on a kernel argument, uniform).
+gpu.module @m {
+  gpu.func @branches_scf(%c: i1) kernel {
+    scf.if %c {
+      gpu.barrier
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a call to an external helper, which the harness cannot look into.
 // WARN: warning: [AMK-UNPROVABLE] calls 'helper'
 gpu.module @m {
   func.func private @helper()
@@ -30,11 +44,231 @@ gpu.module @m {
 
 // -----
 
+// Twin: the helper's work (none) inlined: nothing left to call.
+gpu.module @m {
+  func.func private @helper()
+  gpu.func @inlined() kernel {
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: an op of a dialect the harness does not know.
 // WARN: warning: [AMK-UNPROVABLE] op 'mystery.op'
 gpu.module @m {
   gpu.func @unknown_op() kernel {
-    // expected-error @+1 {{[AMK-UNPROVABLE] op 'mystery.op' at line 37 is not modelled by the harness}}
+    // expected-error @+1 {{[AMK-UNPROVABLE] op 'mystery.op' at line 62 is not modelled by the harness}}
     "mystery.op"() : () -> ()
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the same kernel without the unknown op.
+gpu.module @m {
+  gpu.func @known_ops() kernel {
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a straight-line kernel split into two blocks by a `cf.br`.
+// WARN: warning: [AMK-UNPROVABLE] unstructured control flow
+gpu.module @m {
+  // expected-error @+1 {{[AMK-UNPROVABLE] unstructured control flow (a region of 'gpu.func' at line 82 has 2 blocks): lower to scf to let the harness analyse it}}
+  gpu.func @br_blocks(%a: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    cf.br ^next
+  ^next:
+    %x = memref.load %a[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: one block.
+gpu.module @m {
+  gpu.func @one_block(%a: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %x = memref.load %a[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a helper defined in the gpu.module is still a call.
+// WARN: warning: [AMK-UNPROVABLE] calls 'scale'
+gpu.module @m {
+  func.func @scale(%x: f32) -> f32 {
+    %c2 = arith.constant 2.0 : f32
+    %y = arith.mulf %x, %c2 : f32
+    return %y : f32
+  }
+  gpu.func @calls_defined(%a: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %x = memref.load %a[%tid] : memref<256xf32>
+    // expected-error @+1 {{[AMK-UNPROVABLE] calls 'scale': the harness does not analyse calls}}
+    %y = func.call @scale(%x) : (f32) -> f32
+    memref.store %y, %a[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the helper inlined into the kernel.
+gpu.module @m {
+  gpu.func @scale_inlined(%a: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c2 = arith.constant 2.0 : f32
+    %x = memref.load %a[%tid] : memref<256xf32>
+    %y = arith.mulf %x, %c2 : f32
+    memref.store %y, %a[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: inline PTX reading %warpid, opaque to the harness.
+// WARN: warning: [AMK-UNPROVABLE] op 'llvm.inline_asm'
+gpu.module @m {
+  gpu.func @inline_asm(%a: memref<256xi32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    // expected-error @+1 {{[AMK-UNPROVABLE] op 'llvm.inline_asm' at line 144 is not modelled by the harness}}
+    %w = llvm.inline_asm "mov.u32 $0, %warpid;", "=r" : () -> i32
+    memref.store %w, %a[%tid] : memref<256xi32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the warp index computed from the thread id.
+gpu.module @m {
+  gpu.func @warp_from_tid(%a: memref<256xi32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c32 = arith.constant 32 : index
+    %wi = arith.divui %tid, %c32 : index
+    %w = arith.index_cast %wi : index to i32
+    memref.store %w, %a[%tid] : memref<256xi32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a whole-buffer memref.copy, an access the bounds check does not model.
+// WARN: warning: [AMK-UNPROVABLE] memory access by 'memref.copy'
+gpu.module @m {
+  gpu.func @copy_op(%a: memref<256xf32>, %b: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    // expected-error @+1 {{[AMK-UNPROVABLE] memory access by 'memref.copy' is not modelled by the bounds check}}
+    memref.copy %a, %b : memref<256xf32> to memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: each thread copies its element with a load and a store.
+gpu.module @m {
+  gpu.func @copy_by_thread(%a: memref<256xf32>, %b: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %x = memref.load %a[%tid] : memref<256xf32>
+    memref.store %x, %b[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a vector.transfer_read, not modelled by the bounds check.
+// WARN: warning: [AMK-UNPROVABLE] memory access by 'vector.transfer_read'
+gpu.module @m {
+  gpu.func @transfer_read(%a: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c4 = arith.constant 4 : index
+    %pad = arith.constant 0.0 : f32
+    %i = arith.muli %tid, %c4 : index
+    // expected-error @+1 {{[AMK-UNPROVABLE] memory access by 'vector.transfer_read' is not modelled by the bounds check}}
+    %v = vector.transfer_read %a[%i], %pad {in_bounds = [true]} : memref<1024xf32>, vector<4xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the same read as a vector.load.
+gpu.module @m {
+  gpu.func @vector_load(%a: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c4 = arith.constant 4 : index
+    %i = arith.muli %tid, %c4 : index
+    %v = vector.load %a[%i] : memref<1024xf32>, vector<4xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a view into dynamic shared memory of a kernel that does not say how
+// much the launch provides.
+// WARN: warning: [AMK-UNPROVABLE] dynamic shared memory without 'amk.dynamic_smem_bytes'
+gpu.module @m {
+  gpu.func @smem_size_unknown() kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{[AMK-UNPROVABLE] dynamic shared memory without 'amk.dynamic_smem_bytes' on the kernel: its size is unknown}}
+    %buf = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %zero, %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the kernel states the 1024 B its launch provides.
+gpu.module @m {
+  gpu.func @smem_size_known() kernel attributes {known_block_size = array<i32: 256, 1, 1>, amk.dynamic_smem_bytes = 1024 : i64} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %buf = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %zero, %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a load through a memref.cast to a dynamic size, which the bounds
+// check cannot trace back to the argument's.
+// WARN: warning: [AMK-UNPROVABLE] load of memref<?xf32>: dimension 0 has a size the bounds check cannot trace
+gpu.module @m {
+  gpu.func @cast_to_dynamic(%a: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %d = memref.cast %a : memref<256xf32> to memref<?xf32>
+    // expected-error @+1 {{[AMK-UNPROVABLE] load of memref<?xf32>: dimension 0 has a size the bounds check cannot trace}}
+    %x = memref.load %d[%tid] : memref<?xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the load from the argument itself.
+gpu.module @m {
+  gpu.func @no_cast(%a: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %x = memref.load %a[%tid] : memref<256xf32>
     gpu.return
   }
 }

@@ -55,6 +55,10 @@ inline constexpr llvm::StringLiteral kUnprovable = "AMK-UNPROVABLE";
 inline constexpr llvm::StringLiteral kOOB = "AMK-OOB";
 inline constexpr llvm::StringLiteral kBarrierDivergent =
     "AMK-BARRIER-DIVERGENT";
+inline constexpr llvm::StringLiteral kSmemRace = "AMK-SMEM-RACE";
+inline constexpr llvm::StringLiteral kAsyncUnwaited = "AMK-ASYNC-UNWAITED";
+inline constexpr llvm::StringLiteral kMisaligned = "AMK-MISALIGNED";
+inline constexpr llvm::StringLiteral kUncoalesced = "AMK-UNCOALESCED";
 } // namespace check
 
 // `--amk-verify` sets the discardable unit attribute
