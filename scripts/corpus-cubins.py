@@ -214,6 +214,13 @@ def kernels_of(split):
     for m in re.finditer(r"gpu\.func\s+@([\w$.]+)\s*\(", split):
         close = matching_paren(split, m.end() - 1)
         arglist = split[m.end():close]
+        # Workgroup/private attributions sit between the arguments and
+        # `kernel`; they are not kernel arguments.
+        while True:
+            wm = re.match(r"\s*(workgroup|private)\s*\(", split[close + 1:])
+            if not wm:
+                break
+            close = matching_paren(split, close + 1 + wm.end() - 1)
         rest = split[close + 1:split.find("{", close)]
         if not re.match(r"\s*kernel\b", rest):
             continue

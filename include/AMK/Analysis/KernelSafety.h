@@ -14,6 +14,15 @@
 //                          reaches (under thread-dependent control)
 //   AMK-OOB                a memory access that may leave its buffer, for
 //                          the kernel's sizes or (dynamic sizes) any sizes
+//   AMK-SMEM-RACE          two threads of a block touch the same shared bytes,
+//                          one writing, with no barrier between them
+//   AMK-ASYNC-UNWAITED     shared memory an async copy (cp.async) may still
+//                          be writing is read or written: no wait_group
+//                          retires its group (same thread) or no barrier
+//                          follows that wait (other threads)
+//
+// mbarriers, TMA and wgmma are not modelled yet: kernels using them are
+// AMK-UNPROVABLE.
 //
 //===----------------------------------------------------------------------===//
 

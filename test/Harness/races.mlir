@@ -1,0 +1,487 @@
+// RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics
+// Planted shared-memory races (AMK-SMEM-RACE) and async copies used before
+// they land (AMK-ASYNC-UNWAITED), each next to its correct twin.
+
+// SANITIZE: tool=racecheck grid=1 args=f32[256]
+// Bug: a missing barrier between a shared write and another thread's read.
+gpu.module @m {
+  gpu.func @no_barrier(%out: memref<256xf32>) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c255 = arith.constant 255 : index
+    %x = memref.load %out[%tid] : memref<256xf32>
+    memref.store %x, %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    %j = arith.subi %c255, %tid : index
+    // expected-error @+1 {{[AMK-SMEM-RACE] 'memref.load' at line 15 races with the 'memref.store' at line 12: no barrier between them (write-read, threads 0 and 255, byte 0)}}
+    %y = memref.load %buf[%j] : memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %y, %out[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[256]
+// Twin: the barrier orders the write before every read.
+gpu.module @m {
+  gpu.func @with_barrier(%out: memref<256xf32>) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c255 = arith.constant 255 : index
+    %x = memref.load %out[%tid] : memref<256xf32>
+    memref.store %x, %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %j = arith.subi %c255, %tid : index
+    %y = memref.load %buf[%j] : memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %y, %out[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[256]
+// Bug: every thread adds into one shared accumulator.
+gpu.module @m {
+  gpu.func @shared_accumulator(%out: memref<256xf32>) workgroup(%acc: memref<1xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %x = memref.load %out[%tid] : memref<256xf32>
+    // expected-error @+1 {{[AMK-SMEM-RACE] 'memref.load' at line 47 races with the 'memref.store' at line 50: no barrier between them (write-read, threads 176 and 161, byte 0)}}
+    %s = memref.load %acc[%c0] : memref<1xf32, #gpu.address_space<workgroup>>
+    %t = arith.addf %s, %x : f32
+    // expected-error @+1 {{[AMK-SMEM-RACE] 'memref.store' at line 50 races with the same access in another thread: no barrier between them (write-write, threads 176 and 161, byte 0)}}
+    memref.store %t, %acc[%c0] : memref<1xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[256]
+// Twin: one thread owns the accumulator.
+gpu.module @m {
+  gpu.func @one_owner(%out: memref<256xf32>) workgroup(%acc: memref<1xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %x = memref.load %out[%tid] : memref<256xf32>
+      %s = memref.load %acc[%c0] : memref<1xf32, #gpu.address_space<workgroup>>
+      %t = arith.addf %s, %x : f32
+      memref.store %t, %acc[%c0] : memref<1xf32, #gpu.address_space<workgroup>>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[256]
+// Bug: a reduction tree without the barrier between its levels.
+gpu.module @m {
+  gpu.func @tree_no_barrier(%out: memref<256xf32>) workgroup(%buf: memref<512xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %x = memref.load %out[%tid] : memref<256xf32>
+    memref.store %x, %buf[%tid] : memref<512xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    scf.for %level = %c0 to %c8 step %c1 {
+      %s = arith.shrui %c128, %level : index
+      %active = arith.cmpi ult, %tid, %s : index
+      scf.if %active {
+        %j = arith.addi %tid, %s : index
+        %a = memref.load %buf[%tid] : memref<512xf32, #gpu.address_space<workgroup>>
+        // expected-error @+1 {{[AMK-SMEM-RACE] 'memref.load' at line 93 races with the 'memref.store' at line 95: no barrier between them (write-read, threads 1 and 0, byte 4)}}
+        %b = memref.load %buf[%j] : memref<512xf32, #gpu.address_space<workgroup>>
+        %sum = arith.addf %a, %b : f32
+        memref.store %sum, %buf[%tid] : memref<512xf32, #gpu.address_space<workgroup>>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[256]
+// Twin: a barrier after each level.
+gpu.module @m {
+  gpu.func @tree(%out: memref<256xf32>) workgroup(%buf: memref<512xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %x = memref.load %out[%tid] : memref<256xf32>
+    memref.store %x, %buf[%tid] : memref<512xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    scf.for %level = %c0 to %c8 step %c1 {
+      %s = arith.shrui %c128, %level : index
+      %active = arith.cmpi ult, %tid, %s : index
+      scf.if %active {
+        %j = arith.addi %tid, %s : index
+        %a = memref.load %buf[%tid] : memref<512xf32, #gpu.address_space<workgroup>>
+        %b = memref.load %buf[%j] : memref<512xf32, #gpu.address_space<workgroup>>
+        %sum = arith.addf %a, %b : f32
+        memref.store %sum, %buf[%tid] : memref<512xf32, #gpu.address_space<workgroup>>
+      }
+      gpu.barrier
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[1024]
+// Bug: one buffer reused every iteration with one barrier: the next
+// iteration's write races with this iteration's reads of the neighbour.
+gpu.module @m {
+  gpu.func @single_buffer(%in: memref<1024xf32>) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %next = arith.addi %tid, %c1 : index
+    %nb = arith.remui %next, %c256 : index
+    scf.for %k = %c0 to %c4 step %c1 {
+      %base = arith.muli %k, %c256 : index
+      %i = arith.addi %base, %tid : index
+      %x = memref.load %in[%i] : memref<1024xf32>
+      memref.store %x, %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      // expected-error @+1 {{[AMK-SMEM-RACE] 'memref.load' at line 151 races with the 'memref.store' at line 148: no barrier between them (write-read, threads 0 and 255, byte 0)}}
+      %y = memref.load %buf[%nb] : memref<256xf32, #gpu.address_space<workgroup>>
+      memref.store %y, %in[%i] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[1024]
+// Twin: two buffers alternate (k % 2), so one barrier per iteration is enough.
+gpu.module @m {
+  gpu.func @double_buffer(%in: memref<1024xf32>) workgroup(%buf: memref<2x256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %next = arith.addi %tid, %c1 : index
+    %nb = arith.remui %next, %c256 : index
+    scf.for %k = %c0 to %c4 step %c1 {
+      %stage = arith.remui %k, %c2 : index
+      %base = arith.muli %k, %c256 : index
+      %i = arith.addi %base, %tid : index
+      %x = memref.load %in[%i] : memref<1024xf32>
+      memref.store %x, %buf[%stage, %tid] : memref<2x256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %y = memref.load %buf[%stage, %nb] : memref<2x256xf32, #gpu.address_space<workgroup>>
+      memref.store %y, %in[%i] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[256]
+// Bug: a wrong stride: threads 2i and 2i+1 write the same slot.
+gpu.module @m {
+  gpu.func @half_stride(%out: memref<256xf32>) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c2 = arith.constant 2 : index
+    %slot = arith.divui %tid, %c2 : index
+    %x = memref.load %out[%tid] : memref<256xf32>
+    // expected-error @+1 {{[AMK-SMEM-RACE] 'memref.store' at line 195 races with the same access in another thread: no barrier between them (write-write, threads 1 and 0, byte 0)}}
+    memref.store %x, %buf[%slot] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[256]
+// Twin: an xor swizzle is a permutation of each row: no two threads collide.
+gpu.module @m {
+  gpu.func @swizzled(%out: memref<256xf32>) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c8 = arith.constant 8 : index
+    %row = arith.divui %tid, %c8 : index
+    %col = arith.remui %tid, %c8 : index
+    %r8 = arith.remui %row, %c8 : index
+    %sw = arith.xori %col, %r8 : index
+    %rb = arith.muli %row, %c8 : index
+    %slot = arith.addi %rb, %sw : index
+    %x = memref.load %out[%tid] : memref<256xf32>
+    memref.store %x, %buf[%slot] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[256]
+// Bug: a swizzle that folds columns (xor, then mod 4): two threads per slot.
+gpu.module @m {
+  gpu.func @folded_swizzle(%out: memref<256xf32>) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %row = arith.divui %tid, %c8 : index
+    %col = arith.remui %tid, %c8 : index
+    %r8 = arith.remui %row, %c8 : index
+    %sw0 = arith.xori %col, %r8 : index
+    %sw = arith.remui %sw0, %c4 : index
+    %rb = arith.muli %row, %c8 : index
+    %slot = arith.addi %rb, %sw : index
+    %x = memref.load %out[%tid] : memref<256xf32>
+    // expected-error @+1 {{[AMK-SMEM-RACE] 'memref.store' at line 236 races with the same access in another thread: no barrier between them (write-write, threads 4 and 0, byte 0)}}
+    memref.store %x, %buf[%slot] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[256],f32[256]
+// Bug: an async copy read by its own thread before any wait.
+gpu.module @m {
+  gpu.func @own_unwaited(%in: memref<256xf32>, %out: memref<256xf32>) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %next = arith.addi %tid, %c1 : index
+    %nb = arith.remui %next, %c256 : index
+    %t = nvgpu.device_async_copy %in[%tid], %buf[%tid], 1 : memref<256xf32> to memref<256xf32, #gpu.address_space<workgroup>>
+    %g = nvgpu.device_async_create_group %t
+
+
+    // expected-error @+1 {{[AMK-ASYNC-UNWAITED] 'memref.load' at line 256 touches shared memory that the async copy ('nvgpu.device_async_copy' at line 251) may still be writing: no wait_group retires the copy's group first}}
+    %y = memref.load %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %y, %out[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[256],f32[256]
+// Twin: waited for; its own data needs no barrier.
+gpu.module @m {
+  gpu.func @own_waited(%in: memref<256xf32>, %out: memref<256xf32>) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %next = arith.addi %tid, %c1 : index
+    %nb = arith.remui %next, %c256 : index
+    %t = nvgpu.device_async_copy %in[%tid], %buf[%tid], 1 : memref<256xf32> to memref<256xf32, #gpu.address_space<workgroup>>
+    %g = nvgpu.device_async_create_group %t
+    nvgpu.device_async_wait %g {numGroups = 0 : i32}
+
+    %y = memref.load %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %y, %out[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[256],f32[256]
+// Bug: waited for, but read by a neighbour thread without a barrier.
+gpu.module @m {
+  gpu.func @neighbour_no_barrier(%in: memref<256xf32>, %out: memref<256xf32>) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %next = arith.addi %tid, %c1 : index
+    %nb = arith.remui %next, %c256 : index
+    %t = nvgpu.device_async_copy %in[%tid], %buf[%tid], 1 : memref<256xf32> to memref<256xf32, #gpu.address_space<workgroup>>
+    %g = nvgpu.device_async_create_group %t
+    nvgpu.device_async_wait %g {numGroups = 0 : i32}
+
+    // expected-error @+1 {{[AMK-ASYNC-UNWAITED] 'memref.load' at line 297 touches shared memory that the async copy ('nvgpu.device_async_copy' at line 292) may still be writing: no barrier after a wait_group that retires the copy's group orders it}}
+    %y = memref.load %buf[%nb] : memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %y, %out[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[256],f32[256]
+// Twin: the wait, then a barrier, then the neighbour's data.
+gpu.module @m {
+  gpu.func @neighbour_barrier(%in: memref<256xf32>, %out: memref<256xf32>) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %next = arith.addi %tid, %c1 : index
+    %nb = arith.remui %next, %c256 : index
+    %t = nvgpu.device_async_copy %in[%tid], %buf[%tid], 1 : memref<256xf32> to memref<256xf32, #gpu.address_space<workgroup>>
+    %g = nvgpu.device_async_create_group %t
+    nvgpu.device_async_wait %g {numGroups = 0 : i32}
+    gpu.barrier
+    %y = memref.load %buf[%nb] : memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %y, %out[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[1024],f32[1024]
+// Bug: a two-stage cp.async pipeline whose wait leaves the tile it reads
+// in flight (wait_group 2 where 1 retires tile k).
+gpu.module @m {
+  gpu.func @pipeline_wait_too_few(%in: memref<1024xf32>, %out: memref<1024xf32>) workgroup(%buf: memref<2x256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %next = arith.addi %tid, %c1 : index
+    %nb = arith.remui %next, %c256 : index
+    %t0 = nvgpu.device_async_copy %in[%tid], %buf[%c0, %tid], 1 : memref<1024xf32> to memref<2x256xf32, #gpu.address_space<workgroup>>
+    %g0 = nvgpu.device_async_create_group %t0
+    scf.for %k = %c0 to %c4 step %c1 {
+      %k1 = arith.addi %k, %c1 : index
+      %tile = arith.minui %k1, %c3 : index
+      %src0 = arith.muli %tile, %c256 : index
+      %src = arith.addi %src0, %tid : index
+      %stage1 = arith.remui %k1, %c2 : index
+      // expected-error @+1 {{[AMK-ASYNC-UNWAITED] 'nvgpu.device_async_copy' at line 347 touches shared memory that the async copy ('nvgpu.device_async_copy' at line 338) may still be writing: no wait_group retires the copy's group first}}
+      %t = nvgpu.device_async_copy %in[%src], %buf[%stage1, %tid], 1 : memref<1024xf32> to memref<2x256xf32, #gpu.address_space<workgroup>>
+      %g = nvgpu.device_async_create_group %t
+      nvgpu.device_async_wait %g {numGroups = 2 : i32}
+      gpu.barrier
+      %stage = arith.remui %k, %c2 : index
+      // expected-error @+2 {{[AMK-ASYNC-UNWAITED] 'memref.load' at line 354 touches shared memory that the async copy ('nvgpu.device_async_copy' at line 338) may still be writing: no barrier after a wait_group that retires the copy's group orders it}}
+      // expected-error @+1 {{[AMK-ASYNC-UNWAITED] 'memref.load' at line 354 touches shared memory that the async copy ('nvgpu.device_async_copy' at line 347) may still be writing: no barrier after a wait_group that retires the copy's group orders it}}
+      %y = memref.load %buf[%stage, %nb] : memref<2x256xf32, #gpu.address_space<workgroup>>
+      %o0 = arith.muli %k, %c256 : index
+      %o = arith.addi %o0, %tid : index
+      memref.store %y, %out[%o] : memref<1024xf32>
+      gpu.barrier
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[1024],f32[1024]
+// Twin: wait_group 1: every group but the newest (tile k + 1) has landed.
+gpu.module @m {
+  gpu.func @pipeline(%in: memref<1024xf32>, %out: memref<1024xf32>) workgroup(%buf: memref<2x256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %next = arith.addi %tid, %c1 : index
+    %nb = arith.remui %next, %c256 : index
+    %t0 = nvgpu.device_async_copy %in[%tid], %buf[%c0, %tid], 1 : memref<1024xf32> to memref<2x256xf32, #gpu.address_space<workgroup>>
+    %g0 = nvgpu.device_async_create_group %t0
+    scf.for %k = %c0 to %c4 step %c1 {
+      %k1 = arith.addi %k, %c1 : index
+      %tile = arith.minui %k1, %c3 : index
+      %src0 = arith.muli %tile, %c256 : index
+      %src = arith.addi %src0, %tid : index
+      %stage1 = arith.remui %k1, %c2 : index
+      %t = nvgpu.device_async_copy %in[%src], %buf[%stage1, %tid], 1 : memref<1024xf32> to memref<2x256xf32, #gpu.address_space<workgroup>>
+      %g = nvgpu.device_async_create_group %t
+      nvgpu.device_async_wait %g {numGroups = 1 : i32}
+      gpu.barrier
+      %stage = arith.remui %k, %c2 : index
+      %y = memref.load %buf[%stage, %nb] : memref<2x256xf32, #gpu.address_space<workgroup>>
+      %o0 = arith.muli %k, %c256 : index
+      %o = arith.addi %o0, %tid : index
+      memref.store %y, %out[%o] : memref<1024xf32>
+      gpu.barrier
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[1024],f32[1024]
+// Bug: no barrier at the end of the iteration: the next copy overwrites
+// the stage other threads may still be reading.
+gpu.module @m {
+  gpu.func @pipeline_no_trailing_barrier(%in: memref<1024xf32>, %out: memref<1024xf32>) workgroup(%buf: memref<2x256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %next = arith.addi %tid, %c1 : index
+    %nb = arith.remui %next, %c256 : index
+    %t0 = nvgpu.device_async_copy %in[%tid], %buf[%c0, %tid], 1 : memref<1024xf32> to memref<2x256xf32, #gpu.address_space<workgroup>>
+    %g0 = nvgpu.device_async_create_group %t0
+    scf.for %k = %c0 to %c4 step %c1 {
+      %k1 = arith.addi %k, %c1 : index
+      %tile = arith.minui %k1, %c3 : index
+      %src0 = arith.muli %tile, %c256 : index
+      %src = arith.addi %src0, %tid : index
+      %stage1 = arith.remui %k1, %c2 : index
+      %t = nvgpu.device_async_copy %in[%src], %buf[%stage1, %tid], 1 : memref<1024xf32> to memref<2x256xf32, #gpu.address_space<workgroup>>
+      %g = nvgpu.device_async_create_group %t
+      nvgpu.device_async_wait %g {numGroups = 1 : i32}
+      gpu.barrier
+      %stage = arith.remui %k, %c2 : index
+      // expected-error @+1 {{[AMK-ASYNC-UNWAITED] 'memref.load' at line 430 touches shared memory that the async copy ('nvgpu.device_async_copy' at line 424) may still be writing: no barrier after a wait_group that retires the copy's group orders it}}
+      %y = memref.load %buf[%stage, %nb] : memref<2x256xf32, #gpu.address_space<workgroup>>
+      %o0 = arith.muli %k, %c256 : index
+      %o = arith.addi %o0, %tid : index
+      memref.store %y, %out[%o] : memref<1024xf32>
+
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[256]
+// Twin: one slot per thread (the wrong stride fixed).
+gpu.module @m {
+  gpu.func @unit_stride(%out: memref<256xf32>) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %x = memref.load %out[%tid] : memref<256xf32>
+    memref.store %x, %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=1 args=f32[1024],f32[1024]
+// Twin: the barrier ends each iteration (the missing barrier restored).
+gpu.module @m {
+  gpu.func @pipeline_trailing_barrier(%in: memref<1024xf32>, %out: memref<1024xf32>) workgroup(%buf: memref<2x256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %next = arith.addi %tid, %c1 : index
+    %nb = arith.remui %next, %c256 : index
+    %t0 = nvgpu.device_async_copy %in[%tid], %buf[%c0, %tid], 1 : memref<1024xf32> to memref<2x256xf32, #gpu.address_space<workgroup>>
+    %g0 = nvgpu.device_async_create_group %t0
+    scf.for %k = %c0 to %c4 step %c1 {
+      %k1 = arith.addi %k, %c1 : index
+      %tile = arith.minui %k1, %c3 : index
+      %src0 = arith.muli %tile, %c256 : index
+      %src = arith.addi %src0, %tid : index
+      %stage1 = arith.remui %k1, %c2 : index
+      %t = nvgpu.device_async_copy %in[%src], %buf[%stage1, %tid], 1 : memref<1024xf32> to memref<2x256xf32, #gpu.address_space<workgroup>>
+      %g = nvgpu.device_async_create_group %t
+      nvgpu.device_async_wait %g {numGroups = 1 : i32}
+      gpu.barrier
+      %stage = arith.remui %k, %c2 : index
+      %y = memref.load %buf[%stage, %nb] : memref<2x256xf32, #gpu.address_space<workgroup>>
+      %o0 = arith.muli %k, %c256 : index
+      %o = arith.addi %o0, %tid : index
+      memref.store %y, %out[%o] : memref<1024xf32>
+      gpu.barrier
+    }
+    gpu.return
+  }
+}
