@@ -20,7 +20,7 @@
 using namespace mlir;
 using namespace mlir::amk;
 
-static std::string describe(Operation *op) {
+std::string mlir::amk::describeOp(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "'" << op->getName() << "'";
@@ -96,7 +96,7 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
     for (Region &region : op->getRegions())
       if (!region.empty() && !region.hasOneBlock()) {
         report(check::kUnprovable, op,
-               "unstructured control flow (a region of " + describe(op) +
+               "unstructured control flow (a region of " + describeOp(op) +
                    " has " +
                    Twine(std::distance(region.begin(), region.end())) +
                    " blocks): lower to scf to let the harness analyse it");
@@ -115,7 +115,7 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
     }
     if (!isModelled(op))
       report(check::kUnprovable, op,
-             "op " + describe(op) + " is not modelled by the harness");
+             "op " + describeOp(op) + " is not modelled by the harness");
   });
   if (!structured)
     return failure();
@@ -126,8 +126,8 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
       return;
     if (Operation *branch = uniformity.getDivergentAncestor(op))
       report(check::kBarrierDivergent, op,
-             "barrier " + describe(op) +
-                 " is under thread-dependent control: " + describe(branch) +
+             "barrier " + describeOp(op) +
+                 " is under thread-dependent control: " + describeOp(branch) +
                  " decides by a value derived from the thread id whether (or "
                  "how often) it runs, so threads of the block can wait "
                  "forever");

@@ -175,21 +175,17 @@ public:
     return point;
   }
   bool isEmpty() const { return !sample(); }
-  unsigned numVars() const { return poly.getNumVars(); }
   static int64_t eval(const Lin &e, ArrayRef<int64_t> values) {
     int64_t r = e.constant;
     for (auto [v, c] : e.terms)
       r += c * values[v];
     return r;
   }
-  /// Set when a constraint could not be represented (overflow).
-  bool lossy = false;
 
 private:
   std::optional<SmallVector<int64_t>> row(const Lin &e) {
     if (!e.valid) {
       // Dropping a constraint only adds solutions: still sound.
-      lossy = true;
       return std::nullopt;
     }
     SmallVector<int64_t> r(poly.getNumVars() + 1, 0);
@@ -312,6 +308,8 @@ private:
   std::optional<Lin> total(Event kind, Operation *op);
   std::optional<Lin> computeTotal(Event kind, Operation *op);
   std::optional<int64_t> bodyTotal(Event kind, scf::ForOp loop);
+  /// The events a block runs, when a constant.
+  std::optional<int64_t> blockTotal(Event kind, Block &block);
   bool unconditional(Event kind, Block &body);
   Lin divMod(const Lin &x, int64_t d, bool wantRemainder);
   bool scanBack(Event kind, Operation *from, Block *block, Instance in,
@@ -711,8 +709,12 @@ std::optional<Lin> Builder::tripCount(scf::ForOp loop) {
 }
 
 std::optional<int64_t> Builder::bodyTotal(Event kind, scf::ForOp loop) {
+  return blockTotal(kind, *loop.getBody());
+}
+
+std::optional<int64_t> Builder::blockTotal(Event kind, Block &block) {
   int64_t sum = 0;
-  for (Operation &op : loop.getBody()->without_terminator()) {
+  for (Operation &op : block) {
     std::optional<Lin> t = total(kind, &op);
     std::optional<int64_t> c = t ? t->asConstant() : std::nullopt;
     if (!c)
@@ -747,17 +749,7 @@ std::optional<Lin> Builder::computeTotal(Event kind, Operation *op) {
   }
   if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
     auto regionTotal = [&](Region &r) -> std::optional<int64_t> {
-      int64_t sum = 0;
-      if (r.empty())
-        return 0;
-      for (Operation &inner : r.front()) {
-        std::optional<Lin> t = total(kind, &inner);
-        std::optional<int64_t> c = t ? t->asConstant() : std::nullopt;
-        if (!c)
-          return std::nullopt;
-        sum += *c;
-      }
-      return sum;
+      return r.empty() ? 0 : blockTotal(kind, r.front());
     };
     std::optional<int64_t> a = regionTotal(ifOp.getThenRegion()),
                            b = regionTotal(ifOp.getElseRegion());
@@ -1188,13 +1180,12 @@ private:
   llvm::DenseSet<Operation *> reported;
 };
 
-static std::string describeOp(Operation *op) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << "'" << op->getName() << "'";
-  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << " at line " << loc.getLine();
-  return s;
+/// "threads 3 and 35, byte 140" (or "thread 3, byte 140").
+static std::string witnessText(bool sameThread, int64_t t1, int64_t t2,
+                               int64_t byte) {
+  if (sameThread)
+    return llvm::formatv("thread {0}, byte {1}", t1, byte).str();
+  return llvm::formatv("threads {0} and {1}, byte {2}", t1, t2, byte).str();
 }
 
 bool Checker::splitTerm(Value v, int64_t coefficient, Separated &out,
@@ -1519,12 +1510,8 @@ bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
         hit.b = groupB->members[y->member]->access.op;
         int64_t byte = std::max(System::eval(addrA, point) + x->offset,
                                 System::eval(addrB, point) + y->offset);
-        witness = threadsOf == Threads::Same
-                      ? llvm::formatv("thread {0}, byte {1}", x->thread, byte)
-                            .str()
-                      : llvm::formatv("threads {0} and {1}, byte {2}",
-                                      x->thread, y->thread, byte)
-                            .str();
+        witness = witnessText(threadsOf == Threads::Same, x->thread,
+                              y->thread, byte);
         return true;
       };
       for (System &c : cases) {
@@ -1611,11 +1598,7 @@ bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
       int64_t tb = System::eval(builder.threadId(ib), *sample);
       int64_t byte = std::max(System::eval(addrA, *sample),
                               System::eval(addrB, *sample));
-      witness = sameThread
-                    ? llvm::formatv("thread {0}, byte {1}", ta, byte).str()
-                    : llvm::formatv("threads {0} and {1}, byte {2}", ta, tb,
-                                    byte)
-                          .str();
+      witness = witnessText(sameThread, ta, tb, byte);
       return true;
     }
   }

@@ -39,6 +39,9 @@ namespace mlir::amk {
 inline constexpr llvm::StringLiteral kDynamicSmemAttrName =
     "amk.dynamic_smem_bytes";
 
+/// "'scf.if' at line 12": how findings name an op.
+std::string describeOp(Operation *op);
+
 /// Runs every kernel check on `kernel` (a gpu.func), appending findings;
 /// with a target, also its launch resources (threads from
 /// `known_block_size`, dynamic shared memory from `amk.dynamic_smem_bytes`).
