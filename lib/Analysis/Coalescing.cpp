@@ -52,13 +52,42 @@ namespace {
 
 using Monomial = SmallVector<AddressFactor, 2>;
 
-static bool monomialLess(const Monomial &a, const Monomial &b) {
-  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
-}
+/// Products of atoms, each interned once per kernel.
+class Monomials {
+public:
+  unsigned atom(const AddressFactor &a) { return intern(Monomial{a}); }
+  unsigned product(unsigned a, unsigned b) {
+    auto key = std::make_pair(std::min(a, b), std::max(a, b));
+    if (auto it = products.find(key); it != products.end())
+      return it->second;
+    Monomial m = all[a];
+    m.append(all[b].begin(), all[b].end());
+    llvm::sort(m);
+    return products[key] = intern(std::move(m));
+  }
+  const Monomial &get(unsigned id) const { return all[id]; }
 
-/// sum(coefficient * monomial of atoms) + constant, for one thread.
+private:
+  unsigned intern(Monomial m) {
+    auto [it, inserted] = ids.try_emplace(m, all.size());
+    if (inserted)
+      all.push_back(std::move(m));
+    return it->second;
+  }
+
+  std::map<Monomial, unsigned, bool (*)(const Monomial &, const Monomial &)>
+      ids{[](const Monomial &a, const Monomial &b) {
+        return std::lexicographical_compare(a.begin(), a.end(), b.begin(),
+                                            b.end());
+      }};
+  std::vector<Monomial> all;
+  std::map<std::pair<unsigned, unsigned>, unsigned> products;
+};
+
+/// sum(coefficient * monomial) + constant for one thread, terms sorted by
+/// monomial id.
 struct Form {
-  SmallVector<std::pair<Monomial, int64_t>, 2> terms;
+  SmallVector<std::pair<unsigned, int64_t>, 2> terms;
   int64_t constant = 0;
 
   static Form of(int64_t c) {
@@ -66,26 +95,20 @@ struct Form {
     f.constant = c;
     return f;
   }
-  static Form atom(AddressFactor a) {
+  static Form monomial(unsigned id) {
     Form f;
-    f.terms.push_back({Monomial{a}, 1});
+    f.terms.push_back({id, 1});
     return f;
   }
   bool pure() const { return terms.empty(); }
-  bool operator==(const Form &o) const {
-    return constant == o.constant && terms == o.terms;
-  }
 };
 
+/// Merges equal monomials and drops zero terms; nullopt on overflow.
 static std::optional<Form> normalized(Form f) {
-  for (auto &[m, c] : f.terms)
-    llvm::sort(m);
-  llvm::sort(f.terms, [](const auto &a, const auto &b) {
-    return monomialLess(a.first, b.first);
-  });
+  llvm::sort(f.terms);
   Form out;
   out.constant = f.constant;
-  for (auto &[m, c] : f.terms) {
+  for (auto [m, c] : f.terms) {
     if (!out.terms.empty() && out.terms.back().first == m) {
       if (llvm::AddOverflow(out.terms.back().second, c,
                             out.terms.back().second))
@@ -100,20 +123,23 @@ static std::optional<Form> normalized(Form f) {
 
 static std::optional<Form> add(const Form &a, const Form &b, int64_t sign = 1) {
   Form r = a;
+  int64_t bc;
+  if (llvm::MulOverflow(b.constant, sign, bc) ||
+      llvm::AddOverflow(r.constant, bc, r.constant))
+    return std::nullopt;
+  if (b.pure())
+    return r;
   for (auto [m, c] : b.terms) {
     int64_t s;
     if (llvm::MulOverflow(c, sign, s))
       return std::nullopt;
     r.terms.push_back({m, s});
   }
-  int64_t bc;
-  if (llvm::MulOverflow(b.constant, sign, bc) ||
-      llvm::AddOverflow(r.constant, bc, r.constant))
-    return std::nullopt;
   return normalized(std::move(r));
 }
 
-static std::optional<Form> mul(const Form &a, const Form &b) {
+static std::optional<Form> mul(const Form &a, const Form &b,
+                               Monomials &monomials) {
   Form r;
   if (llvm::MulOverflow(a.constant, b.constant, r.constant))
     return std::nullopt;
@@ -130,24 +156,22 @@ static std::optional<Form> mul(const Form &a, const Form &b) {
     return std::nullopt;
   for (auto [ma, ca] : a.terms)
     for (auto [mb, cb] : b.terms) {
-      Monomial m = ma;
-      m.append(mb.begin(), mb.end());
       int64_t c;
       if (llvm::MulOverflow(ca, cb, c))
         return std::nullopt;
-      r.terms.push_back({m, c});
+      r.terms.push_back({monomials.product(ma, mb), c});
     }
   return normalized(std::move(r));
 }
 
-/// "4 x the dynamic size of dimension 1 of argument 0 + 16".
-static std::string describe(const Form &f) {
+/// "4 x (the dynamic size of dimension 1 of argument 0) + 16".
+static std::string describe(const Form &f, const Monomials &monomials) {
   std::string s;
   for (auto [m, c] : f.terms) {
     if (!s.empty())
       s += " + ";
     s += llvm::formatv("{0}", c).str();
-    for (const AddressFactor &a : m)
+    for (const AddressFactor &a : monomials.get(m))
       s += " x (" + a.str() + ")";
   }
   if (f.constant || s.empty())
@@ -173,6 +197,7 @@ public:
 
   std::optional<Form> value(Value v, int depth = 0);
   std::optional<Form> poly(const AddressPoly &p, int depth = 0);
+  Monomials monomials;
 
 private:
   std::optional<Form> uniform(Value v, int depth);
@@ -180,7 +205,10 @@ private:
   std::optional<Form> factor(const AddressFactor &f, int depth) {
     if (f.kind == AddressFactor::Kind::Value)
       return value(f.value, depth + 1);
-    return Form::atom(f);
+    return Form::monomial(monomials.atom(f));
+  }
+  Form atom(Value v) {
+    return Form::monomial(monomials.atom(AddressFactor::of(v)));
   }
 
   const UniformityInfo &uniformity;
@@ -193,37 +221,46 @@ private:
 std::optional<Form> ThreadForms::poly(const AddressPoly &p, int depth) {
   if (!p.valid)
     return std::nullopt;
+  // Accumulated unnormalized, normalized once: most terms are constants for
+  // a given thread.
   Form sum;
   for (const AddressTerm &t : p.terms) {
-    std::optional<Form> term = Form::of(t.coefficient);
+    Form term = Form::of(t.coefficient);
     for (const AddressFactor &f : t.factors) {
       std::optional<Form> x = factor(f, depth);
       if (!x)
         return std::nullopt;
-      term = mul(*term, *x);
-      if (!term)
+      if (term.pure() && x->pure()) {
+        if (llvm::MulOverflow(term.constant, x->constant, term.constant))
+          return std::nullopt;
+        continue;
+      }
+      std::optional<Form> product = mul(term, *x, monomials);
+      if (!product)
         return std::nullopt;
+      term = std::move(*product);
     }
-    std::optional<Form> s = add(sum, *term);
-    if (!s)
+    if (llvm::AddOverflow(sum.constant, term.constant, sum.constant))
       return std::nullopt;
-    sum = std::move(*s);
+    sum.terms.append(term.terms.begin(), term.terms.end());
   }
+  if (sum.terms.size() > 1)
+    return normalized(std::move(sum));
   return sum;
 }
 
 std::optional<Form> ThreadForms::value(Value v, int depth) {
   if (depth > 64)
     return std::nullopt;
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c)))
-    return Form::of(c.getSExtValue());
   bool isUniform = !uniformity.isDivergent(v);
   auto &cache = isUniform ? shared : perThread;
   if (auto it = cache.find(v); it != cache.end())
     return it->second;
   std::optional<Form> r;
-  if (std::optional<AddressPoly> meta = addresses.metadata(v))
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    r = Form::of(c.getSExtValue());
+  else if (std::optional<AddressPoly> meta = addresses.metadata(v))
     r = poly(*meta, depth + 1);
   else
     r = isUniform ? uniform(v, depth) : divergent(v, depth);
@@ -249,12 +286,12 @@ std::optional<Form> ThreadForms::uniform(Value v, int depth) {
                   return uniformity.isDivergent(x);
                 });
   if (!linear)
-    return Form::atom(AddressFactor::of(v));
+    return atom(v);
   SmallVector<Form, 2> x;
   for (Value operand : op->getOperands()) {
     std::optional<Form> f = value(operand, depth + 1);
     if (!f)
-      return Form::atom(AddressFactor::of(v));
+      return atom(v);
     x.push_back(std::move(*f));
   }
   std::optional<Form> r;
@@ -263,10 +300,10 @@ std::optional<Form> ThreadForms::uniform(Value v, int depth) {
   else if (isa<arith::SubIOp>(op))
     r = add(x[0], x[1], -1);
   else if (isa<arith::MulIOp>(op))
-    r = mul(x[0], x[1]);
+    r = mul(x[0], x[1], monomials);
   else
     r = x[0];
-  return r ? r : Form::atom(AddressFactor::of(v));
+  return r ? r : atom(v);
 }
 
 /// A thread-dependent value: evaluated for the current thread.
@@ -298,7 +335,7 @@ std::optional<Form> ThreadForms::divergent(Value v, int depth) {
       return add(*x[0], *x[1]);
     if (isa<arith::SubIOp>(op))
       return add(*x[0], *x[1], -1);
-    return mul(*x[0], *x[1]);
+    return mul(*x[0], *x[1], monomials);
   }
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
           arith::ExtUIOp>(op) &&
@@ -349,13 +386,14 @@ struct WarpFootprint {
 
 static WarpFootprint footprint(ArrayRef<std::pair<int64_t, int64_t>> spans) {
   WarpFootprint fp;
-  std::set<int64_t> sectors;
+  SmallVector<int64_t> sectors;
   for (auto [start, width] : spans)
     for (int64_t s = llvm::divideFloorSigned(start, 32),
                  e = llvm::divideFloorSigned(start + width - 1, 32);
          s <= e; ++s)
-      sectors.insert(s);
-  fp.sectors = sectors.size();
+      sectors.push_back(s);
+  llvm::sort(sectors);
+  fp.sectors = std::unique(sectors.begin(), sectors.end()) - sectors.begin();
   SmallVector<std::pair<int64_t, int64_t>> sorted(spans.begin(), spans.end());
   llvm::sort(sorted);
   int64_t end = INT64_MIN;
@@ -425,94 +463,100 @@ void mlir::amk::checkKernelCoalescing(
   if (accesses.empty())
     return;
 
-  // Every thread's address of every access.
+  // The threads of the first and the last warp: GEMM-like kernels give
+  // every warp the same pattern shifted, and a kernel that specializes
+  // warps usually gives the odd role to the first or the last one.
+  int64_t warps = llvm::divideCeil(threads, 32);
+  SmallVector<int64_t, 2> warpIds = {0};
+  if (warps > 1)
+    warpIds.push_back(warps - 1);
   ThreadForms forms(uniformity, addresses, block);
   for (GlobalAccess &g : accesses) {
     g.forms.resize(threads);
     g.active.resize(threads);
   }
-  for (int64_t t = 0; t < threads; ++t) {
-    forms.setThread(t);
-    for (GlobalAccess &g : accesses) {
-      bool active = true;
-      for (auto [cond, truth] : g.guards) {
-        std::optional<Form> c = forms.value(cond);
-        if (c && c->pure())
-          active = active && ((c->constant != 0) == truth);
+  for (int64_t w : warpIds) {
+    for (int64_t t = w * 32; t < std::min(threads, w * 32 + 32); ++t) {
+      forms.setThread(t);
+      for (GlobalAccess &g : accesses) {
+        bool active = true;
+        for (auto [cond, truth] : g.guards) {
+          std::optional<Form> c = forms.value(cond);
+          if (c && c->pure())
+            active = active && ((c->constant != 0) == truth);
+        }
+        g.active[t] = active;
+        if (active)
+          g.forms[t] = forms.poly(g.bytes);
       }
-      g.active[t] = active;
-      if (active)
-        g.forms[t] = forms.poly(g.bytes);
     }
   }
   llvm::erase_if(accesses, [&](const GlobalAccess &g) {
-    for (int64_t t = 0; t < threads; ++t)
+    bool any = false;
+    for (int64_t t = 0; t < threads; ++t) {
       if (g.active[t] && !g.forms[t])
         return true;
-    return llvm::none_of(g.active, [](bool b) { return b; });
+      any |= g.active[t] && g.forms[t];
+    }
+    return !any;
   });
 
   // Groups: same buffer, direction and loop iteration, the same forms up to
   // one constant (warp 0 decides).
-  std::map<std::string, SmallVector<size_t>> groups;
-  std::vector<std::string> order;
+  std::map<std::vector<int64_t>, SmallVector<size_t>> groups;
+  std::vector<const std::vector<int64_t> *> order;
   for (auto [i, g] : llvm::enumerate(accesses)) {
-    std::string key;
-    llvm::raw_string_ostream os(key);
-    os << g.layout->root.getAsOpaquePointer() << '/' << g.access.write << '/'
-       << g.scope << '/' << g.width;
-    int64_t base = 0;
-    bool first = true;
+    std::vector<int64_t> key = {
+        int64_t(
+            reinterpret_cast<uintptr_t>(g.layout->root.getAsOpaquePointer())),
+        g.access.write, int64_t(reinterpret_cast<uintptr_t>(g.scope)), g.width};
+    std::optional<int64_t> base;
     for (int64_t t = 0; t < std::min<int64_t>(threads, 32); ++t) {
-      os << '|';
+      key.push_back(-1); // lane separator
       if (!g.active[t])
         continue;
       const Form &f = *g.forms[t];
-      if (first)
+      if (!base)
         base = f.constant;
-      first = false;
-      os << f.constant - base;
-      for (auto [m, c] : f.terms) {
-        os << ',' << c;
-        for (const AddressFactor &a : m)
-          os << ':' << int(a.kind) << a.value.getAsOpaquePointer() << '.'
-             << a.dim;
-      }
+      key.push_back(f.constant - *base);
+      for (auto [m, c] : f.terms)
+        key.insert(key.end(), {int64_t(m), c});
     }
-    auto [it, inserted] = groups.try_emplace(key);
+    auto [it, inserted] = groups.try_emplace(std::move(key));
     if (inserted)
-      order.push_back(key);
+      order.push_back(&it->first);
     it->second.push_back(i);
   }
 
-  int64_t warps = llvm::divideCeil(threads, 32);
-  for (const std::string &key : order) {
-    const SmallVector<size_t> &members = groups[key];
+  for (const std::vector<int64_t> *key : order) {
+    const SmallVector<size_t> &members = groups[*key];
     const GlobalAccess &first = accesses[members.front()];
-    for (int64_t w = 0; w < warps; ++w) {
+    for (int64_t w : warpIds) {
       int64_t lo = w * 32, hi = std::min(threads, lo + 32);
       // Monomials whose coefficient varies over the warp's lanes stand for
       // large values; the others shift the warp as a whole.
-      std::set<Monomial, decltype(&monomialLess)> monomials(&monomialLess);
+      std::set<unsigned> monomials;
       for (size_t m : members)
         for (int64_t t = lo; t < hi; ++t)
           if (accesses[m].active[t])
             for (const auto &term : accesses[m].forms[t]->terms)
               monomials.insert(term.first);
-      std::map<Monomial, int64_t, decltype(&monomialLess)> large(&monomialLess);
-      for (const Monomial &mono : monomials) {
-        std::set<int64_t> seen;
+      llvm::DenseMap<unsigned, int64_t> large;
+      for (unsigned mono : monomials) {
+        std::optional<int64_t> seen;
+        bool varies = false;
         for (size_t m : members)
-          for (int64_t t = lo; t < hi; ++t) {
+          for (int64_t t = lo; t < hi && !varies; ++t) {
             if (!accesses[m].active[t])
               continue;
             int64_t c = 0;
             for (const auto &term : accesses[m].forms[t]->terms)
               if (term.first == mono)
                 c = term.second;
-            seen.insert(c);
+            varies = seen && *seen != c;
+            seen = c;
           }
-        if (seen.size() > 1)
+        if (varies)
           large[mono] = int64_t(large.size() + 1) << 24;
       }
       SmallVector<std::pair<int64_t, int64_t>> spans;
@@ -561,10 +605,10 @@ void mlir::amk::checkKernelCoalescing(
           strideJson["elements"] = nullptr;
         }
       } else if (stride) {
-        strideText = describe(*stride) + " B";
+        strideText = describe(*stride, forms.monomials) + " B";
         strideJson["bytes"] = nullptr;
         strideJson["elements"] = nullptr;
-        strideJson["expr"] = describe(*stride);
+        strideJson["expr"] = describe(*stride, forms.monomials);
       } else {
         strideText = "an unknown number of bytes";
         strideJson["bytes"] = nullptr;

@@ -54,6 +54,7 @@
 
 #include <deque>
 #include <map>
+#include <memory>
 
 using namespace mlir;
 using namespace mlir::amk;
@@ -950,7 +951,7 @@ struct Group {
   int64_t maxWidth = 0;
 };
 
-/// Evaluates thread-only index arithmetic for one thread.
+/// Evaluates thread-only index arithmetic for every thread of the block.
 class ThreadEvaluator {
 public:
   ThreadEvaluator(const Model &model) : model(model) {}
@@ -975,55 +976,74 @@ public:
     return threadOnly[v] = result;
   }
 
-  void setThread(int64_t linear) {
-    cache.clear();
-    tid[0] = linear % model.block[0];
-    tid[1] = linear / model.block[0] % model.block[1];
-    tid[2] = linear / (model.block[0] * model.block[1]);
-    lane = linear % 32;
-  }
-
-  /// The value for the current thread; nullopt for a division by zero or an
-  /// op it does not know (the caller falls back to the full system).
-  std::optional<int64_t> eval(Value v) {
-    if (auto it = cache.find(v); it != cache.end())
-      return it->second;
-    std::optional<int64_t> r = compute(v);
-    cache[v] = r;
-    return r;
+  /// The value for every thread of the block (linear thread order), or
+  /// null when some thread divides by zero or the value uses an op the
+  /// evaluator does not know (the caller then falls back to the full
+  /// system). Computed once per value for all threads, so the accesses that
+  /// share index arithmetic share its evaluation.
+  const std::vector<int64_t> *values(Value v) {
+    if (auto it = all.find(v); it != all.end())
+      return it->second.get();
+    std::unique_ptr<std::vector<int64_t>> r = compute(v);
+    const std::vector<int64_t> *result = r.get();
+    all[v] = std::move(r);
+    return result;
   }
 
 private:
-  std::optional<int64_t> compute(Value v) {
+  std::unique_ptr<std::vector<int64_t>> compute(Value v) {
+    int64_t count = model.block[0] * model.block[1] * model.block[2];
+    auto out = std::make_unique<std::vector<int64_t>>(count);
+    std::vector<int64_t> &x = *out;
+    auto perThread = [&](auto f) {
+      for (int64_t t = 0; t < count; ++t)
+        x[t] = f(t);
+      return std::move(out);
+    };
     if (std::optional<int64_t> c = constantOf(v))
-      return *c;
+      return perThread([&](int64_t) { return *c; });
     Operation *op = v.getDefiningOp();
+    int64_t bx = model.block[0], by = model.block[1];
+    auto dim = [&](int d) {
+      return perThread([&](int64_t t) {
+        return d == 0 ? t % bx : d == 1 ? t / bx % by : t / (bx * by);
+      });
+    };
     if (auto t = dyn_cast<gpu::ThreadIdOp>(op))
-      return tid[int(t.getDimension())];
+      return dim(int(t.getDimension()));
     if (isa<NVVM::ThreadIdXOp>(op))
-      return tid[0];
+      return dim(0);
     if (isa<NVVM::ThreadIdYOp>(op))
-      return tid[1];
+      return dim(1);
     if (isa<NVVM::ThreadIdZOp>(op))
-      return tid[2];
+      return dim(2);
     if (isa<gpu::LaneIdOp, NVVM::LaneIdOp>(op))
-      return lane;
+      return perThread([](int64_t t) { return t % 32; });
     if (auto d = dyn_cast<gpu::BlockDimOp>(op))
-      return model.block[int(d.getDimension())];
-    SmallVector<int64_t, 3> x;
+      return perThread(
+          [&](int64_t) { return model.block[int(d.getDimension())]; });
+    SmallVector<const std::vector<int64_t> *, 3> operands;
     for (Value operand : op->getOperands()) {
-      std::optional<int64_t> e = eval(operand);
+      const std::vector<int64_t> *e = values(operand);
       if (!e)
-        return std::nullopt;
-      x.push_back(*e);
+        return nullptr;
+      operands.push_back(e);
     }
-    return evaluateIntegerOp(op, x);
+    SmallVector<int64_t, 3> args(operands.size());
+    for (int64_t t = 0; t < count; ++t) {
+      for (auto [i, e] : llvm::enumerate(operands))
+        args[i] = (*e)[t];
+      std::optional<int64_t> r = evaluateIntegerOp(op, args);
+      if (!r)
+        return nullptr;
+      x[t] = *r;
+    }
+    return out;
   }
 
   const Model &model;
-  int64_t tid[3] = {0, 0, 0}, lane = 0;
   llvm::DenseMap<Value, bool> threadOnly;
-  llvm::DenseMap<Value, std::optional<int64_t>> cache;
+  llvm::DenseMap<Value, std::unique_ptr<std::vector<int64_t>>> all;
 };
 
 class Checker {
@@ -1166,25 +1186,21 @@ std::optional<Separated> Checker::separate(const SharedAccess &a) {
         return std::nullopt;
     }
   }
-  out.perThread.resize(count);
-  out.active.resize(count);
-  for (int64_t t = 0; t < count; ++t) {
-    threads.setThread(t);
-    int64_t sum = 0;
-    for (auto [v, c] : threadTerms) {
-      std::optional<int64_t> x = threads.eval(v);
-      if (!x)
-        return std::nullopt;
-      sum += c * *x;
-    }
-    out.perThread[t] = sum;
-    out.active[t] = true;
-    for (auto [cond, truth] : threadGuards) {
-      std::optional<int64_t> x = threads.eval(cond);
-      if (!x)
-        return std::nullopt;
-      out.active[t] = out.active[t] && (bool(*x & 1) == truth);
-    }
+  out.perThread.assign(count, 0);
+  out.active.assign(count, true);
+  for (auto [v, c] : threadTerms) {
+    const std::vector<int64_t> *x = threads.values(v);
+    if (!x)
+      return std::nullopt;
+    for (int64_t t = 0; t < count; ++t)
+      out.perThread[t] += c * (*x)[t];
+  }
+  for (auto [cond, truth] : threadGuards) {
+    const std::vector<int64_t> *x = threads.values(cond);
+    if (!x)
+      return std::nullopt;
+    for (int64_t t = 0; t < count; ++t)
+      out.active[t] = out.active[t] && (bool((*x)[t] & 1) == truth);
   }
   return out;
 }
