@@ -116,7 +116,14 @@ def AMKVerifyPass : Pass<"amk-verify", "::mlir::ModuleOp"> {
     a stable check id: `[AMK-NO-TARGET]`, `[AMK-RES-THREADS]`,
     `[AMK-RES-SMEM]`, `[AMK-RES-REGS]`, `[AMK-RES-OCCUPANCY]`,
     `[AMK-RES-GRID]`, `[AMK-SYNTH-UNSUPPORTED]` (see
-    `AMK/Analysis/Harness.h`). The pass fails if there is any finding.
+    `AMK/Analysis/Harness.h`).
+
+    Every `gpu.func` kernel (generated or hand-written) gets the kernel
+    checks of `AMK/Analysis/KernelSafety.h`, with findings at the offending
+    op: `[AMK-UNPROVABLE]`, `[AMK-BARRIER-DIVERGENT]`, `[AMK-OOB]`,
+    `[AMK-SMEM-RACE]`, `[AMK-ASYNC-UNWAITED]`, `[AMK-MISALIGNED]` (errors)
+    and `[AMK-UNCOALESCED]` (a warning). The pass fails if there is any
+    error; warnings do not fail it.
 
     It changes nothing but one discardable unit attribute: every kernel that
     passes gets `amk.verified` (and one that fails loses it); `--amk-lower`
@@ -125,8 +132,10 @@ def AMKVerifyPass : Pass<"amk-verify", "::mlir::ModuleOp"> {
     `json=<path>` (`-` for stdout; a bare `--amk-verify=json` means stdout)
     also writes the findings as JSON, even when there are none: an object
     with `kernels` (checked), `verified` (accepted) and `findings`, an array
-    of objects with `file`, `line`, `col`, `check`, `op` (the kernel's
-    name), `message`, `found` and `limit`.
+    of objects with `file`, `line`, `col`, `check`, `severity` (`error` or
+    `warning`), `op` (the kernel's name), `message`, `found` and `limit`,
+    and what the kernel checks found: `range` and `bound` (AMK-OOB),
+    `alignment` (AMK-MISALIGNED), `stride` and `sectors` (AMK-UNCOALESCED).
   }];
   let options = [
     Option<"allowUnprovable", "allow-unprovable", "bool", /*default=*/"false",
