@@ -30,7 +30,8 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.amk_tools_dir, config.llvm_tools_dir]
-tools = [ToolSubst("amk-opt", unresolved="fatal")]
+tools = [ToolSubst("amk-opt", unresolved="fatal"),
+         ToolSubst("amk-tune", unresolved="fatal")]
 if config.amk_runtime_enabled:
     tools.append(ToolSubst("amk-device-info", unresolved="ignore"))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
