@@ -20,6 +20,10 @@
 //       writes DIR/ingest.json for the report.
 //   amk-tune merge -o all.jsonl a.jsonl b.jsonl
 //       merges databases (keeps every valid record once).
+//   amk-tune loop -target=h200 -tuning-db=tuning.jsonl -o DIR problems.mlir
+//       where the GPU is on this machine: rounds of build, amk-bench and
+//       ingest (later rounds with -explore) until no config is left to try,
+//       -rounds or -budget-s.
 //
 // The next `build` with the same database re-plans with the measurements,
 // repairs and calibration: a round of sequential scaling.
@@ -58,6 +62,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -90,41 +95,66 @@ static cl::SubCommand buildCmd("build", "Plan and compile N candidates per "
 static cl::SubCommand ingestCmd("ingest", "Record GPU results in the tuning "
                                           "database, reflect, calibrate");
 static cl::SubCommand mergeCmd("merge", "Merge tuning databases");
+static cl::SubCommand loopCmd("loop", "Rounds of build, run (a GPU runner on "
+                                      "this machine) and ingest until "
+                                      "convergence or the budget");
 
 static cl::list<std::string> buildInputs(cl::Positional, cl::OneOrMore,
                                          cl::desc("<problems.mlir>..."),
-                                         cl::sub(buildCmd));
+                                         cl::sub(buildCmd), cl::sub(loopCmd));
 static cl::opt<std::string> targetName("target", cl::Required,
                                        cl::desc("preset or target JSON"),
-                                       cl::sub(buildCmd));
+                                       cl::sub(buildCmd), cl::sub(loopCmd));
 static cl::opt<int64_t> candidates("candidates", cl::init(6),
                                    cl::desc("candidates per problem"),
-                                   cl::sub(buildCmd));
-static cl::opt<std::string> buildDir("o", cl::Required,
-                                     cl::desc("output directory"),
-                                     cl::sub(buildCmd));
-static cl::opt<bool> explore(
+                                   cl::sub(buildCmd), cl::sub(loopCmd));
+static cl::opt<std::string> outDir("o", cl::Required,
+                                   cl::desc("output directory"),
+                                   cl::sub(buildCmd), cl::sub(loopCmd));
+static cl::opt<bool> exploreOption(
     "explore", cl::init(false),
     cl::desc("a tuning round: the measured best plus only configs not yet "
              "measured (needs -tuning-db)"),
     cl::sub(buildCmd));
 static cl::opt<unsigned> jobs("j", cl::init(0),
                               cl::desc("compile jobs (0: all cores)"),
-                              cl::sub(buildCmd));
+                              cl::sub(buildCmd), cl::sub(loopCmd));
 static cl::opt<bool> showProgress("progress", cl::init(true),
                                   cl::desc("show a progress bar"),
-                                  cl::sub(buildCmd), cl::sub(ingestCmd));
+                                  cl::sub(buildCmd), cl::sub(ingestCmd),
+                                  cl::sub(loopCmd));
 
 static cl::opt<std::string> ingestDir(cl::Positional, cl::Required,
                                       cl::desc("<build dir>"),
                                       cl::sub(ingestCmd));
-static cl::list<std::string> resultFiles(cl::Positional, cl::OneOrMore,
+static cl::list<std::string> resultOptions(cl::Positional, cl::OneOrMore,
                                          cl::desc("<amk-bench results.json>..."),
                                          cl::sub(ingestCmd));
 
 static cl::opt<std::string>
     tuningDBPath("tuning-db", cl::desc("tuning database (JSON lines)"),
-                 cl::sub(buildCmd), cl::sub(ingestCmd));
+                 cl::sub(buildCmd), cl::sub(ingestCmd), cl::sub(loopCmd));
+
+static cl::opt<int> rounds("rounds", cl::init(3),
+                           cl::desc("rounds at most (the first without "
+                                    "-explore)"),
+                           cl::sub(loopCmd));
+static cl::opt<double> budgetSeconds("budget-s", cl::init(600),
+                                     cl::desc("no new round after this many "
+                                              "seconds"),
+                                     cl::sub(loopCmd));
+static cl::opt<std::string>
+    runnerPath("runner", cl::init("amk-bench"),
+               cl::desc("the GPU runner, called as <runner> "
+                        "[-runner-arg...] --json <out> --iters <n> --trials 1 "
+                        "<manifest>..."),
+               cl::sub(loopCmd));
+static cl::list<std::string> runnerArgs("runner-arg",
+                                        cl::desc("argument before the others"),
+                                        cl::sub(loopCmd));
+static cl::opt<int> runnerIters("iters", cl::init(30),
+                                cl::desc("timed iterations per candidate"),
+                                cl::sub(loopCmd));
 
 static cl::list<std::string> mergeInputs(cl::Positional, cl::OneOrMore,
                                          cl::desc("<db.jsonl>..."),
@@ -303,7 +333,8 @@ static SmallVector<MatmulOp> freeMatmuls(ModuleOp module) {
 
 /// Compiles one candidate into DIR/bundles/<id>/ in a context of its own.
 static void compileCandidate(BuildTask &task, const DialectRegistry &registry,
-                             llvm::StringRef target, llvm::StringRef dir) {
+                             llvm::StringRef target, llvm::StringRef dir,
+                             bool explore) {
   auto start = std::chrono::steady_clock::now();
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   llvm::SourceMgr sourceMgr;
@@ -353,7 +384,8 @@ static void compileCandidate(BuildTask &task, const DialectRegistry &registry,
                        .count();
 }
 
-static int runBuild() {
+static int runBuild(llvm::StringRef buildDir, bool explore,
+                    size_t *newCandidates = nullptr) {
   llvm::Expected<TargetSpec> target = resolveTarget(targetName);
   if (!target)
     return fail(llvm::toString(target.takeError()));
@@ -364,6 +396,8 @@ static int runBuild() {
     return fail(llvm::toString(std::move(e)));
   if (std::error_code ec = llvm::sys::fs::create_directories(buildDir))
     return fail("cannot create '" + buildDir + "': " + ec.message());
+  if (explore && tuningDBPath.empty())
+    return fail("-explore needs -tuning-db");
 
   DialectRegistry registry;
   registerDialects(registry);
@@ -414,7 +448,7 @@ static int runBuild() {
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
     for (BuildTask &task : tasks)
       pool.async([&] {
-        compileCandidate(task, registry, targetName, buildDir);
+        compileCandidate(task, registry, targetName, buildDir, explore);
         progress.step();
       });
     pool.wait();
@@ -453,6 +487,9 @@ static int runBuild() {
                     {"candidates", std::move(list)}};
   if (llvm::Error e = writeJSON(path, std::move(root)))
     return fail(llvm::toString(std::move(e)));
+  if (newCandidates)
+    *newCandidates = llvm::count_if(
+        tasks, [](const BuildTask &t) { return t.source != "measured"; });
   llvm::sort(times);
   llvm::outs() << llvm::formatv(
       "built {0} candidates of {1} problems for {2} ({3} failed); compile "
@@ -488,7 +525,8 @@ struct Outcome {
 } // namespace
 
 /// The results of amk-bench files, by manifest path.
-static llvm::Error readResults(llvm::StringMap<const json::Object *> &byPath,
+static llvm::Error readResults(llvm::ArrayRef<std::string> resultFiles,
+                               llvm::StringMap<const json::Object *> &byPath,
                                std::vector<json::Value> &storage) {
   for (const std::string &file : resultFiles) {
     llvm::Expected<json::Value> value = readJSON(file);
@@ -736,7 +774,8 @@ static TuningRecord calibrate(llvm::ArrayRef<CalibrationPoint> points,
   return r;
 }
 
-static int runIngest() {
+static int runIngest(llvm::StringRef ingestDir,
+                     llvm::ArrayRef<std::string> resultFiles) {
   SmallString<128> buildPath(ingestDir);
   llvm::sys::path::append(buildPath, "build.json");
   llvm::Expected<json::Value> build = readJSON(buildPath);
@@ -759,7 +798,7 @@ static int runIngest() {
 
   llvm::StringMap<const json::Object *> results;
   std::vector<json::Value> storage;
-  if (llvm::Error e = readResults(results, storage))
+  if (llvm::Error e = readResults(resultFiles, results, storage))
     return fail(llvm::toString(std::move(e)));
 
   TuningDB db;
@@ -960,6 +999,81 @@ static int runIngest() {
 }
 
 //===----------------------------------------------------------------------===//
+// loop: builder and runner on one machine
+//===----------------------------------------------------------------------===//
+
+/// Runs the GPU runner on every compiled candidate of `dir`.
+static int runRunner(llvm::StringRef dir, llvm::StringRef results) {
+  llvm::ErrorOr<std::string> runner =
+      llvm::sys::findProgramByName(runnerPath);
+  if (!runner)
+    return fail("cannot find the runner '" + runnerPath +
+                "' (build the runtime, or pass -runner=<path>)");
+  SmallString<128> index(dir);
+  llvm::sys::path::append(index, "build.json");
+  llvm::Expected<json::Value> build = readJSON(index);
+  if (!build)
+    return fail(llvm::toString(build.takeError()));
+  std::vector<std::string> args = {*runner};
+  args.insert(args.end(), runnerArgs.begin(), runnerArgs.end());
+  args.insert(args.end(), {"--json", results.str(), "--iters",
+                           std::to_string(runnerIters), "--trials", "1"});
+  if (const json::Object *o = build->getAsObject())
+    if (const json::Array *list = o->getArray("candidates"))
+      for (const json::Value &v : *list)
+        if (const json::Object *c = v.getAsObject())
+          if (std::optional<llvm::StringRef> m = c->getString("manifest")) {
+            SmallString<128> path(dir);
+            llvm::sys::path::append(path, *m);
+            args.push_back(std::string(path));
+          }
+  SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
+  std::string error;
+  int rc = llvm::sys::ExecuteAndWait(*runner, argRefs, std::nullopt, {}, 0, 0,
+                                     &error);
+  // amk-bench exits non-zero when a candidate fails; its results still count.
+  if (rc < 0 || !llvm::sys::fs::exists(results))
+    return fail("the runner failed" + (error.empty() ? "" : ": " + error));
+  return 0;
+}
+
+static int runLoop() {
+  if (tuningDBPath.empty())
+    return fail("loop needs -tuning-db");
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  for (int round = 1; round <= rounds; ++round) {
+    if (round > 1 && elapsed() > budgetSeconds) {
+      llvm::outs() << "budget of " << budgetSeconds << " s spent after "
+                   << round - 1 << " round(s)\n";
+      return 0;
+    }
+    SmallString<128> dir(outDir);
+    llvm::sys::path::append(dir, "r" + std::to_string(round));
+    llvm::outs() << "== round " << round << "\n";
+    size_t fresh = 0;
+    if (int rc = runBuild(dir, /*explore=*/round > 1, &fresh))
+      return rc;
+    if (round > 1 && fresh == 0) {
+      llvm::outs() << "converged: no config left to try after " << round - 1
+                   << " round(s)\n";
+      return 0;
+    }
+    SmallString<128> results(dir);
+    llvm::sys::path::append(results, "results.json");
+    if (int rc = runRunner(dir, results))
+      return rc;
+    if (int rc = runIngest(dir, {std::string(results)}))
+      return rc;
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
 // merge
 //===----------------------------------------------------------------------===//
 
@@ -998,9 +1112,11 @@ int main(int argc, char **argv) {
           "databases (docs/TUNING.md)\n"))
     return 1;
   if (buildCmd)
-    return runBuild();
+    return runBuild(outDir, exploreOption);
   if (ingestCmd)
-    return runIngest();
+    return runIngest(ingestDir, resultOptions);
+  if (loopCmd)
+    return runLoop();
   if (mergeCmd)
     return runMerge();
   return fail("a subcommand is required: build, ingest or merge (--help)");
