@@ -860,6 +860,15 @@ static int runIngest(llvm::StringRef ingestDir,
         llvm::consumeError(manifest.takeError());
       }
     }
+    // A bundle that did not load (another arch, a missing file) or a
+    // reference that disagrees with itself says nothing about the config.
+    if (o.failureClass == "load-error" ||
+        o.failureClass == "reference-suspect") {
+      llvm::WithColor::warning(llvm::errs(), "amk-tune")
+          << o.id << " not recorded (" << o.failureClass << "): " << o.detail
+          << "\n";
+      o.measured = false;
+    }
     if (o.measured) {
       TuningRecord rec;
       rec.kind = TuningRecordKind::Measurement;

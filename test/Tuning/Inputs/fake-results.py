@@ -2,7 +2,8 @@
 with outcomes chosen per rung, so the ingest/reflect/plan loop is tested
 without a GPU. argv: BUILD_DIR, then rung=outcome pairs; outcome is
 pass:<us>, edge (wrong only on partial tiles), oor (out of resources at
-launch), spill:<us> (passes, but spills) or skip (no result)."""
+launch), arch (does not load: another arch), spill:<us> (passes, but
+spills) or skip (no result)."""
 import json
 import os
 import sys
@@ -33,6 +34,11 @@ for c in build["candidates"]:
                          "detail": "all 999 wrong elements lie in the last, "
                                    "partial tile row or column",
                          "flags": []}
+    elif kind == "arch":
+        case["status"] = "ERROR"
+        case["error"] = "cannot load the cubin: the bundle is for sm_90a, the GPU is sm_80"
+        case["trace"] = {"stage": "load", "class": "load-error",
+                         "detail": case["error"], "flags": []}
     elif kind == "oor":
         case["status"] = "ERROR"
         case["error"] = "launch failed: CUDA_ERROR_OUT_OF_RESOURCES"
