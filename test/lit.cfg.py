@@ -29,8 +29,15 @@ config.substitutions.append(("%cc", config.c_compiler))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
+# The compile cache of the suite lives in the build tree, never in the home
+# directory; the cache tests use their own %t directories.
+config.environment["AMK_CACHE_DIR"] = os.path.join(config.test_exec_root,
+                                                   "amk-cache")
+config.environment.pop("XDG_CACHE_HOME", None)
+
 tool_dirs = [config.amk_tools_dir, config.llvm_tools_dir]
-tools = [ToolSubst("amk-opt", unresolved="fatal")]
+tools = [ToolSubst("amk-opt", unresolved="fatal"),
+         ToolSubst("amk-cache", unresolved="fatal")]
 if config.amk_runtime_enabled:
     tools.append(ToolSubst("amk-device-info", unresolved="ignore"))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
