@@ -68,3 +68,29 @@ ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 if os.path.exists(ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+
+def unprivileged_prefix():
+    """How to run a tool where file permissions hold: as is, or as root (CI)
+    as nobody (with a temporary directory nobody can write, for ptxas), when
+    nobody can run amk-opt from this build; else None."""
+    if os.geteuid() != 0:
+        return ""
+    setpriv = shutil.which("setpriv")
+    if not setpriv:
+        return None
+    prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+              "env", "TMPDIR=/tmp"]
+    try:
+        out = subprocess.run(
+            prefix + [os.path.join(config.amk_tools_dir, "amk-opt"), "--version"],
+            capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return " ".join(prefix) if out.returncode == 0 else None
+
+
+unprivileged = unprivileged_prefix()
+if unprivileged is not None:
+    config.available_features.add("permissions")
+    config.substitutions.append(("%unprivileged", unprivileged))
