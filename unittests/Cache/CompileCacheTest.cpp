@@ -31,7 +31,10 @@ namespace {
 class CacheDirTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_FALSE(fs::createUniqueDirectory("amk-cache-test", root));
+    // As root, under /tmp itself: the unprivileged child of the read-only
+    // test must reach it ($TMPDIR may be private, as lit's is).
+    ASSERT_FALSE(fs::createUniqueDirectory(
+        geteuid() == 0 ? "/tmp/amk-cache-test" : "amk-cache-test", root));
     dir = root;
     llvm::sys::path::append(dir, "cache");
   }
