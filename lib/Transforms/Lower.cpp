@@ -200,6 +200,14 @@ FailureOr<LoweredKernel> AMKLowerPass::describeKernel(KernelOp kernel,
   k.smemBytes = getGemmSmemLayout(config, k.problem).totalBytes();
   k.estimatedRegs = getGemmResources(config, k.problem, target).regsPerThread;
   k.grid = getGemmGridExprs(config);
+  k.tile = {config.getBlockM(), config.getBlockN(), config.getBlockK()};
+  // The prediction of the ladder rung holding this config.
+  if (std::optional<ArrayAttr> ladder = kernel.getLadder())
+    for (auto rung : ladder->getAsRange<CandidateAttr>())
+      if (rung.getConfig() == kernel.getConfig()) {
+        k.predictedUs = rung.getPredictedNs() / 1000.0;
+        break;
+      }
   k.argNames = {"A", "B"};
   if (matmul.getBias())
     k.argNames.push_back("bias");

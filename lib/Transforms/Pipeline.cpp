@@ -21,6 +21,7 @@ void mlir::amk::buildAMKPipeline(OpPassManager &pm,
   plan.target = options.target;
   plan.ladderSize = options.ladderSize;
   plan.explain = options.explain;
+  plan.tuningDB = options.tuningDB;
   pm.addPass(createAMKPlanPass(plan));
   AMKVerifyPassOptions verify;
   verify.json = options.verifyJson;

@@ -37,6 +37,10 @@ struct BundleKernel {
   /// The harness's register estimate (checked against ptxas in the tests).
   int64_t estimatedRegs = 0;
   std::array<std::string, 3> grid;
+  /// The block tile (M, N, K), for the runtime's partial-tile diagnosis.
+  std::array<int64_t, 3> tile = {0, 0, 0};
+  /// The planner's predicted time (0: unknown), us.
+  double predictedUs = 0;
   SmallVector<std::string> argNames;
   /// Code generation flags and toolkit; part of the cache key.
   std::string flags;

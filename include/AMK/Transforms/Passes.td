@@ -90,10 +90,21 @@ def AMKPlanPass : Pass<"amk-plan", "::mlir::ModuleOp"> {
     check `--amk-verify` runs, applies heuristics and ranks the rest with an
     analytic cost model. Dynamic sizes are planned for 4096.
 
+    With a tuning database (`tuning-db=<file.jsonl>`, default
+    `$AMK_TUNING_DB`; docs/TUNING.md), measurements for the module's target
+    come first: a measured best of the same problem heads the ladder, the
+    best configs of nearby problems of the same family seed it, repair rules
+    and failed measurements drop candidates, and a calibration refits the
+    cost model. Records of other targets never apply; malformed lines are
+    skipped with a warning.
+
     Options: `target` (a preset or JSON file; sets the module target like
     `--amk-target`; without it the module must already have one),
-    `ladder-size` and `explain` (a remark per planned op with the ladder and
-    the rejections counted by reason). Bare words work:
+    `ladder-size`, `rung` (make rung N of the ladder, counted from 0, the
+    kernel's config: what `amk-tune build` compiles each candidate with),
+    `tuning-db` and `explain` (a remark per planned op with the ladder, where
+    each rung came from, and the rejections counted by reason). Bare words
+    work:
     `--amk-plan=explain`, `--amk-plan="target=h200 explain ladder-size=3"`,
     `--amk-plan=h200`.
   }];
@@ -104,6 +115,13 @@ def AMKPlanPass : Pass<"amk-plan", "::mlir::ModuleOp"> {
            "candidates kept in each kernel's ladder, the winner included">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "emit a remark explaining each decision">,
+    Option<"diverse", "diverse", "bool", /*default=*/"false",
+           "fill the ladder with the best config of each block and warp "
+           "tile before variants of one tile (what a tuner measures)">,
+    Option<"rung", "rung", "int64_t", /*default=*/"0",
+           "the ladder rung (from 0) that becomes the kernel's config">,
+    Option<"tuningDB", "tuning-db", "std::string", /*default=*/"",
+           "tuning database to consult (JSON lines; default $AMK_TUNING_DB)">,
   ];
   let dependentDialects = ["::mlir::amk::AMKDialect"];
 }

@@ -23,6 +23,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   PassOptions::Option<bool> explain{
       *this, "explain", llvm::cl::desc("remark on every planning decision"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> tuningDB{
+      *this, "tuning-db",
+      llvm::cl::desc("tuning database the planner consults (JSON lines)")};
   PassOptions::Option<std::string> verifyJson{
       *this, "verify-json",
       llvm::cl::desc("write the harness findings as JSON here ('-': stdout)")};
