@@ -10,6 +10,7 @@
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -110,6 +111,9 @@ std::string mlir::amk::computeBundleCacheKey(const BundleKernel &kernel,
   add(kernel.problemIdentity);
   add(attrString(kernel.config));
   add(targetToJSON(target));
+  // The manifest, part of a cache entry, records the planner's prediction:
+  // its exact bits, so an entry always holds what its key says.
+  add(std::to_string(llvm::bit_cast<uint64_t>(kernel.predictedUs)));
   return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }
 

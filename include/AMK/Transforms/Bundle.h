@@ -50,10 +50,11 @@ struct BundleKernel {
 };
 
 /// The cache key of a kernel: a SHA-256 over everything that determines its
-/// binary: kernel name (the cubin's entry symbol), problem, config, target,
-/// AMK and schema versions, the build of AMK itself (the running
-/// executable's size and time, as ccache identifies a compiler), LLVM
-/// version, the toolkit's CUDA version and ptxas, and flags.
+/// binary and manifest: kernel name (the cubin's entry symbol), problem,
+/// config, target, AMK and schema versions, the build of AMK itself (the
+/// running executable's size and time, as ccache identifies a compiler),
+/// LLVM version, the toolkit's CUDA version and ptxas, flags, and the
+/// planner's predicted time.
 std::string computeBundleCacheKey(const BundleKernel &kernel,
                                   const TargetSpec &target);
 
