@@ -37,7 +37,8 @@ config.environment.pop("XDG_CACHE_HOME", None)
 
 tool_dirs = [config.amk_tools_dir, config.llvm_tools_dir]
 tools = [ToolSubst("amk-opt", unresolved="fatal"),
-         ToolSubst("amk-cache", unresolved="fatal")]
+         ToolSubst("amk-cache", unresolved="fatal"),
+         ToolSubst("amk-tune", unresolved="fatal")]
 if config.amk_runtime_enabled:
     tools.append(ToolSubst("amk-device-info", unresolved="ignore"))
 llvm_config.add_tool_substitutions(tools, tool_dirs)

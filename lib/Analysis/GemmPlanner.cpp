@@ -272,22 +272,25 @@ struct TuningContext {
   std::string target;
   TuningProblem problem;
   std::vector<const TuningRecord *> repairs;
-  llvm::StringSet<> failedConfigs;
+  llvm::StringSet<> failedConfigs, measuredConfigs;
   int64_t dropped = 0;
 
   TuningContext(const TuningDB &db, const GemmProblem &p,
                 const TargetSpec &spec, StringRef signature)
       : db(db), target(getTargetIdentity(spec)),
         problem(getTuningProblem(p, signature)),
-        repairs(db.repairs(target, problem.family)) {
+        repairs(db.repairs(target, problem)) {
     for (const TuningRecord *r : db.failures(target, signature))
       failedConfigs.insert(r->config);
+    for (const TuningRecord *r : db.exact(target, signature))
+      measuredConfigs.insert(r->config);
   }
 
   /// Whether a repair rule or a failed measurement drops `c`: (reason,
   /// message).
   std::optional<std::pair<std::string, std::string>>
-  rejects(const GemmPlanCandidate &c, const GemmProblem &p) {
+  rejects(const GemmPlanCandidate &c, const GemmProblem &p,
+          bool measured = false) {
     std::string config = printAttr(c.config);
     auto drop = [&](StringRef reason, const Twine &message) {
       ++dropped;
@@ -302,7 +305,8 @@ struct TuningContext {
         return drop("tuning:max-smem",
                     llvm::formatv("{0} B of shared memory failed to launch: {1}",
                                   r->value, r->reason));
-      if (r->rule == "max-accumulators" &&
+      // A measured time of this very config outweighs the spill heuristic.
+      if (r->rule == "max-accumulators" && !measured &&
           accumulatorsPerThread(c.config) >= r->value)
         return drop("tuning:spills",
                     llvm::formatv("{0} accumulators per thread spilled: {1}",
@@ -340,7 +344,8 @@ struct TuningContext {
     c.config = config;
     c.resources = resources;
     c.cost = predictGemmTime(config, rep, spec, resources, params);
-    if (rejects(c, p))
+    bool measured = r.problem.signature == problem.signature;
+    if (rejects(c, p, measured))
       return std::nullopt;
     return c;
   }
@@ -481,7 +486,7 @@ GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
     // configs of nearby problems, on up to half of the rungs left.
     for (const TuningRecord *r : tuning->db.exact(tuning->target,
                                                   options.signature)) {
-      if (full())
+      if (full() || (options.explore && !plan.ladder.empty()))
         break;
       std::optional<GemmPlanCandidate> c = tuning->candidate(
           context, *r, problem, rep, target, params);
@@ -501,7 +506,9 @@ GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
           break;
         std::optional<GemmPlanCandidate> c = tuning->candidate(
             context, *r, problem, rep, target, params);
-        if (!c || contains(c->config))
+        if (!c || contains(c->config) ||
+            (options.explore &&
+             tuning->measuredConfigs.contains(printAttr(c->config))))
           continue;
         c->source = GemmCandidateSource::Nearby;
         c->measuredUs = r->timeUs;
@@ -511,6 +518,10 @@ GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
     plan.tuningSummary = tuning->summary(plan.ladder);
   }
   size_t fromTuning = plan.ladder.size();
+  if (tuning && options.explore)
+    llvm::erase_if(survivors, [&](const GemmPlanCandidate &c) {
+      return tuning->measuredConfigs.contains(printAttr(c.config));
+    });
   if (options.diverse)
     for (const GemmPlanCandidate &c : survivors) {
       if (full())

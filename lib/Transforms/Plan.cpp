@@ -115,6 +115,7 @@ LogicalResult AMKPlanPass::planOne(MatmulOp matmul, const TargetSpec &target,
   options.ladderSize = std::max<int64_t>(ladderSize, rung + 1);
   options.tuningDB = db ? &*db : nullptr;
   options.diverse = diverse;
+  options.explore = explore;
   options.signature = matmul.getProblemSignature();
   GemmProblem problem = GemmProblem::get(matmul);
   GemmPlan plan = planGemm(ctx, problem, target, options);

@@ -78,7 +78,7 @@ Value TuningRecord::toJSON() const {
     break;
   case TuningRecordKind::Repair:
     o["rule"] = rule;
-    o["family"] = family;
+    o["scope"] = scope;
     o["value"] = value;
     if (!config.empty())
       o["config"] = config;
@@ -211,7 +211,7 @@ llvm::Expected<TuningRecord> TuningRecord::fromJSON(const Value &value) {
   if (kind == "repair") {
     r.kind = TuningRecordKind::Repair;
     read.str("rule", r.rule);
-    read.str("family", r.family);
+    read.str("scope", r.scope);
     read.integer("value", r.value, /*required=*/false);
     read.str("config", r.config, /*required=*/false);
     read.str("reason", r.reason, /*required=*/false);
@@ -371,11 +371,12 @@ TuningDB::nearby(llvm::StringRef target, const TuningProblem &problem,
 }
 
 std::vector<const TuningRecord *>
-TuningDB::repairs(llvm::StringRef target, llvm::StringRef family) const {
+TuningDB::repairs(llvm::StringRef target, const TuningProblem &problem) const {
   std::vector<const TuningRecord *> found;
   for (const TuningRecord &r : records)
     if (r.kind == TuningRecordKind::Repair && r.target == target &&
-        (r.family == "*" || r.family == family))
+        (r.scope == "*" || r.scope == problem.family ||
+         r.scope == problem.signature))
       found.push_back(&r);
   return found;
 }

@@ -186,7 +186,10 @@ def report(out, round_dirs, compare_paths):
                      f"problems: plan (rung 0) {plan_ratio:.3f}x, best "
                      f"candidate {best_ratio:.3f}x.")
         lines.append("")
-        if cal:
+        if cal.get("skipped"):
+            lines.append(f"No calibration: {cal['skipped']}.")
+            lines.append("")
+        elif cal:
             sb, sa = cal.get("spearman_before"), cal.get("spearman_after")
             fmt = lambda v: "n/a" if v is None else f"{v:.3f}"
             lines.append(
@@ -201,7 +204,7 @@ def report(out, round_dirs, compare_paths):
             lines.append("Repair rules (reflector):")
             lines.append("")
             for r in data["repairs"]:
-                lines.append(f"- `{r['rule']}` for `{r['family']}` "
+                lines.append(f"- `{r['rule']}` for `{r['scope']}` "
                              f"(value {r['value']}): {r['reason']}")
             lines.append("")
         if data["harness_gaps"]:

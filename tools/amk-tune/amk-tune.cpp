@@ -76,6 +76,10 @@ namespace json = llvm::json;
 
 static constexpr llvm::StringLiteral kAMKVersion = "0.1.0";
 static constexpr int64_t kBuildSchema = 1;
+/// Passing measurements a calibration needs.
+static constexpr size_t kMinCalibrationPoints = 12;
+/// Local memory per thread from which a spill is worth a repair rule.
+static constexpr int64_t kSignificantSpillBytes = 64;
 
 //===----------------------------------------------------------------------===//
 // Command line
@@ -99,6 +103,11 @@ static cl::opt<int64_t> candidates("candidates", cl::init(6),
 static cl::opt<std::string> buildDir("o", cl::Required,
                                      cl::desc("output directory"),
                                      cl::sub(buildCmd));
+static cl::opt<bool> explore(
+    "explore", cl::init(false),
+    cl::desc("a tuning round: the measured best plus only configs not yet "
+             "measured (needs -tuning-db)"),
+    cl::sub(buildCmd));
 static cl::opt<unsigned> jobs("j", cl::init(0),
                               cl::desc("compile jobs (0: all cores)"),
                               cl::sub(buildCmd));
@@ -315,6 +324,7 @@ static void compileCandidate(BuildTask &task, const DialectRegistry &registry,
     plan.target = target.str();
     plan.ladderSize = candidates;
     plan.diverse = true;
+    plan.explore = explore;
     plan.rung = task.rung;
     plan.tuningDB = tuningDBPath;
     pm.addPass(createAMKPlanPass(plan));
@@ -374,6 +384,7 @@ static int runBuild() {
       GemmPlanOptions options;
       options.ladderSize = candidates;
       options.diverse = true;
+      options.explore = explore;
       options.tuningDB = tuningDBPath.empty() ? nullptr : &db;
       options.signature = matmul.getProblemSignature();
       GemmPlan plan = planGemm(&context, problem, *target, options);
@@ -534,11 +545,11 @@ reflect(llvm::ArrayRef<Outcome> outcomes, llvm::StringRef target,
   llvm::StringSet<> seen;
   auto add = [&](TuningRecord r) {
     std::string key =
-        llvm::formatv("{0}|{1}|{2}|{3}", r.rule, r.family, r.value, r.config);
+        llvm::formatv("{0}|{1}|{2}|{3}", r.rule, r.scope, r.value, r.config);
     if (seen.insert(key).second)
       rules.push_back(std::move(r));
   };
-  auto rule = [&](llvm::StringRef name, llvm::StringRef family, int64_t value,
+  auto rule = [&](llvm::StringRef name, llvm::StringRef scope, int64_t value,
                   const Outcome &o, const std::string &reason) {
     TuningRecord r;
     r.kind = TuningRecordKind::Repair;
@@ -546,7 +557,7 @@ reflect(llvm::ArrayRef<Outcome> outcomes, llvm::StringRef target,
     r.date = getTodayDate();
     r.amkVersion = kAMKVersion.str();
     r.rule = name.str();
-    r.family = family.str();
+    r.scope = scope.str();
     r.value = value;
     r.config = o.config;
     r.reason = reason;
@@ -566,15 +577,17 @@ reflect(llvm::ArrayRef<Outcome> outcomes, llvm::StringRef target,
       harnessGaps.push_back(o.id + " (" + o.problem.signature + ", " +
                             o.config + "): " + o.detail);
     }
-    if (llvm::is_contained(o.flags, "spills")) {
-      // Spills: no warp tile holding as many accumulators per thread.
+    if (llvm::is_contained(o.flags, "spills") &&
+        o.localBytes >= kSignificantSpillBytes) {
+      // Spills: for this problem, no warp tile holding as many accumulators
+      // per thread (a few spilled words are noise, not a reason).
       auto config = llvm::dyn_cast_if_present<GemmConfigAttr>(
           parseAttribute(o.config, &context));
       if (config) {
         int64_t acc = config.getMath() == MathInst::mma_sync
                           ? config.getWarpM() * config.getWarpN() / 32
                           : config.getThread()[0] * config.getThread()[1];
-        add(rule("max-accumulators", o.problem.family, acc, o,
+        add(rule("max-accumulators", o.problem.signature, acc, o,
                  llvm::formatv("{0} spilled {1} B per thread", o.id,
                                o.localBytes)));
       }
@@ -601,17 +614,6 @@ static double predictUs(const CalibrationPoint &p, const TargetSpec &target,
          1000;
 }
 
-/// Mean squared log error of the model over the points.
-static double calibrationLoss(llvm::ArrayRef<CalibrationPoint> points,
-                              const TargetSpec &target,
-                              const GemmCostParams &params) {
-  double sum = 0;
-  for (const CalibrationPoint &p : points) {
-    double e = std::log(predictUs(p, target, params) / p.measuredUs);
-    sum += std::isfinite(e) ? e * e : 100;
-  }
-  return points.empty() ? 0 : sum / points.size();
-}
 
 /// Mean Spearman correlation of predicted and measured time over the
 /// ladders (groups) of at least three points.
@@ -641,6 +643,26 @@ meanSpearman(llvm::ArrayRef<CalibrationPoint> points, const TargetSpec &target,
   return sum / n;
 }
 
+/// Mean squared log error of the model over the points.
+static double logError(llvm::ArrayRef<CalibrationPoint> points,
+                       const TargetSpec &target, const GemmCostParams &params) {
+  double sum = 0;
+  for (const CalibrationPoint &p : points) {
+    double e = std::log(predictUs(p, target, params) / p.measuredUs);
+    sum += std::isfinite(e) ? e * e : 100;
+  }
+  return points.empty() ? 0 : sum / points.size();
+}
+
+/// What calibration minimizes: the log error plus the rank disagreement
+/// within ladders (the planner needs the order right more than the times).
+static double calibrationLoss(llvm::ArrayRef<CalibrationPoint> points,
+                              const TargetSpec &target,
+                              const GemmCostParams &params) {
+  return logError(points, target, params) +
+         (1 - meanSpearman(points, target, params).value_or(0));
+}
+
 /// Fits the cost model's constants to the measurements (coordinate descent
 /// on log-scale factors, minimizing the mean squared log error).
 static TuningRecord calibrate(llvm::ArrayRef<CalibrationPoint> points,
@@ -648,19 +670,27 @@ static TuningRecord calibrate(llvm::ArrayRef<CalibrationPoint> points,
                               const GemmCostParams &start,
                               llvm::StringRef identity, json::Object &report) {
   GemmCostParams params = start;
-  double before = calibrationLoss(points, target, params);
+  double before = logError(points, target, params);
   static constexpr double kFactors[] = {0.5, 0.7, 0.85, 0.95,
                                         1.05, 1.2, 1.4, 2.0};
+  // Each constant stays within 4x of its datasheet default: a fit that needs
+  // more is a model that lacks a term, not a constant to move.
+  llvm::StringMap<double> defaults;
+  GemmCostParams reference;
+  forEachCalibratedParam(reference, [&](llvm::StringRef name, double &value) {
+    defaults[name] = value;
+  });
   for (int round = 0; round < 6; ++round) {
     bool improved = false;
     forEachCalibratedParam(params, [&](llvm::StringRef name, double &value) {
       double best = value,
              bestLoss = calibrationLoss(points, target, params);
-      double original = value;
+      double original = value, base = defaults.lookup(name);
       for (double f : kFactors) {
         value = original * f;
         // Efficiencies are fractions of a peak.
-        if (name.ends_with("efficiency") && value > 1.0)
+        if ((name.ends_with("efficiency") && value > 1.0) ||
+            value > 4 * base || value < base / 4)
           continue;
         double loss = calibrationLoss(points, target, params);
         if (loss < bestLoss - 1e-9) {
@@ -674,7 +704,7 @@ static TuningRecord calibrate(llvm::ArrayRef<CalibrationPoint> points,
     if (!improved)
       break;
   }
-  double after = calibrationLoss(points, target, params);
+  double after = logError(points, target, params);
   int64_t groups = 0;
   std::optional<double> rhoBefore =
       meanSpearman(points, target, start, &groups);
@@ -839,9 +869,15 @@ static int runIngest() {
   json::Object calibrationReport;
   std::vector<TuningRecord> toAppend = records;
   toAppend.insert(toAppend.end(), rules.begin(), rules.end());
-  if (!points.empty())
+  // Too few measurements would fit noise.
+  if (points.size() >= kMinCalibrationPoints)
     toAppend.push_back(calibrate(points, *target, GemmCostParams(), identity,
                                  calibrationReport));
+  else
+    calibrationReport["skipped"] =
+        llvm::formatv("{0} measurements, calibration needs {1}",
+                      points.size(), kMinCalibrationPoints)
+            .str();
   if (!tuningDBPath.empty())
     if (llvm::Error e = db.append(tuningDBPath, toAppend))
       return fail(llvm::toString(std::move(e)));
@@ -883,6 +919,11 @@ static int runIngest() {
                    {"ref_us", rung0->refUs},
                    {"peak_tflops", rung0->peakTflops}};
     if (fastest) {
+      llvm::outs() << llvm::formatv("best {0}: {1} {2:f1} us (plan {3}: {4}, "
+                                    "{5:f1} us) {6}\n",
+                                    signature, fastest->id, fastest->timeUs,
+                                    rung0->id, rung0->status, rung0->timeUs,
+                                    fastest->config);
       b["best_id"] = fastest->id;
       b["best_config"] = fastest->config;
       b["best_us"] = fastest->timeUs;

@@ -61,6 +61,9 @@ struct GemmPlanOptions {
   /// Model rungs: the best config of each block and warp tile first, before
   /// the shared-memory descent (candidates worth measuring, not fallbacks).
   bool diverse = false;
+  /// A tuning round: one measured rung (the best), and model rungs only for
+  /// configs not measured on this problem yet, so each round tries new ones.
+  bool explore = false;
   /// Nearby problems: at most this sum of |ln(size ratio)| over M, N, K.
   double nearbyLogDistance = 1.5;
 };

@@ -118,6 +118,9 @@ def AMKPlanPass : Pass<"amk-plan", "::mlir::ModuleOp"> {
     Option<"diverse", "diverse", "bool", /*default=*/"false",
            "fill the ladder with the best config of each block and warp "
            "tile before variants of one tile (what a tuner measures)">,
+    Option<"explore", "explore", "bool", /*default=*/"false",
+           "a tuning round: one measured rung, then only configs not yet "
+           "measured on the problem">,
     Option<"rung", "rung", "int64_t", /*default=*/"0",
            "the ladder rung (from 0) that becomes the kernel's config">,
     Option<"tuningDB", "tuning-db", "std::string", /*default=*/"",

@@ -76,10 +76,11 @@ struct TuningRecord {
   /// The failure class when the verdict is "fail" (see docs/TUNING.md).
   std::string failure;
 
-  // Repair: a rule name, the family it is for ("*": every family), a value
-  // and the config it was derived from.
+  // Repair: a rule name, its scope (a family, one problem's signature, or
+  // "*": every problem of the target), a value and the config it was
+  // derived from.
   std::string rule;
-  std::string family;
+  std::string scope;
   int64_t value = 0;
   std::string reason;
 
@@ -132,10 +133,10 @@ public:
                                            const TuningProblem &problem,
                                            double maxLogDistance) const;
 
-  /// Repair rules for this target that apply to `family` (or to every
-  /// family).
+  /// Repair rules for this target whose scope is this problem, its family
+  /// or everything.
   std::vector<const TuningRecord *> repairs(llvm::StringRef target,
-                                            llvm::StringRef family) const;
+                                            const TuningProblem &problem) const;
 
   /// The latest calibration for this target, if any.
   const TuningRecord *calibration(llvm::StringRef target) const;
