@@ -124,12 +124,12 @@ static Expected<CacheEntry> decodeEntry(std::unique_ptr<MemoryBuffer> buffer,
       return cacheError("bad section size " + Twine(sizes[i]));
     total += sizes[i];
   }
-  if (total != blob.size())
-    return cacheError(total > blob.size()
-                          ? "truncated: " + Twine(blob.size()) + " of " +
-                                Twine(total) + " bytes"
-                          : Twine(blob.size() - total) +
-                                " bytes past the last section");
+  if (total > blob.size())
+    return cacheError("truncated: " + Twine(blob.size()) + " of " +
+                      Twine(total) + " bytes");
+  if (total < blob.size())
+    return cacheError(Twine(blob.size() - total) +
+                      " bytes past the last section");
   XXH128_hash_t sum = checksum(blob);
   if (sum.low64 != endian::read64le(p + kChecksumOffset) ||
       sum.high64 != endian::read64le(p + kChecksumOffset + 8))
@@ -159,9 +159,9 @@ static Expected<CacheEntry> readEntry(int fd, StringRef path, StringRef key) {
                                 /*RequiresNullTerminator=*/false,
                                 /*IsVolatile=*/true);
   if (!buffer)
-    return createStringError(buffer.getError(), "cannot read '" + path +
-                                                    "': " +
-                                                    buffer.getError().message());
+    return createStringError(buffer.getError(),
+                             "cannot read '" + path +
+                                 "': " + buffer.getError().message());
   return decodeEntry(std::move(*buffer), key);
 }
 
@@ -186,16 +186,15 @@ static Expected<Listing> scan(StringRef dir) {
     StringRef name = sys::path::filename(it->path());
     bool temp = name.starts_with(kTempPrefix);
     StringRef key = name;
-    if (!temp && !(key.consume_back(kEntrySuffix) &&
-                   CompileCache::isValidKey(key)))
+    if (!temp &&
+        !(key.consume_back(kEntrySuffix) && CompileCache::isValidKey(key)))
       continue;
     // Gone since the listing (a concurrent prune): not there.
     ErrorOr<sys::fs::basic_file_status> status = it->status();
     if (!status || status->type() != sys::fs::file_type::regular_file)
       continue;
     if (temp) {
-      listing.temps.emplace_back(it->path(),
-                                 status->getLastModificationTime());
+      listing.temps.emplace_back(it->path(), status->getLastModificationTime());
       continue;
     }
     listing.entries.push_back(
@@ -514,8 +513,8 @@ Expected<uint64_t> CompileCache::clear() {
   auto remove = [&](StringRef path) -> Error {
     std::error_code ec = sys::fs::remove(path);
     if (ec && ec != errc::no_such_file_or_directory)
-      return createStringError(ec, "cannot remove '" + path +
-                                       "': " + ec.message());
+      return createStringError(ec,
+                               "cannot remove '" + path + "': " + ec.message());
     return Error::success();
   };
   for (const CacheEntryInfo &e : listing->entries)

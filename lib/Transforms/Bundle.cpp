@@ -68,11 +68,9 @@ static std::string toolkitIdentity(StringRef toolkit) {
   llvm::sys::fs::file_status status;
   if (llvm::sys::fs::status(ptxas, status))
     return toolkitVersion(toolkit) + " no ptxas";
-  return llvm::formatv("{0} ptxas {1} {2}", toolkitVersion(toolkit),
-                       status.getSize(),
-                       status.getLastModificationTime()
-                           .time_since_epoch()
-                           .count());
+  return llvm::formatv(
+      "{0} ptxas {1} {2}", toolkitVersion(toolkit), status.getSize(),
+      status.getLastModificationTime().time_since_epoch().count());
 }
 
 /// The build of AMK that compiles: the running executable's size and time

@@ -182,8 +182,8 @@ private:
 
 /// Everything but the code: what the manifest and the cache key need, all
 /// known from the kernel op and the options.
-FailureOr<LoweredKernel> AMKLowerPass::describeKernel(KernelOp kernel,
-                                                      const TargetSpec &target) {
+FailureOr<LoweredKernel>
+AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
   auto config = dyn_cast<GemmConfigAttr>(kernel.getConfig());
   if (!config)
     return kernel.emitOpError("has no synthesizer for config ")
@@ -278,9 +278,8 @@ void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
   args.push_back(matmul.getC());
   Value smem =
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), k.smemBytes);
-  auto symbol = SymbolRefAttr::get(b.getContext(), k.name,
-                                   {FlatSymbolRefAttr::get(b.getContext(),
-                                                           k.name)});
+  auto symbol = SymbolRefAttr::get(
+      b.getContext(), k.name, {FlatSymbolRefAttr::get(b.getContext(), k.name)});
   gpu::LaunchFuncOp::create(
       b, loc, symbol, gpu::KernelDim3{gridX, idx(1), gridZ},
       gpu::KernelDim3{idx(k.threads), idx(1), idx(1)}, smem, args);

@@ -28,12 +28,14 @@ static cl::SubCommand statsCommand("stats",
                                    "Entries, bytes and hit/miss counters");
 static cl::SubCommand listCommand(
     "list", "Every entry (key, bytes, last use, kernel), least recent first");
-static cl::SubCommand inspectCommand(
-    "inspect", "One entry: sizes, harness verdict and bundle manifest");
-static cl::SubCommand verifyCommand(
-    "verify", "Check every entry's checksum and report the corrupt ones");
-static cl::SubCommand pruneCommand(
-    "prune", "Remove least-recently-used entries beyond a size");
+static cl::SubCommand
+    inspectCommand("inspect",
+                   "One entry: sizes, harness verdict and bundle manifest");
+static cl::SubCommand
+    verifyCommand("verify",
+                  "Check every entry's checksum and report the corrupt ones");
+static cl::SubCommand
+    pruneCommand("prune", "Remove least-recently-used entries beyond a size");
 static cl::SubCommand clearCommand("clear", "Remove every entry");
 
 static cl::opt<std::string> cacheDir(
@@ -134,8 +136,8 @@ static int verify(CompileCache &cache) {
     return fail(toString(result.takeError()));
   for (const CacheProblem &p : result->corrupt)
     outs() << "corrupt " << p.key << ": " << p.reason << "\n";
-  outs() << "verified " << result->checked << " entries: "
-         << result->corrupt.size() << " corrupt\n";
+  outs() << "verified " << result->checked
+         << " entries: " << result->corrupt.size() << " corrupt\n";
   return result->corrupt.empty() ? 0 : 2;
 }
 

@@ -90,8 +90,8 @@ struct Kernel {
 
 void setLastUse(const std::string &path, std::chrono::seconds sinceEpoch) {
   int fd;
-  ASSERT_FALSE(fs::openFileForWrite(path, fd, fs::CD_OpenExisting,
-                                    fs::OF_Append));
+  ASSERT_FALSE(
+      fs::openFileForWrite(path, fd, fs::CD_OpenExisting, fs::OF_Append));
   llvm::sys::TimePoint<> time{sinceEpoch};
   EXPECT_FALSE(fs::setLastAccessAndModificationTime(fd, time));
   fs::closeFile(fd);
@@ -139,8 +139,8 @@ TEST_F(CacheDirTest, StoreReplacesAndEmptySectionsRoundTrip) {
   ASSERT_FALSE(llvm::errorToBool(cache.store(key, empty)));
   std::optional<CacheEntry> hit = cache.lookup(key);
   ASSERT_TRUE(hit);
-  EXPECT_TRUE(hit->cubin.empty() && hit->ptx.empty() &&
-              hit->manifest.empty() && hit->verdict.empty());
+  EXPECT_TRUE(hit->cubin.empty() && hit->ptx.empty() && hit->manifest.empty() &&
+              hit->verdict.empty());
 }
 
 TEST_F(CacheDirTest, MissAndInvalidKeys) {
@@ -357,8 +357,8 @@ TEST_F(CacheDirTest, ReadOnlyDirectoryReadsButDoesNotWrite) {
     CompileCache cache = open();
     ASSERT_FALSE(llvm::errorToBool(cache.store(key, kernel.entry())));
   }
-  ASSERT_FALSE(fs::setPermissions(root, fs::all_read | fs::all_exe |
-                                            fs::owner_write));
+  ASSERT_FALSE(
+      fs::setPermissions(root, fs::all_read | fs::all_exe | fs::owner_write));
   ASSERT_FALSE(fs::setPermissions(dir, fs::all_read | fs::all_exe));
   expectUnprivileged([&] {
     llvm::Expected<CompileCache> cache = CompileCache::open(dir);
@@ -371,8 +371,8 @@ TEST_F(CacheDirTest, ReadOnlyDirectoryReadsButDoesNotWrite) {
     if (!error)
       return 12;
     std::string message = llvm::toString(std::move(error));
-    if (message.find("cannot write to the compile cache '" +
-                     dir.str().str() + "'") == std::string::npos ||
+    if (message.find("cannot write to the compile cache '" + dir.str().str() +
+                     "'") == std::string::npos ||
         message.find("ermission denied") == std::string::npos)
       return 13;
     return 0;
@@ -468,7 +468,8 @@ TEST(CompileCacheSize, Parse) {
 }
 
 TEST(CompileCacheDefault, EnvironmentThenXDG) {
-  std::optional<std::string> saved = llvm::sys::Process::GetEnv("AMK_CACHE_DIR");
+  std::optional<std::string> saved =
+      llvm::sys::Process::GetEnv("AMK_CACHE_DIR");
   std::optional<std::string> xdg = llvm::sys::Process::GetEnv("XDG_CACHE_HOME");
   auto restore = llvm::scope_exit([&] {
     saved ? setenv("AMK_CACHE_DIR", saved->c_str(), 1)

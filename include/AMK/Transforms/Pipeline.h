@@ -34,9 +34,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                                           llvm::cl::init("binary")};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir", llvm::cl::desc("write kernel bundles here")};
-  PassOptions::Option<bool> cache{
-      *this, "cache", llvm::cl::desc("use the compile cache"),
-      llvm::cl::init(true)};
+  PassOptions::Option<bool> cache{*this, "cache",
+                                  llvm::cl::desc("use the compile cache"),
+                                  llvm::cl::init(true)};
   PassOptions::Option<std::string> cacheDir{
       *this, "cache-dir",
       llvm::cl::desc("compile cache directory (default: $AMK_CACHE_DIR, else "
