@@ -29,6 +29,10 @@ void mlir::amk::buildAMKPipeline(OpPassManager &pm,
   AMKLowerPassOptions lower;
   lower.stopAt = options.stopAt;
   lower.bundleDir = options.bundleDir;
+  lower.cache = options.cache;
+  lower.cacheDir = options.cacheDir;
+  lower.cacheMaxSize = options.cacheMaxSize;
+  lower.cacheRemarks = options.cacheRemarks;
   pm.addPass(createAMKLowerPass(lower));
 }
 

@@ -36,6 +36,14 @@ def AMKLowerPass : Pass<"amk-lower", "::mlir::ModuleOp"> {
     the module target's arch. The harness re-checks every generated kernel
     against the target before anything is emitted. With `bundle-dir`, one
     bundle per kernel (cubin, PTX, JSON manifest: docs/BUNDLE.md) is written.
+
+    Binaries come from the on-disk compile cache (docs/CACHE.md) when it
+    holds the kernel: its key digests the kernel name, problem, config,
+    target, flags and the AMK, LLVM and CUDA versions, so a hit skips
+    synthesis, the re-check, NVVM lowering and ptxas. A miss stores what the
+    harness accepted. The directory is `cache-dir`, else `$AMK_CACHE_DIR`,
+    else `$XDG_CACHE_HOME/amk`, else `~/.cache/amk`; one that cannot be
+    written is warned about and the kernels compile without it.
   }];
   let options = [
     Option<"stopAt", "stop-at", "std::string", /*default=*/"\"binary\"",
@@ -46,6 +54,16 @@ def AMKLowerPass : Pass<"amk-lower", "::mlir::ModuleOp"> {
            "CUDA toolkit with ptxas (default: $CUDA_HOME, else /usr/local/cuda)">,
     Option<"optLevel", "opt-level", "int", /*default=*/"3",
            "LLVM and ptxas optimization level">,
+    Option<"cache", "cache", "bool", /*default=*/"true",
+           "use the compile cache (stop-at=binary only)">,
+    Option<"cacheDir", "cache-dir", "std::string", /*default=*/"",
+           "compile cache directory (default: $AMK_CACHE_DIR, else "
+           "$XDG_CACHE_HOME/amk, else ~/.cache/amk)">,
+    Option<"cacheMaxSize", "cache-max-size", "std::string", /*default=*/"",
+           "prune the cache to this size after a store, least recently used "
+           "first (such as 512M or 2G; default 1G)">,
+    Option<"cacheRemarks", "cache-remarks", "bool", /*default=*/"false",
+           "remark on every compile cache hit and miss">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
