@@ -27,8 +27,8 @@
 
 #include "Bounds.h"
 
+#include "Address.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
-#include "mlir/Analysis/DataFlow/Utils.h"
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -74,13 +74,7 @@ struct SymbolicSize {
 
 class BoundsProver {
 public:
-  explicit BoundsProver(Operation *kernel) {
-    dataflow::loadBaselineAnalyses(solver);
-    solver.load<dataflow::IntegerRangeAnalysis>();
-    analysed = succeeded(solver.initializeAndRun(kernel));
-  }
-
-  bool ok() const { return analysed; }
+  explicit BoundsProver(const DataFlowSolver &solver) : solver(solver) {}
 
   /// Signed range of an index, or nullopt when unknown.
   std::optional<ConstantIntRanges> range(Value v) const {
@@ -350,8 +344,7 @@ private:
     return false;
   }
 
-  DataFlowSolver solver;
-  bool analysed = false;
+  const DataFlowSolver &solver;
 };
 
 /// Flattens an `addi` tree into its addends.
@@ -467,20 +460,38 @@ mlir::amk::getMemoryAccesses(Operation *op) {
     add(load.getMemRef(), load.getIndices(), 1, "load", false);
   else if (auto store = dyn_cast<memref::StoreOp>(op))
     add(store.getMemRef(), store.getIndices(), 1, "store", true);
-  else if (auto load = dyn_cast<vector::LoadOp>(op))
+  else if (auto load = dyn_cast<vector::LoadOp>(op)) {
+    // An n-D vector spans several rows: not modelled (one width per access).
+    if (load.getVectorType().getRank() != 1)
+      return failure();
     add(load.getBase(), load.getIndices(),
         load.getVectorType().getShape().back(), "vector load", false);
-  else if (auto store = dyn_cast<vector::StoreOp>(op))
+  } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
+    if (store.getVectorType().getRank() != 1)
+      return failure();
     add(store.getBase(), store.getIndices(),
         store.getVectorType().getShape().back(), "vector store", true);
-  else if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op))
+  } else if (isa<vector::TransferReadOp, vector::TransferWriteOp>(op)) {
+    // A 1-D transfer along the last dimension, in bounds and unmasked, is a
+    // vector load or store; other transfers are not modelled.
+    auto transfer = cast<VectorTransferOpInterface>(op);
+    VectorType vector = transfer.getVectorType();
+    if (!isa<MemRefType>(transfer.getBase().getType()) ||
+        vector.getRank() != 1 || vector.isScalable() || transfer.getMask() ||
+        !transfer.getPermutationMap().isMinorIdentity() ||
+        !transfer.isDimInBounds(0))
+      return failure();
+    bool write = isa<vector::TransferWriteOp>(op);
+    add(transfer.getBase(), transfer.getIndices(), vector.getShape().back(),
+        write ? "vector transfer write" : "vector transfer read", write);
+  } else if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op)) {
     // Each lane supplies one 16-byte row address.
-    add(ld.getSrcMemref(), ld.getIndices(),
-        16 / (cast<MemRefType>(ld.getSrcMemref().getType())
-                  .getElementTypeBitWidth() /
-              8),
-        "ldmatrix row", false);
-  else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+    int64_t bytes = elementBytes(
+        cast<MemRefType>(ld.getSrcMemref().getType()).getElementType());
+    if (!bytes || 16 % bytes)
+      return failure();
+    add(ld.getSrcMemref(), ld.getIndices(), 16 / bytes, "ldmatrix row", false);
+  } else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
     int64_t dstElems = copy.getDstElements().getZExtValue();
     // The destination is written in full (zero-filled past srcElements).
     add(copy.getDst(), copy.getDstIndices(), dstElems, "cp.async destination",
@@ -518,15 +529,17 @@ mlir::amk::getMemoryAccesses(Operation *op) {
   return out;
 }
 
+/// {"min": lo, "max": hi}.
+static llvm::json::Object rangeJSON(int64_t lo, int64_t hi) {
+  return llvm::json::Object{{"min", lo}, {"max", hi}};
+}
+
 void mlir::amk::checkKernelBounds(
-    Operation *kernel, llvm::function_ref<void(StringRef, Operation *,
-                                               const Twine &, int64_t, int64_t)>
-                           report) {
-  BoundsProver prover(kernel);
-  if (!prover.ok()) {
-    report(check::kUnprovable, kernel, "integer range analysis failed", 0, 0);
-    return;
-  }
+    Operation *kernel, const DataFlowSolver &solver,
+    llvm::function_ref<void(StringRef, Operation *, const Twine &, int64_t,
+                            int64_t, llvm::json::Object)>
+        report) {
+  BoundsProver prover(solver);
   // The dynamic shared memory a launch provides, if the kernel says.
   std::optional<int64_t> smemBytes;
   if (auto attr = kernel->getAttrOfType<IntegerAttr>(kDynamicSmemAttrName))
@@ -541,28 +554,33 @@ void mlir::amk::checkKernelBounds(
         report(check::kUnprovable, op,
                "memref.view of anything but dynamic shared memory, or with a "
                "dynamic shape, is not modelled",
-               0, 0);
+               0, 0, {});
         return;
       }
       std::optional<ConstantIntRanges> offset =
           prover.range(view.getByteShift());
-      int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+      int64_t bytes =
+          type.getNumElements() * elementBytes(type.getElementType());
       if (!smemBytes) {
         report(check::kUnprovable, op,
                llvm::Twine("dynamic shared memory without '") +
                    kDynamicSmemAttrName +
                    "' on the kernel: its size is unknown",
-               0, 0);
+               0, 0, {});
       } else if (!offset ||
                  offset->smax().getSExtValue() + bytes > *smemBytes) {
         int64_t end = offset ? offset->smax().getSExtValue() + bytes : -1;
+        llvm::json::Object details{{"bound", *smemBytes}, {"unit", "bytes"}};
+        details["range"] = offset ? llvm::json::Value(rangeJSON(
+                                        offset->smin().getSExtValue(), end - 1))
+                                  : llvm::json::Value(nullptr);
         report(
             check::kOOB, op,
             llvm::formatv("shared-memory view of {0} B at offset up to {1} "
                           "ends at {2} B, past the {3} B the launch provides",
                           bytes, offset ? offset->smax().getSExtValue() : -1,
                           end, *smemBytes),
-            end, *smemBytes);
+            end, *smemBytes, std::move(details));
       }
       return;
     }
@@ -572,7 +590,7 @@ void mlir::amk::checkKernelBounds(
         report(check::kUnprovable, op,
                "memref.reinterpret_cast other than a flat view of a "
                "row-major matrix's own elements is not modelled",
-               0, 0);
+               0, 0, {});
       return;
     }
     FailureOr<SmallVector<MemoryAccess>> accesses = getMemoryAccesses(op);
@@ -580,7 +598,7 @@ void mlir::amk::checkKernelBounds(
       report(check::kUnprovable, op,
              llvm::Twine("memory access by '") + op->getName().getStringRef() +
                  "' is not modelled by the bounds check",
-             0, 0);
+             0, 0, {});
       return;
     }
     if (accesses->empty())
@@ -608,13 +626,23 @@ void mlir::amk::checkKernelBounds(
                  llvm::formatv("{0} of {1}: dimension {2} has a size the "
                                "bounds check cannot trace",
                                access.what, type, dim),
-                 0, 0);
+                 0, 0, {});
           continue;
         }
         if (prover.proveInBounds(index, width, size, localGuards, why))
           continue;
         std::optional<ConstantIntRanges> r = prover.range(index);
         int64_t found = r ? r->smax().getSExtValue() + width : -1;
+        // The elements the access may touch in this dimension, against the
+        // extent (null when dynamic).
+        llvm::json::Object details{{"dimension", int64_t(dim)},
+                                   {"unit", "elements"}};
+        details["range"] = r ? llvm::json::Value(rangeJSON(
+                                   r->smin().getSExtValue(),
+                                   r->smax().getSExtValue() + width - 1))
+                             : llvm::json::Value(nullptr);
+        details["bound"] = size.constant ? llvm::json::Value(*size.constant)
+                                         : llvm::json::Value(nullptr);
         report(check::kOOB, op,
                llvm::formatv(
                    "{0} of {1} may leave the buffer in dimension "
@@ -623,7 +651,7 @@ void mlir::amk::checkKernelBounds(
                    width > 1 ? llvm::formatv(" (+{0} elements)", width).str()
                              : std::string(),
                    why),
-               found, size.constant ? *size.constant : -1);
+               found, size.constant ? *size.constant : -1, std::move(details));
       }
     }
   });

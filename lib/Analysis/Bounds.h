@@ -9,6 +9,10 @@
 
 #include "AMK/Analysis/KernelSafety.h"
 
+namespace mlir {
+class DataFlowSolver;
+} // namespace mlir
+
 namespace mlir::amk {
 
 /// One memory access an op makes: a memref, its indices, the elements it
@@ -30,12 +34,15 @@ struct MemoryAccess {
 /// harness does not model.
 FailureOr<llvm::SmallVector<MemoryAccess>> getMemoryAccesses(Operation *op);
 
-/// Proves every memory access of `kernel` inside its buffer; calls `report`
-/// (check id, op, message, found, limit) for each access it cannot.
-void checkKernelBounds(Operation *kernel,
-                       llvm::function_ref<void(StringRef, Operation *,
-                                               const Twine &, int64_t, int64_t)>
-                           report);
+/// Proves every memory access of `kernel` inside its buffer, with the
+/// integer ranges `solver` computed (IntegerRangeAnalysis on `kernel`);
+/// calls `report` (check id, op, message, found, limit, details for JSON)
+/// for each access it cannot.
+void checkKernelBounds(
+    Operation *kernel, const DataFlowSolver &solver,
+    llvm::function_ref<void(StringRef, Operation *, const Twine &, int64_t,
+                            int64_t, llvm::json::Object)>
+        report);
 
 } // namespace mlir::amk
 

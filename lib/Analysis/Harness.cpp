@@ -210,6 +210,9 @@ std::string mlir::amk::harnessFindingsToJSON(ArrayRef<HarnessFinding> findings,
     obj["message"] = f.message;
     obj["found"] = f.found;
     obj["limit"] = f.limit;
+    obj["severity"] = f.isError() ? "error" : "warning";
+    for (const auto &detail : f.details)
+      obj[detail.first] = detail.second;
     array.push_back(std::move(obj));
   }
   llvm::json::Object root;

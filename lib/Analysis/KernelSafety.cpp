@@ -7,8 +7,13 @@
 #include "AMK/Analysis/KernelSafety.h"
 
 #include "AMK/Analysis/Uniformity.h"
+#include "Address.h"
+#include "Alignment.h"
 #include "Bounds.h"
 #include "SharedMemory.h"
+#include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
+#include "mlir/Analysis/DataFlow/Utils.h"
+#include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -74,6 +79,10 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
     findings.push_back(
         HarnessFinding{check.str(), at->getLoc(), name, message.str(), 0, 0});
   };
+  auto errors = [&] {
+    return llvm::count_if(llvm::drop_begin(findings, before),
+                          [](const HarnessFinding &f) { return f.isError(); });
+  };
 
   // Launch resources against the target: the block from known_block_size,
   // shared memory from what the launch provides.
@@ -133,21 +142,49 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
                  "forever");
   });
 
-  checkKernelBounds(kernel, [&](StringRef check, Operation *at,
-                                const Twine &message, int64_t found,
-                                int64_t limit) {
-    findings.push_back(HarnessFinding{check.str(), at->getLoc(), name,
-                                      message.str(), found, limit});
-  });
+  // One integer range analysis for every check: thread ids bounded by
+  // known_block_size, loop variables by their bounds.
+  DataFlowSolver solver;
+  dataflow::loadBaselineAnalyses(solver);
+  solver.load<dataflow::IntegerRangeAnalysis>();
+  if (failed(solver.initializeAndRun(kernel))) {
+    report(check::kUnprovable, kernel, "integer range analysis failed");
+    return failure();
+  }
+
+  // Ops the bounds check cannot model are not asked about again.
+  llvm::DenseSet<Operation *> unprovable;
+  checkKernelBounds(kernel, solver,
+                    [&](StringRef check, Operation *at, const Twine &message,
+                        int64_t found, int64_t limit,
+                        llvm::json::Object details) {
+                      if (check == check::kUnprovable)
+                        unprovable.insert(at);
+                      HarnessFinding f{check.str(),   at->getLoc(), name,
+                                       message.str(), found,        limit};
+                      f.details = std::move(details);
+                      findings.push_back(std::move(f));
+                    });
+
+  auto add = [&](HarnessFinding f) {
+    f.op = name;
+    findings.push_back(std::move(f));
+  };
+  AddressModel addresses;
+  checkKernelAlignment(kernel, solver, addresses, unprovable, add);
 
   // Races and async ordering assume barriers every thread reaches.
   if (llvm::none_of(llvm::drop_begin(findings, before),
                     [](const HarnessFinding &f) {
                       return f.check == check::kBarrierDivergent;
                     }))
-    checkSharedMemory(kernel, uniformity,
-                      [&](StringRef check, Operation *at, const Twine &message) {
-                        report(check, at, message);
-                      });
-  return success(findings.size() == before);
+    checkSharedMemory(
+        kernel, uniformity, solver,
+        [&](StringRef check, Operation *at, const Twine &message) {
+          report(check, at, message);
+        });
+
+  // Performance, not safety: warnings.
+  checkKernelCoalescing(kernel, uniformity, addresses, add);
+  return success(errors() == 0);
 }

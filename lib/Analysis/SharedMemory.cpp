@@ -36,9 +36,9 @@
 #include "SharedMemory.h"
 
 #include "AMK/Analysis/Uniformity.h"
+#include "Address.h"
 #include "Bounds.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
-#include "mlir/Analysis/DataFlow/Utils.h"
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Analysis/Presburger/IntegerRelation.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -235,18 +235,6 @@ static int64_t waitGroups(Operation *wait) {
   return n ? *n : 0;
 }
 
-static bool isWorkgroup(Type type) {
-  auto memref = dyn_cast<BaseMemRefType>(type);
-  if (!memref)
-    return false;
-  Attribute space = memref.getMemorySpace();
-  if (auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(space))
-    return gpuSpace.getValue() == gpu::AddressSpace::Workgroup;
-  if (auto intSpace = dyn_cast_or_null<IntegerAttr>(space))
-    return intSpace.getInt() == 3;
-  return false;
-}
-
 /// A shared-memory access of the kernel.
 struct SharedAccess {
   MemoryAccess access;
@@ -326,11 +314,9 @@ private:
 /// Per-kernel facts shared by every system.
 class Model {
 public:
-  Model(Operation *kernel, const UniformityInfo &uniformity)
-      : kernel(kernel), uniformity(uniformity) {
-    dataflow::loadBaselineAnalyses(solver);
-    solver.load<dataflow::IntegerRangeAnalysis>();
-    analysed = succeeded(solver.initializeAndRun(kernel));
+  Model(Operation *kernel, const UniformityInfo &uniformity,
+        const DataFlowSolver &solver)
+      : kernel(kernel), uniformity(uniformity), solver(solver) {
     if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
       if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr())
         for (auto [i, d] : llvm::enumerate(size.asArrayRef()))
@@ -360,8 +346,7 @@ public:
 
   Operation *kernel;
   const UniformityInfo &uniformity;
-  DataFlowSolver solver;
-  bool analysed = false;
+  const DataFlowSolver &solver;
   int64_t block[3] = {1024, 1024, 64};
   mutable llvm::DenseMap<Operation *, bool> containsCache[3];
   /// Event counts of ops that do not depend on symbolic trip counts.
@@ -1032,109 +1017,7 @@ private:
         return std::nullopt;
       x.push_back(*e);
     }
-    auto u = [&](unsigned i) { return uint64_t(x[i]); };
-    unsigned width = getElementTypeOrSelf(v.getType()).isIndex()
-                         ? 64
-                         : v.getType().getIntOrFloatBitWidth();
-    auto wrap = [&](uint64_t r) -> int64_t {
-      if (width >= 64)
-        return int64_t(r);
-      return llvm::SignExtend64(r, width);
-    };
-    auto unsignedOf = [&](unsigned i) {
-      return width >= 64 ? u(i) : u(i) & ((uint64_t(1) << width) - 1);
-    };
-    if (isa<arith::AddIOp>(op))
-      return wrap(u(0) + u(1));
-    if (isa<arith::SubIOp>(op))
-      return wrap(u(0) - u(1));
-    if (isa<arith::MulIOp>(op))
-      return wrap(u(0) * u(1));
-    if (isa<arith::AndIOp>(op))
-      return wrap(u(0) & u(1));
-    if (isa<arith::OrIOp>(op))
-      return wrap(u(0) | u(1));
-    if (isa<arith::XOrIOp>(op))
-      return wrap(u(0) ^ u(1));
-    if (isa<arith::ShLIOp>(op))
-      return x[1] < 0 || x[1] >= 64 ? std::nullopt
-                                    : std::optional(wrap(u(0) << x[1]));
-    if (isa<arith::ShRUIOp>(op))
-      return x[1] < 0 || x[1] >= 64
-                 ? std::nullopt
-                 : std::optional(wrap(unsignedOf(0) >> x[1]));
-    if (isa<arith::ShRSIOp>(op))
-      return x[1] < 0 || x[1] >= 64 ? std::nullopt
-                                    : std::optional(x[0] >> x[1]);
-    if (isa<arith::DivUIOp, arith::RemUIOp, arith::CeilDivUIOp>(op)) {
-      if (unsignedOf(1) == 0)
-        return std::nullopt;
-      uint64_t a = unsignedOf(0), b = unsignedOf(1);
-      if (isa<arith::DivUIOp>(op))
-        return wrap(a / b);
-      if (isa<arith::RemUIOp>(op))
-        return wrap(a % b);
-      return wrap(a / b + (a % b != 0));
-    }
-    if (isa<arith::DivSIOp, arith::RemSIOp, arith::FloorDivSIOp>(op)) {
-      if (x[1] == 0)
-        return std::nullopt;
-      if (isa<arith::DivSIOp>(op))
-        return x[0] / x[1];
-      if (isa<arith::RemSIOp>(op))
-        return x[0] % x[1];
-      return llvm::divideFloorSigned(x[0], x[1]);
-    }
-    if (isa<arith::MinSIOp>(op))
-      return std::min(x[0], x[1]);
-    if (isa<arith::MaxSIOp>(op))
-      return std::max(x[0], x[1]);
-    if (isa<arith::MinUIOp>(op))
-      return unsignedOf(0) < unsignedOf(1) ? x[0] : x[1];
-    if (isa<arith::MaxUIOp>(op))
-      return unsignedOf(0) > unsignedOf(1) ? x[0] : x[1];
-    if (isa<arith::SelectOp>(op))
-      return x[0] ? x[1] : x[2];
-    if (isa<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp>(op))
-      return wrap(u(0));
-    if (isa<arith::IndexCastUIOp, arith::ExtUIOp>(op)) {
-      unsigned from = getElementTypeOrSelf(op->getOperand(0).getType())
-                              .isIndex()
-                          ? 64
-                          : op->getOperand(0).getType().getIntOrFloatBitWidth();
-      return from >= 64 ? x[0] : int64_t(u(0) & ((uint64_t(1) << from) - 1));
-    }
-    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-      using P = arith::CmpIPredicate;
-      unsigned from = getElementTypeOrSelf(cmp.getLhs().getType()).isIndex()
-                          ? 64
-                          : cmp.getLhs().getType().getIntOrFloatBitWidth();
-      uint64_t mask = from >= 64 ? ~uint64_t(0) : (uint64_t(1) << from) - 1;
-      uint64_t a = u(0) & mask, b = u(1) & mask;
-      switch (cmp.getPredicate()) {
-      case P::eq:
-        return a == b;
-      case P::ne:
-        return a != b;
-      case P::slt:
-        return x[0] < x[1];
-      case P::sle:
-        return x[0] <= x[1];
-      case P::sgt:
-        return x[0] > x[1];
-      case P::sge:
-        return x[0] >= x[1];
-      case P::ult:
-        return a < b;
-      case P::ule:
-        return a <= b;
-      case P::ugt:
-        return a > b;
-      case P::uge:
-        return a >= b;
-      }
-    }
-    return std::nullopt;
+    return evaluateIntegerOp(op, x);
   }
 
   const Model &model;
@@ -1145,10 +1028,11 @@ private:
 
 class Checker {
 public:
-  Checker(Operation *kernel, const UniformityInfo &uniformity,
-          llvm::function_ref<void(StringRef, Operation *, const Twine &)>
-              report)
-      : model(kernel, uniformity), threads(model), report(report) {}
+  Checker(
+      Operation *kernel, const UniformityInfo &uniformity,
+      const DataFlowSolver &solver,
+      llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
+      : model(kernel, uniformity, solver), threads(model), report(report) {}
 
   void run();
 
@@ -1683,10 +1567,6 @@ bool Checker::check(const Unit &a, const Unit &b) {
 }
 
 void Checker::run() {
-  if (!model.analysed) {
-    report(check::kUnprovable, model.kernel, "integer range analysis failed");
-    return;
-  }
   std::deque<SharedAccess> accesses;
   model.kernel->walk([&](Operation *op) {
     FailureOr<SmallVector<MemoryAccess>> list = getMemoryAccesses(op);
@@ -1694,9 +1574,10 @@ void Checker::run() {
       return; // the bounds check reports it.
     for (MemoryAccess &access : *list) {
       auto type = cast<MemRefType>(access.memref.getType());
-      if (!isWorkgroup(type))
+      if (!isWorkgroupMemRef(type))
         continue;
-      accesses.push_back(SharedAccess{access, type.getElementTypeBitWidth() / 8,
+      accesses.push_back(SharedAccess{access,
+                                      elementBytes(type.getElementType()),
                                       unsigned(accesses.size())});
     }
   });
@@ -1806,6 +1687,7 @@ void Checker::run() {
 
 void mlir::amk::checkSharedMemory(
     Operation *kernel, const UniformityInfo &uniformity,
+    const DataFlowSolver &solver,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report) {
-  Checker(kernel, uniformity, report).run();
+  Checker(kernel, uniformity, solver, report).run();
 }

@@ -9,6 +9,10 @@
 
 #include "AMK/Analysis/KernelSafety.h"
 
+namespace mlir {
+class DataFlowSolver;
+} // namespace mlir
+
 namespace mlir::amk {
 
 class UniformityInfo;
@@ -18,9 +22,11 @@ class UniformityInfo;
 /// read or written before a wait retires the copy and, for other threads, a
 /// barrier follows (AMK-ASYNC-UNWAITED). Calls `report` (check id, op,
 /// message) for each access it cannot prove; what it cannot model is
-/// AMK-UNPROVABLE. Expects a structured kernel without divergent barriers.
+/// AMK-UNPROVABLE. Expects a structured kernel without divergent barriers,
+/// and `solver` with IntegerRangeAnalysis run on it.
 void checkSharedMemory(
     Operation *kernel, const UniformityInfo &uniformity,
+    const DataFlowSolver &solver,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report);
 
 } // namespace mlir::amk

@@ -134,6 +134,9 @@ def build(amk_opt, target, out, cases):
         manifests = sorted(f for f in set(os.listdir(out)) - before
                            if f.endswith(".json"))
         ok = proc.returncode == 0 and len(manifests) == 1
+        # Harness warnings (AMK-UNCOALESCED) do not fail a case; show them.
+        warnings = [line.strip() for line in proc.stderr.splitlines()
+                    if "warning:" in line]
         if not ok:
             failures += 1
             print(f"FAIL {case.name}: {proc.stderr.strip()[:2000]}",
@@ -143,9 +146,12 @@ def build(amk_opt, target, out, cases):
                       "dynamic": case.dynamic, "perf": case.perf,
                       "compile_s": round(seconds, 3),
                       "manifest": manifests[0] if ok else None,
+                      "warnings": warnings,
                       "error": None if ok else proc.stderr.strip()})
         print(f"{'ok  ' if ok else 'FAIL'} {case.name:30s} "
               f"{seconds * 1000:7.0f} ms  {manifests[0] if ok else ''}")
+        for line in warnings:
+            print(f"     {line}")
     with open(os.path.join(out, "suite.json"), "w") as f:
         json.dump({"target": target, "cases": index}, f, indent=2)
     times = sorted(c["compile_s"] for c in index if c["manifest"])

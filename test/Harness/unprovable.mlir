@@ -187,7 +187,9 @@ gpu.module @m {
 
 // -----
 
-// Bug: a vector.transfer_read, not modelled by the bounds check.
+// Bug: a vector.transfer_read that may run past the buffer (masked by the
+// transfer itself), not modelled by the bounds check (only in-bounds 1-D
+// transfers, which are vector loads, are).
 // WARN: warning: [AMK-UNPROVABLE] memory access by 'vector.transfer_read'
 gpu.module @m {
   gpu.func @transfer_read(%a: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
@@ -196,7 +198,7 @@ gpu.module @m {
     %pad = arith.constant 0.0 : f32
     %i = arith.muli %tid, %c4 : index
     // expected-error @+1 {{[AMK-UNPROVABLE] memory access by 'vector.transfer_read' is not modelled by the bounds check}}
-    %v = vector.transfer_read %a[%i], %pad {in_bounds = [true]} : memref<1024xf32>, vector<4xf32>
+    %v = vector.transfer_read %a[%i], %pad {in_bounds = [false]} : memref<1024xf32>, vector<4xf32>
     gpu.return
   }
 }
@@ -269,6 +271,40 @@ gpu.module @m {
   gpu.func @no_cast(%a: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     %tid = gpu.thread_id x
     %x = memref.load %a[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a 2-D vector load spans two rows; the bounds check models one row
+// per access, so it is not modelled (rather than half checked).
+// WARN: warning: [AMK-UNPROVABLE] memory access by 'vector.load'
+gpu.module @m {
+  gpu.func @vector_2d(%a: memref<64x64xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %row = arith.muli %tid, %c2 : index
+    // expected-error @+1 {{[AMK-UNPROVABLE] memory access by 'vector.load' is not modelled by the bounds check}}
+    %v = vector.load %a[%row, %c0] : memref<64x64xf32>, vector<2x4xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the same two rows as 1-D vector loads.
+gpu.module @m {
+  gpu.func @vector_rows(%a: memref<64x64xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %row = arith.muli %tid, %c2 : index
+    %next = arith.addi %row, %c1 : index
+    %v0 = vector.load %a[%row, %c0] : memref<64x64xf32>, vector<4xf32>
+    %v1 = vector.load %a[%next, %c0] : memref<64x64xf32>, vector<4xf32>
     gpu.return
   }
 }

@@ -23,7 +23,9 @@
 //                          (checkGemmLowerable)
 //
 // The planner filters its candidates with checkGemmResources, the function
-// `--amk-verify` runs, so plan never proposes what verify rejects.
+// `--amk-verify` runs, so plan never proposes what verify rejects. The checks
+// of lowered kernels (AMK-UNPROVABLE, AMK-OOB, AMK-MISALIGNED, ...; one
+// warning, AMK-UNCOALESCED) are listed in KernelSafety.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +38,7 @@
 
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/JSON.h"
 
 #include <string>
 
@@ -68,17 +71,28 @@ inline constexpr llvm::StringLiteral kUncoalesced = "AMK-UNCOALESCED";
 
 /// One harness finding.
 struct HarnessFinding {
+  /// Errors reject the kernel; warnings (AMK-UNCOALESCED) inform only.
+  enum class Severity { Error, Warning };
+
   /// Stable check id (namespace `check`).
   std::string check;
   Location loc;
-  /// The kernel's name (`amk.kernel "<name>"`), or "" when not yet in a kernel
-  /// (planner candidates).
+  /// The kernel's name (`amk.kernel "<name>"`, the gpu.func's symbol), or ""
+  /// when not yet in a kernel (planner candidates).
   std::string op;
   /// What is wrong, without the check id.
   std::string message;
   /// The value found and the limit it breaks (units in the message).
   int64_t found = 0, limit = 0;
+  Severity severity = Severity::Error;
+  /// Check-specific facts for tools, merged into the finding's JSON object:
+  /// AMK-OOB "range" {min, max} of the indices (or bytes) touched, "bound",
+  /// "unit", "dimension"; AMK-MISALIGNED "alignment" {required, proven,
+  /// residue} and "bytes"; AMK-UNCOALESCED "stride" {bytes, elements[,
+  /// expr]}, "sectors", "idealSectors", "warp", "accesses".
+  llvm::json::Object details = llvm::json::Object();
 
+  bool isError() const { return severity == Severity::Error; }
   /// "[AMK-RES-SMEM] <message>".
   std::string str() const;
 };
@@ -109,8 +123,8 @@ verifyKernelResources(KernelOp kernel, const TargetSpec &target,
                       llvm::SmallVectorImpl<HarnessFinding> &findings);
 
 /// The JSON report of `--amk-verify`:
-/// {"kernels": N, "verified": V, "findings": [{file, line, col, check, op,
-/// message, found, limit}, ...]}.
+/// {"kernels": N, "verified": V, "findings": [{file, line, col, check,
+/// severity, op, message, found, limit, <details>}, ...]}.
 std::string harnessFindingsToJSON(llvm::ArrayRef<HarnessFinding> findings,
                                   int64_t kernels, int64_t verified);
 

@@ -20,6 +20,14 @@
 //                          be writing is read or written: no wait_group
 //                          retires its group (same thread) or no barrier
 //                          follows that wait (other threads)
+//   AMK-MISALIGNED         an access of w bytes (vector, cp.async, ldmatrix
+//                          row, scalar) whose address is not provably a
+//                          multiple of min(w, 16) (or of the alignment it
+//                          declares)
+//   AMK-UNCOALESCED        (a warning: the kernel is still accepted) a global
+//                          access whose warps touch more than twice the
+//                          32-byte sectors they need; the finding gives the
+//                          byte stride between adjacent threads
 //
 // mbarriers, TMA and wgmma are not modelled yet: kernels using them are
 // AMK-UNPROVABLE.
@@ -45,7 +53,7 @@ std::string describeOp(Operation *op);
 /// Runs every kernel check on `kernel` (a gpu.func), appending findings;
 /// with a target, also its launch resources (threads from
 /// `known_block_size`, dynamic shared memory from `amk.dynamic_smem_bytes`).
-/// Returns success iff nothing was appended.
+/// Returns success iff no error was appended (warnings may be).
 LogicalResult
 checkKernelSafety(Operation *kernel, const TargetSpec *target,
                   llvm::SmallVectorImpl<HarnessFinding> &findings);
