@@ -191,7 +191,7 @@ gpu.module @m {
 }
 
 // -----
-// SANITIZE: tool=memcheck grid=1 smem=1032
+// SANITIZE: tool=memcheck grid=1 smem=1032 args=f32[256]
 // Bug: a shared-memory view 8 bytes into dynamic shared memory, read with
 // 16-byte vectors.
 gpu.module @m {
@@ -203,12 +203,15 @@ gpu.module @m {
     %tile = memref.view %smem[%c8][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x4xf32, #gpu.address_space<workgroup>>
     // expected-error @+1 {{[AMK-MISALIGNED] vector load of memref<64x4xf32, #gpu.address_space<workgroup>> (16 B) is misaligned: its address is 8 mod 16, and it needs 16-byte alignment}}
     %v = vector.load %tile[%tid, %c0] {alignment = 16} : memref<64x4xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    %c4 = arith.constant 4 : index
+    %o = arith.muli %tid, %c4 : index
+    vector.store %v, %out[%o] : memref<256xf32>, vector<4xf32>
     gpu.return
   }
 }
 
 // -----
-// SANITIZE: tool=memcheck grid=1 smem=1040
+// SANITIZE: tool=memcheck grid=1 smem=1040 args=f32[256]
 // Twin: the view starts 16 bytes in.
 gpu.module @m {
   gpu.func @view_shift_16(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, amk.dynamic_smem_bytes = 1040 : i64} {
@@ -218,6 +221,9 @@ gpu.module @m {
     %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
     %tile = memref.view %smem[%c16][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x4xf32, #gpu.address_space<workgroup>>
     %v = vector.load %tile[%tid, %c0] {alignment = 16} : memref<64x4xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    %c4 = arith.constant 4 : index
+    %o = arith.muli %tid, %c4 : index
+    vector.store %v, %out[%o] : memref<256xf32>, vector<4xf32>
     gpu.return
   }
 }
