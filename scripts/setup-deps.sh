@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
-          clang cmake ninja-build libgtest-dev python3)
+          clang cmake ninja-build libgtest-dev python3 python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

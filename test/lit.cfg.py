@@ -29,8 +29,16 @@ config.substitutions.append(("%cc", config.c_compiler))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
+# The compile cache of the suite lives in the build tree, never in the home
+# directory; the cache tests use their own %t directories.
+config.environment["AMK_CACHE_DIR"] = os.path.join(config.test_exec_root,
+                                                   "amk-cache")
+config.environment.pop("XDG_CACHE_HOME", None)
+
 tool_dirs = [config.amk_tools_dir, config.llvm_tools_dir]
-tools = [ToolSubst("amk-opt", unresolved="fatal")]
+tools = [ToolSubst("amk-opt", unresolved="fatal"),
+         ToolSubst("amk-cache", unresolved="fatal"),
+         ToolSubst("amk-tune", unresolved="fatal")]
 if config.amk_runtime_enabled:
     tools.append(ToolSubst("amk-device-info", unresolved="ignore"))
 llvm_config.add_tool_substitutions(tools, tool_dirs)
@@ -61,3 +69,29 @@ ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 if os.path.exists(ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+
+def unprivileged_prefix():
+    """How to run a tool where file permissions hold: as is, or as root (CI)
+    as nobody (with a temporary directory nobody can write, for ptxas), when
+    nobody can run amk-opt from this build; else None."""
+    if os.geteuid() != 0:
+        return ""
+    setpriv = shutil.which("setpriv")
+    if not setpriv:
+        return None
+    prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+              "env", "TMPDIR=/tmp"]
+    try:
+        out = subprocess.run(
+            prefix + [os.path.join(config.amk_tools_dir, "amk-opt"), "--version"],
+            capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return " ".join(prefix) if out.returncode == 0 else None
+
+
+unprivileged = unprivileged_prefix()
+if unprivileged is not None:
+    config.available_features.add("permissions")
+    config.substitutions.append(("%unprivileged", unprivileged))

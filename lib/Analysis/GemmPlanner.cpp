@@ -6,8 +6,10 @@
 
 #include "AMK/Analysis/GemmPlanner.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -154,12 +156,232 @@ static bool exceedsProblem(int64_t tile, int64_t size, int64_t smallest) {
                                        std::max<int64_t>(size, 1)));
 }
 
+//===----------------------------------------------------------------------===//
+// The tuning database
+//===----------------------------------------------------------------------===//
+
+TuningProblem mlir::amk::getTuningProblem(const GemmProblem &problem,
+                                          StringRef signature) {
+  TuningProblem t;
+  t.signature = signature.str();
+  // The family is the signature without its sizes token
+  // (gemm_[<batch>x]<m>x<n>x<k>_...).
+  StringRef rest = signature;
+  if (rest.consume_front("gemm_")) {
+    auto [sizes, tail] = rest.split('_');
+    t.family = ("gemm_" + Twine(problem.batched ? "b_" : "") + tail).str();
+  } else {
+    t.family = signature.str();
+  }
+  t.batch = problem.batched ? problem.batch : 1;
+  t.m = problem.m;
+  t.n = problem.n;
+  t.k = problem.k;
+  auto typeName = [](Type type) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << type;
+    return s;
+  };
+  t.details = llvm::json::Object{
+      {"batched", problem.batched},
+      {"in_type", typeName(problem.inType)},
+      {"acc_type", typeName(problem.accType)},
+      {"out_type", typeName(problem.outType)},
+      {"transpose_a", problem.transposeA},
+      {"transpose_b", problem.transposeB},
+      {"precision", problem.tf32 ? "tf32" : "ieee"},
+      {"alpha", problem.alpha},
+      {"beta", problem.beta},
+      {"bias", problem.hasBias},
+      {"activation", stringifyActivation(problem.activation)}};
+  return t;
+}
+
+FailureOr<GemmProblem> mlir::amk::getGemmProblem(MLIRContext *context,
+                                                 const TuningProblem &t) {
+  const llvm::json::Object &d = t.details;
+  auto type = [&](StringRef key) -> Type {
+    std::optional<StringRef> name = d.getString(key);
+    if (!name)
+      return {};
+    if (*name == "f32")
+      return Float32Type::get(context);
+    if (*name == "f16")
+      return Float16Type::get(context);
+    if (*name == "bf16")
+      return BFloat16Type::get(context);
+    return {};
+  };
+  GemmProblem p;
+  p.inType = type("in_type");
+  p.accType = type("acc_type");
+  p.outType = type("out_type");
+  std::optional<StringRef> activation = d.getString("activation");
+  std::optional<Activation> act =
+      activation ? symbolizeActivation(*activation) : std::nullopt;
+  if (!p.inType || !p.accType || !p.outType || !act)
+    return failure();
+  p.activation = *act;
+  p.batched = d.getBoolean("batched").value_or(t.batch > 1);
+  p.batch = t.batch;
+  p.m = t.m;
+  p.n = t.n;
+  p.k = t.k;
+  p.transposeA = d.getBoolean("transpose_a").value_or(false);
+  p.transposeB = d.getBoolean("transpose_b").value_or(false);
+  p.tf32 = d.getString("precision") == std::optional<StringRef>("tf32");
+  p.hasBias = d.getBoolean("bias").value_or(false);
+  p.alpha = d.getNumber("alpha").value_or(1.0);
+  p.beta = d.getNumber("beta").value_or(0.0);
+  return p;
+}
+
+void mlir::amk::forEachCalibratedParam(
+    GemmCostParams &params, function_ref<void(StringRef, double &)> fn) {
+  fn("launch_overhead_ns", params.launchOverheadNs);
+  fn("simt_efficiency", params.simtEfficiency);
+  fn("mma_sync_efficiency_hopper", params.mmaSyncEfficiencyHopper);
+  fn("mma_sync_efficiency_native", params.mmaSyncEfficiencyNative);
+  fn("hbm_efficiency", params.hbmEfficiency);
+  fn("mem_latency_ns", params.memLatencyNs);
+  fn("l2_bandwidth_per_hbm", params.l2BandwidthPerHbm);
+  fn("lone_block_efficiency", params.loneBlockEfficiency);
+  fn("overlap", params.overlap);
+}
+
+/// Accumulators each thread holds: what spills grow with.
+static int64_t accumulatorsPerThread(GemmConfigAttr config) {
+  if (config.getMath() == MathInst::mma_sync)
+    return config.getWarpM() * config.getWarpN() / 32;
+  ArrayRef<int64_t> thread = config.getThread();
+  return thread.size() == 2 ? thread[0] * thread[1] : 0;
+}
+
+static std::string printAttr(Attribute attr) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  attr.print(os);
+  return s;
+}
+
+namespace {
+/// What the tuning database says about one problem on one target.
+struct TuningContext {
+  const TuningDB &db;
+  std::string target;
+  TuningProblem problem;
+  std::vector<const TuningRecord *> repairs;
+  llvm::StringSet<> failedConfigs, measuredConfigs;
+  int64_t dropped = 0;
+
+  TuningContext(const TuningDB &db, const GemmProblem &p,
+                const TargetSpec &spec, StringRef signature)
+      : db(db), target(getTargetIdentity(spec)),
+        problem(getTuningProblem(p, signature)),
+        repairs(db.repairs(target, problem)) {
+    for (const TuningRecord *r : db.failures(target, signature))
+      failedConfigs.insert(r->config);
+    for (const TuningRecord *r : db.exact(target, signature))
+      measuredConfigs.insert(r->config);
+  }
+
+  /// Whether a repair rule or a failed measurement drops `c`: (reason,
+  /// message).
+  std::optional<std::pair<std::string, std::string>>
+  rejects(const GemmPlanCandidate &c, const GemmProblem &p,
+          bool measured = false) {
+    std::string config = printAttr(c.config);
+    auto drop = [&](StringRef reason, const Twine &message) {
+      ++dropped;
+      return std::make_optional(std::make_pair(reason.str(), message.str()));
+    };
+    if (failedConfigs.contains(config))
+      return drop("tuning:failed", "failed when measured on this problem");
+    bool partial = p.hasDynamicSizes() || p.m % c.config.getBlockM() ||
+                   p.n % c.config.getBlockN() || p.k % c.config.getBlockK();
+    for (const TuningRecord *r : repairs) {
+      if (r->rule == "max-smem" && c.resources.dynamicSmemBytes >= r->value)
+        return drop("tuning:max-smem",
+                    llvm::formatv("{0} B of shared memory failed to launch: {1}",
+                                  r->value, r->reason));
+      // A measured time of this very config outweighs the spill heuristic.
+      if (r->rule == "max-accumulators" && !measured &&
+          accumulatorsPerThread(c.config) >= r->value)
+        return drop("tuning:spills",
+                    llvm::formatv("{0} accumulators per thread spilled: {1}",
+                                  r->value, r->reason));
+      if (r->rule == "unsafe-edge" && partial && r->config == config)
+        return drop("tuning:unsafe-edge",
+                    "wrong on partial tiles when measured: " + r->reason);
+    }
+    return std::nullopt;
+  }
+
+  /// The candidate a measured record names, if its config is still legal
+  /// for `p` on `spec` and no repair drops it.
+  std::optional<GemmPlanCandidate>
+  candidate(MLIRContext *context, const TuningRecord &r, const GemmProblem &p,
+            const GemmProblem &rep, const TargetSpec &spec,
+            const GemmCostParams &params) {
+    GemmConfigAttr config;
+    {
+      // A config this AMK no longer parses is skipped, not an error.
+      ScopedDiagnosticHandler quiet(context, [](Diagnostic &) {
+        return success();
+      });
+      config = llvm::dyn_cast_if_present<GemmConfigAttr>(
+          parseAttribute(r.config, context));
+    }
+    if (!config)
+      return std::nullopt;
+    SmallVector<HarnessFinding> findings;
+    if (failed(checkGemmResources(config, p, spec, UnknownLoc::get(context),
+                                  "", findings)))
+      return std::nullopt;
+    GemmResources resources = getGemmResources(config, p, spec);
+    GemmPlanCandidate c;
+    c.config = config;
+    c.resources = resources;
+    c.cost = predictGemmTime(config, rep, spec, resources, params);
+    bool measured = r.problem.signature == problem.signature;
+    if (rejects(c, p, measured))
+      return std::nullopt;
+    return c;
+  }
+
+  std::string summary(ArrayRef<GemmPlanCandidate> ladder) const {
+    int64_t measured = llvm::count_if(ladder, [](const GemmPlanCandidate &c) {
+      return c.source == GemmCandidateSource::Measured;
+    });
+    int64_t nearby = llvm::count_if(ladder, [](const GemmPlanCandidate &c) {
+      return c.source == GemmCandidateSource::Nearby;
+    });
+    return llvm::formatv("{0} measured, {1} from nearby problems, {2} "
+                         "repair rule(s), {3} candidate(s) dropped{4}",
+                         measured, nearby, repairs.size(), dropped,
+                         db.calibration(target) ? ", calibrated cost model"
+                                                : "")
+        .str();
+  }
+};
+} // namespace
+
 GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
                              const TargetSpec &target,
                              const GemmPlanOptions &options) {
   GemmPlan plan;
   plan.usedRepresentativeSizes = problem.hasDynamicSizes();
-  GemmProblem rep = getRepresentativeProblem(problem, options.cost);
+  GemmCostParams params = options.cost;
+  if (options.tuningDB)
+    if (const TuningRecord *calibration =
+            options.tuningDB->calibration(getTargetIdentity(target)))
+      forEachCalibratedParam(params, [&](StringRef name, double &value) {
+        value = calibration->params.lookup(name) > 0
+                    ? calibration->params.lookup(name)
+                    : value;
+      });
+  GemmProblem rep = getRepresentativeProblem(problem, params);
   Location loc = UnknownLoc::get(context);
   llvm::StringMap<unsigned> reasonIndex;
   auto reject = [&](StringRef reason, const std::string &message) {
@@ -174,7 +396,7 @@ GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
   int64_t smallestMN = isMma ? kMmaBlockMN[0] : kSimtBlockMN[0];
   int64_t smallestK = isMma ? kMmaBlockK[0] : kSimtBlockK[0];
 
-  SmallVector<GemmPlanCandidate> survivors;
+  SmallVector<GemmPlanCandidate, 4> survivors;
   enumerate(problem, [&](const RawConfig &raw) {
     auto silent = [&]() -> InFlightDiagnostic {
       // Configs the attribute verifier refuses are not candidates.
@@ -207,15 +429,31 @@ GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
     }
     GemmResources resources = getGemmResources(config, problem, target);
     GemmCost cost =
-        predictGemmTime(config, rep, target, resources, options.cost);
+        predictGemmTime(config, rep, target, resources, params);
     if (!std::isfinite(cost.totalNs)) {
       reject("target:no-math-path",
              llvm::formatv("target '{0}' has no peak rate for {1}", target.name,
                            stringifyMathInst(raw.math)));
       return;
     }
-    survivors.push_back(GemmPlanCandidate{config, resources, cost});
+    GemmPlanCandidate &c = survivors.emplace_back();
+    c.config = config;
+    c.resources = resources;
+    c.cost = cost;
   });
+
+  // The tuning database: repairs and failures drop candidates.
+  std::optional<TuningContext> tuning;
+  if (options.tuningDB)
+    tuning.emplace(*options.tuningDB, problem, target, options.signature);
+  if (tuning)
+    llvm::erase_if(survivors, [&](const GemmPlanCandidate &c) {
+      std::optional<std::pair<std::string, std::string>> why =
+          tuning->rejects(c, problem);
+      if (why)
+        reject(why->first, why->second);
+      return why.has_value();
+    });
 
   auto key = [](const GemmPlanCandidate &c) {
     GemmConfigAttr cfg = c.config;
@@ -238,10 +476,68 @@ GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
   // filled with the best configs of other block tiles.
   int64_t rungs = std::max<int64_t>(options.ladderSize, 1);
   auto full = [&] { return static_cast<int64_t>(plan.ladder.size()) >= rungs; };
+  auto contains = [&](GemmConfigAttr config) {
+    return llvm::any_of(plan.ladder, [&](const GemmPlanCandidate &c) {
+      return c.config == config;
+    });
+  };
+  if (tuning) {
+    // Measured configs of this problem first, fastest first; then the best
+    // configs of nearby problems, on up to half of the rungs left.
+    for (const TuningRecord *r : tuning->db.exact(tuning->target,
+                                                  options.signature)) {
+      if (full() || (options.explore && !plan.ladder.empty()))
+        break;
+      std::optional<GemmPlanCandidate> c = tuning->candidate(
+          context, *r, problem, rep, target, params);
+      if (!c || contains(c->config))
+        continue;
+      c->source = GemmCandidateSource::Measured;
+      c->measuredUs = r->timeUs;
+      plan.ladder.push_back(*c);
+    }
+    int64_t measured = plan.ladder.size();
+    int64_t nearbyRungs = (rungs - measured) / 2;
+    if (!problem.hasDynamicSizes())
+      for (const TuningRecord *r : tuning->db.nearby(
+               tuning->target, tuning->problem, options.nearbyLogDistance)) {
+        if (static_cast<int64_t>(plan.ladder.size()) - measured >=
+            nearbyRungs)
+          break;
+        std::optional<GemmPlanCandidate> c = tuning->candidate(
+            context, *r, problem, rep, target, params);
+        if (!c || contains(c->config) ||
+            (options.explore &&
+             tuning->measuredConfigs.contains(printAttr(c->config))))
+          continue;
+        c->source = GemmCandidateSource::Nearby;
+        c->measuredUs = r->timeUs;
+        c->measuredOn = r->problem.signature;
+        plan.ladder.push_back(*c);
+      }
+    plan.tuningSummary = tuning->summary(plan.ladder);
+  }
+  size_t fromTuning = plan.ladder.size();
+  if (tuning && options.explore)
+    llvm::erase_if(survivors, [&](const GemmPlanCandidate &c) {
+      return tuning->measuredConfigs.contains(printAttr(c.config));
+    });
+  if (options.diverse)
+    for (const GemmPlanCandidate &c : survivors) {
+      if (full())
+        break;
+      if (llvm::none_of(plan.ladder, [&](const GemmPlanCandidate &other) {
+            return other.config.getBlock() == c.config.getBlock() &&
+                   other.config.getWarp() == c.config.getWarp();
+          }))
+        plan.ladder.push_back(c);
+    }
   for (const GemmPlanCandidate &c : survivors) {
     if (full())
       break;
-    if (plan.ladder.empty() ||
+    if (contains(c.config))
+      continue;
+    if (plan.ladder.size() == fromTuning ||
         c.resources.dynamicSmemBytes <
             plan.ladder.back().resources.dynamicSmemBytes)
       plan.ladder.push_back(c);

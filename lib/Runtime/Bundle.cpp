@@ -636,6 +636,26 @@ Status readLaunch(const ManifestReader &reader, const JsonValue &json,
   if (m.dynamicSmemBytes < 0 || m.dynamicSmemBytes > INT_MAX)
     return reader.error(*json.find("dynamic_smem_bytes"), "dynamic_smem_bytes",
                         "must be between 0 and 2^31-1");
+  // Optional: what the tuner reads (older manifests lack them).
+  if (const JsonValue *tile = json.find("tile")) {
+    if (Status s = reader.expectKind(*tile, "tile", JsonValue::Kind::Array);
+        !s.ok())
+      return s;
+    if (tile->getArray().size() != 3)
+      return reader.error(*tile, "tile", "expected 3 entries");
+    for (int i = 0; i < 3; ++i) {
+      std::string path = "tile[" + std::to_string(i) + "]";
+      if (Status s = reader.toInt(tile->getArray()[i], path, m.tile[i]);
+          !s.ok())
+        return s;
+      if (m.tile[i] < 0)
+        return reader.error(tile->getArray()[i], path, "must not be negative");
+    }
+  }
+  if (json.find("predicted_us"))
+    if (Status s = reader.getNumber(json, "", "predicted_us", m.predictedUs);
+        !s.ok())
+      return s;
   return Status::success();
 }
 
@@ -711,6 +731,7 @@ Status readManifest(ManifestReader &reader, const JsonValue &json,
                            {"schema", "name", "entry", "cubin", "ptx", "arch",
                             "target", "problem", "config", "block", "grid",
                             "dynamic_smem_bytes", "estimated_regs_per_thread",
+                            "tile", "predicted_us",
                             "args", "verdict", "flags", "cache_key"});
   return s;
 }

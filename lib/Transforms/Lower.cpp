@@ -9,6 +9,11 @@
 //   -> NVVM/LLVM dialect inside the gpu.module         (stop-at=nvvm)
 //   -> gpu.binary [cubin, PTX] (+ bundles on disk)     (stop-at=binary)
 //
+// With the compile cache (stop-at=binary), a kernel's key is computed from
+// what the kernel op says; a hit emits the launch and the cached gpu.binary
+// and skips everything else, a miss compiles and stores what the harness
+// accepted (docs/CACHE.md).
+//
 //===----------------------------------------------------------------------===//
 
 #include "AMK/Transforms/Passes.h"
@@ -16,6 +21,7 @@
 #include "AMK/Analysis/GemmModel.h"
 #include "AMK/Analysis/GemmResources.h"
 #include "AMK/Analysis/KernelSafety.h"
+#include "AMK/Cache/CompileCache.h"
 #include "AMK/Transforms/Bundle.h"
 #include "GemmSynthesis.h"
 
@@ -43,6 +49,8 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Process.h"
 
 namespace mlir::amk {
@@ -89,6 +97,34 @@ static StringRef ptxFeaturesFor(const TargetSpec &target) {
   return "+ptx80";
 }
 
+/// The NVVM target every kernel module (and so every gpu.object) carries.
+static NVVM::NVVMTargetAttr getNVVMTarget(MLIRContext *ctx, int optLevel,
+                                          const TargetSpec &target) {
+  return NVVM::NVVMTargetAttr::get(ctx, optLevel, "nvptx64-nvidia-cuda",
+                                   target.arch, ptxFeaturesFor(target));
+}
+
+/// The problem op exactly, for the cache key.
+static std::string getProblemIdentity(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << op->getName() << " " << op->getAttrDictionary() << " : ";
+  llvm::interleaveComma(op->getOperandTypes(), os);
+  return s;
+}
+
+/// Whether a cached verdict is the harness's acceptance (nothing else is
+/// stored, but nothing else may be emitted either).
+static bool isVerified(StringRef verdict) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(verdict);
+  if (!json) {
+    llvm::consumeError(json.takeError());
+    return false;
+  }
+  const llvm::json::Object *o = json->getAsObject();
+  return o && o->getString("status") == "verified";
+}
+
 /// The upstream lowering of a generated kernel module to the NVVM and LLVM
 /// dialects (the device half of upstream's gpu-lower-to-nvvm-pipeline).
 static void buildKernelToNVVMPipeline(OpPassManager &pm) {
@@ -125,15 +161,29 @@ struct AMKLowerPass : public amk::impl::AMKLowerPassBase<AMKLowerPass> {
   void runOnOperation() override;
 
 private:
-  FailureOr<LoweredKernel> lowerKernel(KernelOp kernel);
+  FailureOr<LoweredKernel> describeKernel(KernelOp kernel,
+                                          const TargetSpec &target);
+  LogicalResult synthesize(KernelOp kernel, LoweredKernel &k);
+  void emitLaunch(KernelOp kernel, const LoweredKernel &k);
   LogicalResult checkGenerated(LoweredKernel &k, const TargetSpec &t);
   LogicalResult lowerToNVVM(gpu::GPUModuleOp module, const TargetSpec &target);
   LogicalResult serialize(LoweredKernel &k, const TargetSpec &target);
+  FailureOr<std::optional<CompileCache>> openCache();
+  LogicalResult emitCached(KernelOp kernel, const LoweredKernel &k,
+                           const TargetSpec &target, CacheEntry &entry);
+  void warnCache(Location loc, llvm::Error error);
+
+  /// The compile cache of this run (stop-at=binary, cache on and usable).
+  std::optional<CompileCache> compileCache;
+  /// One warning per run about a cache that cannot be used.
+  bool warnedCache = false;
 };
 } // namespace
 
-FailureOr<LoweredKernel> AMKLowerPass::lowerKernel(KernelOp kernel) {
-  ModuleOp module = getOperation();
+/// Everything but the code: what the manifest and the cache key need, all
+/// known from the kernel op and the options.
+FailureOr<LoweredKernel>
+AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
   auto config = dyn_cast<GemmConfigAttr>(kernel.getConfig());
   if (!config)
     return kernel.emitOpError("has no synthesizer for config ")
@@ -145,22 +195,40 @@ FailureOr<LoweredKernel> AMKLowerPass::lowerKernel(KernelOp kernel) {
   k.config = kernel.getConfig();
   k.problem = GemmProblem::get(matmul);
   k.signature = matmul.getProblemSignature();
+  k.problemIdentity = getProblemIdentity(matmul);
   k.threads = config.getThreads();
   k.smemBytes = getGemmSmemLayout(config, k.problem).totalBytes();
-  k.estimatedRegs =
-      getGemmResources(config, k.problem, lookupTarget(module).getSpec())
-          .regsPerThread;
+  k.estimatedRegs = getGemmResources(config, k.problem, target).regsPerThread;
   k.grid = getGemmGridExprs(config);
+  k.tile = {config.getBlockM(), config.getBlockN(), config.getBlockK()};
+  // The prediction of the ladder rung holding this config.
+  if (std::optional<ArrayAttr> ladder = kernel.getLadder())
+    for (auto rung : ladder->getAsRange<CandidateAttr>())
+      if (rung.getConfig() == kernel.getConfig()) {
+        k.predictedUs = rung.getPredictedNs() / 1000.0;
+        break;
+      }
   k.argNames = {"A", "B"};
   if (matmul.getBias())
     k.argNames.push_back("bias");
   k.argNames.push_back("C");
+  k.flags = (llvm::Twine("O") + llvm::Twine(optLevel.getValue()) + " " +
+             ptxFeaturesFor(target))
+                .str();
+  k.toolkit = getToolkitPath(toolkitPath);
+  k.cacheKey = computeBundleCacheKey(k, target);
+  return k;
+}
 
+/// The generated gpu.module (at the end of the module) with the kernel's
+/// gpu.func.
+LogicalResult AMKLowerPass::synthesize(KernelOp kernel, LoweredKernel &k) {
+  ModuleOp module = getOperation();
   OpBuilder b(module.getBodyRegion());
   b.setInsertionPointToEnd(module.getBody());
   k.module = gpu::GPUModuleOp::create(b, kernel.getLoc(), k.name);
-  FailureOr<gpu::GPUFuncOp> func =
-      synthesizeGemmKernel(k.module, kernel, config, k.name);
+  FailureOr<gpu::GPUFuncOp> func = synthesizeGemmKernel(
+      k.module, kernel, cast<GemmConfigAttr>(k.config), k.name);
   if (failed(func)) {
     k.module.erase();
     return failure();
@@ -175,11 +243,16 @@ FailureOr<LoweredKernel> AMKLowerPass::lowerKernel(KernelOp kernel) {
   OpPassManager cleanup(gpu::GPUModuleOp::getOperationName());
   cleanup.addPass(createCanonicalizerPass());
   cleanup.addPass(createCSEPass());
-  if (failed(runPipeline(cleanup, k.module)))
-    return failure();
+  return runPipeline(cleanup, k.module);
+}
 
-  // The launch, where the kernel was: grid from the (possibly dynamic) sizes.
-  b.setInsertionPoint(kernel);
+/// The launch, where the kernel was: grid from the (possibly dynamic)
+/// sizes. It names the kernel `@name::@name`, which the generated module or
+/// the cached gpu.binary provides.
+void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
+  auto config = cast<GemmConfigAttr>(k.config);
+  auto matmul = cast<MatmulOp>(kernel.getProblem().getOperation());
+  OpBuilder b(kernel);
   Location loc = kernel.getLoc();
   auto idx = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -205,11 +278,12 @@ FailureOr<LoweredKernel> AMKLowerPass::lowerKernel(KernelOp kernel) {
   args.push_back(matmul.getC());
   Value smem =
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), k.smemBytes);
+  auto symbol = SymbolRefAttr::get(
+      b.getContext(), k.name, {FlatSymbolRefAttr::get(b.getContext(), k.name)});
   gpu::LaunchFuncOp::create(
-      b, loc, *func, gpu::KernelDim3{gridX, idx(1), gridZ},
+      b, loc, symbol, gpu::KernelDim3{gridX, idx(1), gridZ},
       gpu::KernelDim3{idx(k.threads), idx(1), idx(1)}, smem, args);
   kernel.erase();
-  return k;
 }
 
 /// The harness on generated code: the kernel checks (launch resources,
@@ -241,24 +315,37 @@ LogicalResult AMKLowerPass::checkGenerated(LoweredKernel &k,
 LogicalResult AMKLowerPass::lowerToNVVM(gpu::GPUModuleOp module,
                                         const TargetSpec &target) {
   MLIRContext *ctx = module.getContext();
-  module.setTargetsAttr(ArrayAttr::get(
-      ctx, {NVVM::NVVMTargetAttr::get(ctx, optLevel, "nvptx64-nvidia-cuda",
-                                      target.arch, ptxFeaturesFor(target))}));
+  module.setTargetsAttr(
+      ArrayAttr::get(ctx, {getNVVMTarget(ctx, optLevel, target)}));
   OpPassManager pm(gpu::GPUModuleOp::getOperationName());
   buildKernelToNVVMPipeline(pm);
   return runPipeline(pm, module);
+}
+
+/// The gpu.binary: the cubin first, since the default offloading handler
+/// loads the first object, then the PTX.
+static void createBinary(OpBuilder &b, Location loc, StringRef name,
+                         Attribute target, StringRef cubin, StringRef ptx) {
+  MLIRContext *ctx = b.getContext();
+  auto object = [&](gpu::CompilationTarget format, StringRef bytes) {
+    return gpu::ObjectAttr::get(ctx, target, format,
+                                StringAttr::get(ctx, bytes), nullptr, nullptr);
+  };
+  gpu::BinaryOp::create(
+      b, loc, name, nullptr,
+      ArrayRef<Attribute>{object(gpu::CompilationTarget::Binary, cubin),
+                          object(gpu::CompilationTarget::Assembly, ptx)});
 }
 
 LogicalResult AMKLowerPass::serialize(LoweredKernel &k,
                                       const TargetSpec &target) {
   gpu::GPUModuleOp module = k.module;
   auto nvvmTarget = cast<gpu::TargetAttrInterface>(module.getTargetsAttr()[0]);
-  std::string toolkit = getToolkitPath(toolkitPath);
   // One compilation: LLVM emits the PTX (kept through the ISA callback),
   // ptxas assembles it into the cubin.
   std::optional<SmallVector<char, 0>> ptx;
   auto keepPtx = [&](StringRef isa) { ptx.emplace(isa.begin(), isa.end()); };
-  gpu::TargetOptions options(toolkit, {}, "", "",
+  gpu::TargetOptions options(k.toolkit, {}, "", "",
                              gpu::CompilationTarget::Binary, {}, {}, {}, {},
                              keepPtx);
   std::optional<SmallVector<char, 0>> cubin =
@@ -267,32 +354,87 @@ LogicalResult AMKLowerPass::serialize(LoweredKernel &k,
     return module.emitError("failed to generate PTX for ") << target.arch;
   if (!cubin)
     return module.emitError("ptxas failed to assemble the kernel for ")
-           << target.arch << " (toolkit '" << toolkit << "')";
+           << target.arch << " (toolkit '" << k.toolkit << "')";
 
-  MLIRContext *ctx = module.getContext();
-  auto object = [&](gpu::CompilationTarget format, ArrayRef<char> bytes) {
-    return gpu::ObjectAttr::get(
-        ctx, nvvmTarget, format,
-        StringAttr::get(ctx, StringRef(bytes.data(), bytes.size())), nullptr,
-        nullptr);
-  };
+  StringRef cubinBytes(cubin->data(), cubin->size());
+  StringRef ptxBytes(ptx->data(), ptx->size());
   OpBuilder b(module);
-  // The cubin first: the default offloading handler loads the first object.
-  gpu::BinaryOp::create(
-      b, module.getLoc(), module.getName(), nullptr,
-      ArrayRef<Attribute>{object(gpu::CompilationTarget::Binary, *cubin),
-                          object(gpu::CompilationTarget::Assembly, *ptx)});
-  if (!bundleDir.empty()) {
-    k.flags = (llvm::Twine("O") + llvm::Twine(optLevel.getValue()) + " " +
-               ptxFeaturesFor(target))
-                  .str();
-    k.toolkit = toolkit;
-    if (failed(writeBundle(
-            bundleDir, k, target, StringRef(cubin->data(), cubin->size()),
-            StringRef(ptx->data(), ptx->size()), module.getLoc())))
-      return failure();
+  createBinary(b, module.getLoc(), module.getName(), nvvmTarget, cubinBytes,
+               ptxBytes);
+  std::string manifest;
+  if (compileCache || !bundleDir.empty())
+    manifest = getBundleManifest(k, target);
+  // Stored only now: the harness accepted the generated kernel, and ptxas
+  // assembled it.
+  if (compileCache) {
+    std::string verdict = getBundleVerdict();
+    CacheEntry entry;
+    entry.cubin = cubinBytes;
+    entry.ptx = ptxBytes;
+    entry.manifest = manifest;
+    entry.verdict = verdict;
+    if (llvm::Error error = compileCache->store(k.cacheKey, entry))
+      warnCache(module.getLoc(), std::move(error));
   }
+  if (!bundleDir.empty() &&
+      failed(writeBundle(bundleDir, k.name, cubinBytes, ptxBytes, manifest,
+                         module.getLoc())))
+    return failure();
   module.erase();
+  return success();
+}
+
+/// Never fails the compile: a cache that cannot be used is warned about
+/// once, and the kernels compile without it.
+void AMKLowerPass::warnCache(Location loc, llvm::Error error) {
+  std::string message = llvm::toString(std::move(error));
+  if (warnedCache)
+    return;
+  warnedCache = true;
+  mlir::emitWarning(loc) << message << "; compiling without the cache";
+}
+
+/// The cache this run uses: none when stopping before binaries, when off,
+/// or when unusable (warned). Fails only on a bad option.
+FailureOr<std::optional<CompileCache>> AMKLowerPass::openCache() {
+  if (!cache || stopAt != "binary")
+    return std::optional<CompileCache>();
+  ModuleOp module = getOperation();
+  CacheOptions options;
+  if (!cacheMaxSize.empty()) {
+    std::optional<uint64_t> size = CompileCache::parseSize(cacheMaxSize);
+    if (!size)
+      return module.emitError("--amk-lower: cache-max-size must be a size "
+                              "such as 1048576, 512M or 2G, not '")
+             << cacheMaxSize << "'";
+    options.maxBytes = *size;
+  }
+  std::string dir =
+      cacheDir.empty() ? CompileCache::getDefaultDirectory() : cacheDir;
+  llvm::Expected<CompileCache> opened = CompileCache::open(dir, options);
+  if (!opened) {
+    warnCache(module.getLoc(), opened.takeError());
+    return std::optional<CompileCache>();
+  }
+  return std::optional<CompileCache>(std::move(*opened));
+}
+
+/// A hit: the launch and the cached gpu.binary (and bundle) in place of
+/// synthesis, the harness re-check, NVVM lowering and ptxas.
+LogicalResult AMKLowerPass::emitCached(KernelOp kernel, const LoweredKernel &k,
+                                       const TargetSpec &target,
+                                       CacheEntry &entry) {
+  ModuleOp module = getOperation();
+  if (!bundleDir.empty() &&
+      failed(writeBundle(bundleDir, k.name, entry.cubin, entry.ptx,
+                         entry.manifest, kernel.getLoc())))
+    return failure();
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToEnd(module.getBody());
+  createBinary(b, kernel.getLoc(), k.name,
+               getNVVMTarget(&getContext(), optLevel, target), entry.cubin,
+               entry.ptx);
+  emitLaunch(kernel, k);
   return success();
 }
 
@@ -323,14 +465,46 @@ void AMKLowerPass::runOnOperation() {
       return signalPassFailure();
     }
   }
+  FailureOr<std::optional<CompileCache>> opened = openCache();
+  if (failed(opened))
+    return signalPassFailure();
+  compileCache = std::move(*opened);
+  warnedCache = false;
+  llvm::scope_exit closeCache([&] { compileCache.reset(); });
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(&getContext()));
 
+  // Kernels become gpu.binary (hits) or gpu.module (misses) at the end of
+  // the module, in order; each miss's module becomes its binary in place.
   std::vector<LoweredKernel> lowered;
   for (KernelOp kernel : kernels) {
-    FailureOr<LoweredKernel> k = lowerKernel(kernel);
-    if (failed(k) || failed(checkGenerated(*k, target)))
+    FailureOr<LoweredKernel> k = describeKernel(kernel, target);
+    if (failed(k))
       return signalPassFailure();
+    if (compileCache) {
+      std::string corruption;
+      std::optional<CacheEntry> entry =
+          compileCache->lookup(k->cacheKey, &corruption);
+      if (entry && isVerified(entry->verdict)) {
+        if (cacheRemarks)
+          kernel.emitRemark("compile cache hit: ")
+              << k->name << " (key " << k->cacheKey << ")";
+        if (failed(emitCached(kernel, *k, target, *entry)))
+          return signalPassFailure();
+        continue;
+      }
+      if (cacheRemarks) {
+        InFlightDiagnostic remark = kernel.emitRemark("compile cache miss: ")
+                                    << k->name << " (key " << k->cacheKey
+                                    << ")";
+        if (!corruption.empty())
+          remark << "; the entry was corrupt (" << corruption
+                 << ") and is rebuilt";
+      }
+    }
+    if (failed(synthesize(kernel, *k)) || failed(checkGenerated(*k, target)))
+      return signalPassFailure();
+    emitLaunch(kernel, *k);
     lowered.push_back(std::move(*k));
   }
   if (stopAt == "gpu")

@@ -21,6 +21,7 @@ void mlir::amk::buildAMKPipeline(OpPassManager &pm,
   plan.target = options.target;
   plan.ladderSize = options.ladderSize;
   plan.explain = options.explain;
+  plan.tuningDB = options.tuningDB;
   pm.addPass(createAMKPlanPass(plan));
   AMKVerifyPassOptions verify;
   verify.json = options.verifyJson;
@@ -28,6 +29,10 @@ void mlir::amk::buildAMKPipeline(OpPassManager &pm,
   AMKLowerPassOptions lower;
   lower.stopAt = options.stopAt;
   lower.bundleDir = options.bundleDir;
+  lower.cache = options.cache;
+  lower.cacheDir = options.cacheDir;
+  lower.cacheMaxSize = options.cacheMaxSize;
+  lower.cacheRemarks = options.cacheRemarks;
   pm.addPass(createAMKLowerPass(lower));
 }
 

@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Process.h"
 
 #include <cmath>
 
@@ -57,6 +58,20 @@ static std::string formatUs(double ns) {
   return llvm::formatv("{0:f1}", ns / 1000.0).str();
 }
 
+/// "measured 812.3 us, model " for rungs from the tuning database.
+static std::string describeSource(const GemmPlanCandidate &c) {
+  switch (c.source) {
+  case GemmCandidateSource::Model:
+    return "";
+  case GemmCandidateSource::Measured:
+    return "measured " + formatUs(c.measuredUs * 1000) + " us, model ";
+  case GemmCandidateSource::Nearby:
+    return "measured " + formatUs(c.measuredUs * 1000) + " us on " +
+           c.measuredOn + ", model ";
+  }
+  llvm_unreachable("unknown candidate source");
+}
+
 namespace {
 struct AMKPlanPass : public amk::impl::AMKPlanPassBase<AMKPlanPass> {
   using Base::Base;
@@ -87,6 +102,9 @@ struct AMKPlanPass : public amk::impl::AMKPlanPassBase<AMKPlanPass> {
 private:
   LogicalResult planOne(MatmulOp matmul, const TargetSpec &target,
                         llvm::StringSet<> &names);
+  LogicalResult loadTuningDB(ModuleOp module);
+
+  std::optional<TuningDB> db;
 };
 } // namespace
 
@@ -94,7 +112,11 @@ LogicalResult AMKPlanPass::planOne(MatmulOp matmul, const TargetSpec &target,
                                    llvm::StringSet<> &names) {
   MLIRContext *ctx = &getContext();
   GemmPlanOptions options;
-  options.ladderSize = ladderSize;
+  options.ladderSize = std::max<int64_t>(ladderSize, rung + 1);
+  options.tuningDB = db ? &*db : nullptr;
+  options.diverse = diverse;
+  options.explore = explore;
+  options.signature = matmul.getProblemSignature();
   GemmProblem problem = GemmProblem::get(matmul);
   GemmPlan plan = planGemm(ctx, problem, target, options);
   if (plan.ladder.empty())
@@ -102,6 +124,10 @@ LogicalResult AMKPlanPass::planOne(MatmulOp matmul, const TargetSpec &target,
            << "no GEMM config fits target '" << target.name
            << "': " << plan.numCandidates << " candidates rejected ("
            << plan.summarizeRejections(/*withExamples=*/true) << ")";
+  if (rung >= static_cast<int64_t>(plan.ladder.size()))
+    return matmul.emitError()
+           << "rung " << rung << " requested but the ladder has only "
+           << plan.ladder.size() << " rung(s)";
 
   // A unique kernel name.
   std::string base = sanitizeKernelName(matmul.getProblemSignature());
@@ -117,7 +143,7 @@ LogicalResult AMKPlanPass::planOne(MatmulOp matmul, const TargetSpec &target,
                            static_cast<int64_t>(std::llround(c.cost.totalNs))));
 
   OpBuilder builder(matmul);
-  const GemmPlanCandidate &best = plan.ladder.front();
+  const GemmPlanCandidate &best = plan.ladder[rung];
   auto kernel = KernelOp::create(builder, matmul.getLoc(), name,
                                  cast<KernelConfigAttrInterface>(best.config),
                                  builder.getArrayAttr(rungs));
@@ -133,7 +159,7 @@ LogicalResult AMKPlanPass::planOne(MatmulOp matmul, const TargetSpec &target,
         << " candidates, " << plan.numRejected << " rejected)";
     for (auto [i, c] : llvm::enumerate(plan.ladder))
       diag.attachNote() << llvm::formatv(
-          "ladder #{0}: {11}: {1} us (compute {2}, hbm {3}, l2 {12}, feed "
+          "ladder #{0}: {11}: {13}{1} us (compute {2}, hbm {3}, l2 {12}, feed "
           "{4}, smem {5} us; {6} block(s)/SM limited by {7}, {8} "
           "regs/thread, {9} B smem, {10} tiles)",
           i + 1, formatUs(c.cost.totalNs), formatUs(c.cost.computeNs),
@@ -141,7 +167,9 @@ LogicalResult AMKPlanPass::planOne(MatmulOp matmul, const TargetSpec &target,
           formatUs(c.cost.smemNs), c.resources.blocksPerSM,
           c.resources.getOccupancyLimiter(), c.resources.regsPerThread,
           c.resources.dynamicSmemBytes, c.cost.tiles, attrToString(c.config),
-          formatUs(c.cost.l2Ns));
+          formatUs(c.cost.l2Ns), describeSource(c));
+    if (!plan.tuningSummary.empty())
+      diag.attachNote() << "tuning database: " << plan.tuningSummary;
     diag.attachNote() << "rejected: "
                       << (plan.rejections.empty() ? std::string("none")
                                                   : plan.summarizeRejections());
@@ -150,6 +178,23 @@ LogicalResult AMKPlanPass::planOne(MatmulOp matmul, const TargetSpec &target,
                         << options.cost.representativeSize
                         << " (a dynamic batch as 1)";
   }
+  return success();
+}
+
+LogicalResult AMKPlanPass::loadTuningDB(ModuleOp module) {
+  std::string path = tuningDB;
+  if (path.empty())
+    if (std::optional<std::string> env =
+            llvm::sys::Process::GetEnv("AMK_TUNING_DB"))
+      path = *env;
+  if (path.empty())
+    return success();
+  db.emplace();
+  if (llvm::Error error = db->load(path))
+    return module.emitError() << llvm::toString(std::move(error));
+  for (const TuningLoadIssue &issue : db->issues())
+    module.emitWarning() << "tuning database " << issue.file << ":"
+                         << issue.line << " skipped: " << issue.message;
   return success();
 }
 
@@ -167,6 +212,8 @@ void AMKPlanPass::runOnOperation() {
     return signalPassFailure();
   }
   const TargetSpec &spec = targetAttr.getSpec();
+  if (failed(loadTuningDB(module)))
+    return signalPassFailure();
 
   // linalg matmuls on buffers enter as amk.matmul.
   SmallVector<Operation *> linalgOps;

@@ -198,14 +198,14 @@ gpu.module @m {
   gpu.func @view_shift_8(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, amk.dynamic_smem_bytes = 1032 : i64} {
     %tid = gpu.thread_id x
     %c0 = arith.constant 0 : index
-    %c4 = arith.constant 4 : index
     %c8 = arith.constant 8 : index
     %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
     %tile = memref.view %smem[%c8][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x4xf32, #gpu.address_space<workgroup>>
     // expected-error @+1 {{[AMK-MISALIGNED] vector load of memref<64x4xf32, #gpu.address_space<workgroup>> (16 B) is misaligned: its address is 8 mod 16, and it needs 16-byte alignment}}
     %v = vector.load %tile[%tid, %c0] {alignment = 16} : memref<64x4xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    %c4 = arith.constant 4 : index
     %o = arith.muli %tid, %c4 : index
-    vector.store %v, %out[%o] {alignment = 16} : memref<256xf32>, vector<4xf32>
+    vector.store %v, %out[%o] : memref<256xf32>, vector<4xf32>
     gpu.return
   }
 }
@@ -217,13 +217,13 @@ gpu.module @m {
   gpu.func @view_shift_16(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, amk.dynamic_smem_bytes = 1040 : i64} {
     %tid = gpu.thread_id x
     %c0 = arith.constant 0 : index
-    %c4 = arith.constant 4 : index
     %c16 = arith.constant 16 : index
     %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
     %tile = memref.view %smem[%c16][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x4xf32, #gpu.address_space<workgroup>>
     %v = vector.load %tile[%tid, %c0] {alignment = 16} : memref<64x4xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    %c4 = arith.constant 4 : index
     %o = arith.muli %tid, %c4 : index
-    vector.store %v, %out[%o] {alignment = 16} : memref<256xf32>, vector<4xf32>
+    vector.store %v, %out[%o] : memref<256xf32>, vector<4xf32>
     gpu.return
   }
 }

@@ -78,6 +78,8 @@ struct GemmSpec {
   GemmProblem problem;
   GemmShape shape;
   ScalarType biasType = ScalarType::F32;
+  /// The kernel's block tile M, N (0: the manifest does not say).
+  int64_t tileM = 0, tileN = 0;
 
   /// The spec of `bundle` at `sizes` (which resolveSizes accepted).
   static GemmSpec fromBundle(const Bundle &bundle, const ProblemSizes &sizes);
@@ -169,6 +171,7 @@ struct CaseResult {
   TimingStats amkTime, cublasTime;
   double peakTflops = 0, hbmGbps = 0;
   std::string peakSource;
+  double predictedUs = 0; ///< The planner's prediction (manifest), us.
 
   const CheckResult *worstAmk() const;
   const CheckResult *worstCublas() const;
@@ -176,6 +179,9 @@ struct CaseResult {
   double cublasTflops() const;
   double speed() const; ///< cuBLAS time / AMK time: > 1 means AMK faster.
   double rooflineUs() const;
+  /// The evaluator cascade's verdict for a tuner: the stage reached
+  /// (load, launch, check, time, done), a failure class and a detail.
+  JsonValue traceJson() const;
   JsonValue toJson() const;
 };
 

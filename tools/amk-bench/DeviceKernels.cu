@@ -273,7 +273,7 @@ __device__ Evaluation evaluate(const void *c, int64_t i, const GemmShape &s,
 /// Device-side accumulators of one check. Maxima of non-negative doubles are
 /// kept as their bit patterns, which order the same way as the values.
 struct CheckAccum {
-  unsigned long long elements, nonfinite, overSqrtK, overK;
+  unsigned long long elements, nonfinite, overSqrtK, overK, badEdge;
   unsigned long long maxErrBits, maxRatioBits;
   unsigned long long firstBad, worst; // ~0 when none.
   double sumSqErr, sumSqRef, sumSqOut;
@@ -302,7 +302,13 @@ __global__ void checkKernel(const void *c, GemmShape s, int64_t count,
                             const double *z, const double *absAB, CheckParams p,
                             CheckAccum *acc) {
   unsigned long long elements = 0, nonfinite = 0, overSqrtK = 0, overK = 0;
+  unsigned long long badEdge = 0;
   unsigned long long maxErr = 0, maxRatio = 0, firstBad = ~0ULL;
+  // Rows and columns from here on lie in a partial tile.
+  int64_t fullRows = p.tileM > 0 && s.m % p.tileM ? s.m / p.tileM * p.tileM
+                                                  : s.m;
+  int64_t fullCols = p.tileN > 0 && s.n % p.tileN ? s.n / p.tileN * p.tileN
+                                                  : s.n;
   double sumSqErr = 0, sumSqRef = 0, sumSqOut = 0;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x) {
@@ -322,13 +328,16 @@ __global__ void checkKernel(const void *c, GemmShape s, int64_t count,
               (unsigned long long)__double_as_longlong(e.err / e.tolSqrtK));
     }
     overK += bad && e.finite;
-    if (bad)
+    if (bad) {
       firstBad = min(firstBad, static_cast<unsigned long long>(i));
+      badEdge += (i / s.n) % s.m >= fullRows || i % s.n >= fullCols;
+    }
   }
   elements = warpSum(elements);
   nonfinite = warpSum(nonfinite);
   overSqrtK = warpSum(overSqrtK);
   overK = warpSum(overK);
+  badEdge = warpSum(badEdge);
   maxErr = warpMax(maxErr);
   maxRatio = warpMax(maxRatio);
   firstBad = warpMin(firstBad);
@@ -341,6 +350,7 @@ __global__ void checkKernel(const void *c, GemmShape s, int64_t count,
   atomicAdd(&acc->nonfinite, nonfinite);
   atomicAdd(&acc->overSqrtK, overSqrtK);
   atomicAdd(&acc->overK, overK);
+  atomicAdd(&acc->badEdge, badEdge);
   atomicMax(&acc->maxErrBits, maxErr);
   atomicMax(&acc->maxRatioBits, maxRatio);
   atomicMin(&acc->firstBad, firstBad);
@@ -488,6 +498,7 @@ cudaError_t checkOutput(const void *c, const GemmShape &shape, const double *z,
   stats.nonfinite = result.nonfinite;
   stats.overSqrtK = result.overSqrtK;
   stats.overK = result.overK;
+  stats.badInPartialTiles = result.badEdge;
   std::memcpy(&stats.maxAbsErr, &result.maxErrBits, sizeof(double));
   std::memcpy(&stats.maxErrOverTol, &result.maxRatioBits, sizeof(double));
   stats.sumSqErr = result.sumSqErr;

@@ -81,6 +81,9 @@ struct CheckParams {
   ScalarType biasType = ScalarType::F32;
   double uIn = 0, uAcc = 0, uOut = 0, outFloor = 0;
   int64_t k = 1;
+  /// The kernel's block tile (0: unknown): failures are also counted on the
+  /// last, partial tile row and column, to tell edge bugs from others.
+  int64_t tileM = 0, tileN = 0;
 };
 
 /// What the check of one output found.
@@ -92,6 +95,9 @@ struct CheckStats {
   double maxAbsErr = 0;
   double maxErrOverTol = 0; ///< Max |C - ref| / sqrt(K) bound.
   double sumSqErr = 0, sumSqRef = 0, sumSqOut = 0;
+  /// Failures (nonfinite or over the K bound) in a partial tile: a row at
+  /// or past the last multiple of tileM, or such a column.
+  unsigned long long badInPartialTiles = 0;
   long long worstIndex = -1;    ///< Element with maxErrOverTol.
   long long firstBadIndex = -1; ///< First failing element, if any.
 };

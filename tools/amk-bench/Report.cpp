@@ -141,6 +141,8 @@ JsonValue CheckResult::toJson(const GemmShape &shape) const {
   o.set("nonfinite", integer(static_cast<long long>(stats.nonfinite)));
   o.set("over_sqrtk_bound", integer(static_cast<long long>(stats.overSqrtK)));
   o.set("over_k_bound", integer(static_cast<long long>(stats.overK)));
+  o.set("bad_in_partial_tiles",
+        integer(static_cast<long long>(stats.badInPartialTiles)));
   o.set("max_abs_err", number(stats.maxAbsErr));
   o.set("max_err_over_tol", number(stats.maxErrOverTol));
   o.set("rel_frob", number(relFrob));
@@ -216,6 +218,83 @@ static JsonValue timingJson(const CaseResult &r) {
   return o;
 }
 
+/// Measured over predicted above this flags the cost model for
+/// recalibration.
+static constexpr double kSlowerThanModel = 2.0;
+
+static bool mentions(const std::string &text,
+                     std::initializer_list<const char *> words) {
+  for (const char *w : words)
+    if (text.find(w) != std::string::npos)
+      return true;
+  return false;
+}
+
+JsonValue CaseResult::traceJson() const {
+  std::string stage = "done", cls = "ok", detail;
+  JsonValue flags = JsonValue::array();
+  if (status == "ERROR") {
+    detail = error;
+    if (hung) {
+      stage = "launch";
+      cls = "hang";
+    } else if (mentions(error, {"OUT_OF_RESOURCES", "out of resources",
+                                "too many resources", "shared memory"})) {
+      stage = "launch";
+      cls = "out-of-resources";
+    } else if (mentions(error, {"load", "arch", "NO_BINARY", "INVALID_IMAGE",
+                                "INVALID_PTX", "manifest"})) {
+      stage = "load";
+      cls = "load-error";
+    } else {
+      stage = "launch";
+      cls = "launch-error";
+    }
+  } else if (status == "FAIL") {
+    stage = "check";
+    const CheckResult *worst = worstAmk();
+    unsigned long long bad =
+        worst ? worst->stats.nonfinite + worst->stats.overK : 0;
+    unsigned long long edge = worst ? worst->stats.badInPartialTiles : 0;
+    bool referenceSuspect = false;
+    for (const CheckResult &c : cublasTrials)
+      referenceSuspect |= !c.pass;
+    if (referenceSuspect) {
+      cls = "reference-suspect";
+    } else if (bad > 0 && edge == bad) {
+      cls = "mismatch-edge";
+      detail = "all " + std::to_string(bad) +
+               " wrong elements lie in the last, partial tile row or column";
+    } else if (bad > 0) {
+      cls = "mismatch";
+      detail = std::to_string(bad) + " wrong elements, " +
+               std::to_string(edge) + " of them in partial tiles";
+    } else if (timed) {
+      stage = "time";
+      cls = "implausible-time";
+    } else {
+      cls = "mismatch";
+    }
+    if (detail.empty() && !reasons.empty())
+      detail = reasons.front();
+  } else if (!timed) {
+    stage = "check";
+  }
+  if (attrs.localBytesPerThread > 0)
+    flags.push(JsonValue::string("spills"));
+  double ratio = timed && predictedUs > 0 ? amkTime.medianUs / predictedUs : 0;
+  if (ratio > kSlowerThanModel)
+    flags.push(JsonValue::string("slower-than-model"));
+  JsonValue o = JsonValue::object();
+  o.set("stage", text(stage));
+  o.set("class", text(cls));
+  o.set("detail", text(detail));
+  o.set("flags", flags);
+  o.set("predicted_us", number(predictedUs));
+  o.set("measured_over_predicted", number(ratio));
+  return o;
+}
+
 JsonValue CaseResult::toJson() const {
   JsonValue o = JsonValue::object();
   o.set("manifest", text(manifestPath));
@@ -264,6 +343,7 @@ JsonValue CaseResult::toJson() const {
   o.set("cublas_reference", text(cublasDescription));
   if (timed)
     o.set("timing", timingJson(*this));
+  o.set("trace", traceJson());
   return o;
 }
 

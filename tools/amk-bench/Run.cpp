@@ -87,6 +87,8 @@ GemmSpec GemmSpec::fromBundle(const Bundle &bundle, const ProblemSizes &s) {
   spec.shape = {s.b,  s.m, s.n, s.k, m.problem.transposeA, m.problem.transposeB,
                 false};
   spec.biasType = m.problem.outType;
+  spec.tileM = m.tile[0];
+  spec.tileN = m.tile[1];
   if (int bias = bundle.findArg("bias"); bias >= 0) {
     spec.biasType = m.args[bias].elem;
     spec.shape.biasPerBatch = m.args[bias].shape.size() == 2;
@@ -327,6 +329,8 @@ static CheckParams checkParams(const GemmSpec &spec,
   params.uOut = t.uOut;
   params.outFloor = t.outFloor;
   params.k = spec.shape.k;
+  params.tileM = spec.tileM;
+  params.tileN = spec.tileN;
   return params;
 }
 
@@ -643,6 +647,7 @@ CaseResult runCase(Session &session, const Options &options,
   result.spec = GemmSpec::fromBundle(bundle, sizes);
   result.tolerances = Tolerances::of(result.spec);
   result.warnings = bundle.warnings();
+  result.predictedUs = m.predictedUs;
   choosePeak(options, m, result);
   CaseRun run(session, options, bundle, sizes, result);
   Status status = run.setUp();

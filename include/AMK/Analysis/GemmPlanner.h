@@ -29,6 +29,13 @@
 // Dynamic sizes are planned for GemmCostParams::representativeSize (4096; a
 // dynamic batch counts as 1); legality is still checked on the real problem.
 //
+// With a tuning database (TuningDB.h) for the target, measurements come
+// first: its calibration replaces the cost model's constants, its repair
+// rules and the failures of this exact problem drop candidates, the measured
+// configs of this exact problem head the ladder fastest first (a measured
+// best beats the model's guess), and the best configs of nearby problems of
+// the same family take up to half of the remaining rungs.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef AMK_ANALYSIS_GEMMPLANNER_H
@@ -36,6 +43,7 @@
 
 #include "AMK/Analysis/GemmCostModel.h"
 #include "AMK/Analysis/Harness.h"
+#include "AMK/Tuning/TuningDB.h"
 
 #include <string>
 
@@ -45,13 +53,34 @@ struct GemmPlanOptions {
   /// Rungs of the ladder (>= 1), the winner included.
   int64_t ladderSize = 4;
   GemmCostParams cost;
+  /// Measurements, repairs and calibrations to consult (null: none).
+  const TuningDB *tuningDB = nullptr;
+  /// The problem's signature (MatmulOp::getProblemSignature), the key of
+  /// the tuning database's records.
+  std::string signature;
+  /// Model rungs: the best config of each block and warp tile first, before
+  /// the shared-memory descent (candidates worth measuring, not fallbacks).
+  bool diverse = false;
+  /// A tuning round: one measured rung (the best), and model rungs only for
+  /// configs not measured on this problem yet, so each round tries new ones.
+  bool explore = false;
+  /// Nearby problems: at most this sum of |ln(size ratio)| over M, N, K.
+  double nearbyLogDistance = 1.5;
 };
+
+/// Where a rung of the ladder came from.
+enum class GemmCandidateSource { Model, Measured, Nearby };
 
 /// A config that survived every layer, with its prediction.
 struct GemmPlanCandidate {
   GemmConfigAttr config;
   GemmResources resources;
   GemmCost cost;
+  GemmCandidateSource source = GemmCandidateSource::Model;
+  /// The measured time (Measured: of this problem; Nearby: of the nearby
+  /// problem named in `measuredOn`), us.
+  double measuredUs = 0;
+  std::string measuredOn;
 };
 
 /// Why candidates were dropped: one entry per reason (a harness check id, or
@@ -65,7 +94,7 @@ struct GemmRejection {
 
 struct GemmPlan {
   /// Best first; empty when no config fits.
-  llvm::SmallVector<GemmPlanCandidate> ladder;
+  llvm::SmallVector<GemmPlanCandidate, 4> ladder;
   /// Configs enumerated that the attribute verifier accepts.
   int64_t numCandidates = 0;
   /// Of those, dropped by the synthesizer limits, the target or heuristics.
@@ -73,6 +102,9 @@ struct GemmPlan {
   llvm::SmallVector<GemmRejection> rejections;
   /// Whether dynamic sizes were replaced by the representative size.
   bool usedRepresentativeSizes = false;
+
+  /// What the tuning database contributed ("" without one).
+  std::string tuningSummary;
 
   /// "12 AMK-RES-SMEM, 3 AMK-SYNTH-UNSUPPORTED" (most frequent first).
   std::string summarizeRejections(bool withExamples = false) const;
@@ -82,6 +114,21 @@ struct GemmPlan {
 GemmPlan planGemm(MLIRContext *context, const GemmProblem &problem,
                   const TargetSpec &target,
                   const GemmPlanOptions &options = {});
+
+/// The record of a problem in the tuning database: its signature, the
+/// family (the signature without sizes) and the sizes.
+TuningProblem getTuningProblem(const GemmProblem &problem,
+                               llvm::StringRef signature);
+
+/// Rebuilds a problem from a measurement's details (the bundle manifest's
+/// `problem` object); fails on unknown types or missing fields.
+FailureOr<GemmProblem> getGemmProblem(MLIRContext *context,
+                                      const TuningProblem &problem);
+
+/// The cost-model constants a calibration may refit, by name.
+void forEachCalibratedParam(
+    GemmCostParams &params,
+    llvm::function_ref<void(llvm::StringRef, double &)> fn);
 
 } // namespace mlir::amk
 

@@ -126,6 +126,10 @@ struct Manifest {
   std::array<int64_t, 3> block = {1, 1, 1};
   std::array<std::string, 3> grid;
   int64_t dynamicSmemBytes = 0;
+  /// The block tile (M, N, K); zeros when the manifest does not say.
+  std::array<int64_t, 3> tile = {0, 0, 0};
+  /// The planner's predicted time, us (0: unknown).
+  double predictedUs = 0;
   std::vector<ArgSpec> args;
   std::string verdictStatus; ///< "verdict"."status", e.g. "verified".
   JsonValue verdict;         ///< The whole "verdict" object, as written.

@@ -36,6 +36,14 @@ def AMKLowerPass : Pass<"amk-lower", "::mlir::ModuleOp"> {
     the module target's arch. The harness re-checks every generated kernel
     against the target before anything is emitted. With `bundle-dir`, one
     bundle per kernel (cubin, PTX, JSON manifest: docs/BUNDLE.md) is written.
+
+    Binaries come from the on-disk compile cache (docs/CACHE.md) when it
+    holds the kernel: its key digests the kernel name, problem, config,
+    target, flags and the AMK, LLVM and CUDA versions, so a hit skips
+    synthesis, the re-check, NVVM lowering and ptxas. A miss stores what the
+    harness accepted. The directory is `cache-dir`, else `$AMK_CACHE_DIR`,
+    else `$XDG_CACHE_HOME/amk`, else `~/.cache/amk`; one that cannot be
+    written is warned about and the kernels compile without it.
   }];
   let options = [
     Option<"stopAt", "stop-at", "std::string", /*default=*/"\"binary\"",
@@ -46,6 +54,16 @@ def AMKLowerPass : Pass<"amk-lower", "::mlir::ModuleOp"> {
            "CUDA toolkit with ptxas (default: $CUDA_HOME, else /usr/local/cuda)">,
     Option<"optLevel", "opt-level", "int", /*default=*/"3",
            "LLVM and ptxas optimization level">,
+    Option<"cache", "cache", "bool", /*default=*/"true",
+           "use the compile cache (stop-at=binary only)">,
+    Option<"cacheDir", "cache-dir", "std::string", /*default=*/"",
+           "compile cache directory (default: $AMK_CACHE_DIR, else "
+           "$XDG_CACHE_HOME/amk, else ~/.cache/amk)">,
+    Option<"cacheMaxSize", "cache-max-size", "std::string", /*default=*/"",
+           "prune the cache to this size after a store, least recently used "
+           "first (such as 512M or 2G; default 1G)">,
+    Option<"cacheRemarks", "cache-remarks", "bool", /*default=*/"false",
+           "remark on every compile cache hit and miss">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
@@ -72,10 +90,21 @@ def AMKPlanPass : Pass<"amk-plan", "::mlir::ModuleOp"> {
     check `--amk-verify` runs, applies heuristics and ranks the rest with an
     analytic cost model. Dynamic sizes are planned for 4096.
 
+    With a tuning database (`tuning-db=<file.jsonl>`, default
+    `$AMK_TUNING_DB`; docs/TUNING.md), measurements for the module's target
+    come first: a measured best of the same problem heads the ladder, the
+    best configs of nearby problems of the same family seed it, repair rules
+    and failed measurements drop candidates, and a calibration refits the
+    cost model. Records of other targets never apply; malformed lines are
+    skipped with a warning.
+
     Options: `target` (a preset or JSON file; sets the module target like
     `--amk-target`; without it the module must already have one),
-    `ladder-size` and `explain` (a remark per planned op with the ladder and
-    the rejections counted by reason). Bare words work:
+    `ladder-size`, `rung` (make rung N of the ladder, counted from 0, the
+    kernel's config: what `amk-tune build` compiles each candidate with),
+    `tuning-db` and `explain` (a remark per planned op with the ladder, where
+    each rung came from, and the rejections counted by reason). Bare words
+    work:
     `--amk-plan=explain`, `--amk-plan="target=h200 explain ladder-size=3"`,
     `--amk-plan=h200`.
   }];
@@ -86,6 +115,16 @@ def AMKPlanPass : Pass<"amk-plan", "::mlir::ModuleOp"> {
            "candidates kept in each kernel's ladder, the winner included">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "emit a remark explaining each decision">,
+    Option<"diverse", "diverse", "bool", /*default=*/"false",
+           "fill the ladder with the best config of each block and warp "
+           "tile before variants of one tile (what a tuner measures)">,
+    Option<"explore", "explore", "bool", /*default=*/"false",
+           "a tuning round: one measured rung, then only configs not yet "
+           "measured on the problem">,
+    Option<"rung", "rung", "int64_t", /*default=*/"0",
+           "the ladder rung (from 0) that becomes the kernel's config">,
+    Option<"tuningDB", "tuning-db", "std::string", /*default=*/"",
+           "tuning database to consult (JSON lines; default $AMK_TUNING_DB)">,
   ];
   let dependentDialects = ["::mlir::amk::AMKDialect"];
 }

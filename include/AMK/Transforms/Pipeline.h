@@ -23,6 +23,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   PassOptions::Option<bool> explain{
       *this, "explain", llvm::cl::desc("remark on every planning decision"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> tuningDB{
+      *this, "tuning-db",
+      llvm::cl::desc("tuning database the planner consults (JSON lines)")};
   PassOptions::Option<std::string> verifyJson{
       *this, "verify-json",
       llvm::cl::desc("write the harness findings as JSON here ('-': stdout)")};
@@ -31,6 +34,20 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                                           llvm::cl::init("binary")};
   PassOptions::Option<std::string> bundleDir{
       *this, "bundle-dir", llvm::cl::desc("write kernel bundles here")};
+  PassOptions::Option<bool> cache{*this, "cache",
+                                  llvm::cl::desc("use the compile cache"),
+                                  llvm::cl::init(true)};
+  PassOptions::Option<std::string> cacheDir{
+      *this, "cache-dir",
+      llvm::cl::desc("compile cache directory (default: $AMK_CACHE_DIR, else "
+                     "$XDG_CACHE_HOME/amk, else ~/.cache/amk)")};
+  PassOptions::Option<std::string> cacheMaxSize{
+      *this, "cache-max-size",
+      llvm::cl::desc("prune the compile cache to this size (default 1G)")};
+  PassOptions::Option<bool> cacheRemarks{
+      *this, "cache-remarks",
+      llvm::cl::desc("remark on every compile cache hit and miss"),
+      llvm::cl::init(false)};
 };
 
 /// plan -> verify -> lower: `--amk-pipeline`.

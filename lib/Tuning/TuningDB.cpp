@@ -1,0 +1,432 @@
+//===- TuningDB.cpp - Measured configs, repairs and calibrations ----------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Tuning/TuningDB.h"
+
+#include "AMK/Target/TargetSpec.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+using namespace mlir::amk;
+using llvm::json::Array;
+using llvm::json::Object;
+using llvm::json::Value;
+
+std::string mlir::amk::getTargetIdentity(const TargetSpec &target) {
+  std::array<uint8_t, 32> hash = llvm::SHA256::hash(
+      llvm::arrayRefFromStringRef(llvm::StringRef(targetToJSON(target))));
+  return target.name + ":" + target.arch + ":" +
+         llvm::toHex(llvm::ArrayRef(hash).take_front(8), /*LowerCase=*/true);
+}
+
+std::string mlir::amk::getTodayDate() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc;
+  gmtime_r(&now, &utc);
+  char text[16];
+  std::strftime(text, sizeof(text), "%Y-%m-%d", &utc);
+  return text;
+}
+
+static llvm::StringRef kindName(TuningRecordKind kind) {
+  switch (kind) {
+  case TuningRecordKind::Measurement:
+    return "measurement";
+  case TuningRecordKind::Repair:
+    return "repair";
+  case TuningRecordKind::Calibration:
+    return "calibration";
+  }
+  llvm_unreachable("unknown record kind");
+}
+
+Value TuningRecord::toJSON() const {
+  Object o{{"schema", kTuningSchemaVersion},
+           {"kind", kindName(kind)},
+           {"target", target},
+           {"date", date},
+           {"amk_version", amkVersion}};
+  switch (kind) {
+  case TuningRecordKind::Measurement:
+    o["problem"] = Object{{"signature", problem.signature},
+                          {"family", problem.family},
+                          {"batch", problem.batch},
+                          {"m", problem.m},
+                          {"n", problem.n},
+                          {"k", problem.k},
+                          {"details", Object(problem.details)}};
+    o["config"] = config;
+    o["time_us"] = timeUs;
+    o["ref_us"] = refUs;
+    o["predicted_us"] = predictedUs;
+    o["verdict"] = verdict;
+    if (!failure.empty())
+      o["failure"] = failure;
+    break;
+  case TuningRecordKind::Repair:
+    o["rule"] = rule;
+    o["scope"] = scope;
+    o["value"] = value;
+    if (!config.empty())
+      o["config"] = config;
+    o["reason"] = reason;
+    break;
+  case TuningRecordKind::Calibration: {
+    Object p;
+    for (const auto &entry : params)
+      p[entry.getKey()] = entry.getValue();
+    o["params"] = std::move(p);
+    o["spearman_before"] = spearmanBefore;
+    o["spearman_after"] = spearmanAfter;
+    break;
+  }
+  }
+  return o;
+}
+
+namespace {
+/// Reads typed fields of one JSON object, remembering the first error.
+class FieldReader {
+public:
+  explicit FieldReader(const Object &object) : object(object) {}
+
+  void str(llvm::StringRef key, std::string &out, bool required = true) {
+    if (const Value *v = find(key, required)) {
+      if (std::optional<llvm::StringRef> s = v->getAsString())
+        out = s->str();
+      else
+        fail(key, "a string");
+    }
+  }
+  void num(llvm::StringRef key, double &out, bool required = true) {
+    if (const Value *v = find(key, required)) {
+      if (std::optional<double> d = v->getAsNumber(); d && std::isfinite(*d))
+        out = *d;
+      else
+        fail(key, "a finite number");
+    }
+  }
+  void integer(llvm::StringRef key, int64_t &out, bool required = true) {
+    if (const Value *v = find(key, required)) {
+      if (std::optional<int64_t> i = v->getAsInteger())
+        out = *i;
+      else
+        fail(key, "an integer");
+    }
+  }
+  const Object *obj(llvm::StringRef key, bool required = true) {
+    if (const Value *v = find(key, required)) {
+      if (const Object *o = v->getAsObject())
+        return o;
+      fail(key, "an object");
+    }
+    return nullptr;
+  }
+  llvm::Error takeError() {
+    if (error.empty())
+      return llvm::Error::success();
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
+  }
+
+private:
+  const Value *find(llvm::StringRef key, bool required) {
+    const Value *v = object.get(key);
+    if (!v && required && error.empty())
+      error = ("missing field '" + key + "'").str();
+    return v;
+  }
+  void fail(llvm::StringRef key, llvm::StringRef what) {
+    if (error.empty())
+      error = ("field '" + key + "' must be " + what).str();
+  }
+
+  const Object &object;
+  std::string error;
+};
+} // namespace
+
+llvm::Expected<TuningRecord> TuningRecord::fromJSON(const Value &value) {
+  auto error = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  const Object *o = value.getAsObject();
+  if (!o)
+    return error("a record must be a JSON object");
+  std::optional<int64_t> schema = o->getInteger("schema");
+  if (!schema)
+    return error("missing integer field 'schema'");
+  if (*schema != kTuningSchemaVersion)
+    return error(llvm::formatv("schema {0}, this AMK reads schema {1}",
+                               *schema, kTuningSchemaVersion));
+  TuningRecord r;
+  FieldReader read(*o);
+  std::string kind;
+  read.str("kind", kind);
+  read.str("target", r.target);
+  read.str("date", r.date, /*required=*/false);
+  read.str("amk_version", r.amkVersion, /*required=*/false);
+  if (kind == "measurement") {
+    r.kind = TuningRecordKind::Measurement;
+    if (const Object *p = read.obj("problem")) {
+      FieldReader readProblem(*p);
+      readProblem.str("signature", r.problem.signature);
+      readProblem.str("family", r.problem.family);
+      readProblem.integer("batch", r.problem.batch);
+      readProblem.integer("m", r.problem.m);
+      readProblem.integer("n", r.problem.n);
+      readProblem.integer("k", r.problem.k);
+      if (const Object *d = readProblem.obj("details", /*required=*/false))
+        r.problem.details = *d;
+      if (llvm::Error e = readProblem.takeError())
+        return error("problem: " + llvm::toString(std::move(e)));
+    }
+    read.str("config", r.config);
+    read.num("time_us", r.timeUs);
+    read.num("ref_us", r.refUs, /*required=*/false);
+    read.num("predicted_us", r.predictedUs, /*required=*/false);
+    read.str("verdict", r.verdict);
+    read.str("failure", r.failure, /*required=*/false);
+    if (llvm::Error e = read.takeError())
+      return std::move(e);
+    if (r.verdict != "pass" && r.verdict != "fail")
+      return error("verdict must be 'pass' or 'fail', not '" + r.verdict +
+                   "'");
+    if (r.passed() && r.timeUs <= 0)
+      return error("a passing measurement needs time_us > 0");
+    return r;
+  }
+  if (kind == "repair") {
+    r.kind = TuningRecordKind::Repair;
+    read.str("rule", r.rule);
+    read.str("scope", r.scope);
+    read.integer("value", r.value, /*required=*/false);
+    read.str("config", r.config, /*required=*/false);
+    read.str("reason", r.reason, /*required=*/false);
+    if (llvm::Error e = read.takeError())
+      return std::move(e);
+    return r;
+  }
+  if (kind == "calibration") {
+    r.kind = TuningRecordKind::Calibration;
+    if (const Object *p = read.obj("params"))
+      for (const auto &[key, v] : *p) {
+        std::optional<double> d = v.getAsNumber();
+        if (!d || !std::isfinite(*d) || *d <= 0)
+          return error("calibration parameter '" + key.str() +
+                       "' must be a positive number");
+        r.params[key.str()] = *d;
+      }
+    read.num("spearman_before", r.spearmanBefore, /*required=*/false);
+    read.num("spearman_after", r.spearmanAfter, /*required=*/false);
+    if (llvm::Error e = read.takeError())
+      return std::move(e);
+    return r;
+  }
+  if (llvm::Error e = read.takeError())
+    return std::move(e);
+  return error("unknown record kind '" + kind + "'");
+}
+
+llvm::Error TuningDB::load(llvm::StringRef path) {
+  if (!llvm::sys::fs::exists(path))
+    return llvm::Error::success();
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!file)
+    return llvm::createStringError(file.getError(),
+                                   "cannot read tuning database '" + path +
+                                       "': " + file.getError().message());
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*file)->getBuffer().split(lines, '\n');
+  for (auto [index, line] : llvm::enumerate(lines)) {
+    line = line.trim();
+    if (line.empty() || line.starts_with("#"))
+      continue;
+    auto issue = [&, index = index](const std::string &message) {
+      loadIssues.push_back({path.str(), unsigned(index + 1), message});
+    };
+    llvm::Expected<Value> json = llvm::json::parse(line);
+    if (!json) {
+      issue("not JSON: " + llvm::toString(json.takeError()));
+      continue;
+    }
+    llvm::Expected<TuningRecord> record = TuningRecord::fromJSON(*json);
+    if (!record) {
+      issue(llvm::toString(record.takeError()));
+      continue;
+    }
+    records.push_back(std::move(*record));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error TuningDB::append(llvm::StringRef path,
+                             llvm::ArrayRef<TuningRecord> newRecords) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (const TuningRecord &r : newRecords)
+    os << r.toJSON() << "\n";
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::openFileForWrite(
+          path, fd, llvm::sys::fs::CD_OpenAlways, llvm::sys::fs::OF_Append))
+    return llvm::createStringError(ec, "cannot open tuning database '" + path +
+                                           "' for writing: " + ec.message());
+  llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+  if (std::error_code ec = llvm::sys::fs::lockFile(fd))
+    return llvm::createStringError(ec, "cannot lock tuning database '" + path +
+                                           "': " + ec.message());
+  out << text;
+  out.flush();
+  (void)llvm::sys::fs::unlockFile(fd);
+  if (out.has_error()) {
+    std::error_code ec = out.error();
+    out.clear_error();
+    return llvm::createStringError(ec, "cannot write tuning database '" + path +
+                                           "': " + ec.message());
+  }
+  for (const TuningRecord &r : newRecords)
+    records.push_back(r);
+  return llvm::Error::success();
+}
+
+std::vector<const TuningRecord *>
+TuningDB::exact(llvm::StringRef target, llvm::StringRef signature) const {
+  std::vector<const TuningRecord *> found;
+  for (const TuningRecord &r : records)
+    if (r.kind == TuningRecordKind::Measurement && r.passed() &&
+        r.target == target && r.problem.signature == signature)
+      found.push_back(&r);
+  llvm::stable_sort(found, [](const TuningRecord *a, const TuningRecord *b) {
+    return a->timeUs < b->timeUs;
+  });
+  return found;
+}
+
+std::vector<const TuningRecord *>
+TuningDB::failures(llvm::StringRef target, llvm::StringRef signature) const {
+  std::vector<const TuningRecord *> found;
+  for (const TuningRecord &r : records)
+    if (r.kind == TuningRecordKind::Measurement && !r.passed() &&
+        r.target == target && r.problem.signature == signature)
+      found.push_back(&r);
+  return found;
+}
+
+double mlir::amk::getProblemLogDistance(const TuningProblem &a,
+                                        const TuningProblem &b) {
+  auto term = [](int64_t x, int64_t y) {
+    return std::fabs(std::log(double(std::max<int64_t>(x, 1)) /
+                              double(std::max<int64_t>(y, 1))));
+  };
+  return term(a.m, b.m) + term(a.n, b.n) + term(a.k, b.k) +
+         term(a.batch, b.batch);
+}
+
+std::vector<const TuningRecord *>
+TuningDB::nearby(llvm::StringRef target, const TuningProblem &problem,
+                 double maxLogDistance) const {
+  // The best record per config, then nearest first.
+  llvm::StringMap<std::pair<double, const TuningRecord *>> best;
+  for (const TuningRecord &r : records) {
+    if (r.kind != TuningRecordKind::Measurement || !r.passed() ||
+        r.target != target || r.problem.family != problem.family ||
+        r.problem.signature == problem.signature)
+      continue;
+    double d = getProblemLogDistance(r.problem, problem);
+    if (d > maxLogDistance)
+      continue;
+    auto [it, inserted] = best.try_emplace(r.config, d, &r);
+    if (!inserted && (d < it->second.first ||
+                      (d == it->second.first &&
+                       r.timeUs < it->second.second->timeUs)))
+      it->second = {d, &r};
+  }
+  std::vector<std::pair<double, const TuningRecord *>> sorted;
+  for (const auto &entry : best)
+    sorted.push_back(entry.getValue());
+  llvm::sort(sorted, [](const auto &a, const auto &b) {
+    if (a.first != b.first)
+      return a.first < b.first;
+    if (a.second->timeUs != b.second->timeUs)
+      return a.second->timeUs < b.second->timeUs;
+    return a.second->config < b.second->config;
+  });
+  std::vector<const TuningRecord *> found;
+  for (const auto &entry : sorted)
+    found.push_back(entry.second);
+  return found;
+}
+
+std::vector<const TuningRecord *>
+TuningDB::repairs(llvm::StringRef target, const TuningProblem &problem) const {
+  std::vector<const TuningRecord *> found;
+  for (const TuningRecord &r : records)
+    if (r.kind == TuningRecordKind::Repair && r.target == target &&
+        (r.scope == "*" || r.scope == problem.family ||
+         r.scope == problem.signature))
+      found.push_back(&r);
+  return found;
+}
+
+const TuningRecord *TuningDB::calibration(llvm::StringRef target) const {
+  const TuningRecord *latest = nullptr;
+  for (const TuningRecord &r : records)
+    if (r.kind == TuningRecordKind::Calibration && r.target == target)
+      latest = &r; // Later lines win.
+  return latest;
+}
+
+/// Ranks 1..n, ties getting the mean of their ranks.
+static std::vector<double> ranks(llvm::ArrayRef<double> values) {
+  std::vector<size_t> order(values.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::stable_sort(order,
+                    [&](size_t a, size_t b) { return values[a] < values[b]; });
+  std::vector<double> rank(values.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && values[order[j + 1]] == values[order[i]])
+      ++j;
+    double mean = (double(i) + double(j)) / 2 + 1;
+    for (size_t t = i; t <= j; ++t)
+      rank[order[t]] = mean;
+    i = j + 1;
+  }
+  return rank;
+}
+
+std::optional<double> mlir::amk::getSpearman(llvm::ArrayRef<double> a,
+                                             llvm::ArrayRef<double> b) {
+  if (a.size() != b.size() || a.size() < 2)
+    return std::nullopt;
+  std::vector<double> ra = ranks(a), rb = ranks(b);
+  // Pearson correlation of the ranks (exact with ties).
+  double n = double(a.size()), ma = 0, mb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    ma += ra[i] / n;
+    mb += rb[i] / n;
+  }
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    sab += (ra[i] - ma) * (rb[i] - mb);
+    saa += (ra[i] - ma) * (ra[i] - ma);
+    sbb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  if (saa == 0 || sbb == 0)
+    return std::nullopt;
+  return sab / std::sqrt(saa * sbb);
+}
