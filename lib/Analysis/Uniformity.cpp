@@ -18,8 +18,10 @@ using namespace mlir::amk;
 
 /// Ops whose results differ by thread no matter their operands.
 static bool isDivergenceSource(Operation *op) {
-  return isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::GlobalIdOp, NVVM::ThreadIdXOp,
-             NVVM::ThreadIdYOp, NVVM::ThreadIdZOp, NVVM::LaneIdOp>(op) ||
+  // A warp's id differs across the warps of a block: divergent for barriers.
+  return isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::GlobalIdOp,
+             gpu::SubgroupIdOp, NVVM::ThreadIdXOp, NVVM::ThreadIdYOp,
+             NVVM::ThreadIdZOp, NVVM::LaneIdOp, NVVM::WarpIdOp>(op) ||
          // Per-lane data movement and math: every lane gets its own part.
          op->getName().getDialectNamespace() == "nvgpu" ||
          op->getName().getStringRef().starts_with("nvvm.mma") ||

@@ -417,3 +417,35 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+// Bug: a barrier only warp 0 reaches: gpu.subgroup_id differs by warp.
+gpu.module @m {
+  gpu.func @subgroup_branch(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %sg = gpu.subgroup_id : index
+    %c0 = arith.constant 0 : index
+    %first = arith.cmpi eq, %sg, %c0 : index
+    scf.if %first {
+      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line}}
+      gpu.barrier
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Twin: warp 0 works alone, and every warp meets at the barrier after.
+gpu.module @m {
+  gpu.func @subgroup_work_then_barrier(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %sg = gpu.subgroup_id : index
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %first = arith.cmpi eq, %sg, %c0 : index
+    scf.if %first {
+      memref.store %zero, %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    gpu.return
+  }
+}
