@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/ScopedPrinter.h"
 
 #include <algorithm>
 #include <cmath>
@@ -177,12 +178,7 @@ TuningProblem mlir::amk::getTuningProblem(const GemmProblem &problem,
   t.m = problem.m;
   t.n = problem.n;
   t.k = problem.k;
-  auto typeName = [](Type type) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    os << type;
-    return s;
-  };
+  auto typeName = [](Type type) { return llvm::to_string(type); };
   t.details = llvm::json::Object{
       {"batched", problem.batched},
       {"in_type", typeName(problem.inType)},
@@ -250,19 +246,11 @@ void mlir::amk::forEachCalibratedParam(
   fn("overlap", params.overlap);
 }
 
-/// Accumulators each thread holds: what spills grow with.
-static int64_t accumulatorsPerThread(GemmConfigAttr config) {
+int64_t mlir::amk::getAccumulatorsPerThread(GemmConfigAttr config) {
   if (config.getMath() == MathInst::mma_sync)
     return config.getWarpM() * config.getWarpN() / 32;
   ArrayRef<int64_t> thread = config.getThread();
   return thread.size() == 2 ? thread[0] * thread[1] : 0;
-}
-
-static std::string printAttr(Attribute attr) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  attr.print(os);
-  return s;
 }
 
 namespace {
@@ -291,7 +279,7 @@ struct TuningContext {
   std::optional<std::pair<std::string, std::string>>
   rejects(const GemmPlanCandidate &c, const GemmProblem &p,
           bool measured = false) {
-    std::string config = printAttr(c.config);
+    std::string config = llvm::to_string(c.config);
     auto drop = [&](StringRef reason, const Twine &message) {
       ++dropped;
       return std::make_optional(std::make_pair(reason.str(), message.str()));
@@ -307,7 +295,7 @@ struct TuningContext {
                                   r->value, r->reason));
       // A measured time of this very config outweighs the spill heuristic.
       if (r->rule == "max-accumulators" && !measured &&
-          accumulatorsPerThread(c.config) >= r->value)
+          getAccumulatorsPerThread(c.config) >= r->value)
         return drop("tuning:spills",
                     llvm::formatv("{0} accumulators per thread spilled: {1}",
                                   r->value, r->reason));
@@ -508,7 +496,7 @@ GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
             context, *r, problem, rep, target, params);
         if (!c || contains(c->config) ||
             (options.explore &&
-             tuning->measuredConfigs.contains(printAttr(c->config))))
+             tuning->measuredConfigs.contains(llvm::to_string(c->config))))
           continue;
         c->source = GemmCandidateSource::Nearby;
         c->measuredUs = r->timeUs;
@@ -520,7 +508,7 @@ GemmPlan mlir::amk::planGemm(MLIRContext *context, const GemmProblem &problem,
   size_t fromTuning = plan.ladder.size();
   if (tuning && options.explore)
     llvm::erase_if(survivors, [&](const GemmPlanCandidate &c) {
-      return tuning->measuredConfigs.contains(printAttr(c.config));
+      return tuning->measuredConfigs.contains(llvm::to_string(c.config));
     });
   if (options.diverse)
     for (const GemmPlanCandidate &c : survivors) {

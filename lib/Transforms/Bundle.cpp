@@ -7,6 +7,7 @@
 #include "AMK/Transforms/Bundle.h"
 
 #include "AMK/Analysis/Harness.h"
+#include "AMK/Version.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
@@ -23,8 +24,6 @@
 using namespace mlir;
 using namespace mlir::amk;
 
-/// AMK's version, part of every cache key.
-static constexpr llvm::StringLiteral kAMKVersion = "0.1.0";
 
 static std::string typeName(Type type) {
   std::string s;

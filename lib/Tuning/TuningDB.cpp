@@ -53,6 +53,13 @@ static llvm::StringRef kindName(TuningRecordKind kind) {
   llvm_unreachable("unknown record kind");
 }
 
+Value mlir::amk::toJSON(const TuningProblem &p) {
+  return Object{{"signature", p.signature}, {"family", p.family},
+                {"batch", p.batch},         {"m", p.m},
+                {"n", p.n},                 {"k", p.k},
+                {"details", Object(p.details)}};
+}
+
 Value TuningRecord::toJSON() const {
   Object o{{"schema", kTuningSchemaVersion},
            {"kind", kindName(kind)},
@@ -61,13 +68,7 @@ Value TuningRecord::toJSON() const {
            {"amk_version", amkVersion}};
   switch (kind) {
   case TuningRecordKind::Measurement:
-    o["problem"] = Object{{"signature", problem.signature},
-                          {"family", problem.family},
-                          {"batch", problem.batch},
-                          {"m", problem.m},
-                          {"n", problem.n},
-                          {"k", problem.k},
-                          {"details", Object(problem.details)}};
+    o["problem"] = mlir::amk::toJSON(problem);
     o["config"] = config;
     o["time_us"] = timeUs;
     o["ref_us"] = refUs;
@@ -158,6 +159,27 @@ private:
 };
 } // namespace
 
+llvm::Expected<TuningProblem>
+mlir::amk::parseTuningProblem(const Value &value) {
+  const Object *o = value.getAsObject();
+  if (!o)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "a problem must be a JSON object");
+  TuningProblem p;
+  FieldReader read(*o);
+  read.str("signature", p.signature);
+  read.str("family", p.family);
+  read.integer("batch", p.batch);
+  read.integer("m", p.m);
+  read.integer("n", p.n);
+  read.integer("k", p.k);
+  if (const Object *d = read.obj("details", /*required=*/false))
+    p.details = *d;
+  if (llvm::Error e = read.takeError())
+    return std::move(e);
+  return p;
+}
+
 llvm::Expected<TuningRecord> TuningRecord::fromJSON(const Value &value) {
   auto error = [](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -180,18 +202,12 @@ llvm::Expected<TuningRecord> TuningRecord::fromJSON(const Value &value) {
   read.str("amk_version", r.amkVersion, /*required=*/false);
   if (kind == "measurement") {
     r.kind = TuningRecordKind::Measurement;
-    if (const Object *p = read.obj("problem")) {
-      FieldReader readProblem(*p);
-      readProblem.str("signature", r.problem.signature);
-      readProblem.str("family", r.problem.family);
-      readProblem.integer("batch", r.problem.batch);
-      readProblem.integer("m", r.problem.m);
-      readProblem.integer("n", r.problem.n);
-      readProblem.integer("k", r.problem.k);
-      if (const Object *d = readProblem.obj("details", /*required=*/false))
-        r.problem.details = *d;
-      if (llvm::Error e = readProblem.takeError())
-        return error("problem: " + llvm::toString(std::move(e)));
+    if (read.obj("problem")) {
+      llvm::Expected<TuningProblem> problem =
+          parseTuningProblem(*o->get("problem"));
+      if (!problem)
+        return error("problem: " + llvm::toString(problem.takeError()));
+      r.problem = std::move(*problem);
     }
     read.str("config", r.config);
     read.num("time_us", r.timeUs);

@@ -35,6 +35,7 @@
 #include "AMK/Target/TargetSpec.h"
 #include "AMK/Transforms/Passes.h"
 #include "AMK/Tuning/TuningDB.h"
+#include "AMK/Version.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -63,6 +64,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/ScopedPrinter.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -79,7 +81,6 @@ using namespace mlir::amk;
 namespace cl = llvm::cl;
 namespace json = llvm::json;
 
-static constexpr llvm::StringLiteral kAMKVersion = "0.1.0";
 static constexpr int64_t kBuildSchema = 1;
 /// Passing measurements a calibration needs.
 static constexpr size_t kMinCalibrationPoints = 12;
@@ -225,41 +226,6 @@ static llvm::StringRef sourceName(GemmCandidateSource source) {
     return "nearby";
   }
   llvm_unreachable("unknown source");
-}
-
-static std::string printAttr(Attribute attr) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  attr.print(os);
-  return s;
-}
-
-static json::Value problemJSON(const TuningProblem &p) {
-  return json::Object{{"signature", p.signature}, {"family", p.family},
-                      {"batch", p.batch},         {"m", p.m},
-                      {"n", p.n},                 {"k", p.k},
-                      {"details", json::Object(p.details)}};
-}
-
-static bool problemFromJSON(const json::Value *value, TuningProblem &p) {
-  const json::Object *o = value ? value->getAsObject() : nullptr;
-  if (!o)
-    return false;
-  std::optional<llvm::StringRef> sig = o->getString("signature"),
-                                 family = o->getString("family");
-  std::optional<int64_t> b = o->getInteger("batch"), m = o->getInteger("m"),
-                         n = o->getInteger("n"), k = o->getInteger("k");
-  const json::Object *details = o->getObject("details");
-  if (!sig || !family || !b || !m || !n || !k || !details)
-    return false;
-  p.signature = sig->str();
-  p.family = family->str();
-  p.batch = *b;
-  p.m = *m;
-  p.n = *n;
-  p.k = *k;
-  p.details = *details;
-  return true;
 }
 
 static llvm::Expected<json::Value> readJSON(llvm::StringRef path) {
@@ -433,7 +399,7 @@ static int runBuild(llvm::StringRef buildDir, bool explore,
         task.problem = i;
         task.rung = rung;
         task.tuning = getTuningProblem(problem, options.signature);
-        task.config = printAttr(c.config);
+        task.config = llvm::to_string(c.config);
         task.source = sourceName(c.source).str();
         task.predictedUs = c.cost.totalNs / 1000;
         task.measuredUs = c.measuredUs;
@@ -461,7 +427,7 @@ static int runBuild(llvm::StringRef buildDir, bool explore,
     failures += !t.ok;
     times.push_back(t.compileMs);
     json::Object o{{"id", t.id},
-                   {"problem", problemJSON(t.tuning)},
+                   {"problem", toJSON(t.tuning)},
                    {"rung", t.rung},
                    {"config", t.config},
                    {"source", t.source},
@@ -621,14 +587,11 @@ reflect(llvm::ArrayRef<Outcome> outcomes, llvm::StringRef target,
       // per thread (a few spilled words are noise, not a reason).
       auto config = llvm::dyn_cast_if_present<GemmConfigAttr>(
           parseAttribute(o.config, &context));
-      if (config) {
-        int64_t acc = config.getMath() == MathInst::mma_sync
-                          ? config.getWarpM() * config.getWarpN() / 32
-                          : config.getThread()[0] * config.getThread()[1];
-        add(rule("max-accumulators", o.problem.signature, acc, o,
+      if (config)
+        add(rule("max-accumulators", o.problem.signature,
+                 getAccumulatorsPerThread(config), o,
                  llvm::formatv("{0} spilled {1} B per thread", o.id,
                                o.localBytes)));
-      }
     }
   }
   return rules;
@@ -820,8 +783,15 @@ static int runIngest(llvm::StringRef ingestDir,
     o.config = c->getString("config").value_or("").str();
     o.manifest = c->getString("manifest").value_or("").str();
     o.predictedUs = c->getNumber("predicted_us").value_or(0);
-    if (!problemFromJSON(c->get("problem"), o.problem))
-      return fail(buildPath + ": candidate '" + o.id + "' has no problem");
+    const json::Value *problem = c->get("problem");
+    llvm::Expected<TuningProblem> parsed =
+        problem ? parseTuningProblem(*problem)
+                : llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                          "missing");
+    if (!parsed)
+      return fail(buildPath + ": candidate '" + o.id + "' has no problem (" +
+                  llvm::toString(parsed.takeError()) + ")");
+    o.problem = std::move(*parsed);
     const json::Object *r =
         o.manifest.empty() ? nullptr : findResult(results, o.manifest);
     if (c->getString("status") != std::optional<llvm::StringRef>("ok")) {

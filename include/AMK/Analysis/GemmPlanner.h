@@ -125,6 +125,9 @@ TuningProblem getTuningProblem(const GemmProblem &problem,
 FailureOr<GemmProblem> getGemmProblem(MLIRContext *context,
                                       const TuningProblem &problem);
 
+/// Accumulators each thread of `config` holds (what spills grow with).
+int64_t getAccumulatorsPerThread(GemmConfigAttr config);
+
 /// The cost-model constants a calibration may refit, by name.
 void forEachCalibratedParam(
     GemmCostParams &params,

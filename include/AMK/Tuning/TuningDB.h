@@ -58,6 +58,11 @@ struct TuningProblem {
   llvm::json::Object details;
 };
 
+/// The JSON form of a problem (signature, family, batch, m, n, k, details),
+/// as records and amk-tune's build index write it.
+llvm::json::Value toJSON(const TuningProblem &problem);
+llvm::Expected<TuningProblem> parseTuningProblem(const llvm::json::Value &value);
+
 enum class TuningRecordKind { Measurement, Repair, Calibration };
 
 struct TuningRecord {
