@@ -278,6 +278,13 @@ FailureOr<const MemRefLayout *> AddressModel::layout(Value memref,
   return result;
 }
 
+/// A view keeps its source's allocation and what is known of its alignment.
+static void inheritRoot(MemRefLayout &view, const MemRefLayout &source) {
+  view.root = source.root;
+  view.rootAlign = source.rootAlign;
+  view.rootWhy = source.rootWhy;
+}
+
 FailureOr<MemRefLayout> AddressModel::compute(Value memref,
                                               std::string &whyNot) {
   auto type = dyn_cast<MemRefType>(memref.getType());
@@ -400,9 +407,7 @@ FailureOr<MemRefLayout> AddressModel::compute(Value memref,
     FailureOr<const MemRefLayout *> src = source(view.getSource());
     if (failed(src))
       return failure();
-    l.root = (*src)->root;
-    l.rootAlign = (*src)->rootAlign;
-    l.rootWhy = (*src)->rootWhy;
+    inheritRoot(l, **src);
     // The view starts at the source's first byte plus the shift, with an
     // identity layout.
     l.shift = (*src)->shift + (*src)->offset * (*src)->elemBytes +
@@ -420,9 +425,7 @@ FailureOr<MemRefLayout> AddressModel::compute(Value memref,
     if (failed(src))
       return failure();
     const MemRefLayout &s = **src;
-    l.root = s.root;
-    l.rootAlign = s.rootAlign;
-    l.rootWhy = s.rootWhy;
+    inheritRoot(l, s);
     l.shift = s.shift;
     l.offset = s.offset;
     llvm::SmallBitVector dropped = subview.getDroppedDims();
@@ -447,9 +450,7 @@ FailureOr<MemRefLayout> AddressModel::compute(Value memref,
     if (failed(src))
       return failure();
     // Same base pointer as the source; its offset is replaced.
-    l.root = (*src)->root;
-    l.rootAlign = (*src)->rootAlign;
-    l.rootWhy = (*src)->rootWhy;
+    inheritRoot(l, **src);
     l.shift = (*src)->shift;
     l.offset = AddressPoly::of(cast.getMixedOffsets()[0]);
     for (OpFoldResult s : cast.getMixedSizes())
@@ -469,9 +470,7 @@ FailureOr<MemRefLayout> AddressModel::compute(Value memref,
     FailureOr<const MemRefLayout *> src = source(meta.getSource());
     if (failed(src))
       return failure();
-    l.root = (*src)->root;
-    l.rootAlign = (*src)->rootAlign;
-    l.rootWhy = (*src)->rootWhy;
+    inheritRoot(l, **src);
     l.shift = (*src)->shift;
     l.offset = AddressPoly();
     return l;
