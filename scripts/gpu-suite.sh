@@ -70,5 +70,14 @@ if [[ "$quick" != "--quick" ]]; then
   $bench --json "$results/suite.json" --iters 50 $perf \
     >"$results/suite.log" 2>&1 || status=1
   tail -60 "$results/suite.log"
+  # Triton's autotuned matmul on the shapes BENCH.md compares it on.
+  if python3 -c "import triton" 2>/dev/null; then
+    echo "== Triton on the odd shapes"
+    python3 "$root/scripts/triton-ref.py" --json "$results/triton.json" \
+      1000x1000x999 4097x4097x4097 >"$results/triton.log" 2>&1 \
+      && PYTHONPATH="$root/python" python3 -m amk.peers "$results/suite.json" \
+           "$results/triton.json" --markdown "$results/peers.md" \
+      || { status=1; tail -20 "$results/triton.log"; }
+  fi
 fi
 exit $status

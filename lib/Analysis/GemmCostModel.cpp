@@ -166,12 +166,19 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   cost.hbmNs = cost.hbmBytes / (target.hbm_gbps * params.hbmEfficiency);
 
   // Operand feed: the pipeline keeps (stages - 1) stages of each resident
-  // block in flight (simt prefetches one stage through registers).
+  // block in flight; simt prefetches one stage through registers, and so
+  // do register-staged operands (too narrow for cp.async), one k-tile
+  // ahead of their store.
   double stageBytes = double(bm + bn) * bk * inBytes;
-  int64_t inFlightStages = config.getMath() == MathInst::simt
-                               ? 1
-                               : std::max<int64_t>(config.getStages() - 1, 1);
-  double inFlight = concurrent * inFlightStages * stageBytes;
+  double inFlight = 0;
+  for (bool isA : {true, false}) {
+    int64_t stages = std::max<int64_t>(config.getStages() - 1, 1);
+    if (config.getMath() == MathInst::simt)
+      stages = 1;
+    else if (getOperandVector(config, problem, isA) * inBytes < 4)
+      stages = getRegisterLookahead(config) + 1;
+    inFlight += concurrent * stages * double(isA ? bm : bn) * bk * inBytes;
+  }
   double feedPerNs = inFlight / params.memLatencyNs;
   double bytesBusiest = busiest * stageBytes * kIters;
   cost.l2Ns = double(tiles) * stageBytes * kIters /

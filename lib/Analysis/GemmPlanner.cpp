@@ -43,15 +43,17 @@ static constexpr int64_t kSwizzles[] = {1, 8};
 /// At most this many warps per block are enumerated.
 static constexpr int64_t kMaxWarps = 16;
 
-/// The largest load vector width (elements) dividing both contiguous extents
-/// and fitting a 16-byte access.
+/// The largest load vector width (elements) fitting a 16-byte access that
+/// divides either contiguous extent (the other operand narrows it, see
+/// getOperandVector).
 static int64_t pickVectorWidth(const GemmProblem &problem) {
   int64_t maxVector = 128 / problem.inType.getIntOrFloatBitWidth();
-  int64_t extA = problem.getContiguousExtentA(),
-          extB = problem.getContiguousExtentB();
+  auto divides = [](int64_t v, int64_t extent) {
+    return !ShapedType::isDynamic(extent) && extent % v == 0;
+  };
   for (int64_t v = maxVector; v > 1; v /= 2)
-    if (!ShapedType::isDynamic(extA) && !ShapedType::isDynamic(extB) &&
-        extA % v == 0 && extB % v == 0)
+    if (divides(v, problem.getContiguousExtentA()) ||
+        divides(v, problem.getContiguousExtentB()))
       return v;
   return 1;
 }

@@ -80,12 +80,26 @@ int64_t mlir::amk::estimateGemmRegisters(GemmConfigAttr config,
     // cp.async moves data without registers, but every copy a thread issues
     // per stage keeps a 64-bit source address live. Rows that are not 4-byte
     // aligned (vector width 1 of a 16-bit type) are copied through registers
-    // instead: per element of the thread's share of a stage, its value and
-    // its 64-bit address (ptxas keeps all of a stage's loads in flight).
-    if (config.getVector() * inBits < 32)
-      staging = 3 * tileElemsPerThread; // value + 64-bit address each
-    else
-      staging = 2 * llvm::divideCeil(tileElemsPerThread, config.getVector());
+    // instead, and stay in flight for the register lookahead: each of those
+    // k-tiles holds its loads plus what their store needs.
+    int64_t inFlight = getRegisterLookahead(config) + 1;
+    for (bool isA : {true, false}) {
+      int64_t elems = llvm::divideCeil((isA ? bm : bn) * bk, threads);
+      int64_t vector = getOperandVector(config, problem, isA);
+      if (vector * inBits >= 32) {
+        staging += 2 * llvm::divideCeil(elems, vector);
+      } else if (elems % (128 / inBits) == 0) {
+        // Realigned 16-byte chunks: per k-tile in flight the two aligned
+        // chunks, the shift and the valid count; the 64-bit source address
+        // while issuing.
+        int64_t chunks = elems * inBits / 128;
+        staging += inFlight * chunks * (2 * 128 / 32 + 2) + 2 * chunks;
+      } else {
+        // Element by element: per k-tile in flight the value and its
+        // in-bounds flag; the 64-bit address while issuing.
+        staging += inFlight * elems * 2 + 2 * elems;
+      }
+    }
     break;
   }
   case MathInst::wgmma: {

@@ -39,6 +39,7 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <deque>
 #include <functional>
 
 using namespace mlir;
@@ -313,8 +314,7 @@ void GemmKernelBuilder::buildSimt() {
   const int64_t bm = config.getBlockM(), bn = config.getBlockN(),
                 bk = config.getBlockK(), wm = config.getWarpM(),
                 wn = config.getWarpN(), tm = config.getThread()[0],
-                tn = config.getThread()[1], threads = config.getThreads(),
-                vec = config.getVector();
+                tn = config.getThread()[1], threads = config.getThreads();
   Type f32Type = b.getF32Type();
   auto wg =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
@@ -357,17 +357,17 @@ void GemmKernelBuilder::buildSimt() {
 
   // Global -> register staging. Each thread moves `loads` vectors of each
   // tile; vector i covers `vec` consecutive elements of a contiguous row.
-  auto vecType = VectorType::get({vec}, f32Type);
   struct TileLoad {
     Value global;       // rank-2 operand
     bool kMajor;        // global rows run along K (no transpose needed)
     int64_t rows, cols; // the tile as stored in global memory
+    int64_t vec;        // load width (elements)
   };
   // A tile in global memory: [BM][BK] (row-major A) or [BK][BM] (transposed).
   TileLoad aLoad{a, p.transposeA, p.transposeA ? bk : bm,
-                 p.transposeA ? bm : bk};
+                 p.transposeA ? bm : bk, getOperandVector(config, p, true)};
   TileLoad bLoad{bMat, !p.transposeB, p.transposeB ? bn : bk,
-                 p.transposeB ? bk : bn};
+                 p.transposeB ? bk : bn, getOperandVector(config, p, false)};
   auto globalOrigin = [&](const TileLoad &t, bool isA, Value k0) {
     // (row, col) of the tile's first element in the global operand.
     Value mn0 = isA ? m0 : n0;
@@ -380,6 +380,8 @@ void GemmKernelBuilder::buildSimt() {
   };
   auto loadTile = [&](const TileLoad &t, bool isA, Value k0) {
     SmallVector<Value> regs;
+    const int64_t vec = t.vec;
+    auto vecType = VectorType::get({vec}, f32Type);
     int64_t vecsPerRow = t.cols / vec;
     int64_t loads = t.rows * t.cols / (threads * vec);
     auto [r0, c0] = globalOrigin(t, isA, k0);
@@ -405,6 +407,7 @@ void GemmKernelBuilder::buildSimt() {
     return regs;
   };
   auto storeTile = [&](const TileLoad &t, ArrayRef<Value> regs, Value dst) {
+    const int64_t vec = t.vec;
     int64_t vecsPerRow = t.cols / vec;
     for (auto [l, v] : llvm::enumerate(regs)) {
       Value i = m.add(tid, int64_t(l) * threads);
@@ -547,7 +550,7 @@ void GemmKernelBuilder::buildMmaSync() {
   const int64_t bm = config.getBlockM(), bn = config.getBlockN(),
                 bk = config.getBlockK(), wm = config.getWarpM(),
                 wn = config.getWarpN(), threads = config.getThreads(),
-                vec = config.getVector(), stages = layout.stages;
+                stages = layout.stages;
   Type inType = p.inType, f32Type = b.getF32Type();
   Type f16Type = b.getF16Type(), i32Type = b.getI32Type();
   auto wg =
@@ -586,23 +589,22 @@ void GemmKernelBuilder::buildMmaSync() {
     bool isA;
     bool kMajor; // rows run along K
     int64_t rows, cols;
+    int64_t vec; // copy width (elements)
   };
   TileCopy aCopy{a, true, p.transposeA, p.transposeA ? bk : bm,
-                 p.transposeA ? bm : bk};
+                 p.transposeA ? bm : bk, getOperandVector(config, p, true)};
   TileCopy bCopy{bMat, false, !p.transposeB, p.transposeB ? bn : bk,
-                 p.transposeB ? bk : bn};
-  // Register-staged copies (vector width 1) waiting for their smem store.
-  SmallVector<std::pair<Value, Value>> registerCopies;
-  auto flushCopies = [&] {
-    for (auto [value, dst] : registerCopies) {
-      if (isa<VectorType>(value.getType()))
-        vector::StoreOp::create(b, value, ring, ValueRange{dst},
-                                /*nontemporal=*/false, llvm::MaybeAlign(16));
-      else
-        memref::StoreOp::create(b, value, ring, ValueRange{dst});
-    }
-    registerCopies.clear();
-  };
+                 p.transposeB ? bk : bn, getOperandVector(config, p, false)};
+  // Register-staged copies of one k-tile (copies under 4 bytes: a 16-bit
+  // type at vector width 1, for which no cp.async exists): the
+  // loaded values and what their store to shared memory needs, kept apart
+  // so that nothing uses a loaded value before the store. A realigned chunk
+  // is {lo, hi, shift, valid}; a single element {value, ok}. Every k-tile is
+  // issued by the same code, so all k-tiles' copies have the same shape and
+  // can be carried through the main loop. (Destinations are recomputed at
+  // the store from the k-tile, so that the harness sees how they depend on
+  // the thread and the loop.)
+  using StagedCopies = SmallVector<SmallVector<Value, 4>>;
 
   // Rows that are not even 4-byte aligned (an odd contiguous extent of a
   // 16-bit type) cannot use cp.async. Rather than one 2-byte load per
@@ -611,7 +613,7 @@ void GemmKernelBuilder::buildMmaSync() {
   // masks what lies outside the matrix, and stores 16 bytes to shared memory.
   const int64_t realignElems = 16 / p.inBytes();
   auto canRealign = [&](const TileCopy &t) {
-    return vec == 1 && p.inBytes() == 2 &&
+    return t.vec == 1 && p.inBytes() == 2 &&
            (t.rows * t.cols) % (threads * realignElems) == 0;
   };
   struct FlatView {
@@ -631,10 +633,12 @@ void GemmKernelBuilder::buildMmaSync() {
     return FlatView{buffer, meta.getOffset(), pitch, end};
   };
   std::optional<FlatView> aFlat, bFlat;
-  auto realignedChunk = [&](const FlatView &flat, Value gr, Value gc,
-                            Value rows, Value cols) -> Value {
-    const int64_t n = realignElems;
-    auto chunkType = VectorType::get({n}, inType);
+  const int64_t n = realignElems;
+  auto chunkType = VectorType::get({n}, inType);
+  // Loads the two aligned chunks around the n elements at (gr, gc): a
+  // staged copy {lo, hi, shift, valid}.
+  auto loadRealigned = [&](const FlatView &flat, Value gr, Value gc,
+                           Value rows, Value cols) -> SmallVector<Value, 4> {
     Value rowOk = m.lt(gr, rows);
     Value row = m.select(rowOk, gr, m.c(0));
     Value start = m.add(flat.base, m.add(m.mul(row, flat.pitch), gc));
@@ -646,7 +650,8 @@ void GemmKernelBuilder::buildMmaSync() {
     // without trusting index arithmetic not to wrap.)
     Value fits = m.andi(m.lt(aligned, flat.end),
                         m.lt(m.add(aligned, 2 * n - 1), flat.end));
-    auto ifOp = scf::IfOp::create(b, TypeRange{chunkType}, fits, true);
+    auto ifOp =
+        scf::IfOp::create(b, TypeRange{chunkType, chunkType}, fits, true);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
@@ -656,31 +661,81 @@ void GemmKernelBuilder::buildMmaSync() {
       Value hi = vector::LoadOp::create(b, chunkType, flat.buffer,
                                         ValueRange{m.add(aligned, n)}, false,
                                         llvm::MaybeAlign(16));
-      // The n elements starting at `shift`: one static shuffle per shift.
-      Value result;
-      for (int64_t sh = n - 1; sh >= 0; --sh) {
-        SmallVector<int64_t> mask;
-        for (int64_t e = 0; e < n; ++e)
-          mask.push_back(sh + e);
-        Value shifted = vector::ShuffleOp::create(b, lo, hi, mask);
-        result = !result ? shifted
-                         : (Value)arith::SelectOp::create(
-                               b, m.lt(shift, m.c(sh + 1)), shifted, result);
-      }
-      scf::YieldOp::create(b, result);
+      scf::YieldOp::create(b, ValueRange{lo, hi});
+      // The same 2n elements one by one, the ones past the buffer's end
+      // replaced by its last (they lie past the row's end: masked later).
       b.setInsertionPointToStart(ifOp.elseBlock());
       SmallVector<Value> elems;
       Value last = m.sub(flat.end, m.c(1));
-      for (int64_t e = 0; e < n; ++e)
+      for (int64_t e = 0; e < 2 * n; ++e)
         elems.push_back(memref::LoadOp::create(
-            b, flat.buffer, ValueRange{m.min(m.add(start, e), last)}));
+            b, flat.buffer, ValueRange{m.min(m.add(aligned, e), last)}));
       scf::YieldOp::create(
-          b, ValueRange{vector::FromElementsOp::create(b, chunkType, elems)});
+          b, ValueRange{vector::FromElementsOp::create(
+                            b, chunkType, ArrayRef(elems).take_front(n)),
+                        vector::FromElementsOp::create(
+                            b, chunkType, ArrayRef(elems).drop_front(n))});
     }
-    // Zero what lies past the row's end (the next row's elements) or past
-    // the last row.
-    Value valid = arith::IndexCastOp::create(
-        b, i32Type, m.select(rowOk, m.sub(cols, gc), m.c(0)));
+    // How many of the n elements lie inside the matrix (not past the row's
+    // end, i.e. in the next row, nor past the last row).
+    Value valid = m.select(rowOk, m.sub(cols, gc), m.c(0));
+    return {ifOp.getResult(0), ifOp.getResult(1), shift, valid};
+  };
+  // The n elements starting at `shift` of lo ++ hi, zero past `valid`.
+  // Realigning is ALU work on every chunk (with both operands unaligned it
+  // outweighs the MMAs), so it works on 32-bit words: a select tree on the
+  // bits of shift / 2 picks the five words from word shift / 2 on, and an
+  // odd shift splices the halves of adjacent words (one funnel shift each).
+  auto finishRealigned = [&](Value lo, Value hi, Value shift,
+                             Value valid) -> Value {
+    auto wordsType = VectorType::get({n / 2}, i32Type);
+    auto i32c = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, i32Type, v);
+    };
+    SmallVector<Value> words;
+    for (Value half : {lo, hi}) {
+      Value asWords = vector::BitCastOp::create(b, wordsType, half);
+      for (int64_t i = 0; i < n / 2; ++i)
+        words.push_back(vector::ExtractOp::create(b, asWords, i));
+    }
+    Value shift32 = arith::IndexCastOp::create(b, i32Type, shift);
+    auto bitSet = [&](int64_t bit) {
+      return arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                   arith::AndIOp::create(b, shift32, i32c(bit)),
+                                   i32c(0));
+    };
+    // Shift by 1, 2, 4, ... words while fewer than n / 2 + 1 words remain
+    // needed.
+    for (int64_t wordShift = 1; wordShift < n / 2; wordShift *= 2) {
+      Value take = bitSet(2 * wordShift);
+      SmallVector<Value> shifted;
+      for (size_t i = 0; i + wordShift < words.size(); ++i)
+        shifted.push_back(
+            m.select(take, words[i + wordShift], words[i]));
+      words = std::move(shifted);
+    }
+    Value odd = bitSet(1);
+    SmallVector<Value> out;
+    for (int64_t j = 0; j < n / 2; ++j) {
+      Value spliced = arith::OrIOp::create(
+          b, arith::ShRUIOp::create(b, words[j], i32c(16)),
+          arith::ShLIOp::create(b, words[j + 1], i32c(16)));
+      out.push_back(m.select(odd, spliced, words[j]));
+    }
+    Value result = vector::BitCastOp::create(
+        b, chunkType, vector::FromElementsOp::create(b, wordsType, out));
+    // Chunks past the matrix's edge keep only their first `valid` elements
+    // (`valid` may exceed n, or be negative past the row's end).
+    auto masked = scf::IfOp::create(
+        b, TypeRange{chunkType},
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sge, valid, m.c(n)),
+        true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(masked.thenBlock());
+    scf::YieldOp::create(b, result);
+    b.setInsertionPointToStart(masked.elseBlock());
+    Value validI32 = arith::IndexCastOp::create(
+        b, i32Type, arith::MinSIOp::create(b, valid, m.c(n)));
     auto laneType = VectorType::get({n}, i32Type);
     SmallVector<int32_t> lanes;
     for (int32_t e = 0; e < n; ++e)
@@ -689,9 +744,13 @@ void GemmKernelBuilder::buildMmaSync() {
         b, arith::CmpIPredicate::slt,
         arith::ConstantOp::create(b,
                                   DenseIntElementsAttr::get(laneType, lanes)),
-        vector::BroadcastOp::create(b, laneType, valid));
-    return arith::SelectOp::create(b, mask, ifOp.getResult(0), zero(chunkType));
+        vector::BroadcastOp::create(b, laneType, validI32));
+    scf::YieldOp::create(
+        b, ValueRange{arith::SelectOp::create(b, mask, result,
+                                               zero(chunkType))});
+    return masked.getResult(0);
   };
+
   // Calls fn(r, col, gr, gc, rows, cols) for each piece of `width`
   // elements this thread moves of tile `t`: (r, col) inside the tile, (gr,
   // gc) in the operand, whose sizes are rows x cols.
@@ -711,7 +770,8 @@ void GemmKernelBuilder::buildMmaSync() {
         }
       };
   auto issueTile = [&](const TileCopy &t, Value k0, Value stageBase,
-                       SmallVectorImpl<Value> &tokens) {
+                       SmallVectorImpl<Value> &tokens, StagedCopies &staged) {
+    const int64_t vec = t.vec;
     if (canRealign(t)) {
       std::optional<FlatView> &flat = t.isA ? aFlat : bFlat;
       if (!flat) {
@@ -721,9 +781,8 @@ void GemmKernelBuilder::buildMmaSync() {
       }
       forEachPiece(
           t, k0, realignElems,
-          [&](Value r, Value col, Value gr, Value gc, Value rows, Value cols) {
-            registerCopies.push_back({realignedChunk(*flat, gr, gc, rows, cols),
-                                      tileOffset(stageBase, r, col, t.cols)});
+          [&](Value, Value, Value gr, Value gc, Value rows, Value cols) {
+            staged.push_back(loadRealigned(*flat, gr, gc, rows, cols));
           });
       return;
     }
@@ -735,17 +794,15 @@ void GemmKernelBuilder::buildMmaSync() {
           Value srcR = m.select(ok, gr, zeroIdx),
                 srcC = m.select(ok, gc, zeroIdx);
           Value srcElems = m.select(ok, m.c(vec), zeroIdx);
-          Value dst = tileOffset(stageBase, r, col, t.cols);
-          if (vec == 1) {
+          if (vec * p.inBytes() < 4) {
             // No 2-byte cp.async exists: copy through a register, loading the
-            // (in-bounds) first element where the tile leaves the matrix. The
-            // store to shared memory is deferred (see `flushCopies`) so that
-            // the load's latency overlaps the MMAs of the current k-tile.
+            // (in-bounds) first element where the tile leaves the matrix.
             Value v =
                 memref::LoadOp::create(b, t.global, ValueRange{srcR, srcC});
-            registerCopies.push_back({m.select(ok, v, zero(inType)), dst});
+            staged.push_back({v, ok});
             return;
           }
+          Value dst = tileOffset(stageBase, r, col, t.cols);
           auto copy = nvgpu::DeviceAsyncCopyOp::create(
               b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ring,
               ValueRange{dst}, t.global, ValueRange{srcR, srcC},
@@ -754,14 +811,43 @@ void GemmKernelBuilder::buildMmaSync() {
           tokens.push_back(copy.getAsyncToken());
         });
   };
+  // Stores k-tile kt's register-staged copies into its stage, visiting the
+  // pieces in the order issueTile loaded them.
+  auto storeStaged = [&](Value kt, const StagedCopies &copies) {
+    Value stageBase = m.mul(m.rem(kt, stages), stageElems);
+    Value k0 = m.mul(kt, bk);
+    const SmallVector<Value, 4> *copy = copies.begin();
+    for (const TileCopy *t : {&aCopy, &bCopy}) {
+      if (t->vec * p.inBytes() >= 4)
+        continue;
+      Value base = t->isA ? stageBase : m.add(stageBase, bOffset);
+      bool realign = canRealign(*t);
+      forEachPiece(*t, k0, realign ? realignElems : 1,
+                   [&](Value r, Value col, Value, Value, Value, Value) {
+                     ArrayRef<Value> c = *copy++;
+                     Value dst = tileOffset(base, r, col, t->cols);
+                     if (!realign) {
+                       memref::StoreOp::create(
+                           b, m.select(c[1], c[0], zero(inType)), ring,
+                           ValueRange{dst});
+                       return;
+                     }
+                     vector::StoreOp::create(
+                         b, finishRealigned(c[0], c[1], c[2], c[3]), ring,
+                         ValueRange{dst}, /*nontemporal=*/false,
+                         llvm::MaybeAlign(16));
+                   });
+    }
+    assert(copy == copies.end() && "a store for every staged copy");
+  };
   Value numK = m.ceilDiv(sizeK, bk);
-  auto issueStage = [&](Value kt) {
+  auto issueStage = [&](Value kt, StagedCopies &staged) {
     // Stage kt % stages; k-tiles at or past numK copy only zeros.
     Value stageBase = m.mul(m.rem(kt, stages), stageElems);
     Value k0 = m.mul(kt, bk);
     SmallVector<Value> tokens;
-    issueTile(aCopy, k0, stageBase, tokens);
-    issueTile(bCopy, k0, m.add(stageBase, bOffset), tokens);
+    issueTile(aCopy, k0, stageBase, tokens, staged);
+    issueTile(bCopy, k0, m.add(stageBase, bOffset), tokens, staged);
     return nvgpu::DeviceAsyncCreateGroupOp::create(
         b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
   };
@@ -896,26 +982,64 @@ void GemmKernelBuilder::buildMmaSync() {
 
   // Prologue: stages - 1 k-tiles in flight. Waits name the last prologue
   // group; cp.async.wait_group only counts groups, the token orders the IR.
+  // Register-staged copies stay in flight `lookahead` k-tiles longer: the
+  // last `lookahead` prologue k-tiles' loads enter the loop unstored.
+  const int64_t lookahead = getRegisterLookahead(config);
   Value groupToken;
+  std::deque<StagedCopies> pending; // oldest k-tile first
   for (int64_t s = 0; s + 1 < stages; ++s) {
-    groupToken = issueStage(m.c(s));
-    flushCopies();
+    groupToken = issueStage(m.c(s), pending.emplace_back());
+    if (int64_t(pending.size()) > lookahead) {
+      storeStaged(m.c(s - lookahead), pending.front());
+      pending.pop_front();
+    }
   }
+  // The pending copies as loop-carried values, and back.
+  SmallVector<int64_t> copySizes;
+  if (!pending.empty())
+    for (ArrayRef<Value> c : pending.front())
+      copySizes.push_back(c.size());
+  auto flatten = [&](SmallVectorImpl<Value> &values) {
+    for (const StagedCopies &tile : pending)
+      for (ArrayRef<Value> c : tile)
+        values.append(c.begin(), c.end());
+  };
+  auto unflatten = [&](ArrayRef<Value> values) {
+    pending.clear();
+    while (!values.empty()) {
+      StagedCopies &tile = pending.emplace_back();
+      for (int64_t size : copySizes) {
+        tile.emplace_back(values.take_front(size));
+        values = values.drop_front(size);
+      }
+    }
+  };
 
-  SmallVector<Value> acc(tilesM * tilesN * 4, f32(0.0));
-  auto loop = scf::ForOp::create(b, m.c(0), numK, m.c(1), acc);
+  const int64_t numAcc = tilesM * tilesN * 4;
+  SmallVector<Value> init(numAcc, f32(0.0));
+  flatten(init);
+  auto loop = scf::ForOp::create(b, m.c(0), numK, m.c(1), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value kt = loop.getInductionVar();
-    SmallVector<Value> accs(loop.getRegionIterArgs());
+    ValueRange iterArgs = loop.getRegionIterArgs();
+    SmallVector<Value> accs(iterArgs.take_front(numAcc));
+    unflatten(SmallVector<Value>(iterArgs.drop_front(numAcc)));
     // Wait until k-tile kt has landed (at most stages - 2 newer groups stay
     // in flight), then make every thread's copies visible to all.
     nvgpu::DeviceAsyncWaitOp::create(b, groupToken,
                                      b.getI32IntegerAttr(stages - 2));
     gpu::BarrierOp::create(b);
+    // Store the register-staged k-tile kt + stages - 1 - lookahead (its
+    // stage was last read in iteration kt - 1 - lookahead; at least one
+    // barrier separates the store from its reads, lookahead <= stages - 2).
+    if (lookahead > 0) {
+      storeStaged(m.add(kt, stages - 1 - lookahead), pending.front());
+      pending.pop_front();
+    }
     // Refill the stage every warp finished reading in iteration kt - 1.
-    issueStage(m.add(kt, stages - 1));
+    issueStage(m.add(kt, stages - 1), pending.emplace_back());
 
     Value stageBase = m.mul(m.rem(kt, stages), stageElems);
     Value bBase = m.add(stageBase, bOffset);
@@ -944,11 +1068,17 @@ void GemmKernelBuilder::buildMmaSync() {
         }
       }
     }
-    // The refill's register-staged copies land now, after the MMAs; the
-    // next iteration's barrier orders them before any read.
-    flushCopies();
+    // Without lookahead, the refill's register-staged copies land now,
+    // after the MMAs; the next iteration's barrier orders them before any
+    // read.
+    if (lookahead == 0) {
+      storeStaged(m.add(kt, stages - 1), pending.front());
+      pending.pop_front();
+    }
+    flatten(accs);
     scf::YieldOp::create(b, accs);
   }
+  // (Copies still pending belong to k-tiles past the last: dropped.)
   // Drain the (zero-filling) copies still in flight before the kernel ends.
   nvgpu::DeviceAsyncWaitOp::create(b, groupToken, b.getI32IntegerAttr(0));
 

@@ -37,10 +37,10 @@ module attributes {amk.target = #amk.target<"h200">} {
 // -----
 
 module attributes {amk.target = #amk.target<"h200">} {
-  func.func @misaligned_vector(%a: memref<64x60xf16>, %b: memref<60x64xf16>, %c: memref<64x64xf32>) {
-    // expected-error @+1 {{vector width 8 does not divide the contiguous extent of A or B}}
+  func.func @misaligned_vector(%a: memref<64x60xf16>, %b: memref<60x60xf16>, %c: memref<64x60xf32>) {
+    // expected-error @+1 {{vector width 8 divides the contiguous extent of neither A nor B}}
     amk.kernel "k" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 2, vector = 8, threads = 128>) attributes {amk.verified} {
-      amk.matmul %a, %b into %c : memref<64x60xf16>, memref<60x64xf16>, memref<64x64xf32>
+      amk.matmul %a, %b into %c : memref<64x60xf16>, memref<60x60xf16>, memref<64x60xf32>
     }
     return
   }

@@ -84,10 +84,24 @@ std::array<int64_t, 3> getGemmGrid(GemmConfigAttr config, int64_t batch,
 /// bundle manifests.
 std::array<std::string, 3> getGemmGridExprs(GemmConfigAttr config);
 
+/// The load vector width (elements) operand A (`isA`) or B uses: the widest
+/// power of two up to the config's `vector` that divides the operand's
+/// contiguous extent. An odd K narrows only the operand whose rows run along
+/// K; the other keeps full-width loads.
+int64_t getOperandVector(GemmConfigAttr config, const GemmProblem &problem,
+                         bool isA);
+
+/// How many k-tiles ahead of its shared-memory store a register-staged copy
+/// (an operand too narrow for cp.async: under 4 bytes per copy) is loaded:
+/// the loads stay in flight across that many main-loop iterations. At most
+/// stages - 2, so that a barrier separates every store from the reads of its
+/// stage.
+int64_t getRegisterLookahead(GemmConfigAttr config);
+
 /// Whether `--amk-lower` can synthesize `config` for `problem`: the
 /// synthesizer's own limits beyond the attribute verifier (supported math
-/// paths and element types, load vector widths that divide the contiguous
-/// extents, tile shapes its data movement distributes evenly over the
+/// paths and element types, a load vector width that some operand's
+/// contiguous extent allows, tile shapes its data movement distributes evenly over the
 /// threads, ...). On failure, `whyNot` says which limit.
 LogicalResult checkGemmLowerable(GemmConfigAttr config,
                                  const GemmProblem &problem,
