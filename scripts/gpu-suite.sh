@@ -37,10 +37,13 @@ perf=$(python3 -c "$split" "$bundles" perf)
 dynamic=$(python3 -c "$split" "$bundles" dynamic)
 extra=$(python3 -c "$split" "$bundles" extra)
 
-# Edge sizes around the tiles (TESTING.md: 1, T-1, T, T+1, 2T+1, primes).
+# Edge sizes around the tiles (TESTING.md: 1, T-1, T, T+1, 2T+1, primes),
+# and sizes whose rows are multiples of 8 (the cp.async version of dynamic
+# tensor-core kernels).
 edge=(--sizes 1,1,1,1 --sizes 1,127,129,65 --sizes 1,128,128,128
       --sizes 1,257,255,33 --sizes 1,1000,1000,999 --sizes 1,4097,333,4097
-      --sizes 1,16,4096,4096 --sizes 1,2048,2048,2048)
+      --sizes 1,16,4096,4096 --sizes 1,2048,2048,2048
+      --sizes 1,136,264,72 --sizes 1,1000,1000,1000)
 
 echo "== dynamic kernels at edge sizes"
 $bench --json "$results/dynamic.json" --iters 10 "${edge[@]}" $dynamic \
@@ -55,7 +58,8 @@ echo "== memcheck on small edge cases"
 for m in $dynamic; do
   compute-sanitizer --tool memcheck --padding 1024 --error-exitcode 9 \
     "$bench" --check-only --sizes 1,1,1,1 --sizes 1,65,33,17 \
-    --sizes 1,129,130,131 --sizes 1,17,257,999 "$m" \
+    --sizes 1,129,130,131 --sizes 1,17,257,999 --sizes 1,17,24,8 \
+    --sizes 1,65,72,40 --sizes 1,130,136,264 "$m" \
     >>"$results/memcheck.log" 2>&1 || { status=1; echo "memcheck FAIL: $m"; }
 done
 grep -h "ERROR SUMMARY" "$results/memcheck.log" | sort | uniq -c

@@ -259,6 +259,32 @@ private:
     return {v, 0};
   }
 
+  /// Whether a guard asserts `x % c == 0` for an `x` standing for `size`
+  /// and a multiple c of `width`.
+  bool guardedMultiple(const SymbolicSize &size, int64_t width,
+                       ArrayRef<Value> guards) const {
+    for (Value guard : guards) {
+      SmallVector<Value> parts;
+      conjuncts(guard, parts);
+      for (Value part : parts) {
+        auto cmp = part.getDefiningOp<arith::CmpIOp>();
+        if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
+          continue;
+        for (auto [lhs, rhs] : {std::pair(cmp.getLhs(), cmp.getRhs()),
+                                std::pair(cmp.getRhs(), cmp.getLhs())}) {
+          auto rem = lhs.getDefiningOp<arith::RemUIOp>();
+          APInt modulus;
+          if (rem && matchPattern(rhs, m_Zero()) &&
+              matchPattern(rem.getRhs(), m_ConstantInt(&modulus)) &&
+              modulus.getSExtValue() % width == 0 &&
+              valueSize(rem.getLhs()) == size)
+            return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /// The conjuncts of a condition (`andi` trees).
   static void conjuncts(Value cond, SmallVectorImpl<Value> &out) {
     if (auto andOp = cond.getDefiningOp<arith::AndIOp>()) {
@@ -286,10 +312,15 @@ private:
       }
     }
     // Every size is at least 1 (the verifier rejects static zero sizes; the
-    // runtime rejects dynamic ones): element 0 is always in bounds.
-    if (std::optional<ConstantIntRanges> r = range(v))
+    // runtime rejects dynamic ones): element 0 is always in bounds, and so
+    // are the first `width` elements of a size that is a multiple of width.
+    if (std::optional<ConstantIntRanges> r = range(v)) {
       if (r->smax().getSExtValue() + width <= 1)
         return true;
+      if (r->smax().getSExtValue() <= 0 && !size.constant &&
+          guardedMultiple(size, width, guards))
+        return true;
+    }
     // 2/3. A guard `x + c' < size` covering `v = x + c` and its width.
     auto [base, offset] = splitConstant(v);
     for (Value guard : guards) {
@@ -315,9 +346,11 @@ private:
         if (offset + width - 1 <= gOffset + slack)
           return true;
         // A vector at a multiple of its width below a bound that is a
-        // multiple of it ends at the bound at most.
-        if (offset == gOffset && guardSize.constant &&
-            *guardSize.constant % width == 0 && divisor(v) % width == 0)
+        // multiple of it (statically, or by a guard) ends at the bound at
+        // most.
+        if (offset == gOffset && divisor(v) % width == 0 &&
+            (guardSize.constant ? *guardSize.constant % width == 0
+                                : guardedMultiple(guardSize, width, guards)))
           return true;
       }
     }

@@ -120,6 +120,16 @@ int64_t mlir::amk::getOperandVector(GemmConfigAttr config,
   return vector;
 }
 
+int64_t mlir::amk::getOperandVersionedVector(GemmConfigAttr config,
+                                             const GemmProblem &problem,
+                                             bool isA) {
+  int64_t extent =
+      isA ? problem.getContiguousExtentA() : problem.getContiguousExtentB();
+  if (ShapedType::isDynamic(extent) && config.getMath() == MathInst::mma_sync)
+    return config.getVector();
+  return getOperandVector(config, problem, isA);
+}
+
 int64_t mlir::amk::getRegisterLookahead(GemmConfigAttr config) {
   // One k-tile. Deeper lookahead carries a queue of in-flight loads through
   // the loop, and rotating it moves registers whose loads have not landed:
@@ -143,8 +153,8 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
     return fail("split_k > 1 is not synthesized yet");
   // Each operand narrows `vector` to what its rows allow; a width neither
   // can use is a config error, not something to reinterpret silently.
-  if (getOperandVector(config, problem, true) != vector &&
-      getOperandVector(config, problem, false) != vector)
+  if (getOperandVersionedVector(config, problem, true) != vector &&
+      getOperandVersionedVector(config, problem, false) != vector)
     return fail(llvm::formatv("vector width {0} divides the contiguous extent "
                               "of neither A nor B (loads would be misaligned)",
                               vector));

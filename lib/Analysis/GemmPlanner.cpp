@@ -45,11 +45,12 @@ static constexpr int64_t kMaxWarps = 16;
 
 /// The largest load vector width (elements) fitting a 16-byte access that
 /// divides either contiguous extent (the other operand narrows it, see
-/// getOperandVector).
-static int64_t pickVectorWidth(const GemmProblem &problem) {
+/// getOperandVector); with `versioned`, a dynamic extent may turn out to be
+/// a multiple of any width (see getOperandVersionedVector).
+static int64_t pickVectorWidth(const GemmProblem &problem, bool versioned) {
   int64_t maxVector = 128 / problem.inType.getIntOrFloatBitWidth();
-  auto divides = [](int64_t v, int64_t extent) {
-    return !ShapedType::isDynamic(extent) && extent % v == 0;
+  auto divides = [&](int64_t v, int64_t extent) {
+    return ShapedType::isDynamic(extent) ? versioned : extent % v == 0;
   };
   for (int64_t v = maxVector; v > 1; v /= 2)
     if (divides(v, problem.getContiguousExtentA()) ||
@@ -69,7 +70,7 @@ struct RawConfig {
 
 static void enumerate(const GemmProblem &problem,
                       function_ref<void(const RawConfig &)> fn) {
-  int64_t vector = pickVectorWidth(problem);
+  int64_t vector = pickVectorWidth(problem, /*versioned=*/false);
   bool tf32 = problem.inType.isF32() && problem.tf32;
   if (problem.inType.isF16() || problem.inType.isBF16() || tf32) {
     // Tensor cores: m16n8k16 for 16-bit types, m16n8k8 for tf32, whose
@@ -93,7 +94,7 @@ static void enumerate(const GemmProblem &problem,
                                {},
                                MathInst::mma_sync,
                                stages,
-                               vector,
+                               pickVectorWidth(problem, /*versioned=*/true),
                                32 * warps,
                                swizzle});
             }

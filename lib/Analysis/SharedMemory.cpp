@@ -1242,10 +1242,34 @@ itemPair(const Group &a, const Group &b, int64_t delta, Threads threads) {
   return std::nullopt;
 }
 
+/// Whether x and y lie in the two branches of one scf.if whose condition is
+/// uniform and which runs once per block (in no loop): every thread of the
+/// block takes the same branch, so the two never both run. (Kernels
+/// versioned on their sizes have a whole body in each branch.)
+static bool inExclusiveBranches(Operation *x, Operation *y,
+                                const Model &model) {
+  Operation *common = x->getParentOp();
+  while (common && common != model.kernel && !common->isAncestor(y))
+    common = common->getParentOp();
+  auto ifOp = dyn_cast_or_null<scf::IfOp>(common);
+  if (!ifOp || model.uniformity.isDivergent(ifOp.getCondition()))
+    return false;
+  if (ifOp.getThenRegion().isAncestor(x->getParentRegion()) ==
+      ifOp.getThenRegion().isAncestor(y->getParentRegion()))
+    return false;
+  for (Operation *p = ifOp->getParentOp(); p && p != model.kernel;
+       p = p->getParentOp())
+    if (isa<LoopLikeOpInterface>(p))
+      return false;
+  return true;
+}
+
 bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
                     const llvm::DenseMap<Operation *, int> &relation,
                     Hit &hit) {
   const SharedAccess &a = *ua.access, &b = *ub.access;
+  if (inExclusiveBranches(a.access.op, b.access.op, model))
+    return false;
   std::string &witness = hit.witness;
   hit.a = a.access.op;
   hit.b = b.access.op;

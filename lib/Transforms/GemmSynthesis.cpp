@@ -107,6 +107,8 @@ private:
   // Paths.
   void buildSimt();
   void buildMmaSync();
+  /// The tensor-core kernel body, A and B loaded `aVec` and `bVec` wide.
+  void buildMmaSyncBody(int64_t aVec, int64_t bVec);
 
   // Epilogue: stores `values` (f32) to C[row, col .. col + values.size()).
   void storeOutput(Value row, Value col, ArrayRef<Value> values);
@@ -215,6 +217,34 @@ void GemmKernelBuilder::build(gpu::GPUFuncOp func) {
   else
     buildMmaSync();
   gpu::ReturnOp::create(b);
+}
+
+void GemmKernelBuilder::buildMmaSync() {
+  int64_t aVec = getOperandVector(config, p, true),
+          bVec = getOperandVector(config, p, false);
+  int64_t aFast = getOperandVersionedVector(config, p, true),
+          bFast = getOperandVersionedVector(config, p, false);
+  if (aFast == aVec && bFast == bVec)
+    return buildMmaSyncBody(aVec, bVec);
+  // Dynamic rows: one uniform test of the row lengths picks the cp.async
+  // version when they are multiples of the wide loads (the harness proves
+  // that version under this guard), the realigning one otherwise.
+  Value aligned;
+  for (auto [operand, vec, fast] :
+       {std::tuple(a, aVec, aFast), std::tuple(bMat, bVec, bFast)}) {
+    if (vec == fast)
+      continue;
+    Value multiple =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                              m.rem(operandDim(operand, 1), fast), m.c(0));
+    aligned = aligned ? m.andi(aligned, multiple) : multiple;
+  }
+  auto ifOp = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  buildMmaSyncBody(aFast, bFast);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  buildMmaSyncBody(aVec, bVec);
 }
 
 //===----------------------------------------------------------------------===//
@@ -546,7 +576,7 @@ static Value swizzleChunk(IndexMath &m, Value row, Value chunk,
   return m.xori(chunk, m.rem(m.div(row, rowsPerLine), chunksPerRow));
 }
 
-void GemmKernelBuilder::buildMmaSync() {
+void GemmKernelBuilder::buildMmaSyncBody(int64_t aVec, int64_t bVec) {
   const int64_t bm = config.getBlockM(), bn = config.getBlockN(),
                 bk = config.getBlockK(), wm = config.getWarpM(),
                 wn = config.getWarpN(), threads = config.getThreads(),
@@ -592,9 +622,9 @@ void GemmKernelBuilder::buildMmaSync() {
     int64_t vec; // copy width (elements)
   };
   TileCopy aCopy{a, true, p.transposeA, p.transposeA ? bk : bm,
-                 p.transposeA ? bm : bk, getOperandVector(config, p, true)};
+                 p.transposeA ? bm : bk, aVec};
   TileCopy bCopy{bMat, false, !p.transposeB, p.transposeB ? bn : bk,
-                 p.transposeB ? bk : bn, getOperandVector(config, p, false)};
+                 p.transposeB ? bk : bn, bVec};
   // Register-staged copies of one k-tile (copies under 4 bytes: a 16-bit
   // type at vector width 1, for which no cp.async exists): the
   // loaded values and what their store to shared memory needs, kept apart

@@ -124,3 +124,38 @@ module attributes {amk.target = #amk.target<"h100">} {
     return
   }
 }
+
+// -----
+
+// Dynamic rows: one uniform test of both row lengths picks the cp.async
+// version of the main loop when they are multiples of 8 (the harness proves
+// its 16-byte copies in bounds and aligned under that test), the realigning
+// version otherwise. The register budget is the realigning version's.
+// CHECK-LABEL: func.func @dynamic_versions
+// CHECK:       gpu.func @gemm_dyn
+// CHECK-SAME:      nvvm.maxnreg = 208 : i32
+// CHECK:         %[[KA:.*]] = memref.dim %arg0, %c1 : memref<?x?xf16>
+// CHECK:         %[[RA:.*]] = arith.remui %[[KA]], %c8 : index
+// CHECK:         %[[OKA:.*]] = arith.cmpi eq, %[[RA]], %c0 : index
+// CHECK:         %[[NB:.*]] = memref.dim %arg1, %c1 : memref<?x?xf16>
+// CHECK:         %[[RB:.*]] = arith.remui %[[NB]], %c8 : index
+// CHECK:         %[[OKB:.*]] = arith.cmpi eq, %[[RB]], %c0 : index
+// CHECK:         %[[OK:.*]] = arith.andi %[[OKA]], %[[OKB]] : i1
+// CHECK:         scf.if %[[OK]] {
+// CHECK:           nvgpu.device_async_copy %arg0{{.*}}, 8,
+// CHECK:           nvgpu.device_async_copy %arg1{{.*}}, 8,
+// CHECK:           nvvm.mma.sync
+// CHECK:         } else {
+// CHECK-NOT:       nvgpu.device_async_copy
+// CHECK:           vector.load %reinterpret_cast{{.*}} {alignment = 16 : i64} : memref<?xf16>, vector<8xf16>
+// CHECK:           nvvm.mma.sync
+// CHECK:         }
+// CHECK:         gpu.return
+module attributes {amk.target = #amk.target<"h100">} {
+  func.func @dynamic_versions(%a: memref<?x?xf16>, %b: memref<?x?xf16>, %c: memref<?x?xf32>) {
+    amk.kernel "gemm_dyn" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 3, vector = 8, threads = 128>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c : memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>
+    }
+    return
+  }
+}

@@ -91,6 +91,14 @@ std::array<std::string, 3> getGemmGridExprs(GemmConfigAttr config);
 int64_t getOperandVector(GemmConfigAttr config, const GemmProblem &problem,
                          bool isA);
 
+/// The load vector width operand A (`isA`) or B uses when its contiguous
+/// extent turns out, at run time, to be a multiple of it: the config's
+/// `vector` for a dynamic extent (tensor-core kernels test `extent % vector
+/// == 0` once and take the cp.async version of their main loop when it
+/// holds), getOperandVector otherwise.
+int64_t getOperandVersionedVector(GemmConfigAttr config,
+                                  const GemmProblem &problem, bool isA);
+
 /// How many k-tiles ahead of its shared-memory store a register-staged copy
 /// (an operand too narrow for cp.async: under 4 bytes per copy) is loaded:
 /// the loads stay in flight across that many main-loop iterations. At most
