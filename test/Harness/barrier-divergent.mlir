@@ -1,6 +1,10 @@
 // RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics
 // Planted barrier bugs (AMK-BARRIER-DIVERGENT), each next to its correct
-// twin, which the harness must accept.
+// twin, which the harness must accept. Where the bug is a barrier inside a
+// thread-dependent branch, every thread syncs again after the branch, as
+// real kernels do: the threads that skipped the branch's barrier wait at
+// the later one, which compute-sanitizer's synccheck reports ("divergent
+// thread(s) in block"); threads that exit instead would go unnoticed.
 // SANITIZE: tool=synccheck grid=1 smem=1024 args=f32[256]@smem
 // Bug: a barrier only the first 16 threads reach.
 gpu.module @m {
@@ -9,9 +13,10 @@ gpu.module @m {
     %c16 = arith.constant 16 : index
     %lt = arith.cmpi ult, %tid, %c16 : index
     scf.if %lt {
-      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line 13 is under thread-dependent control: 'scf.if' at line 11 decides by a value derived from the thread id}}
+      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line 17 is under thread-dependent control: 'scf.if' at line 15 decides by a value derived from the thread id}}
       gpu.barrier
     }
+    gpu.barrier
     gpu.return
   }
 }
@@ -84,6 +89,7 @@ gpu.module @m {
       // expected-error @+1 {{[AMK-BARRIER-DIVERGENT]}}
       nvvm.barrier0
     }
+    gpu.barrier
     gpu.return
   }
 }
@@ -191,10 +197,11 @@ gpu.module @m {
     %in = arith.cmpi ult, %i, %n : index
     scf.if %in {
       memref.store %zero, %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
-      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line 195 is under thread-dependent control: 'scf.if' at line 192 decides by a value derived from the thread id}}
+      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line 201 is under thread-dependent control: 'scf.if' at line 198 decides by a value derived from the thread id}}
       gpu.barrier
       %x = memref.load %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
     }
+    gpu.barrier
     gpu.return
   }
 }
@@ -233,7 +240,7 @@ gpu.module @m {
     %c1 = arith.constant 1 : index
     %n = memref.load %count[%tid] : memref<256xindex>
     scf.for %k = %c0 to %n step %c1 {
-      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line 237 is under thread-dependent control: 'scf.for' at line 235 decides by a value derived from the thread id}}
+      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line 244 is under thread-dependent control: 'scf.for' at line 242 decides by a value derived from the thread id}}
       gpu.barrier
     }
     gpu.return
@@ -270,9 +277,10 @@ gpu.module @m {
     scf.if %first {
       %x = memref.load %a[%tid] : memref<256xf32>
       memref.store %x, %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
-      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line 274 is under thread-dependent control: 'scf.if' at line 270 decides by a value derived from the thread id}}
+      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line 281 is under thread-dependent control: 'scf.if' at line 277 decides by a value derived from the thread id}}
       gpu.barrier
     }
+    gpu.barrier
     gpu.return
   }
 }
@@ -311,9 +319,10 @@ gpu.module @m {
       %y = memref.load %sdata[%j] : memref<256xf32, #gpu.address_space<workgroup>>
       %z = arith.addf %x, %y : f32
       memref.store %z, %sdata[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
-      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line 315 is under thread-dependent control: 'scf.if' at line 308 decides by a value derived from the thread id}}
+      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line 323 is under thread-dependent control: 'scf.if' at line 316 decides by a value derived from the thread id}}
       gpu.barrier
     }
+    gpu.barrier
     gpu.return
   }
 }
@@ -350,7 +359,7 @@ gpu.module @m {
     scf.for %i = %tid to %c1000 step %c256 {
       %x = memref.load %a[%i] : memref<1000xf32>
       memref.store %x, %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
-      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line 354 is under thread-dependent control: 'scf.for' at line 350 decides by a value derived from the thread id}}
+      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line 363 is under thread-dependent control: 'scf.for' at line 359 decides by a value derived from the thread id}}
       gpu.barrier
     }
     gpu.return
@@ -393,9 +402,10 @@ gpu.module @m {
     scf.if %first {
       %x = memref.load %a[%tx] : memref<32xf32>
       memref.store %x, %buf[%tx] : memref<32xf32, #gpu.address_space<workgroup>>
-      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'nvvm.barrier0' at line 397 is under thread-dependent control: 'scf.if' at line 393 decides by a value derived from the thread id}}
+      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'nvvm.barrier0' at line 406 is under thread-dependent control: 'scf.if' at line 402 decides by a value derived from the thread id}}
       nvvm.barrier0
     }
+    gpu.barrier
     gpu.return
   }
 }
