@@ -10,6 +10,7 @@
 #include "Address.h"
 #include "Alignment.h"
 #include "Bounds.h"
+#include "MBarrier.h"
 #include "SharedMemory.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlow/Utils.h"
@@ -47,12 +48,13 @@ static bool isModelled(Operation *op) {
   if (dialects.contains(dialect))
     return true;
   // The NVVM ops AMK's kernels use: special registers, barriers, MMAs.
-  // nvgpu: the async copies, their groups and waits, ldmatrix and mma.sync;
-  // not mbarriers, TMA or wgmma (their phases are not modelled).
+  // nvgpu: the async copies, their groups and waits, ldmatrix, mma.sync and
+  // the mbarrier ops the phase check models; not TMA or wgmma.
   if (dialect == "nvgpu")
     return isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
                nvgpu::DeviceAsyncWaitOp, nvgpu::LdMatrixOp, nvgpu::MmaSyncOp>(
-        op);
+               op) ||
+           isModelledMBarrierOp(op);
   if (dialect == "nvvm")
     return isa<NVVM::Barrier0Op, NVVM::BarrierOp, NVVM::MmaOp,
                NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
@@ -172,6 +174,10 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
   };
   AddressModel addresses;
   checkKernelAlignment(kernel, solver, addresses, unprovable, add);
+
+  checkKernelMBarriers(kernel, uniformity,
+                       [&](StringRef check, Operation *at,
+                           const Twine &message) { report(check, at, message); });
 
   // Races and async ordering assume barriers every thread reaches.
   if (llvm::none_of(llvm::drop_begin(findings, before),
