@@ -10,7 +10,6 @@
 #include "Address.h"
 #include "Alignment.h"
 #include "Bounds.h"
-#include "MBarrier.h"
 #include "SharedMemory.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlow/Utils.h"
@@ -48,13 +47,12 @@ static bool isModelled(Operation *op) {
   if (dialects.contains(dialect))
     return true;
   // The NVVM ops AMK's kernels use: special registers, barriers, MMAs.
-  // nvgpu: the async copies, their groups and waits, ldmatrix, mma.sync and
-  // the mbarrier ops the phase check models; not TMA or wgmma.
+  // nvgpu: the async copies, their groups and waits, ldmatrix and mma.sync;
+  // not mbarriers, TMA or wgmma (their phases are not modelled).
   if (dialect == "nvgpu")
     return isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
                nvgpu::DeviceAsyncWaitOp, nvgpu::LdMatrixOp, nvgpu::MmaSyncOp>(
-               op) ||
-           isModelledMBarrierOp(op);
+        op);
   if (dialect == "nvvm")
     return isa<NVVM::Barrier0Op, NVVM::BarrierOp, NVVM::MmaOp,
                NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
@@ -174,10 +172,6 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
   };
   AddressModel addresses;
   checkKernelAlignment(kernel, solver, addresses, unprovable, add);
-
-  checkKernelMBarriers(kernel, uniformity,
-                       [&](StringRef check, Operation *at,
-                           const Twine &message) { report(check, at, message); });
 
   // Races and async ordering assume barriers every thread reaches.
   if (llvm::none_of(llvm::drop_begin(findings, before),

@@ -60,7 +60,6 @@ inline constexpr llvm::StringLiteral kBarrierDivergent =
     "AMK-BARRIER-DIVERGENT";
 inline constexpr llvm::StringLiteral kSmemRace = "AMK-SMEM-RACE";
 inline constexpr llvm::StringLiteral kAsyncUnwaited = "AMK-ASYNC-UNWAITED";
-inline constexpr llvm::StringLiteral kMBarrier = "AMK-MBARRIER";
 inline constexpr llvm::StringLiteral kMisaligned = "AMK-MISALIGNED";
 inline constexpr llvm::StringLiteral kUncoalesced = "AMK-UNCOALESCED";
 } // namespace check

@@ -160,8 +160,7 @@ def AMKVerifyPass : Pass<"amk-verify", "::mlir::ModuleOp"> {
     Every `gpu.func` kernel (generated or hand-written) gets the kernel
     checks of `AMK/Analysis/KernelSafety.h`, with findings at the offending
     op: `[AMK-UNPROVABLE]`, `[AMK-BARRIER-DIVERGENT]`, `[AMK-OOB]`,
-    `[AMK-SMEM-RACE]`, `[AMK-ASYNC-UNWAITED]`, `[AMK-MBARRIER]`,
-    `[AMK-MISALIGNED]` (errors)
+    `[AMK-SMEM-RACE]`, `[AMK-ASYNC-UNWAITED]`, `[AMK-MISALIGNED]` (errors)
     and `[AMK-UNCOALESCED]` (a warning). The pass fails if there is any
     error; warnings do not fail it.
 
