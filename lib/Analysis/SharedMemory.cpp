@@ -449,6 +449,7 @@ public:
   Lin threadId(const Instance &in);
   Lin threadDim(const Instance &in, int d);
   std::optional<Lin> count(Event kind, Operation *op, const Instance &in);
+  std::optional<int64_t> prefix(Event kind, Operation *op);
   void latest(Event kind, Operation *op, const Instance &in,
               std::vector<Latest> &out);
   FailureOr<std::pair<Value, Lin>> address(const SharedAccess &a,
@@ -517,6 +518,8 @@ public:
   mutable llvm::DenseMap<Operation *, bool> containsCache[3];
   /// Event counts of ops that do not depend on symbolic trip counts.
   mutable llvm::DenseMap<Operation *, int64_t> constantTotals[3];
+  /// The events the ops before an op in its block run, when a constant.
+  mutable llvm::DenseMap<Operation *, std::optional<int64_t>> prefixTotals[3];
 };
 
 //===----------------------------------------------------------------------===//
@@ -910,11 +913,36 @@ std::optional<Lin> Builder::computeTotal(Event kind, Operation *op) {
   return std::nullopt;
 }
 
+std::optional<int64_t> Builder::prefix(Event kind, Operation *op) {
+  auto &known = model.prefixTotals[int(kind)];
+  if (auto it = known.find(op); it != known.end())
+    return it->second;
+  // One pass over the block fills every op's prefix; a scratch builder keeps
+  // symbolic trip counts met on the way out of this system.
+  Builder scratch(model);
+  std::optional<int64_t> running = 0;
+  for (Operation &o : *op->getBlock()) {
+    known[&o] = running;
+    if (!running)
+      continue;
+    std::optional<Lin> t = scratch.total(kind, &o);
+    std::optional<int64_t> c = t ? t->asConstant() : std::nullopt;
+    if (c && !llvm::AddOverflow(*running, *c, *running))
+      continue;
+    running = std::nullopt;
+  }
+  return known.lookup(op);
+}
+
 std::optional<Lin> Builder::count(Event kind, Operation *op,
                                   const Instance &in) {
   Lin sum;
   for (Operation *cur = op;;) {
-    for (Operation *prev = cur->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    std::optional<int64_t> before = prefix(kind, cur);
+    if (before)
+      sum = sum + *before;
+    for (Operation *prev = before ? nullptr : cur->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
       std::optional<Lin> t = total(kind, prev);
       if (!t) {
         whyNot = llvm::formatv("the {0} in '{1}' do not run a known number "
@@ -1031,8 +1059,10 @@ void Builder::latest(Event kind, Operation *op, const Instance &in,
   }
 }
 
-FailureOr<std::pair<Value, Lin>> Builder::address(const SharedAccess &a,
-                                                  const Instance &in) {
+/// The allocation a shared access's view chain starts at (a workgroup
+/// attribution when the chain ends at a block argument), or failure when
+/// the access's layout or a view in the chain is not modelled.
+static FailureOr<Value> sharedRoot(const SharedAccess &a) {
   auto type = cast<MemRefType>(a.access.memref.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
@@ -1040,28 +1070,42 @@ FailureOr<std::pair<Value, Lin>> Builder::address(const SharedAccess &a,
       ShapedType::isDynamic(offset) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return failure();
+  Value memref = a.access.memref;
+  while (Operation *def = memref.getDefiningOp()) {
+    if (isa<memref::ViewOp, memref::SubViewOp, memref::ReinterpretCastOp,
+            memref::CastOp>(def))
+      memref = def->getOperand(0);
+    else if (isa<gpu::DynamicSharedMemoryOp, memref::AllocOp,
+                 memref::AllocaOp, memref::GetGlobalOp>(def))
+      return memref;
+    else
+      return failure();
+  }
+  return memref;
+}
+
+FailureOr<std::pair<Value, Lin>> Builder::address(const SharedAccess &a,
+                                                  const Instance &in) {
+  FailureOr<Value> root = sharedRoot(a);
+  if (failed(root))
+    return failure();
+  auto type = cast<MemRefType>(a.access.memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  (void)type.getStridesAndOffset(strides, offset);
   Lin elements = Lin::of(offset);
   for (auto [index, stride] : llvm::zip(a.access.indices, strides))
     elements = elements + expr(index, in) * stride;
   Lin bytes = elements * a.elementBytes;
-  Value memref = a.access.memref;
-  while (Operation *def = memref.getDefiningOp()) {
-    if (auto view = dyn_cast<memref::ViewOp>(def)) {
+  // Views add their byte shifts; subviews, reinterpret_casts and casts have
+  // layouts that give offsets from the base allocation already.
+  for (Value memref = a.access.memref; memref != *root;) {
+    Operation *def = memref.getDefiningOp();
+    if (auto view = dyn_cast<memref::ViewOp>(def))
       bytes = bytes + expr(view.getByteShift(), in);
-      memref = view.getSource();
-    } else if (isa<memref::SubViewOp, memref::ReinterpretCastOp,
-                   memref::CastOp>(def)) {
-      // Their layouts give offsets from the base allocation already.
-      memref = def->getOperand(0);
-    } else if (isa<gpu::DynamicSharedMemoryOp, memref::AllocOp,
-                   memref::AllocaOp, memref::GetGlobalOp>(def)) {
-      return std::make_pair(memref, bytes);
-    } else {
-      return failure();
-    }
+    memref = def->getOperand(0);
   }
-  // A workgroup attribution of the kernel.
-  return std::make_pair(memref, bytes);
+  return std::make_pair(*root, bytes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1771,11 +1815,8 @@ void Checker::run() {
   std::vector<Unit> units;
   llvm::DenseMap<Operation *, int64_t> segment;
   for (SharedAccess &a : accesses) {
-    Builder builder(model);
-    Instance in =
-        builder.instance(a.access.op, 0, llvm::DenseMap<Operation *, Lin>());
-    FailureOr<std::pair<Value, Lin>> address = builder.address(a, in);
-    if (failed(address)) {
+    FailureOr<Value> root = sharedRoot(a);
+    if (failed(root)) {
       report(check::kUnprovable, a.access.op,
              "the shared-memory address of this " + a.access.what +
                  " is not modelled (a view chain with dynamic strides or "
@@ -1802,7 +1843,7 @@ void Checker::run() {
     std::string key;
     llvm::raw_string_ostream os(key);
     os << block << '/' << segment[a.access.op] << '/' << a.access.async << '/'
-       << a.access.write << '/' << address->first.getAsOpaquePointer();
+       << a.access.write << '/' << root->getAsOpaquePointer();
     for (auto [v, c] : sep->uniform)
       os << '/' << v.getAsOpaquePointer() << '*' << c;
     Group &g = groups[key];
