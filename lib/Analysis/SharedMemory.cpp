@@ -1073,7 +1073,7 @@ static FailureOr<Value> sharedRoot(const SharedAccess &a) {
   Value memref = a.access.memref;
   while (Operation *def = memref.getDefiningOp()) {
     if (isa<memref::ViewOp, memref::SubViewOp, memref::ReinterpretCastOp,
-            memref::CastOp>(def))
+            memref::CastOp, memref::AssumeAlignmentOp>(def))
       memref = def->getOperand(0);
     else if (isa<gpu::DynamicSharedMemoryOp, memref::AllocOp,
                  memref::AllocaOp, memref::GetGlobalOp>(def))
@@ -1359,7 +1359,7 @@ std::optional<Separated> Checker::separate(const SharedAccess &a) {
         return std::nullopt;
       m = view.getSource();
     } else if (isa<memref::SubViewOp, memref::ReinterpretCastOp,
-                   memref::CastOp>(def)) {
+                   memref::CastOp, memref::AssumeAlignmentOp>(def)) {
       m = def->getOperand(0);
     } else {
       break;

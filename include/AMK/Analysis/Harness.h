@@ -105,7 +105,9 @@ struct HarnessFinding {
 void checkLaunchResources(llvm::ArrayRef<int64_t> block, int64_t smemBytes,
                           const TargetSpec &target, Location loc,
                           llvm::StringRef opName,
-                          llvm::SmallVectorImpl<HarnessFinding> &findings);
+                          llvm::SmallVectorImpl<HarnessFinding> &findings,
+                          int64_t staticSmemBytes = 0,
+                          llvm::ArrayRef<int64_t> grid = {});
 
 /// Checks `config` for `problem` on `target`: the synthesizer's limits
 /// (checkGemmLowerable) and every resource limit, appending one finding per
