@@ -10,6 +10,7 @@
 #include "Address.h"
 #include "Alignment.h"
 #include "Bounds.h"
+#include "MBarrier.h"
 #include "SharedMemory.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlow/Utils.h"
@@ -53,11 +54,13 @@ static bool isModelled(Operation *op) {
     return true;
   // The NVVM ops AMK's kernels use: special registers, barriers, MMAs.
   // nvgpu: the async copies, their groups and waits, ldmatrix and mma.sync;
-  // not mbarriers, TMA or wgmma (their phases are not modelled).
+  // mbarriers created, initialized, arrived on and waited on by parity
+  // (MBarrier.cpp); not test_wait, expect_tx, TMA or wgmma.
   if (dialect == "nvgpu")
     return isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
-               nvgpu::DeviceAsyncWaitOp, nvgpu::LdMatrixOp, nvgpu::MmaSyncOp>(
-        op);
+               nvgpu::DeviceAsyncWaitOp, nvgpu::LdMatrixOp, nvgpu::MmaSyncOp,
+               nvgpu::MBarrierCreateOp, nvgpu::MBarrierInitOp,
+               nvgpu::MBarrierArriveOp, nvgpu::MBarrierTryWaitParityOp>(op);
   if (dialect == "nvvm")
     return isa<NVVM::Barrier0Op, NVVM::BarrierOp, NVVM::MmaOp,
                NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
@@ -295,6 +298,11 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
                  "how often) it runs, so threads of the block can wait "
                  "forever");
   });
+
+  checkMBarriers(kernel, uniformity,
+                 [&](StringRef check, Operation *at, const Twine &message) {
+                   report(check, at, message);
+                 });
 
   // One integer range analysis for every check: thread ids bounded by
   // known_block_size, loop variables by their bounds.

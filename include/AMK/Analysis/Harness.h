@@ -62,6 +62,7 @@ inline constexpr llvm::StringLiteral kSmemRace = "AMK-SMEM-RACE";
 inline constexpr llvm::StringLiteral kAsyncUnwaited = "AMK-ASYNC-UNWAITED";
 inline constexpr llvm::StringLiteral kMisaligned = "AMK-MISALIGNED";
 inline constexpr llvm::StringLiteral kUncoalesced = "AMK-UNCOALESCED";
+inline constexpr llvm::StringLiteral kMBarrierPhase = "AMK-MBARRIER-PHASE";
 } // namespace check
 
 // `--amk-verify` sets the discardable unit attribute
