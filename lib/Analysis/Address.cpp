@@ -465,6 +465,24 @@ FailureOr<MemRefLayout> AddressModel::compute(Value memref,
       return failure();
     return **src;
   }
+  if (auto assume = dyn_cast<memref::AssumeAlignmentOp>(def)) {
+    FailureOr<const MemRefLayout *> src = source(assume.getMemref());
+    if (failed(src))
+      return failure();
+    MemRefLayout l = **src;
+    // A fact about the buffer's first element. Taken only where that is the
+    // root's own pointer (no view shift, offset 0), where the op's two
+    // readings (aligned base pointer, or pointer to element 0) agree.
+    int64_t align = int64_t(1) << llvm::countr_zero(assume.getAlignment());
+    if (l.shift.asConstant() == 0 && l.offset.asConstant() == 0 &&
+        align > l.rootAlign) {
+      l.rootAlign = align;
+      l.rootWhy = llvm::formatv("memref.assume_alignment {0} on {1}", align,
+                                l.rootWhy)
+                      .str();
+    }
+    return l;
+  }
   if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
     // The base buffer: rank 0, the source's pointer, offset 0.
     FailureOr<const MemRefLayout *> src = source(meta.getSource());

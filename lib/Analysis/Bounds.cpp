@@ -32,6 +32,7 @@
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -74,14 +75,24 @@ struct SymbolicSize {
 
 class BoundsProver {
 public:
-  explicit BoundsProver(const DataFlowSolver &solver) : solver(solver) {}
+  BoundsProver(const DataFlowSolver &solver, ArrayRef<int64_t> launchGrid)
+      : solver(solver), launchGrid(launchGrid) {}
 
-  /// Signed range of an index, or nullopt when unknown.
+  /// Signed range of an index, or nullopt when unknown. A block id is also
+  /// below the grid every launch of the kernel in its module uses.
   std::optional<ConstantIntRanges> range(Value v) const {
     auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
     if (!lattice || lattice->getValue().isUninitialized())
       return std::nullopt;
-    return lattice->getValue().getValue();
+    ConstantIntRanges r = lattice->getValue().getValue();
+    if (std::optional<int> d = blockIdDim(v);
+        d && *d < int(launchGrid.size()) && launchGrid[*d] > 0) {
+      unsigned width = r.smax().getBitWidth();
+      APInt hi(width, launchGrid[*d] - 1);
+      if (r.smax().sgt(hi) || r.smin().isNegative())
+        r = ConstantIntRanges::fromSigned(APInt::getZero(width), hi);
+    }
+    return r;
   }
 
   /// The size dimension `dim` of `memref` stands for.
@@ -103,6 +114,11 @@ public:
     }
     if (auto cast = memref.getDefiningOp<memref::ReinterpretCastOp>())
       return valueSize(cast.getMixedSizes()[dim]);
+    // Casts and alignment assumptions keep the real sizes.
+    if (auto cast = memref.getDefiningOp<memref::CastOp>())
+      return sizeOf(cast.getSource(), dim);
+    if (auto assume = memref.getDefiningOp<memref::AssumeAlignmentOp>())
+      return sizeOf(assume.getMemref(), dim);
     // A kernel argument's own dimension; anything else is untraceable.
     if (isa<BlockArgument>(memref))
       return SymbolicSize::dimOf(memref, dim);
@@ -159,6 +175,53 @@ public:
                             "dynamic size it indexes",
                             r->smin().getSExtValue(), r->smax().getSExtValue())
                   .str();
+    return false;
+  }
+
+  /// Proves `size >= c` under `guards`: a constant, every size's minimum 1,
+  /// or a guard comparing the size with a constant.
+  bool proveAtLeast(SymbolicSize size, int64_t c,
+                    ArrayRef<Value> guards) const {
+    if (c <= 1 || (size.constant && *size.constant >= c))
+      return true;
+    using P = arith::CmpIPredicate;
+    for (Value guard : guards) {
+      SmallVector<Value> parts;
+      conjuncts(guard, parts);
+      for (Value part : parts) {
+        auto cmp = part.getDefiningOp<arith::CmpIOp>();
+        APInt k;
+        if (!cmp)
+          continue;
+        // size >= k or size > k, in either operand order.
+        P pred = cmp.getPredicate();
+        Value other;
+        if (valueSize(cmp.getLhs()) == size) {
+          other = cmp.getRhs();
+        } else if (valueSize(cmp.getRhs()) == size) {
+          other = cmp.getLhs();
+          // k op size is size op' k, op' the swapped comparison.
+          pred = pred == P::slt   ? P::sgt
+                 : pred == P::sle ? P::sge
+                 : pred == P::ult ? P::ugt
+                 : pred == P::ule ? P::uge
+                 : pred == P::sgt ? P::slt
+                 : pred == P::sge ? P::sle
+                 : pred == P::ugt ? P::ult
+                 : pred == P::uge ? P::ule
+                                  : pred;
+        } else {
+          continue;
+        }
+        if (!matchPattern(other, m_ConstantInt(&k)) || k.isNegative())
+          continue;
+        int64_t bound = k.getSExtValue();
+        if (((pred == P::sge || pred == P::uge || pred == P::eq) &&
+             bound >= c) ||
+            ((pred == P::sgt || pred == P::ugt) && bound + 1 >= c))
+          return true;
+      }
+    }
     return false;
   }
 
@@ -377,7 +440,21 @@ private:
     return false;
   }
 
+  static std::optional<int> blockIdDim(Value v) {
+    Operation *op = v.getDefiningOp();
+    if (auto id = dyn_cast_or_null<gpu::BlockIdOp>(op))
+      return int(id.getDimension());
+    if (isa_and_nonnull<NVVM::BlockIdXOp>(op))
+      return 0;
+    if (isa_and_nonnull<NVVM::BlockIdYOp>(op))
+      return 1;
+    if (isa_and_nonnull<NVVM::BlockIdZOp>(op))
+      return 2;
+    return std::nullopt;
+  }
+
   const DataFlowSolver &solver;
+  ArrayRef<int64_t> launchGrid;
 };
 
 /// Flattens an `addi` tree into its addends.
@@ -569,10 +646,30 @@ static llvm::json::Object rangeJSON(int64_t lo, int64_t hi) {
 
 void mlir::amk::checkKernelBounds(
     Operation *kernel, const DataFlowSolver &solver,
+    ArrayRef<int64_t> launchGrid,
     llvm::function_ref<void(StringRef, Operation *, const Twine &, int64_t,
                             int64_t, llvm::json::Object)>
         report) {
-  BoundsProver prover(solver);
+  BoundsProver prover(solver, launchGrid);
+  // Conditions known true at `op`: enclosing scf.if then-branches.
+  auto guardsAt = [&](Operation *op) {
+    SmallVector<Value> guards;
+    for (Operation *child = op, *parent = op->getParentOp();
+         parent && child != kernel;
+         child = parent, parent = parent->getParentOp())
+      if (auto ifOp = dyn_cast<scf::IfOp>(parent))
+        if (child->getParentRegion() == &ifOp.getThenRegion())
+          guards.push_back(ifOp.getCondition());
+    return guards;
+  };
+  auto constant = [](OpFoldResult r) -> std::optional<int64_t> {
+    if (auto attr = dyn_cast<Attribute>(r))
+      return cast<IntegerAttr>(attr).getInt();
+    APInt c;
+    if (matchPattern(cast<Value>(r), m_ConstantInt(&c)))
+      return c.getSExtValue();
+    return std::nullopt;
+  };
   // The dynamic shared memory a launch provides, if the kernel says.
   std::optional<int64_t> smemBytes;
   if (auto attr = kernel->getAttrOfType<IntegerAttr>(kDynamicSmemAttrName))
@@ -594,7 +691,18 @@ void mlir::amk::checkKernelBounds(
           prover.range(view.getByteShift());
       int64_t bytes =
           type.getNumElements() * elementBytes(type.getElementType());
-      if (!smemBytes) {
+      if (offset && offset->smin().isNegative()) {
+        int64_t lo = offset->smin().getSExtValue();
+        llvm::json::Object details{{"bound", int64_t(0)}, {"unit", "bytes"}};
+        details["range"] =
+            rangeJSON(lo, offset->smax().getSExtValue() + bytes - 1);
+        report(check::kOOB, op,
+               llvm::formatv("shared-memory view at a byte shift that can be "
+                             "negative ({0}) starts before dynamic shared "
+                             "memory",
+                             lo),
+               lo, 0, std::move(details));
+      } else if (!smemBytes) {
         report(check::kUnprovable, op,
                llvm::Twine("dynamic shared memory without '") +
                    kDynamicSmemAttrName +
@@ -626,6 +734,94 @@ void mlir::amk::checkKernelBounds(
                0, 0, {});
       return;
     }
+    // A subview must lie inside its source in every dimension: offset >= 0
+    // and offset + (size - 1) * stride < the source's size.
+    if (auto subview = dyn_cast<memref::SubViewOp>(op)) {
+      SmallVector<Value> guards = guardsAt(op);
+      auto sourceType = subview.getSourceType();
+      for (auto [dim, offset, size, stride] :
+           llvm::enumerate(subview.getMixedOffsets(), subview.getMixedSizes(),
+                           subview.getMixedStrides())) {
+        std::optional<int64_t> n = constant(size), step = constant(stride);
+        if (n == 0)
+          continue;
+        SymbolicSize extent = prover.sizeOf(subview.getSource(), dim);
+        std::optional<int64_t> at = constant(offset);
+        // The whole dimension: offset 0, stride 1, the source's own size.
+        if (at == 0 && step == 1 && extent.isKnown() &&
+            prover.valueSize(size) == extent)
+          continue;
+        if (!n || !step || *step < 1 || !extent.isKnown()) {
+          report(check::kUnprovable, op,
+                 llvm::formatv("subview of {0}: dimension {1} has a dynamic "
+                               "size or stride, or a source size the bounds "
+                               "check cannot trace, not matched to the "
+                               "source's extent",
+                               sourceType, dim),
+                 0, 0, {});
+          continue;
+        }
+        int64_t span = (*n - 1) * *step + 1;
+        std::string why;
+        bool inside;
+        if (at) {
+          inside = *at >= 0 &&
+                   (extent.constant ? *at + span <= *extent.constant
+                                    : prover.proveAtLeast(extent, *at + span,
+                                                          guards));
+          why = *at < 0 ? llvm::formatv("offset {0} is negative", *at).str()
+                        : llvm::formatv("offset {0} + {1} elements exceeds "
+                                        "{2}",
+                                        *at, span,
+                                        extent.constant
+                                            ? std::to_string(*extent.constant)
+                                            : std::string("the dynamic size"))
+                              .str();
+        } else {
+          inside = prover.proveInBounds(cast<Value>(offset), span, extent,
+                                        guards, why);
+          why = "offset: " + why;
+        }
+        if (inside)
+          continue;
+        llvm::json::Object details{{"dimension", int64_t(dim)},
+                                   {"unit", "elements"}};
+        details["bound"] = extent.constant
+                               ? llvm::json::Value(*extent.constant)
+                               : llvm::json::Value(nullptr);
+        report(check::kOOB, op,
+               llvm::formatv("subview of {0} ({1} elements in dimension {2}) "
+                             "may reach past its source: {3}",
+                             sourceType, span, dim, why),
+               at ? *at + span : -1,
+               extent.constant ? *extent.constant : -1, std::move(details));
+      }
+      return;
+    }
+    // A cast to static sizes claims them: each must be at most the real
+    // one, proven by a guard when the source's is dynamic.
+    if (auto castOp = dyn_cast<memref::CastOp>(op)) {
+      auto from = dyn_cast<MemRefType>(castOp.getSource().getType());
+      auto to = dyn_cast<MemRefType>(castOp.getType());
+      if (!from || !to)
+        return;
+      SmallVector<Value> guards = guardsAt(op);
+      for (int64_t dim = 0; dim < to.getRank(); ++dim) {
+        if (to.isDynamicDim(dim) || !from.isDynamicDim(dim))
+          continue;
+        int64_t claimed = to.getDimSize(dim);
+        if (prover.proveAtLeast(prover.sizeOf(castOp.getSource(), dim),
+                                claimed, guards))
+          continue;
+        report(check::kUnprovable, op,
+               llvm::formatv("memref.cast claims size {0} for the dynamic "
+                             "dimension {1} of {2}: no guard proves the real "
+                             "size is at least that",
+                             claimed, dim, from),
+               0, 0, {});
+      }
+      return;
+    }
     FailureOr<SmallVector<MemoryAccess>> accesses = getMemoryAccesses(op);
     if (failed(accesses)) {
       report(check::kUnprovable, op,
@@ -636,14 +832,7 @@ void mlir::amk::checkKernelBounds(
     }
     if (accesses->empty())
       return;
-    // Conditions known true here: enclosing scf.if then-branches.
-    SmallVector<Value> guards;
-    for (Operation *child = op, *parent = op->getParentOp();
-         parent && child != kernel;
-         child = parent, parent = parent->getParentOp())
-      if (auto ifOp = dyn_cast<scf::IfOp>(parent))
-        if (child->getParentRegion() == &ifOp.getThenRegion())
-          guards.push_back(ifOp.getCondition());
+    SmallVector<Value> guards = guardsAt(op);
     for (MemoryAccess &access : *accesses) {
       auto type = cast<MemRefType>(access.memref.getType());
       SmallVector<Value> localGuards(guards);

@@ -38,8 +38,11 @@ FailureOr<llvm::SmallVector<MemoryAccess>> getMemoryAccesses(Operation *op);
 /// integer ranges `solver` computed (IntegerRangeAnalysis on `kernel`);
 /// calls `report` (check id, op, message, found, limit, details for JSON)
 /// for each access it cannot.
+/// `launchGrid` (empty: unknown): the grid every launch of the kernel uses,
+/// bounding its block ids.
 void checkKernelBounds(
     Operation *kernel, const DataFlowSolver &solver,
+    llvm::ArrayRef<int64_t> launchGrid,
     llvm::function_ref<void(StringRef, Operation *, const Twine &, int64_t,
                             int64_t, llvm::json::Object)>
         report);

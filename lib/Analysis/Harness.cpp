@@ -19,7 +19,8 @@ std::string HarnessFinding::str() const {
 
 void mlir::amk::checkLaunchResources(
     ArrayRef<int64_t> block, int64_t smemBytes, const TargetSpec &target,
-    Location loc, StringRef opName, SmallVectorImpl<HarnessFinding> &findings) {
+    Location loc, StringRef opName, SmallVectorImpl<HarnessFinding> &findings,
+    int64_t staticSmemBytes, ArrayRef<int64_t> grid) {
   auto add = [&](StringRef id, const Twine &message, int64_t found,
                  int64_t limit) {
     findings.push_back(HarnessFinding{id.str(), loc, opName.str(),
@@ -56,23 +57,56 @@ void mlir::amk::checkLaunchResources(
   }
 
   // Shared memory: the opt-in per-block limit, and what one SM can give a
-  // block next to the driver's reservation.
+  // block next to the driver's reservation. Dynamic shared memory follows
+  // the static allocations, 16-byte aligned.
+  int64_t total = smemBytes + staticSmemBytes;
+  if (smemBytes && staticSmemBytes)
+    total += 15;
+  std::string what =
+      staticSmemBytes
+          ? llvm::formatv("shared memory {0} B ({1} B static{2})", total,
+                          staticSmemBytes,
+                          smemBytes ? llvm::formatv(" + {0} B dynamic + up to "
+                                                    "15 B alignment",
+                                                    smemBytes)
+                                          .str()
+                                    : std::string())
+                .str()
+          : llvm::formatv("dynamic shared memory {0} B", total).str();
   int64_t perSMLimit =
       target.smem_per_sm_bytes - target.smem_reserved_per_block_bytes;
-  if (smemBytes > target.smem_per_block_optin_bytes)
+  if (total > target.smem_per_block_optin_bytes)
     add(check::kSmem,
-        llvm::formatv("dynamic shared memory {0} B exceeds the opt-in limit "
-                      "{1} B of target '{2}'",
-                      smemBytes, target.smem_per_block_optin_bytes, name),
-        smemBytes, target.smem_per_block_optin_bytes);
-  else if (smemBytes > perSMLimit)
+        llvm::formatv("{0} exceeds the opt-in limit {1} B of target '{2}'",
+                      what, target.smem_per_block_optin_bytes, name),
+        total, target.smem_per_block_optin_bytes);
+  else if (total > perSMLimit)
     add(check::kSmem,
-        llvm::formatv("dynamic shared memory {0} B exceeds the {1} B an SM of "
-                      "target '{2}' holds per block ({3} B per SM, {4} B "
-                      "reserved per block)",
-                      smemBytes, perSMLimit, name, target.smem_per_sm_bytes,
+        llvm::formatv("{0} exceeds the {1} B an SM of target '{2}' holds per "
+                      "block ({3} B per SM, {4} B reserved per block)",
+                      what, perSMLimit, name, target.smem_per_sm_bytes,
                       target.smem_reserved_per_block_bytes),
-        smemBytes, perSMLimit);
+        total, perSMLimit);
+
+  // Grid: each dimension against its limit.
+  const int64_t gridLimits[] = {target.max_grid_dim_x, target.max_grid_dim_y,
+                                target.max_grid_dim_z};
+  static const char *const dims[] = {"x", "y", "z"};
+  for (auto [i, g] : llvm::enumerate(grid)) {
+    if (i >= 3 || g <= gridLimits[i])
+      continue;
+    add(check::kGrid,
+        llvm::formatv("grid {0} exceeds max_grid_dim_{1} = {2} of target "
+                      "'{3}'",
+                      llvm::join(llvm::map_range(grid,
+                                                 [](int64_t x) {
+                                                   return std::to_string(x);
+                                                 }),
+                                 "x"),
+                      dims[i], gridLimits[i], name),
+        g, gridLimits[i]);
+    break;
+  }
 }
 
 LogicalResult mlir::amk::checkGemmResources(

@@ -53,6 +53,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <deque>
+#include <numeric>
 #include <map>
 #include <memory>
 
@@ -119,6 +120,138 @@ struct Lin {
   }
 };
 
+/// Integer-exact simplification of a conjunction of rows (coefficients, then
+/// the constant; `= 0` or `>= 0`), each step keeping exactly the integer
+/// points: inequalities divided by the gcd g of their coefficients (a.x + c
+/// >= 0 iff a/g.x + floor(c/g) >= 0), opposite pairs whose constants cancel
+/// made equalities (or a contradiction when they cross), equalities whose
+/// coefficients' gcd does not divide the constant refuted (GCD test), and
+/// variables with a unit coefficient in an equality substituted away (a
+/// unimodular change). Tightening turns |12288 (r1 - r2)| < 12288 into r1 =
+/// r2, which the GCD test on the ring-stage divisions then refutes: systems
+/// generalized basis reduction needs milliseconds for.
+struct Reducer {
+  explicit Reducer(unsigned n) : n(n) {}
+
+  /// true: no integer point; false: gave up (an overflow); nullopt: the
+  /// rows are reduced and hold the same integer points.
+  std::optional<bool> reduce() {
+    for (int round = 0; round < 8; ++round) {
+      std::optional<bool> changed = tighten();
+      if (!changed)
+        return true;
+      bool substituted = false;
+      for (size_t i = 0; i < eqs.size();) {
+        unsigned j = 0;
+        while (j < n && eqs[i][j] != 1 && eqs[i][j] != -1)
+          ++j;
+        if (j == n) {
+          ++i;
+          continue;
+        }
+        int64_t a = eqs[i][j];
+        std::vector<int64_t> eq = std::move(eqs[i]);
+        eqs.erase(eqs.begin() + i);
+        for (auto *rows : {&eqs, &ineqs})
+          for (std::vector<int64_t> &row : *rows)
+            if (row[j] != 0 && !subtract(row, eq, row[j] * a))
+              return false;
+        substituted = true;
+      }
+      if (!substituted && !*changed)
+        return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  unsigned n;
+  std::vector<std::vector<int64_t>> eqs, ineqs;
+
+private:
+  /// row -= f * eq.
+  static bool subtract(std::vector<int64_t> &row,
+                       const std::vector<int64_t> &eq, int64_t f) {
+    for (size_t k = 0; k < row.size(); ++k) {
+      int64_t p;
+      if (llvm::MulOverflow(f, eq[k], p) || llvm::SubOverflow(row[k], p, row[k]))
+        return false;
+    }
+    return true;
+  }
+
+  /// Divides every row by the gcd of its coefficients; nullopt when a row
+  /// is a contradiction, else whether inequalities became equalities.
+  std::optional<bool> tighten() {
+    auto normalize = [&](std::vector<int64_t> &row, bool equality,
+                         bool &contradiction) -> bool {
+      int64_t g = 0;
+      for (unsigned j = 0; j < n; ++j) {
+        if (row[j] == INT64_MIN)
+          return true; // left as it is
+        g = std::gcd(g, row[j]);
+      }
+      int64_t &c = row[n];
+      if (g == 0) {
+        contradiction = equality ? c != 0 : c < 0;
+        return false; // constant: true or false, dropped either way
+      }
+      if (equality && c % g != 0) {
+        contradiction = true;
+        return false;
+      }
+      for (unsigned j = 0; j < n; ++j)
+        row[j] /= g;
+      c = equality ? c / g : llvm::divideFloorSigned(c, g);
+      return true;
+    };
+    bool contradiction = false;
+    for (bool equality : {true, false}) {
+      llvm::erase_if(equality ? eqs : ineqs, [&](std::vector<int64_t> &row) {
+        return !normalize(row, equality, contradiction);
+      });
+      if (contradiction)
+        return std::nullopt;
+    }
+    // The tightest constant per coefficient vector; opposite pairs.
+    std::map<std::vector<int64_t>, int64_t> tightest;
+    for (std::vector<int64_t> &row : ineqs) {
+      int64_t c = row.back();
+      row.pop_back();
+      auto [it, inserted] = tightest.try_emplace(std::move(row), c);
+      if (!inserted)
+        it->second = std::min(it->second, c);
+    }
+    ineqs.clear();
+    bool changed = false;
+    for (auto &[a, c] : tightest) {
+      std::vector<int64_t> neg(a);
+      bool negatable = true;
+      for (int64_t &x : neg) {
+        negatable &= x != INT64_MIN;
+        x = -x;
+      }
+      std::vector<int64_t> row(a);
+      row.push_back(c);
+      auto it = negatable ? tightest.find(neg) : tightest.end();
+      int64_t width;
+      if (it == tightest.end() || llvm::AddOverflow(c, it->second, width)) {
+        ineqs.push_back(std::move(row));
+        continue;
+      }
+      // a.x + c >= 0 and -a.x + c' >= 0: -c <= a.x <= c'.
+      if (width < 0)
+        return std::nullopt;
+      if (width > 0) {
+        ineqs.push_back(std::move(row));
+      } else if (a < neg) { // one equality per pair
+        eqs.push_back(std::move(row));
+        changed = true;
+      }
+    }
+    return changed;
+  }
+};
+
 /// One conjunction of constraints; empty means the question's answer is no.
 class System {
 public:
@@ -168,6 +301,11 @@ public:
           return std::nullopt;
       return point;
     }
+    // Most systems are integer-empty but rationally feasible (ring stages:
+    // k mod S against (k + S - 1) mod S), where generalized basis reduction
+    // is slow; a cheaper proof of emptiness usually exists.
+    if (provablyEmpty())
+      return std::nullopt;
     auto exact = poly.findIntegerSample();
     if (!exact)
       return std::nullopt;
@@ -184,6 +322,33 @@ public:
   }
 
 private:
+  /// A sound, incomplete emptiness test; every step keeps the integer
+  /// points exactly (`Reducer`), then upstream's Fourier-Motzkin with GCD
+  /// tests (`isEmpty`) on what is left.
+  bool provablyEmpty() const {
+    unsigned n = poly.getNumVars();
+    Reducer r(n);
+    for (unsigned i = 0, e = poly.getNumEqualities(); i < e; ++i)
+      r.eqs.push_back(rowOf(poly.getEquality(i)));
+    for (unsigned i = 0, e = poly.getNumInequalities(); i < e; ++i)
+      r.ineqs.push_back(rowOf(poly.getInequality(i)));
+    if (std::optional<bool> empty = r.reduce())
+      return *empty;
+    IntegerPolyhedron rest(PresburgerSpace::getSetSpace(n));
+    for (const std::vector<int64_t> &row : r.eqs)
+      rest.addEquality(row);
+    for (const std::vector<int64_t> &row : r.ineqs)
+      rest.addInequality(row);
+    return rest.isEmpty();
+  }
+
+  static std::vector<int64_t> rowOf(ArrayRef<DynamicAPInt> row) {
+    std::vector<int64_t> out;
+    for (const DynamicAPInt &x : row)
+      out.push_back(int64_t(x));
+    return out;
+  }
+
   std::optional<SmallVector<int64_t>> row(const Lin &e) {
     if (!e.valid) {
       // Dropping a constraint only adds solutions: still sound.
@@ -284,6 +449,7 @@ public:
   Lin threadId(const Instance &in);
   Lin threadDim(const Instance &in, int d);
   std::optional<Lin> count(Event kind, Operation *op, const Instance &in);
+  std::optional<int64_t> prefix(Event kind, Operation *op);
   void latest(Event kind, Operation *op, const Instance &in,
               std::vector<Latest> &out);
   FailureOr<std::pair<Value, Lin>> address(const SharedAccess &a,
@@ -352,6 +518,8 @@ public:
   mutable llvm::DenseMap<Operation *, bool> containsCache[3];
   /// Event counts of ops that do not depend on symbolic trip counts.
   mutable llvm::DenseMap<Operation *, int64_t> constantTotals[3];
+  /// The events the ops before an op in its block run, when a constant.
+  mutable llvm::DenseMap<Operation *, std::optional<int64_t>> prefixTotals[3];
 };
 
 //===----------------------------------------------------------------------===//
@@ -745,11 +913,36 @@ std::optional<Lin> Builder::computeTotal(Event kind, Operation *op) {
   return std::nullopt;
 }
 
+std::optional<int64_t> Builder::prefix(Event kind, Operation *op) {
+  auto &known = model.prefixTotals[int(kind)];
+  if (auto it = known.find(op); it != known.end())
+    return it->second;
+  // One pass over the block fills every op's prefix; a scratch builder keeps
+  // symbolic trip counts met on the way out of this system.
+  Builder scratch(model);
+  std::optional<int64_t> running = 0;
+  for (Operation &o : *op->getBlock()) {
+    known[&o] = running;
+    if (!running)
+      continue;
+    std::optional<Lin> t = scratch.total(kind, &o);
+    std::optional<int64_t> c = t ? t->asConstant() : std::nullopt;
+    if (c && !llvm::AddOverflow(*running, *c, *running))
+      continue;
+    running = std::nullopt;
+  }
+  return known.lookup(op);
+}
+
 std::optional<Lin> Builder::count(Event kind, Operation *op,
                                   const Instance &in) {
   Lin sum;
   for (Operation *cur = op;;) {
-    for (Operation *prev = cur->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    std::optional<int64_t> before = prefix(kind, cur);
+    if (before)
+      sum = sum + *before;
+    for (Operation *prev = before ? nullptr : cur->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
       std::optional<Lin> t = total(kind, prev);
       if (!t) {
         whyNot = llvm::formatv("the {0} in '{1}' do not run a known number "
@@ -866,8 +1059,10 @@ void Builder::latest(Event kind, Operation *op, const Instance &in,
   }
 }
 
-FailureOr<std::pair<Value, Lin>> Builder::address(const SharedAccess &a,
-                                                  const Instance &in) {
+/// The allocation a shared access's view chain starts at (a workgroup
+/// attribution when the chain ends at a block argument), or failure when
+/// the access's layout or a view in the chain is not modelled.
+static FailureOr<Value> sharedRoot(const SharedAccess &a) {
   auto type = cast<MemRefType>(a.access.memref.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
@@ -875,28 +1070,42 @@ FailureOr<std::pair<Value, Lin>> Builder::address(const SharedAccess &a,
       ShapedType::isDynamic(offset) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return failure();
+  Value memref = a.access.memref;
+  while (Operation *def = memref.getDefiningOp()) {
+    if (isa<memref::ViewOp, memref::SubViewOp, memref::ReinterpretCastOp,
+            memref::CastOp, memref::AssumeAlignmentOp>(def))
+      memref = def->getOperand(0);
+    else if (isa<gpu::DynamicSharedMemoryOp, memref::AllocOp,
+                 memref::AllocaOp, memref::GetGlobalOp>(def))
+      return memref;
+    else
+      return failure();
+  }
+  return memref;
+}
+
+FailureOr<std::pair<Value, Lin>> Builder::address(const SharedAccess &a,
+                                                  const Instance &in) {
+  FailureOr<Value> root = sharedRoot(a);
+  if (failed(root))
+    return failure();
+  auto type = cast<MemRefType>(a.access.memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  (void)type.getStridesAndOffset(strides, offset);
   Lin elements = Lin::of(offset);
   for (auto [index, stride] : llvm::zip(a.access.indices, strides))
     elements = elements + expr(index, in) * stride;
   Lin bytes = elements * a.elementBytes;
-  Value memref = a.access.memref;
-  while (Operation *def = memref.getDefiningOp()) {
-    if (auto view = dyn_cast<memref::ViewOp>(def)) {
+  // Views add their byte shifts; subviews, reinterpret_casts and casts have
+  // layouts that give offsets from the base allocation already.
+  for (Value memref = a.access.memref; memref != *root;) {
+    Operation *def = memref.getDefiningOp();
+    if (auto view = dyn_cast<memref::ViewOp>(def))
       bytes = bytes + expr(view.getByteShift(), in);
-      memref = view.getSource();
-    } else if (isa<memref::SubViewOp, memref::ReinterpretCastOp,
-                   memref::CastOp>(def)) {
-      // Their layouts give offsets from the base allocation already.
-      memref = def->getOperand(0);
-    } else if (isa<gpu::DynamicSharedMemoryOp, memref::AllocOp,
-                   memref::AllocaOp, memref::GetGlobalOp>(def)) {
-      return std::make_pair(memref, bytes);
-    } else {
-      return failure();
-    }
+    memref = def->getOperand(0);
   }
-  // A workgroup attribution of the kernel.
-  return std::make_pair(memref, bytes);
+  return std::make_pair(*root, bytes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1150,7 +1359,7 @@ std::optional<Separated> Checker::separate(const SharedAccess &a) {
         return std::nullopt;
       m = view.getSource();
     } else if (isa<memref::SubViewOp, memref::ReinterpretCastOp,
-                   memref::CastOp>(def)) {
+                   memref::CastOp, memref::AssumeAlignmentOp>(def)) {
       m = def->getOperand(0);
     } else {
       break;
@@ -1630,11 +1839,8 @@ void Checker::run() {
   std::vector<Unit> units;
   llvm::DenseMap<Operation *, int64_t> segment;
   for (SharedAccess &a : accesses) {
-    Builder builder(model);
-    Instance in =
-        builder.instance(a.access.op, 0, llvm::DenseMap<Operation *, Lin>());
-    FailureOr<std::pair<Value, Lin>> address = builder.address(a, in);
-    if (failed(address)) {
+    FailureOr<Value> root = sharedRoot(a);
+    if (failed(root)) {
       report(check::kUnprovable, a.access.op,
              "the shared-memory address of this " + a.access.what +
                  " is not modelled (a view chain with dynamic strides or "
@@ -1661,7 +1867,7 @@ void Checker::run() {
     std::string key;
     llvm::raw_string_ostream os(key);
     os << block << '/' << segment[a.access.op] << '/' << a.access.async << '/'
-       << a.access.write << '/' << address->first.getAsOpaquePointer();
+       << a.access.write << '/' << root->getAsOpaquePointer();
     for (auto [v, c] : sep->uniform)
       os << '/' << v.getAsOpaquePointer() << '*' << c;
     Group &g = groups[key];

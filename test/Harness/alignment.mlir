@@ -398,3 +398,33 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Bug: an alignment assumption too weak for the access: 8 bytes promised,
+// 16-byte vectors loaded.
+gpu.module @m {
+  gpu.func @assume_too_weak() workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c4 = arith.constant 4 : index
+    %i = arith.muli %tid, %c4 : index
+    %a = memref.assume_alignment %buf, 8 : memref<256xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{[AMK-MISALIGNED] vector load of memref<256xf32, #gpu.address_space<workgroup>> (16 B) needs 16-byte alignment, but its address is only provably a multiple of 8 B: its base is memref.assume_alignment 8 on a workgroup attribution without llvm.align, aligned to its element (4 B) only}}
+    %v = vector.load %a[%i] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: memref.assume_alignment promises 16 bytes, taken as a fact.
+gpu.module @m {
+  gpu.func @assume_aligned() workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c4 = arith.constant 4 : index
+    %i = arith.muli %tid, %c4 : index
+    %a = memref.assume_alignment %buf, 16 : memref<256xf32, #gpu.address_space<workgroup>>
+    %v = vector.load %a[%i] : memref<256xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    gpu.return
+  }
+}

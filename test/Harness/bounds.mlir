@@ -695,3 +695,145 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Bug: a subview of a dynamic buffer with a static window (elements 8 to
+// 23) and no guard that the buffer has 24 elements.
+gpu.module @m {
+  gpu.func @subview_past_source(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    // expected-error @+1 {{[AMK-OOB] subview of memref<?xf32> (16 elements in dimension 0) may reach past its source: offset 8 + 16 elements exceeds the dynamic size}}
+    %s = memref.subview %a[8] [16] [1] : memref<?xf32> to memref<16xf32, strided<[1], offset: 8>>
+    %x = memref.load %s[%tid] : memref<16xf32, strided<[1], offset: 8>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: under a guard that the buffer holds elements 8 to 23.
+gpu.module @m {
+  gpu.func @subview_guarded(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c24 = arith.constant 24 : index
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    %fits = arith.cmpi sge, %n, %c24 : index
+    scf.if %fits {
+      %s = memref.subview %a[8] [16] [1] : memref<?xf32> to memref<16xf32, strided<[1], offset: 8>>
+      %x = memref.load %s[%tid] : memref<16xf32, strided<[1], offset: 8>>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a per-block subview at a dynamic offset: 17 blocks of 64 elements
+// over a 1024-element buffer (the accesses inside the subview are in
+// bounds of the subview; the subview itself is not).
+gpu.module @m {
+  gpu.func @subview_dynamic_offset(%a: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 17, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c64 = arith.constant 64 : index
+    %off = arith.muli %bid, %c64 : index
+    // expected-error @+1 {{[AMK-OOB] subview of memref<1024xf32> (64 elements in dimension 0) may reach past its source: offset: its range [0, 1024] + 64 exceeds 1024}}
+    %s = memref.subview %a[%off] [64] [1] : memref<1024xf32> to memref<64xf32, strided<[1], offset: ?>>
+    %x = memref.load %s[%tid] : memref<64xf32, strided<[1], offset: ?>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: 16 blocks cover the buffer exactly.
+gpu.module @m {
+  gpu.func @subview_per_block(%a: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c64 = arith.constant 64 : index
+    %off = arith.muli %bid, %c64 : index
+    %s = memref.subview %a[%off] [64] [1] : memref<1024xf32> to memref<64xf32, strided<[1], offset: ?>>
+    %x = memref.load %s[%tid] : memref<64xf32, strided<[1], offset: ?>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a batch subview whose batch index is the block id, launched with
+// one block too many on z (the grid comes from the module's launch).
+module attributes {gpu.container_module} {
+  func.func @host(%a: memref<4x64xf32>) {
+    %c1 = arith.constant 1 : index
+    %c5 = arith.constant 5 : index
+    %c64 = arith.constant 64 : index
+    gpu.launch_func @m::@batch_past_end blocks in (%c1, %c1, %c5) threads in (%c64, %c1, %c1) args(%a : memref<4x64xf32>)
+    return
+  }
+  gpu.module @m {
+    gpu.func @batch_past_end(%a: memref<4x64xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %tid = gpu.thread_id x
+      %b = gpu.block_id z
+      // expected-error @+1 {{[AMK-OOB] subview of memref<4x64xf32> (1 elements in dimension 0) may reach past its source: offset: its range [0, 4] + 1 exceeds 4}}
+      %s = memref.subview %a[%b, 0] [1, 64] [1, 1] : memref<4x64xf32> to memref<64xf32, strided<[1], offset: ?>>
+      %x = memref.load %s[%tid] : memref<64xf32, strided<[1], offset: ?>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Twin: one block per batch.
+module attributes {gpu.container_module} {
+  func.func @host(%a: memref<4x64xf32>) {
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c64 = arith.constant 64 : index
+    gpu.launch_func @m::@batch_per_block blocks in (%c1, %c1, %c4) threads in (%c64, %c1, %c1) args(%a : memref<4x64xf32>)
+    return
+  }
+  gpu.module @m {
+    gpu.func @batch_per_block(%a: memref<4x64xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %tid = gpu.thread_id x
+      %b = gpu.block_id z
+      %s = memref.subview %a[%b, 0] [1, 64] [1, 1] : memref<4x64xf32> to memref<64xf32, strided<[1], offset: ?>>
+      %x = memref.load %s[%tid] : memref<64xf32, strided<[1], offset: ?>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Bug: a view of dynamic shared memory at a negative byte shift.
+gpu.module @m {
+  gpu.func @view_negative_shift() kernel attributes {known_block_size = array<i32: 64, 1, 1>, amk.dynamic_smem_bytes = 1024 : i64} {
+    %tid = gpu.thread_id x
+    %zero = arith.constant 0.0 : f32
+    %cm16 = arith.constant -16 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{[AMK-OOB] shared-memory view at a byte shift that can be negative (-16) starts before dynamic shared memory}}
+    %buf = memref.view %smem[%cm16][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+    memref.store %zero, %buf[%tid] : memref<64xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the view at byte 16.
+gpu.module @m {
+  gpu.func @view_positive_shift() kernel attributes {known_block_size = array<i32: 64, 1, 1>, amk.dynamic_smem_bytes = 1024 : i64} {
+    %tid = gpu.thread_id x
+    %zero = arith.constant 0.0 : f32
+    %c16 = arith.constant 16 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %buf = memref.view %smem[%c16][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+    memref.store %zero, %buf[%tid] : memref<64xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}

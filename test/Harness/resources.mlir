@@ -176,3 +176,79 @@ module attributes {amk.target = #amk.target<"h200">} {
     }
   }
 }
+
+// -----
+
+// Bug: static shared memory (a workgroup attribution of 101600 B) over the
+// opt-in limit of an RTX 4060 Ti; no dynamic shared memory at all.
+module attributes {amk.target = #amk.target<"rtx4060ti">} {
+  gpu.module @m {
+    // expected-error @+1 {{[AMK-RES-SMEM] shared memory 101600 B (101600 B static) exceeds the opt-in limit 101376 B of target 'rtx4060ti'}}
+    gpu.func @static_smem_over() workgroup(%buf : memref<25400xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Twin: an attribution of exactly the opt-in limit.
+module attributes {amk.target = #amk.target<"rtx4060ti">} {
+  gpu.module @m {
+    gpu.func @static_smem_at_limit() workgroup(%buf : memref<25344xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Bug: a shared global and dynamic shared memory that fit apart but not
+// together (100352 + 15 alignment + 1024 > 101376).
+module attributes {amk.target = #amk.target<"rtx4060ti">} {
+  gpu.module @m {
+    memref.global "private" @tile : memref<100352xi8, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{[AMK-RES-SMEM] shared memory 101391 B (100352 B static + 1024 B dynamic + up to 15 B alignment) exceeds the opt-in limit 101376 B of target 'rtx4060ti'}}
+    gpu.func @global_plus_dynamic() kernel attributes {known_block_size = array<i32: 128, 1, 1>, amk.dynamic_smem_bytes = 1024 : i64} {
+      %g = memref.get_global @tile : memref<100352xi8, #gpu.address_space<workgroup>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Twin: 16 B less dynamic shared memory.
+module attributes {amk.target = #amk.target<"rtx4060ti">} {
+  gpu.module @m {
+    memref.global "private" @tile : memref<100352xi8, #gpu.address_space<workgroup>>
+    gpu.func @global_plus_less_dynamic() kernel attributes {known_block_size = array<i32: 128, 1, 1>, amk.dynamic_smem_bytes = 1008 : i64} {
+      %g = memref.get_global @tile : memref<100352xi8, #gpu.address_space<workgroup>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Bug: a hand-written kernel that declares a grid of 65536 blocks on y,
+// one more than any launch may have.
+module attributes {amk.target = #amk.target<"h200">} {
+  gpu.module @m {
+    // expected-error @+1 {{[AMK-RES-GRID] grid 1x65536x1 exceeds max_grid_dim_y = 65535 of target 'h200'}}
+    gpu.func @grid_over() kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 65536, 1>} {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Twin: 65535 blocks on y.
+module attributes {amk.target = #amk.target<"h200">} {
+  gpu.module @m {
+    gpu.func @grid_at_limit() kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 65535, 1>} {
+      gpu.return
+    }
+  }
+}

@@ -251,26 +251,46 @@ gpu.module @m {
 
 // -----
 
-// Bug: a load through a memref.cast to a dynamic size, which the bounds
-// check cannot trace back to the argument's.
-// WARN: warning: [AMK-UNPROVABLE] load of memref<?xf32>: dimension 0 has a size the bounds check cannot trace
+// Bug: a memref.cast of a dynamic buffer to a static size nothing proves:
+// every access through it would be checked against a size it may not have.
+// WARN: warning: [AMK-UNPROVABLE] memref.cast claims size 256
 gpu.module @m {
-  gpu.func @cast_to_dynamic(%a: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+  gpu.func @cast_unguarded(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     %tid = gpu.thread_id x
-    %d = memref.cast %a : memref<256xf32> to memref<?xf32>
-    // expected-error @+1 {{[AMK-UNPROVABLE] load of memref<?xf32>: dimension 0 has a size the bounds check cannot trace}}
-    %x = memref.load %d[%tid] : memref<?xf32>
+    // expected-error @+1 {{[AMK-UNPROVABLE] memref.cast claims size 256 for the dynamic dimension 0 of memref<?xf32>: no guard proves the real size is at least that}}
+    %s = memref.cast %a : memref<?xf32> to memref<256xf32>
+    %x = memref.load %s[%tid] : memref<256xf32>
     gpu.return
   }
 }
 
 // -----
 
-// Twin: the load from the argument itself.
+// Twin: the cast under a guard on the real size.
 gpu.module @m {
-  gpu.func @no_cast(%a: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+  gpu.func @cast_guarded(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     %tid = gpu.thread_id x
-    %x = memref.load %a[%tid] : memref<256xf32>
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    %big = arith.cmpi uge, %n, %c256 : index
+    scf.if %big {
+      %s = memref.cast %a : memref<?xf32> to memref<256xf32>
+      %x = memref.load %s[%tid] : memref<256xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Casts keep the real sizes: a load through a cast to a dynamic size is
+// checked against the argument's 256 elements.
+gpu.module @m {
+  gpu.func @cast_to_dynamic(%a: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %d = memref.cast %a : memref<256xf32> to memref<?xf32>
+    %x = memref.load %d[%tid] : memref<?xf32>
     gpu.return
   }
 }

@@ -62,6 +62,7 @@ inline constexpr llvm::StringLiteral kSmemRace = "AMK-SMEM-RACE";
 inline constexpr llvm::StringLiteral kAsyncUnwaited = "AMK-ASYNC-UNWAITED";
 inline constexpr llvm::StringLiteral kMisaligned = "AMK-MISALIGNED";
 inline constexpr llvm::StringLiteral kUncoalesced = "AMK-UNCOALESCED";
+inline constexpr llvm::StringLiteral kMBarrierPhase = "AMK-MBARRIER-PHASE";
 } // namespace check
 
 // `--amk-verify` sets the discardable unit attribute
@@ -105,7 +106,9 @@ struct HarnessFinding {
 void checkLaunchResources(llvm::ArrayRef<int64_t> block, int64_t smemBytes,
                           const TargetSpec &target, Location loc,
                           llvm::StringRef opName,
-                          llvm::SmallVectorImpl<HarnessFinding> &findings);
+                          llvm::SmallVectorImpl<HarnessFinding> &findings,
+                          int64_t staticSmemBytes = 0,
+                          llvm::ArrayRef<int64_t> grid = {});
 
 /// Checks `config` for `problem` on `target`: the synthesizer's limits
 /// (checkGemmLowerable) and every resource limit, appending one finding per

@@ -50,9 +50,18 @@ inline constexpr llvm::StringLiteral kDynamicSmemAttrName =
 /// "'scf.if' at line 12": how findings name an op.
 std::string describeOp(Operation *op);
 
+/// Bytes of static shared memory a kernel allocates (workgroup attributions,
+/// workgroup allocs, shared globals it uses), with the padding their
+/// alignments may add; failure (each cause reported) when one has no static
+/// size.
+FailureOr<int64_t> getStaticSharedMemory(
+    Operation *kernel,
+    llvm::function_ref<void(Operation *, const llvm::Twine &)> unprovable);
+
 /// Runs every kernel check on `kernel` (a gpu.func), appending findings;
 /// with a target, also its launch resources (threads from
-/// `known_block_size`, dynamic shared memory from `amk.dynamic_smem_bytes`).
+/// `known_block_size`, shared memory from `amk.dynamic_smem_bytes` plus the
+/// static allocations, the grid from `known_grid_size`).
 /// Returns success iff no error was appended (warnings may be).
 LogicalResult
 checkKernelSafety(Operation *kernel, const TargetSpec *target,
