@@ -107,8 +107,11 @@ private:
   // Paths.
   void buildSimt();
   void buildMmaSync();
-  /// The tensor-core kernel body, A and B loaded `aVec` and `bVec` wide.
-  void buildMmaSyncBody(int64_t aVec, int64_t bVec);
+  /// The tensor-core main loop, A and B loaded `aVec` and `bVec` wide:
+  /// returns the warp tile's accumulators (4 per m16n8 tile, row-major).
+  SmallVector<Value> buildMmaSyncMainLoop(int64_t aVec, int64_t bVec);
+  /// Stores the accumulators of buildMmaSyncMainLoop through the epilogue.
+  void storeMmaSyncAccumulators(ArrayRef<Value> acc);
 
   // Epilogue: stores `values` (f32) to C[row, col .. col + values.size()).
   void storeOutput(Value row, Value col, ArrayRef<Value> values);
@@ -225,10 +228,11 @@ void GemmKernelBuilder::buildMmaSync() {
   int64_t aFast = getOperandVersionedVector(config, p, true),
           bFast = getOperandVersionedVector(config, p, false);
   if (aFast == aVec && bFast == bVec)
-    return buildMmaSyncBody(aVec, bVec);
+    return storeMmaSyncAccumulators(buildMmaSyncMainLoop(aVec, bVec));
   // Dynamic rows: one uniform test of the row lengths picks the cp.async
-  // version when they are multiples of the wide loads (the harness proves
-  // that version under this guard), the realigning one otherwise.
+  // main loop when they are multiples of the wide loads (the harness proves
+  // that version under this guard), the realigning one otherwise; one
+  // epilogue stores what either computed.
   Value aligned;
   for (auto [operand, vec, fast] :
        {std::tuple(a, aVec, aFast), std::tuple(bMat, bVec, bFast)}) {
@@ -239,12 +243,17 @@ void GemmKernelBuilder::buildMmaSync() {
                               m.rem(operandDim(operand, 1), fast), m.c(0));
     aligned = aligned ? m.andi(aligned, multiple) : multiple;
   }
-  auto ifOp = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  buildMmaSyncBody(aFast, bFast);
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  buildMmaSyncBody(aVec, bVec);
+  int64_t numAcc = (config.getWarpM() / 16) * (config.getWarpN() / 8) * 4;
+  auto ifOp = scf::IfOp::create(
+      b, SmallVector<Type>(numAcc, b.getF32Type()), aligned, true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, buildMmaSyncMainLoop(aFast, bFast));
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, buildMmaSyncMainLoop(aVec, bVec));
+  }
+  storeMmaSyncAccumulators(SmallVector<Value>(ifOp.getResults()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -576,7 +585,8 @@ static Value swizzleChunk(IndexMath &m, Value row, Value chunk,
   return m.xori(chunk, m.rem(m.div(row, rowsPerLine), chunksPerRow));
 }
 
-void GemmKernelBuilder::buildMmaSyncBody(int64_t aVec, int64_t bVec) {
+SmallVector<Value> GemmKernelBuilder::buildMmaSyncMainLoop(int64_t aVec,
+                                                         int64_t bVec) {
   const int64_t bm = config.getBlockM(), bn = config.getBlockN(),
                 bk = config.getBlockK(), wm = config.getWarpM(),
                 wn = config.getWarpN(), threads = config.getThreads(),
@@ -1111,7 +1121,15 @@ void GemmKernelBuilder::buildMmaSyncBody(int64_t aVec, int64_t bVec) {
   // (Copies still pending belong to k-tiles past the last: dropped.)
   // Drain the (zero-filling) copies still in flight before the kernel ends.
   nvgpu::DeviceAsyncWaitOp::create(b, groupToken, b.getI32IntegerAttr(0));
+  return SmallVector<Value>(loop.getResults().take_front(numAcc));
+}
 
+void GemmKernelBuilder::storeMmaSyncAccumulators(ArrayRef<Value> acc) {
+  const int64_t wm = config.getWarpM(), wn = config.getWarpN();
+  const int64_t tilesM = wm / 16, tilesN = wn / 8;
+  int64_t warpsN = config.getBlockN() / wn;
+  Value wm0 = m.mul(m.div(warp, warpsN), wm);
+  Value wn0 = m.mul(m.rem(warp, warpsN), wn);
   // Epilogue: thread holds rows lane/4 (+8) and column pairs 2*(lane%4) of
   // every m16n8 tile.
   Value rowInTile = m.div(lane, 4);
@@ -1122,9 +1140,7 @@ void GemmKernelBuilder::buildMmaSyncBody(int64_t aVec, int64_t bVec) {
       Value col = m.add(n0, m.add(wn0, m.add(colInTile, j * 8)));
       for (int64_t h = 0; h < 2; ++h) {
         Value row = m.add(m0, m.add(wm0, m.add(rowInTile, i * 16 + h * 8)));
-        storeOutput(
-            row, col,
-            {loop.getResult(base + 2 * h), loop.getResult(base + 2 * h + 1)});
+        storeOutput(row, col, {acc[base + 2 * h], acc[base + 2 * h + 1]});
       }
     }
   }

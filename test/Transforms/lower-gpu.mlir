@@ -130,7 +130,8 @@ module attributes {amk.target = #amk.target<"h100">} {
 // Dynamic rows: one uniform test of both row lengths picks the cp.async
 // version of the main loop when they are multiples of 8 (the harness proves
 // its 16-byte copies in bounds and aligned under that test), the realigning
-// version otherwise. The register budget is the realigning version's.
+// version otherwise; one epilogue stores the accumulators either yields.
+// The register budget is the realigning version's.
 // CHECK-LABEL: func.func @dynamic_versions
 // CHECK:       gpu.func @gemm_dyn
 // CHECK-SAME:      nvvm.maxnreg = 208 : i32
@@ -141,15 +142,18 @@ module attributes {amk.target = #amk.target<"h100">} {
 // CHECK:         %[[RB:.*]] = arith.remui %[[NB]], %c8 : index
 // CHECK:         %[[OKB:.*]] = arith.cmpi eq, %[[RB]], %c0 : index
 // CHECK:         %[[OK:.*]] = arith.andi %[[OKA]], %[[OKB]] : i1
-// CHECK:         scf.if %[[OK]] {
+// CHECK:         %[[ACC:.*]]:32 = scf.if %[[OK]] -> (f32,
 // CHECK:           nvgpu.device_async_copy %arg0{{.*}}, 8,
 // CHECK:           nvgpu.device_async_copy %arg1{{.*}}, 8,
 // CHECK:           nvvm.mma.sync
+// CHECK:           scf.yield
 // CHECK:         } else {
 // CHECK-NOT:       nvgpu.device_async_copy
 // CHECK:           vector.load %reinterpret_cast{{.*}} {alignment = 16 : i64} : memref<?xf16>, vector<8xf16>
 // CHECK:           nvvm.mma.sync
+// CHECK:           scf.yield
 // CHECK:         }
+// CHECK:         memref.store %[[ACC]]#0, %arg2
 // CHECK:         gpu.return
 module attributes {amk.target = #amk.target<"h100">} {
   func.func @dynamic_versions(%a: memref<?x?xf16>, %b: memref<?x?xf16>, %c: memref<?x?xf32>) {
