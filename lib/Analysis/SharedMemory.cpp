@@ -501,6 +501,14 @@ public:
     return std::make_pair(r.smin().getSExtValue(), r.smax().getSExtValue());
   }
 
+  /// Whether `v` is never negative: by its signed minimum, however large
+  /// its maximum (an induction variable up to a dynamic bound is).
+  bool nonNegative(Value v) const {
+    auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
+    return lattice && !lattice->getValue().isUninitialized() &&
+           !lattice->getValue().getValue().smin().isNegative();
+  }
+
   bool contains(Event kind, Operation *op) const {
     auto [it, inserted] = containsCache[int(kind)].try_emplace(op, false);
     if (inserted)
@@ -677,10 +685,7 @@ Lin Builder::translate(Value v, const Instance &in, int depth) {
   auto opaque = [&] { return Lin::var(leaf(v, in)); };
   if (depth > 64)
     return opaque();
-  auto nonNegative = [&](Value x) {
-    std::optional<std::pair<int64_t, int64_t>> r = model.range(x);
-    return r && r->first >= 0;
-  };
+  auto nonNegative = [&](Value x) { return model.nonNegative(x); };
 
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
