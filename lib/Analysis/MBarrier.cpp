@@ -54,6 +54,12 @@ std::optional<int64_t> constantOf(Value v) {
   return std::nullopt;
 }
 
+/// "1 thread arrives", "128 threads arrive".
+std::string threadsArrive(int64_t n) {
+  return llvm::formatv("{0} {1}", n, n == 1 ? "thread arrives" : "threads arrive")
+      .str();
+}
+
 bool isBlockBarrier(Operation *op) {
   return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op);
 }
@@ -407,9 +413,10 @@ void MBarrierChecker::check(Uses &uses) {
       return;
     if (by->first != *count) {
       report(check::kMBarrierPhase, arrive,
-             llvm::formatv("{0} threads arrive on {1} each time, but it was "
+             llvm::formatv("{0} on {1} each time, but it was "
                            "initialized with count {2} ({3}): {4}",
-                           by->first, name, *count, describeOp(init),
+                           threadsArrive(by->first), name, *count,
+                           describeOp(init),
                            by->first < *count
                                ? "the phase never completes"
                                : "phases complete early, before the threads "
@@ -483,12 +490,12 @@ void MBarrierChecker::check(Uses &uses) {
             separated = true;
         if (!separated) {
           report(check::kMBarrierPhase, wait,
-                 llvm::formatv("{0} threads arrive on {1} per iteration, "
+                 llvm::formatv("{0} on {1} per iteration, "
                                "fewer than the block's, and no block barrier "
                                "separates a wait from the next iteration's "
                                "arrive: the phase can complete again (its "
                                "parity flip back) before a slow thread waits",
-                               own->threads, name)
+                               threadsArrive(own->threads), name)
                      .str());
           return;
         }
