@@ -56,7 +56,8 @@ std::optional<int64_t> constantOf(Value v) {
 
 /// "1 thread arrives", "128 threads arrive".
 std::string threadsArrive(int64_t n) {
-  return llvm::formatv("{0} {1}", n, n == 1 ? "thread arrives" : "threads arrive")
+  return llvm::formatv("{0} {1}", n,
+                       n == 1 ? "thread arrives" : "threads arrive")
       .str();
 }
 
@@ -74,10 +75,9 @@ struct Parity {
 
 class MBarrierChecker {
 public:
-  MBarrierChecker(Operation *kernel, const UniformityInfo &uniformity,
-                  llvm::function_ref<void(StringRef, Operation *,
-                                          const Twine &)>
-                      report)
+  MBarrierChecker(
+      Operation *kernel, const UniformityInfo &uniformity,
+      llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
       : kernel(kernel), uniformity(uniformity), report(report) {
     if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
       if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr())
@@ -313,9 +313,8 @@ void MBarrierChecker::run() {
       return;
     }
     Uses &uses = all[{create.getOperation(), *index}];
-    uses.name = llvm::formatv("mbarrier {0} of {1}", *index,
-                              describeOp(create))
-                    .str();
+    uses.name =
+        llvm::formatv("mbarrier {0} of {1}", *index, describeOp(create)).str();
     if (isa<nvgpu::MBarrierInitOp>(op))
       uses.inits.push_back(op);
     else if (isa<nvgpu::MBarrierArriveOp>(op))
@@ -471,7 +470,9 @@ void MBarrierChecker::check(Uses &uses) {
         if (r.loop == loop)
           own = &r;
       Block *body = loop.getBody();
-      auto inBody = [&](Operation *x) { return body->findAncestorOpInBlock(*x); };
+      auto inBody = [&](Operation *x) {
+        return body->findAncestorOpInBlock(*x);
+      };
       if (!own || !inBody(own->op)->isBeforeInBlock(inBody(wait))) {
         report(check::kUnprovable, wait,
                "a wait on " + name +

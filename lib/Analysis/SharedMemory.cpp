@@ -53,9 +53,9 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <deque>
-#include <numeric>
 #include <map>
 #include <memory>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::amk;
@@ -173,7 +173,8 @@ private:
                        const std::vector<int64_t> &eq, int64_t f) {
     for (size_t k = 0; k < row.size(); ++k) {
       int64_t p;
-      if (llvm::MulOverflow(f, eq[k], p) || llvm::SubOverflow(row[k], p, row[k]))
+      if (llvm::MulOverflow(f, eq[k], p) ||
+          llvm::SubOverflow(row[k], p, row[k]))
         return false;
     }
     return true;
@@ -1080,8 +1081,8 @@ static FailureOr<Value> sharedRoot(const SharedAccess &a) {
     if (isa<memref::ViewOp, memref::SubViewOp, memref::ReinterpretCastOp,
             memref::CastOp, memref::AssumeAlignmentOp>(def))
       memref = def->getOperand(0);
-    else if (isa<gpu::DynamicSharedMemoryOp, memref::AllocOp,
-                 memref::AllocaOp, memref::GetGlobalOp>(def))
+    else if (isa<gpu::DynamicSharedMemoryOp, memref::AllocOp, memref::AllocaOp,
+                 memref::GetGlobalOp>(def))
       return memref;
     else
       return failure();
@@ -1363,8 +1364,8 @@ std::optional<Separated> Checker::separate(const SharedAccess &a) {
       if (!splitTerm(view.getByteShift(), 1, out, threadTerms, 0))
         return std::nullopt;
       m = view.getSource();
-    } else if (isa<memref::SubViewOp, memref::ReinterpretCastOp,
-                   memref::CastOp, memref::AssumeAlignmentOp>(def)) {
+    } else if (isa<memref::SubViewOp, memref::ReinterpretCastOp, memref::CastOp,
+                   memref::AssumeAlignmentOp>(def)) {
       m = def->getOperand(0);
     } else {
       break;
