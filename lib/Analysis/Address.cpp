@@ -477,9 +477,9 @@ FailureOr<MemRefLayout> AddressModel::compute(Value memref,
     if (l.shift.asConstant() == 0 && l.offset.asConstant() == 0 &&
         align > l.rootAlign) {
       l.rootAlign = align;
-      l.rootWhy = llvm::formatv("memref.assume_alignment {0} on {1}", align,
-                                l.rootWhy)
-                      .str();
+      l.rootWhy =
+          llvm::formatv("memref.assume_alignment {0} on {1}", align, l.rootWhy)
+              .str();
     }
     return l;
   }

@@ -766,9 +766,9 @@ void mlir::amk::checkKernelBounds(
         bool inside;
         if (at) {
           inside = *at >= 0 &&
-                   (extent.constant ? *at + span <= *extent.constant
-                                    : prover.proveAtLeast(extent, *at + span,
-                                                          guards));
+                   (extent.constant
+                        ? *at + span <= *extent.constant
+                        : prover.proveAtLeast(extent, *at + span, guards));
           why = *at < 0 ? llvm::formatv("offset {0} is negative", *at).str()
                         : llvm::formatv("offset {0} + {1} elements exceeds "
                                         "{2}",
@@ -786,15 +786,14 @@ void mlir::amk::checkKernelBounds(
           continue;
         llvm::json::Object details{{"dimension", int64_t(dim)},
                                    {"unit", "elements"}};
-        details["bound"] = extent.constant
-                               ? llvm::json::Value(*extent.constant)
-                               : llvm::json::Value(nullptr);
+        details["bound"] = extent.constant ? llvm::json::Value(*extent.constant)
+                                           : llvm::json::Value(nullptr);
         report(check::kOOB, op,
                llvm::formatv("subview of {0} ({1} elements in dimension {2}) "
                              "may reach past its source: {3}",
                              sourceType, span, dim, why),
-               at ? *at + span : -1,
-               extent.constant ? *extent.constant : -1, std::move(details));
+               at ? *at + span : -1, extent.constant ? *extent.constant : -1,
+               std::move(details));
       }
       return;
     }
@@ -810,8 +809,8 @@ void mlir::amk::checkKernelBounds(
         if (to.isDynamicDim(dim) || !from.isDynamicDim(dim))
           continue;
         int64_t claimed = to.getDimSize(dim);
-        if (prover.proveAtLeast(prover.sizeOf(castOp.getSource(), dim),
-                                claimed, guards))
+        if (prover.proveAtLeast(prover.sizeOf(castOp.getSource(), dim), claimed,
+                                guards))
           continue;
         report(check::kUnprovable, op,
                llvm::formatv("memref.cast claims size {0} for the dynamic "

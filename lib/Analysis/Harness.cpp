@@ -17,10 +17,12 @@ std::string HarnessFinding::str() const {
   return ("[" + check + "] " + message);
 }
 
-void mlir::amk::checkLaunchResources(
-    ArrayRef<int64_t> block, int64_t smemBytes, const TargetSpec &target,
-    Location loc, StringRef opName, SmallVectorImpl<HarnessFinding> &findings,
-    int64_t staticSmemBytes, ArrayRef<int64_t> grid) {
+void mlir::amk::checkLaunchResources(ArrayRef<int64_t> block, int64_t smemBytes,
+                                     const TargetSpec &target, Location loc,
+                                     StringRef opName,
+                                     SmallVectorImpl<HarnessFinding> &findings,
+                                     int64_t staticSmemBytes,
+                                     ArrayRef<int64_t> grid) {
   auto add = [&](StringRef id, const Twine &message, int64_t found,
                  int64_t limit) {
     findings.push_back(HarnessFinding{id.str(), loc, opName.str(),
@@ -96,14 +98,13 @@ void mlir::amk::checkLaunchResources(
     if (i >= 3 || g <= gridLimits[i])
       continue;
     add(check::kGrid,
-        llvm::formatv("grid {0} exceeds max_grid_dim_{1} = {2} of target "
-                      "'{3}'",
-                      llvm::join(llvm::map_range(grid,
-                                                 [](int64_t x) {
-                                                   return std::to_string(x);
-                                                 }),
-                                 "x"),
-                      dims[i], gridLimits[i], name),
+        llvm::formatv(
+            "grid {0} exceeds max_grid_dim_{1} = {2} of target "
+            "'{3}'",
+            llvm::join(llvm::map_range(
+                           grid, [](int64_t x) { return std::to_string(x); }),
+                       "x"),
+            dims[i], gridLimits[i], name),
         g, gridLimits[i]);
     break;
   }

@@ -19,8 +19,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
@@ -126,8 +126,8 @@ static SmallVector<int64_t, 3> getLaunchGrid(gpu::GPUFuncOp func) {
     grid.resize(3, 0);
     for (int d = 0; d < 3; ++d) {
       std::optional<int64_t> c = foldConstant(dims[d]);
-      grid[d] = c && *c > 0 && (first || grid[d] > 0) ? std::max(grid[d], *c)
-                                                       : 0;
+      grid[d] =
+          c && *c > 0 && (first || grid[d] > 0) ? std::max(grid[d], *c) : 0;
     }
   });
   if (!ok)
@@ -140,9 +140,9 @@ static SmallVector<int64_t, 3> getLaunchGrid(gpu::GPUFuncOp func) {
 static int64_t staticBytes(MemRefType type, std::string &whyNot) {
   int64_t elem = elementBytes(type.getElementType());
   if (!type.hasStaticShape() || !elem) {
-    whyNot = llvm::formatv("a shared allocation of {0} has no static size",
-                           type)
-                 .str();
+    whyNot =
+        llvm::formatv("a shared allocation of {0} has no static size", type)
+            .str();
     return 0;
   }
   return type.getNumElements() * elem;
@@ -163,7 +163,8 @@ FailureOr<int64_t> mlir::amk::getStaticSharedMemory(
       failedOne = true;
       return;
     }
-    align = std::max(align, naturalAlignment(elementBytes(type.getElementType())));
+    align =
+        std::max(align, naturalAlignment(elementBytes(type.getElementType())));
     total += bytes;
     padding += align - 1;
     minPad = std::min(minPad, align - 1);
@@ -242,17 +243,16 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
     int64_t smem = 0;
     if (auto attr = kernel->getAttrOfType<IntegerAttr>(kDynamicSmemAttrName))
       smem = attr.getInt();
-    FailureOr<int64_t> staticSmem = getStaticSharedMemory(
-        kernel, [&](Operation *at, const Twine &why) {
+    FailureOr<int64_t> staticSmem =
+        getStaticSharedMemory(kernel, [&](Operation *at, const Twine &why) {
           report(check::kUnprovable, at, why);
         });
     SmallVector<int64_t, 3> knownGrid;
     if (func)
       if (DenseI32ArrayAttr size = func.getKnownGridSizeAttr())
         knownGrid.assign(size.asArrayRef().begin(), size.asArrayRef().end());
-    checkLaunchResources(block, smem, *target, kernel->getLoc(), name,
-                         findings, succeeded(staticSmem) ? *staticSmem : 0,
-                         knownGrid);
+    checkLaunchResources(block, smem, *target, kernel->getLoc(), name, findings,
+                         succeeded(staticSmem) ? *staticSmem : 0, knownGrid);
   }
 
   // Structure first: the analyses below need structured control flow and

@@ -54,6 +54,13 @@ std::optional<int64_t> constantOf(Value v) {
   return std::nullopt;
 }
 
+/// "1 thread arrives", "128 threads arrive".
+std::string threadsArrive(int64_t n) {
+  return llvm::formatv("{0} {1}", n,
+                       n == 1 ? "thread arrives" : "threads arrive")
+      .str();
+}
+
 bool isBlockBarrier(Operation *op) {
   return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op);
 }
@@ -68,10 +75,9 @@ struct Parity {
 
 class MBarrierChecker {
 public:
-  MBarrierChecker(Operation *kernel, const UniformityInfo &uniformity,
-                  llvm::function_ref<void(StringRef, Operation *,
-                                          const Twine &)>
-                      report)
+  MBarrierChecker(
+      Operation *kernel, const UniformityInfo &uniformity,
+      llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
       : kernel(kernel), uniformity(uniformity), report(report) {
     if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
       if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr())
@@ -307,9 +313,8 @@ void MBarrierChecker::run() {
       return;
     }
     Uses &uses = all[{create.getOperation(), *index}];
-    uses.name = llvm::formatv("mbarrier {0} of {1}", *index,
-                              describeOp(create))
-                    .str();
+    uses.name =
+        llvm::formatv("mbarrier {0} of {1}", *index, describeOp(create)).str();
     if (isa<nvgpu::MBarrierInitOp>(op))
       uses.inits.push_back(op);
     else if (isa<nvgpu::MBarrierArriveOp>(op))
@@ -407,9 +412,10 @@ void MBarrierChecker::check(Uses &uses) {
       return;
     if (by->first != *count) {
       report(check::kMBarrierPhase, arrive,
-             llvm::formatv("{0} threads arrive on {1} each time, but it was "
+             llvm::formatv("{0} on {1} each time, but it was "
                            "initialized with count {2} ({3}): {4}",
-                           by->first, name, *count, describeOp(init),
+                           threadsArrive(by->first), name, *count,
+                           describeOp(init),
                            by->first < *count
                                ? "the phase never completes"
                                : "phases complete early, before the threads "
@@ -464,7 +470,9 @@ void MBarrierChecker::check(Uses &uses) {
         if (r.loop == loop)
           own = &r;
       Block *body = loop.getBody();
-      auto inBody = [&](Operation *x) { return body->findAncestorOpInBlock(*x); };
+      auto inBody = [&](Operation *x) {
+        return body->findAncestorOpInBlock(*x);
+      };
       if (!own || !inBody(own->op)->isBeforeInBlock(inBody(wait))) {
         report(check::kUnprovable, wait,
                "a wait on " + name +
@@ -483,12 +491,12 @@ void MBarrierChecker::check(Uses &uses) {
             separated = true;
         if (!separated) {
           report(check::kMBarrierPhase, wait,
-                 llvm::formatv("{0} threads arrive on {1} per iteration, "
+                 llvm::formatv("{0} on {1} per iteration, "
                                "fewer than the block's, and no block barrier "
                                "separates a wait from the next iteration's "
                                "arrive: the phase can complete again (its "
                                "parity flip back) before a slow thread waits",
-                               own->threads, name)
+                               threadsArrive(own->threads), name)
                      .str());
           return;
         }

@@ -53,9 +53,9 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <deque>
-#include <numeric>
 #include <map>
 #include <memory>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::amk;
@@ -173,7 +173,8 @@ private:
                        const std::vector<int64_t> &eq, int64_t f) {
     for (size_t k = 0; k < row.size(); ++k) {
       int64_t p;
-      if (llvm::MulOverflow(f, eq[k], p) || llvm::SubOverflow(row[k], p, row[k]))
+      if (llvm::MulOverflow(f, eq[k], p) ||
+          llvm::SubOverflow(row[k], p, row[k]))
         return false;
     }
     return true;
@@ -501,6 +502,14 @@ public:
     return std::make_pair(r.smin().getSExtValue(), r.smax().getSExtValue());
   }
 
+  /// Whether `v` is never negative: by its signed minimum, however large
+  /// its maximum (an induction variable up to a dynamic bound is).
+  bool nonNegative(Value v) const {
+    auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
+    return lattice && !lattice->getValue().isUninitialized() &&
+           !lattice->getValue().getValue().smin().isNegative();
+  }
+
   bool contains(Event kind, Operation *op) const {
     auto [it, inserted] = containsCache[int(kind)].try_emplace(op, false);
     if (inserted)
@@ -677,10 +686,7 @@ Lin Builder::translate(Value v, const Instance &in, int depth) {
   auto opaque = [&] { return Lin::var(leaf(v, in)); };
   if (depth > 64)
     return opaque();
-  auto nonNegative = [&](Value x) {
-    std::optional<std::pair<int64_t, int64_t>> r = model.range(x);
-    return r && r->first >= 0;
-  };
+  auto nonNegative = [&](Value x) { return model.nonNegative(x); };
 
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
@@ -1075,8 +1081,8 @@ static FailureOr<Value> sharedRoot(const SharedAccess &a) {
     if (isa<memref::ViewOp, memref::SubViewOp, memref::ReinterpretCastOp,
             memref::CastOp, memref::AssumeAlignmentOp>(def))
       memref = def->getOperand(0);
-    else if (isa<gpu::DynamicSharedMemoryOp, memref::AllocOp,
-                 memref::AllocaOp, memref::GetGlobalOp>(def))
+    else if (isa<gpu::DynamicSharedMemoryOp, memref::AllocOp, memref::AllocaOp,
+                 memref::GetGlobalOp>(def))
       return memref;
     else
       return failure();
@@ -1358,8 +1364,8 @@ std::optional<Separated> Checker::separate(const SharedAccess &a) {
       if (!splitTerm(view.getByteShift(), 1, out, threadTerms, 0))
         return std::nullopt;
       m = view.getSource();
-    } else if (isa<memref::SubViewOp, memref::ReinterpretCastOp,
-                   memref::CastOp, memref::AssumeAlignmentOp>(def)) {
+    } else if (isa<memref::SubViewOp, memref::ReinterpretCastOp, memref::CastOp,
+                   memref::AssumeAlignmentOp>(def)) {
       m = def->getOperand(0);
     } else {
       break;

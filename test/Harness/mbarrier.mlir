@@ -227,7 +227,7 @@ gpu.module @m {
       }
       %r = arith.remui %k, %c2 : index
       %p = arith.index_cast %r : index to i1
-      // expected-error @+1 {{[AMK-MBARRIER-PHASE] 1 threads arrive on mbarrier 0 of 'nvgpu.mbarrier.create' at line 218 per iteration, fewer than the block's, and no block barrier separates a wait from the next iteration's arrive: the phase can complete again (its parity flip back) before a slow thread waits}}
+      // expected-error @+1 {{[AMK-MBARRIER-PHASE] 1 thread arrives on mbarrier 0 of 'nvgpu.mbarrier.create' at line 218 per iteration, fewer than the block's, and no block barrier separates a wait from the next iteration's arrive: the phase can complete again (its parity flip back) before a slow thread waits}}
       nvgpu.mbarrier.try_wait.parity %bar[%c0], %p, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
     }
     gpu.return

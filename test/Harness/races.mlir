@@ -485,3 +485,62 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Bug: a two-stage ring over a loop of any trip count, where each iteration
+// reads the other stage: the next iteration writes it before its barrier,
+// while slower threads still read it.
+gpu.module @m {
+  gpu.func @ring_reads_next_stage(%n: index) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c127 = arith.constant 127 : index
+    %c128 = arith.constant 128 : index
+    %zero = arith.constant 0.0 : f32
+    scf.for %k = %c0 to %n step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %base = arith.muli %s, %c128 : index
+      %w = arith.addi %base, %tid : index
+      memref.store %zero, %buf[%w] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %k1 = arith.addi %k, %c1 : index
+      %o = arith.remui %k1, %c2 : index
+      %obase = arith.muli %o, %c128 : index
+      %rt = arith.subi %c127, %tid : index
+      %r = arith.addi %obase, %rt : index
+      // expected-error @+1 {{[AMK-SMEM-RACE] 'memref.load' at line 515 races with the 'memref.store' at line 507: no barrier between them (write-read, threads 0 and 127, byte 0)}}
+      %x = memref.load %buf[%r] : memref<256xf32, #gpu.address_space<workgroup>>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: each iteration reads the stage it wrote before the barrier; the
+// next write to that stage is two iterations later, past another barrier.
+gpu.module @m {
+  gpu.func @ring_reads_own_stage(%n: index) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c127 = arith.constant 127 : index
+    %c128 = arith.constant 128 : index
+    %zero = arith.constant 0.0 : f32
+    scf.for %k = %c0 to %n step %c1 {
+      %s = arith.remui %k, %c2 : index
+      %base = arith.muli %s, %c128 : index
+      %w = arith.addi %base, %tid : index
+      memref.store %zero, %buf[%w] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %rt = arith.subi %c127, %tid : index
+      %r = arith.addi %base, %rt : index
+      %x = memref.load %buf[%r] : memref<256xf32, #gpu.address_space<workgroup>>
+    }
+    gpu.return
+  }
+}

@@ -160,8 +160,10 @@ def AMKVerifyPass : Pass<"amk-verify", "::mlir::ModuleOp"> {
     Every `gpu.func` kernel (generated or hand-written) gets the kernel
     checks of `AMK/Analysis/KernelSafety.h`, with findings at the offending
     op: `[AMK-UNPROVABLE]`, `[AMK-BARRIER-DIVERGENT]`, `[AMK-OOB]`,
-    `[AMK-SMEM-RACE]`, `[AMK-ASYNC-UNWAITED]`, `[AMK-MISALIGNED]` (errors)
-    and `[AMK-UNCOALESCED]` (a warning). The pass fails if there is any
+    `[AMK-SMEM-RACE]`, `[AMK-ASYNC-UNWAITED]`, `[AMK-MBARRIER-PHASE]`,
+    `[AMK-MISALIGNED]` (errors) and `[AMK-UNCOALESCED]` (a warning); with a
+    target also `[AMK-RES-THREADS]`, `[AMK-RES-SMEM]` (dynamic plus static
+    shared memory) and `[AMK-RES-GRID]` (`known_grid_size`). The pass fails if there is any
     error; warnings do not fail it.
 
     It changes nothing but one discardable unit attribute: every kernel that
