@@ -26,16 +26,22 @@ kind = sys.argv[2]
 for c in d["cases"]:
     if not c["manifest"]:
         continue
+    path = sys.argv[1] + "/" + c["manifest"]
+    own = c.get("sizes")
     if kind == "perf" and c["perf"] and not c["dynamic"]:
-        print(sys.argv[1] + "/" + c["manifest"])
-    if kind == "dynamic" and c["dynamic"]:
-        print(sys.argv[1] + "/" + c["manifest"])
-    if kind == "extra" and not c["perf"] and not c["dynamic"]:
-        print(sys.argv[1] + "/" + c["manifest"])
+        print(path)
+    if kind == "dynamic" and c["dynamic"] and not own:
+        print(path)
+    if kind == "extra" and not c["perf"] and not c["dynamic"] and not own:
+        print(path)
+    if kind == "own" and own:
+        # One line per kernel: the manifest, then its --sizes arguments.
+        print(path, " ".join("--sizes " + ",".join(map(str, s)) for s in own))
 PY
 perf=$(python3 -c "$split" "$bundles" perf)
 dynamic=$(python3 -c "$split" "$bundles" dynamic)
 extra=$(python3 -c "$split" "$bundles" extra)
+own=$(python3 -c "$split" "$bundles" own)
 
 # Edge sizes around the tiles (TESTING.md: 1, T-1, T, T+1, 2T+1, primes),
 # and sizes whose rows are multiples of 8 (the cp.async version of dynamic
@@ -49,12 +55,24 @@ echo "== dynamic kernels at edge sizes"
 $bench --json "$results/dynamic.json" --iters 10 "${edge[@]}" $dynamic \
   >"$results/dynamic.log" 2>&1 || status=1
 tail -14 "$results/dynamic.log"
+: >"$results/memcheck.log"
+echo "== kernels at their own sizes (dynamic batch, mixed static/dynamic)"
+mkdir -p "$results/own"
+while read -r manifest sizes; do
+  [[ -z "$manifest" ]] && continue
+  name=$(basename "$manifest" .json)
+  $bench --json "$results/own/$name.json" --iters 10 $sizes "$manifest" \
+    >"$results/own/$name.log" 2>&1 || { status=1; echo "FAIL: $name"; }
+  grep -E "PASS|FAIL" "$results/own/$name.log" | tail -6
+  compute-sanitizer --tool memcheck --padding 1024 --error-exitcode 9 \
+    "$bench" --check-only $sizes "$manifest" >>"$results/memcheck.log" 2>&1 \
+    || { status=1; echo "memcheck FAIL: $manifest"; }
+done <<<"$own"
 echo "== layouts, batches, epilogues"
 $bench --json "$results/extra.json" --iters 10 $extra \
   >"$results/extra.log" 2>&1 || status=1
 tail -10 "$results/extra.log"
 echo "== memcheck on small edge cases"
-: >"$results/memcheck.log"
 for m in $dynamic; do
   compute-sanitizer --tool memcheck --padding 1024 --error-exitcode 9 \
     "$bench" --check-only --sizes 1,1,1,1 --sizes 1,65,33,17 \

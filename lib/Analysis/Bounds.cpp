@@ -41,6 +41,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <map>
 #include <numeric>
 
 using namespace mlir;
@@ -286,11 +287,22 @@ private:
     if (isa_and_nonnull<arith::MinUIOp>(op))
       return nonNegative(op->getOperand(0), guards, depth + 1) ||
              nonNegative(op->getOperand(1), guards, depth + 1);
+    // A memref's offset: the position of its first element in its buffer
+    // (every memref the kernel forms is checked to lie inside its source;
+    // arguments are assumed valid).
+    if (auto meta = dyn_cast_or_null<memref::ExtractStridedMetadataOp>(op);
+        meta && v == meta.getOffset())
+      return true;
     APInt c;
     // x + c with c >= 0 (x is below some size, far from wrapping).
     if (auto add = dyn_cast_or_null<arith::AddIOp>(op);
         add && matchPattern(add.getRhs(), m_ConstantInt(&c)) && !c.isNegative())
       return nonNegative(add.getLhs(), guards, depth + 1);
+    // x * c with c >= 0 (as for x + c: x is below some size).
+    if (auto mul = dyn_cast_or_null<arith::MulIOp>(op);
+        mul && matchPattern(mul.getRhs(), m_ConstantInt(&c)) &&
+        !c.isNegative())
+      return nonNegative(mul.getLhs(), guards, depth + 1);
     // size - 1 (every size is at least 1).
     if (auto sub = dyn_cast_or_null<arith::SubIOp>(op);
         sub && isSize(sub.getLhs()) &&
@@ -457,14 +469,72 @@ private:
   ArrayRef<int64_t> launchGrid;
 };
 
-/// Flattens an `addi` tree into its addends.
-static void addends(Value v, SmallVectorImpl<Value> &out) {
-  if (auto add = v.getDefiningOp<arith::AddIOp>()) {
-    addends(add.getLhs(), out);
-    addends(add.getRhs(), out);
-    return;
+/// An integer polynomial of degree <= 2 in named symbols: monomial (its
+/// symbols, sorted) -> coefficient.
+struct Polynomial {
+  std::map<std::string, int64_t> terms;
+
+  static Polynomial constant(int64_t c) {
+    Polynomial p;
+    if (c)
+      p.terms[""] = c;
+    return p;
   }
-  out.push_back(v);
+  static Polynomial symbol(char name) {
+    Polynomial p;
+    p.terms[std::string(1, name)] = 1;
+    return p;
+  }
+  Polynomial operator+(const Polynomial &o) const {
+    Polynomial r = *this;
+    for (auto &[mono, c] : o.terms)
+      if ((r.terms[mono] += c) == 0)
+        r.terms.erase(mono);
+    return r;
+  }
+  Polynomial operator*(const Polynomial &o) const {
+    Polynomial r;
+    for (auto &[a, ca] : terms)
+      for (auto &[b, cb] : o.terms) {
+        std::string mono = a + b;
+        llvm::sort(mono);
+        if ((r.terms[mono] += ca * cb) == 0)
+          r.terms.erase(mono);
+      }
+    return r;
+  }
+  bool operator==(const Polynomial &o) const { return terms == o.terms; }
+};
+
+/// `v` as a polynomial of `symbol`'s leaves (constants, +, -, *), or nullopt
+/// when a leaf has no symbol or the degree passes 2.
+static std::optional<Polynomial>
+toPolynomial(Value v, llvm::function_ref<std::optional<char>(Value)> symbol,
+             int depth = 0) {
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return Polynomial::constant(c.getSExtValue());
+  if (depth > 8)
+    return std::nullopt;
+  Operation *op = v.getDefiningOp();
+  if (isa_and_nonnull<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op)) {
+    auto lhs = toPolynomial(op->getOperand(0), symbol, depth + 1);
+    auto rhs = toPolynomial(op->getOperand(1), symbol, depth + 1);
+    if (!lhs || !rhs)
+      return std::nullopt;
+    if (isa<arith::AddIOp>(op))
+      return *lhs + *rhs;
+    if (isa<arith::SubIOp>(op))
+      return *lhs + *rhs * Polynomial::constant(-1);
+    Polynomial product = *lhs * *rhs;
+    for (auto &[mono, coefficient] : product.terms)
+      if (mono.size() > 2)
+        return std::nullopt;
+    return product;
+  }
+  if (std::optional<char> name = symbol(v))
+    return Polynomial::symbol(*name);
+  return std::nullopt;
 }
 
 /// Whether `view` is a flat 1-D view of exactly the elements a rank-2
@@ -488,10 +558,18 @@ static bool isFlatViewOfMatrix(memref::ReinterpretCastOp view,
       constant(view.getMixedStrides()[0]) != 1)
     return false;
   // The matrix: the source itself, or the one whose base buffer it is.
+  // (Either way the view starts at the buffer's base: a reinterpret_cast
+  // drops its source's offset.)
   Value matrix = view.getSource();
   auto meta = matrix.getDefiningOp<memref::ExtractStridedMetadataOp>();
   if (meta)
     matrix = meta.getSource();
+  // A result of the matrix's strided metadata (folding may have left the
+  // view on the matrix itself, away from the metadata that sized it).
+  auto metadataOf = [&](Value v) {
+    auto op = v.getDefiningOp<memref::ExtractStridedMetadataOp>();
+    return op && op.getSource() == matrix ? op : nullptr;
+  };
   auto type = dyn_cast<MemRefType>(matrix.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
@@ -507,52 +585,46 @@ static bool isFlatViewOfMatrix(memref::ReinterpretCastOp view,
   auto value = dyn_cast<Value>(size);
   if (!value)
     return false;
+  // Compare polynomials in the matrix's symbols (O offset, R rows, C cols,
+  // S row stride), so that however folding rearranged the size, it must be
+  // O + (R - 1) * S + C.
   SymbolicSize rows = prover.sizeOf(matrix, 0), cols = prover.sizeOf(matrix, 1);
-  auto isStride0 = [&](Value v) {
-    if (meta && v == meta.getStrides()[0])
-      return true;
-    SymbolicSize s = prover.valueSize(v);
-    if (!ShapedType::isDynamic(strides[0]))
-      return s.constant == strides[0];
-    // An identity layout's row pitch is its row length.
-    return type.getLayout().isIdentity() && s == cols;
+  bool identity = type.getLayout().isIdentity();
+  auto symbol = [&](Value leaf) -> std::optional<char> {
+    if (auto m = metadataOf(leaf)) {
+      if (leaf == m.getOffset())
+        return 'O';
+      if (leaf == m.getStrides()[0])
+        return identity ? 'C' : 'S';
+    }
+    SymbolicSize s = prover.valueSize(leaf);
+    if (s.constant)
+      return std::nullopt;
+    if (s == rows)
+      return 'R';
+    if (s == cols)
+      return 'C';
+    return std::nullopt;
   };
-  auto isRowsMinusOne = [&](Value v) {
-    APInt c;
-    if (auto sub = v.getDefiningOp<arith::SubIOp>())
-      return prover.valueSize(sub.getLhs()) == rows &&
-             matchPattern(sub.getRhs(), m_ConstantInt(&c)) && c == 1;
-    if (auto add = v.getDefiningOp<arith::AddIOp>())
-      return prover.valueSize(add.getLhs()) == rows &&
-             matchPattern(add.getRhs(), m_ConstantInt(&c)) && c.isAllOnes();
+  std::optional<Polynomial> actual = toPolynomial(value, symbol);
+  if (!actual)
     return false;
+  auto term = [](std::optional<int64_t> c, char name) {
+    return c ? Polynomial::constant(ShapedType::isDynamic(*c) ? 0 : *c)
+             : Polynomial::symbol(name);
   };
-  SmallVector<Value> terms;
-  addends(value, terms);
-  bool sawOffset = !ShapedType::isDynamic(offset) && offset == 0;
-  bool sawSpan = false, sawCols = false;
-  for (Value term : terms) {
-    APInt c;
-    if (!sawOffset && ((meta && term == meta.getOffset()) ||
-                       (matchPattern(term, m_ConstantInt(&c)) &&
-                        c.getSExtValue() == offset))) {
-      sawOffset = true;
-      continue;
-    }
-    if (!sawCols && prover.valueSize(term) == cols) {
-      sawCols = true;
-      continue;
-    }
-    auto mul = term.getDefiningOp<arith::MulIOp>();
-    if (!sawSpan && mul &&
-        ((isRowsMinusOne(mul.getLhs()) && isStride0(mul.getRhs())) ||
-         (isRowsMinusOne(mul.getRhs()) && isStride0(mul.getLhs())))) {
-      sawSpan = true;
-      continue;
-    }
-    return false;
-  }
-  return sawOffset && sawSpan && sawCols;
+  std::optional<int64_t> strideConstant;
+  if (!ShapedType::isDynamic(strides[0]))
+    strideConstant = strides[0];
+  Polynomial expected =
+      term(ShapedType::isDynamic(offset) ? std::nullopt
+                                         : std::optional<int64_t>(offset),
+           'O') +
+      (term(rows.constant, 'R') + Polynomial::constant(-1)) *
+          (identity && !strideConstant ? term(cols.constant, 'C')
+                                       : term(strideConstant, 'S')) +
+      term(cols.constant, 'C');
+  return *actual == expected;
 }
 
 } // namespace

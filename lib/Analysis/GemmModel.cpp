@@ -39,6 +39,34 @@ bool GemmProblem::hasDynamicSizes() const {
          ShapedType::isDynamic(n) || ShapedType::isDynamic(k);
 }
 
+SmallVector<int64_t> mlir::amk::getOperandProblemShape(const GemmProblem &p,
+                                                       unsigned i) {
+  SmallVector<int64_t> shape;
+  if (p.batched)
+    shape.push_back(p.batch);
+  unsigned cIndex = p.hasBias ? 3 : 2;
+  if (i == 0)
+    shape.append(p.transposeA ? std::initializer_list<int64_t>{p.k, p.m}
+                              : std::initializer_list<int64_t>{p.m, p.k});
+  else if (i == 1)
+    shape.append(p.transposeB ? std::initializer_list<int64_t>{p.n, p.k}
+                              : std::initializer_list<int64_t>{p.k, p.n});
+  else if (i == cIndex)
+    shape.append({p.m, p.n});
+  else
+    shape.push_back(p.n); // bias
+  return shape;
+}
+
+MemRefType mlir::amk::getKernelOperandType(const GemmProblem &p, unsigned i,
+                                           MemRefType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [dim, size] : llvm::enumerate(getOperandProblemShape(p, i)))
+    if (dim < shape.size() && ShapedType::isDynamic(shape[dim]))
+      shape[dim] = size;
+  return MemRefType::Builder(type).setShape(shape);
+}
+
 //===----------------------------------------------------------------------===//
 // Shared memory
 //===----------------------------------------------------------------------===//

@@ -94,8 +94,12 @@ public:
   void build(gpu::GPUFuncOp func);
 
 private:
+  /// Everything inside the batch guard.
+  void buildBody(ArrayRef<Value> operands);
+
   // Setup.
-  void setupOperands(gpu::GPUFuncOp func);
+  /// A, B, [bias], C: the kernel's arguments.
+  void setupOperands(ArrayRef<Value> operands);
   void setupTile();
   Value dimOf(Value memref, int64_t dim, int64_t staticSize);
   /// Size `dim` of a rank-2 (per-batch) operand: a constant when static.
@@ -163,12 +167,11 @@ static Value selectBatch(ImplicitLocOpBuilder &b, Value source, Value batch) {
                                    offsets, sizes, strides);
 }
 
-void GemmKernelBuilder::setupOperands(gpu::GPUFuncOp func) {
+void GemmKernelBuilder::setupOperands(ArrayRef<Value> operands) {
   // Batched operands are [batch, ...]: work on this block's batch.
   Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
   auto operand = [&](unsigned i) {
-    Value arg = func.getArgument(i);
-    return p.batched ? selectBatch(b, arg, batch) : arg;
+    return p.batched ? selectBatch(b, operands[i], batch) : operands[i];
   };
   unsigned arg = 0;
   a = operand(arg++);
@@ -213,13 +216,38 @@ void GemmKernelBuilder::setupTile() {
 
 void GemmKernelBuilder::build(gpu::GPUFuncOp func) {
   b.setInsertionPointToStart(&func.getBody().front());
-  setupOperands(func);
+  SmallVector<Value> operands(func.getArguments());
+  // The launch sizes grid z by C's batch; an operand with a dynamic batch
+  // may hold fewer. Blocks past any operand's batch do nothing (this guard
+  // is also what proves each batch subview in bounds).
+  Value inBatch;
+  if (p.batched) {
+    Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
+    for (Value operand : operands) {
+      if (!cast<MemRefType>(operand.getType()).isDynamicDim(0))
+        continue;
+      Value inside = m.lt(batch, memref::DimOp::create(b, operand, 0));
+      inBatch = inBatch ? m.andi(inBatch, inside) : inside;
+    }
+  }
+  if (inBatch) {
+    auto ifOp = scf::IfOp::create(b, TypeRange{}, inBatch, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    buildBody(operands);
+  } else {
+    buildBody(operands);
+  }
+  gpu::ReturnOp::create(b);
+}
+
+void GemmKernelBuilder::buildBody(ArrayRef<Value> operands) {
+  setupOperands(operands);
   setupTile();
   if (config.getMath() == MathInst::simt)
     buildSimt();
   else
     buildMmaSync();
-  gpu::ReturnOp::create(b);
 }
 
 void GemmKernelBuilder::buildMmaSync() {
@@ -1171,11 +1199,10 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
 
   OpBuilder builder(module.getBodyRegion());
   builder.setInsertionPointToEnd(module.getBody());
-  SmallVector<Type> argTypes = {matmul.getA().getType(),
-                                matmul.getB().getType()};
-  if (matmul.getBias())
-    argTypes.push_back(matmul.getBias().getType());
-  argTypes.push_back(matmul.getC().getType());
+  SmallVector<Type> argTypes;
+  for (auto [i, operand] : llvm::enumerate(matmul.getKernelOperands()))
+    argTypes.push_back(getKernelOperandType(
+        problem, i, cast<MemRefType>(operand.getType())));
   auto func = gpu::GPUFuncOp::create(builder, kernel.getLoc(), name,
                                      builder.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),

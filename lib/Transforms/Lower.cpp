@@ -41,6 +41,7 @@
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -266,16 +267,45 @@ void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
   auto ceilDiv = [&](Value x, int64_t y) -> Value {
     return arith::CeilDivUIOp::create(b, loc, x, idx(y));
   };
+  // Operands go in as the types the kernel was built for: sizes that one
+  // operand's type leaves dynamic and another's fixes are checked, then
+  // cast to.
+  GemmProblem problem = GemmProblem::get(matmul);
+  SmallVector<Value> args;
+  SmallVector<StringRef> names = {"A", "B"};
+  if (matmul.getBias())
+    names.push_back("bias");
+  names.push_back("C");
+  for (auto [i, operand] : llvm::enumerate(matmul.getKernelOperands())) {
+    auto type = cast<MemRefType>(operand.getType());
+    MemRefType kernelType = getKernelOperandType(problem, i, type);
+    if (kernelType != type) {
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (!type.isDynamicDim(d) || kernelType.isDynamicDim(d))
+          continue;
+        Value agrees = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq,
+            memref::DimOp::create(b, loc, operand, d),
+            idx(kernelType.getDimSize(d)));
+        cf::AssertOp::create(
+            b, loc, agrees,
+            llvm::formatv("amk.matmul: size {0} of {1} must be {2}", d,
+                          names[i], kernelType.getDimSize(d))
+                .str());
+      }
+      operand = memref::CastOp::create(b, loc, kernelType, operand);
+    }
+    args.push_back(operand);
+  }
+  // The grid from C as the kernel takes it (sizes that any operand fixes
+  // are static).
+  Value c = args.back();
   int64_t off = matmul.isBatched() ? 1 : 0;
-  Value sizeM = dim(matmul.getC(), off), sizeN = dim(matmul.getC(), off + 1);
+  Value sizeM = dim(c, off), sizeN = dim(c, off + 1);
   Value gridX =
       arith::MulIOp::create(b, loc, ceilDiv(sizeM, config.getBlockM()),
                             ceilDiv(sizeN, config.getBlockN()));
-  Value gridZ = matmul.isBatched() ? dim(matmul.getC(), 0) : idx(1);
-  SmallVector<Value> args = {matmul.getA(), matmul.getB()};
-  if (matmul.getBias())
-    args.push_back(matmul.getBias());
-  args.push_back(matmul.getC());
+  Value gridZ = matmul.isBatched() ? dim(c, 0) : idx(1);
   Value smem =
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), k.smemBytes);
   auto symbol = SymbolRefAttr::get(

@@ -35,11 +35,15 @@ class Case:
 
     def __init__(self, name, m, n, k, dtype, dynamic=False, batch=0,
                  ta=False, tb=False, bias=False, act=None, alpha=None,
-                 beta=None, perf=True):
+                 beta=None, perf=True, shapes=None, sizes=None):
         self.name, self.m, self.n, self.k = name, m, n, k
         self.dtype, self.dynamic, self.batch = dtype, dynamic, batch
         self.ta, self.tb, self.bias, self.act = ta, tb, bias, act
         self.alpha, self.beta, self.perf = alpha, beta, perf
+        # Explicit operand shapes (A, B, C; "?" where dynamic), for problems
+        # whose operands disagree on which sizes they state, and the sizes
+        # (batch, M, N, K) to run such a kernel at.
+        self.shapes, self.sizes = shapes, sizes
 
     def module(self):
         in_t, out_t, attrs = DTYPES[self.dtype]
@@ -50,6 +54,9 @@ class Case:
         a = f"memref<{lead}{dim(rows_a)}x{dim(cols_a)}x{in_t}>"
         b = f"memref<{lead}{dim(rows_b)}x{dim(cols_b)}x{in_t}>"
         c = f"memref<{lead}{dim(self.m)}x{dim(self.n)}x{out_t}>"
+        if self.shapes:
+            a, b, c = (f"memref<{shape}x{t}>" for shape, t in
+                       zip(self.shapes, (in_t, in_t, out_t)))
         bias_t = f"memref<{lead}{dim(self.n)}x{out_t}>"
         attr_list = [attrs] if attrs else []
         if self.ta:
@@ -113,6 +120,25 @@ def suite_cases(quick=False):
         Case("bf16_dynamic_nt", -1, -1, -1, "bf16", dynamic=True, tb=True,
              perf=False),
     ]
+    # Kernels run at their own sizes: a dynamic batch (blocks past an
+    # operand's batch do nothing), and operands that leave dynamic what
+    # another operand's type fixes (the kernel takes them at those sizes).
+    batched = [(3, 65, 72, 40), (2, 129, 130, 131), (4, 1, 1, 1),
+               (3, 257, 255, 33)]
+    cases += [
+        Case("bf16_dynamic_batched_bias_gelu", -1, -1, -1, "bf16",
+             dynamic=True, batch=1, bias=True, act="gelu", perf=False,
+             sizes=batched),
+        Case("fp32_dynamic_batched_tn", -1, -1, -1, "fp32", dynamic=True,
+             batch=1, ta=True, perf=False, sizes=batched),
+        Case("bf16_mixed_dynamic_m", -1, 1000, 999, "bf16", perf=False,
+             shapes=("?x?", "999x?", "?x1000"),
+             sizes=[(1, 1, 1000, 999), (1, 127, 1000, 999),
+                    (1, 1000, 1000, 999)]),
+        Case("fp16_mixed_batched", -1, 96, 64, "fp16", batch=3,
+             perf=False, shapes=("?x?x?", "3x64x?", "?x?x96"),
+             sizes=[(3, 1, 96, 64), (3, 130, 96, 64)]),
+    ]
     return cases
 
 
@@ -144,6 +170,7 @@ def build(amk_opt, target, out, cases):
         index.append({"case": case.name, "dtype": case.dtype, "m": case.m,
                       "n": case.n, "k": case.k, "batch": case.batch,
                       "dynamic": case.dynamic, "perf": case.perf,
+                      "sizes": case.sizes,
                       "compile_s": round(seconds, 3),
                       "manifest": manifests[0] if ok else None,
                       "warnings": warnings,

@@ -328,3 +328,77 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Bug: a flat view of a matrix's buffer one row longer than the matrix
+// (offset + rows * stride + cols): it reaches past the matrix's last element.
+// WARN: warning: [AMK-UNPROVABLE] memref.reinterpret_cast other than a flat view
+gpu.module @m {
+  gpu.func @flat_view_too_long(%a: memref<?x?xf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %a : memref<?x?xf16> -> memref<f16>, index, index, index, index, index
+    %span = arith.muli %sizes#0, %strides#0 : index
+    %tail = arith.addi %span, %sizes#1 : index
+    %end = arith.addi %offset, %tail : index
+    // expected-error @+1 {{[AMK-UNPROVABLE] memref.reinterpret_cast other than a flat view of a row-major matrix's own elements is not modelled}}
+    %flat = memref.reinterpret_cast %a to offset: [0], sizes: [%end], strides: [1] : memref<?x?xf16> to memref<?xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the flat view of one batch of a batched operand, sized offset +
+// (rows - 1) * stride + cols from the batch's strided metadata, the view
+// taken on the batch itself (as canonicalization leaves it).
+gpu.module @m {
+  gpu.func @flat_view_of_batch(%a: memref<?x?x?xf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %z = gpu.block_id z
+    %batches = memref.dim %a, %c0 : memref<?x?x?xf16>
+    %inside = arith.cmpi ult, %z, %batches : index
+    scf.if %inside {
+      %rows = memref.dim %a, %c1 : memref<?x?x?xf16>
+      %c2 = arith.constant 2 : index
+      %cols = memref.dim %a, %c2 : memref<?x?x?xf16>
+      %batch = memref.subview %a[%z, 0, 0] [1, %rows, %cols] [1, 1, 1] : memref<?x?x?xf16> to memref<?x?xf16, strided<[?, 1], offset: ?>>
+      %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %batch : memref<?x?xf16, strided<[?, 1], offset: ?>> -> memref<f16>, index, index, index, index, index
+      %last = arith.subi %sizes#0, %c1 : index
+      %span = arith.muli %last, %strides#0 : index
+      %tail = arith.addi %span, %sizes#1 : index
+      %end = arith.addi %offset, %tail : index
+      %flat = memref.reinterpret_cast %batch to offset: [0], sizes: [%end], strides: [1] : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<?xf16>
+      %tid = gpu.thread_id x
+      %i = arith.addi %offset, %tid : index
+      %ok = arith.cmpi ult, %i, %end : index
+      scf.if %ok {
+        %x = memref.load %flat[%i] : memref<?xf16>
+        memref.store %x, %flat[%i] : memref<?xf16>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: a flat view whose size folded to (rows - 1) * 999 + 999 (a static
+// row length), read at indices clamped to its last element.
+gpu.module @m {
+  gpu.func @flat_view_folded(%a: memref<?x999xf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c1 = arith.constant 1 : index
+    %c998 = arith.constant 998 : index
+    %c999 = arith.constant 999 : index
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %a : memref<?x999xf16> -> memref<f16>, index, index, index, index, index
+    %last = arith.subi %sizes#0, %c1 : index
+    %span = arith.muli %last, %c999 : index
+    %end = arith.addi %span, %c999 : index
+    %flat = memref.reinterpret_cast %a to offset: [0], sizes: [%end], strides: [1] : memref<?x999xf16> to memref<?xf16>
+    %tid = gpu.thread_id x
+    %final = arith.addi %span, %c998 : index
+    %i = arith.minui %tid, %final : index
+    %x = memref.load %flat[%i] : memref<?xf16>
+    gpu.return
+  }
+}

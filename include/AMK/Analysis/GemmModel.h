@@ -42,6 +42,18 @@ struct GemmProblem {
   int64_t getContiguousExtentB() const { return transposeB ? k : n; }
 };
 
+/// The problem's sizes for each dimension of operand `i` (A, B, [bias], C):
+/// dynamic only where no operand's type fixes the size.
+SmallVector<int64_t> getOperandProblemShape(const GemmProblem &problem,
+                                            unsigned i);
+
+/// The type a kernel takes operand `i` as: `type` with every size the
+/// problem fixes made static (a dynamic A whose M the type of C gives is
+/// taken as static), so that kernels are built and proven for what the
+/// problem knows. Launches cast to it.
+MemRefType getKernelOperandType(const GemmProblem &problem, unsigned i,
+                                MemRefType type);
+
 /// The dynamic shared memory of a GEMM kernel: per pipeline stage one tile of
 /// A and one of B, each `rows x pitch` elements of the input type (pitch >=
 /// cols; the extra columns are padding against bank conflicts). Every stage

@@ -332,3 +332,21 @@ func.func @kernel_bad_ladder(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: m
 // expected-error @+2 {{expected ::mlir::amk::MathInst to be one of: simt, mma_sync, wgmma}}
 // expected-error @+1 {{failed to parse AMK_GemmConfigAttr parameter 'math'}}
 #c = #amk.gemm_config<block = [64, 64, 8], warp = [32, 32], math = tensorcore, thread = [4, 8], stages = 2, vector = 4, threads = 128>
+
+// -----
+
+// C leaves the batch dynamic; A and B still disagree on it.
+func.func @batch_ab_mismatch(%a: memref<3x8x4xf32>, %b: memref<4x4x8xf32>, %c: memref<?x8x8xf32>) {
+  // expected-error @+1 {{batch of A (3) does not match batch of B (4)}}
+  amk.matmul %a, %b into %c : memref<3x8x4xf32>, memref<4x4x8xf32>, memref<?x8x8xf32>
+  return
+}
+
+// -----
+
+// C leaves N dynamic; B and the bias still disagree on it.
+func.func @bias_b_mismatch(%a: memref<8x4xf32>, %b: memref<4x8xf32>, %bias: memref<16xf32>, %c: memref<8x?xf32>) {
+  // expected-error @+1 {{N of bias (16) does not match N of B (8)}}
+  amk.matmul %a, %b bias(%bias) into %c : memref<8x4xf32>, memref<4x8xf32>, memref<16xf32>, memref<8x?xf32>
+  return
+}

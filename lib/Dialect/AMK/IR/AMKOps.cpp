@@ -39,17 +39,49 @@ static MatmulDims getMatmulDims(MatmulOp op) {
   return d;
 }
 
+/// The first static size among `dims` (operand, dimension): every operand
+/// that states a size states the same one (the verifier checks), so a size
+/// is dynamic only when no operand's type fixes it.
+static int64_t
+firstStaticSize(std::initializer_list<std::pair<Value, int64_t>> dims) {
+  for (auto [operand, dim] : dims) {
+    if (!operand)
+      continue;
+    auto type = cast<MemRefType>(operand.getType());
+    if (dim < type.getRank() && !type.isDynamicDim(dim))
+      return type.getDimSize(dim);
+  }
+  return ShapedType::kDynamic;
+}
+
+/// The bias with a batch dimension, if any.
+static Value getBatchedBias(MatmulOp op) {
+  Value bias = op.getBias();
+  return bias && cast<MemRefType>(bias.getType()).getRank() == 2 ? bias
+                                                                   : Value();
+}
+
 int64_t MatmulOp::getBatchSize() {
-  return isBatched() ? getC().getType().getDimSize(0) : 1;
+  if (!isBatched())
+    return 1;
+  return firstStaticSize(
+      {{getC(), 0}, {getA(), 0}, {getB(), 0}, {getBatchedBias(*this), 0}});
 }
 int64_t MatmulOp::getM() {
-  return getC().getType().getDimSize(isBatched() ? 1 : 0);
+  return firstStaticSize(
+      {{getC(), isBatched() ? 1 : 0}, {getA(), getMatmulDims(*this).aM}});
 }
 int64_t MatmulOp::getN() {
-  return getC().getType().getDimSize(isBatched() ? 2 : 1);
+  Value bias = getBias();
+  int64_t biasN =
+      bias ? cast<MemRefType>(bias.getType()).getRank() - 1 : int64_t(0);
+  return firstStaticSize({{getC(), isBatched() ? 2 : 1},
+                          {getB(), getMatmulDims(*this).bN},
+                          {bias, biasN}});
 }
 int64_t MatmulOp::getK() {
-  return getA().getType().getDimSize(getMatmulDims(*this).aK);
+  MatmulDims d = getMatmulDims(*this);
+  return firstStaticSize({{getA(), d.aK}, {getB(), d.bK}});
 }
 Type MatmulOp::getInputElementType() {
   return getA().getType().getElementType();
@@ -162,7 +194,20 @@ LogicalResult MatmulOp::verify() {
     if (isBatched() && !compatible(biasType.getDimSize(0), cType.getDimSize(0)))
       return mismatch("batch", "bias", biasType.getDimSize(0), "C",
                       cType.getDimSize(0));
+    // Where C leaves a size dynamic, the others must still agree.
+    if (!compatible(biasType.getDimSize(rank - 2), bType.getDimSize(d.bN)))
+      return mismatch("N", "bias", biasType.getDimSize(rank - 2), "B",
+                      bType.getDimSize(d.bN));
+    for (auto [name, type] : {std::pair<StringRef, MemRefType>{"A", aType},
+                              std::pair<StringRef, MemRefType>{"B", bType}})
+      if (isBatched() &&
+          !compatible(biasType.getDimSize(0), type.getDimSize(0)))
+        return mismatch("batch", "bias", biasType.getDimSize(0), name,
+                        type.getDimSize(0));
   }
+  if (isBatched() && !compatible(aType.getDimSize(0), bType.getDimSize(0)))
+    return mismatch("batch", "A", aType.getDimSize(0), "B",
+                    bType.getDimSize(0));
   return success();
 }
 
