@@ -311,11 +311,14 @@ private:
     return false;
   }
 
-  /// Whether `v` is the size of a buffer: a `memref.dim`, or a dynamic size
-  /// a view or reinterpret_cast is made with.
+  /// Whether `v` is the size of a buffer: a `memref.dim`, a size from
+  /// strided metadata, or a dynamic size a view or reinterpret_cast is made
+  /// with.
   static bool isSize(Value v) {
     if (v.getDefiningOp<memref::DimOp>())
       return true;
+    if (auto meta = v.getDefiningOp<memref::ExtractStridedMetadataOp>())
+      return llvm::is_contained(meta.getSizes(), v);
     return llvm::any_of(v.getUsers(), [&](Operation *user) {
       auto cast = dyn_cast<memref::ReinterpretCastOp>(user);
       return cast && llvm::is_contained(cast.getSizes(), v);

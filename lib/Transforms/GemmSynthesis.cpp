@@ -118,7 +118,13 @@ private:
   void storeMmaSyncAccumulators(ArrayRef<Value> acc);
 
   // Epilogue: stores `values` (f32) to C[row, col .. col + values.size()).
-  void storeOutput(Value row, Value col, ArrayRef<Value> values);
+  // `biasValues` (from loadBias at `col`) when the operation has a bias.
+  void storeOutput(Value row, Value col, ArrayRef<Value> values,
+                   ArrayRef<Value> biasValues);
+  /// The bias (f32) at columns col .. col + width. The reads are clamped to
+  /// the bias's size, so they need no guard: loaded once per column, they
+  /// serve every row a thread stores.
+  SmallVector<Value> loadBias(Value col, int64_t width);
   Value applyActivation(Value x);
 
   /// A zero of `type` (scalar or vector).
@@ -311,14 +317,30 @@ Value GemmKernelBuilder::applyActivation(Value x) {
   llvm_unreachable("unknown activation");
 }
 
+SmallVector<Value> GemmKernelBuilder::loadBias(Value col, int64_t width) {
+  SmallVector<Value> values;
+  if (!bias)
+    return values;
+  // The bias has its own (equal) size: its reads are clamped by it.
+  Value biasN = operandDim(bias, 0);
+  for (int64_t i = 0; i < width; ++i) {
+    Value colI = m.add(col, i);
+    Value v = memref::LoadOp::create(
+        b, bias, ValueRange{m.select(m.lt(colI, biasN), colI, m.c(0))});
+    if (p.outType != b.getF32Type())
+      v = arith::ExtFOp::create(b, b.getF32Type(), v);
+    values.push_back(v);
+  }
+  return values;
+}
+
 void GemmKernelBuilder::storeOutput(Value row, Value col,
-                                    ArrayRef<Value> values) {
+                                    ArrayRef<Value> values,
+                                    ArrayRef<Value> biasValues) {
   Type outType = p.outType;
   Type f32Type = b.getF32Type();
   int64_t width = values.size();
-  // The bias has its own (equal) size: its reads are clamped by it too.
-  Value biasN = bias ? operandDim(bias, 0) : Value();
-  auto finish = [&](Value acc, Value r, Value cIdx) -> Value {
+  auto finish = [&](Value acc, Value r, Value cIdx, int64_t i) -> Value {
     Value v = acc;
     if (p.alpha != 1.0)
       v = arith::MulFOp::create(b, v, f32(p.alpha));
@@ -329,13 +351,8 @@ void GemmKernelBuilder::storeOutput(Value row, Value col,
       v = arith::AddFOp::create(b, v,
                                 arith::MulFOp::create(b, old, f32(p.beta)));
     }
-    if (bias) {
-      Value bv = memref::LoadOp::create(
-          b, bias, ValueRange{m.select(m.lt(cIdx, biasN), cIdx, m.c(0))});
-      if (outType != f32Type)
-        bv = arith::ExtFOp::create(b, f32Type, bv);
-      v = arith::AddFOp::create(b, v, bv);
-    }
+    if (bias)
+      v = arith::AddFOp::create(b, v, biasValues[i]);
     v = applyActivation(v);
     if (outType != f32Type)
       v = arith::TruncFOp::create(b, outType, v);
@@ -347,7 +364,7 @@ void GemmKernelBuilder::storeOutput(Value row, Value col,
   // aligned: N a static multiple of the run, so `col` (a multiple of the run)
   // is in bounds exactly when the whole run is.
   bool vectorStore = width > 1 && !ShapedType::isDynamic(p.n) &&
-                     p.n % width == 0 && p.beta == 0.0 && !bias;
+                     p.n % width == 0 && p.beta == 0.0;
   if (vectorStore) {
     Value ok = m.andi(rowOk, m.lt(col, sizeN));
     auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
@@ -355,7 +372,7 @@ void GemmKernelBuilder::storeOutput(Value row, Value col,
     b.setInsertionPointToStart(ifOp.thenBlock());
     SmallVector<Value> outs;
     for (int64_t i = 0; i < width; ++i)
-      outs.push_back(finish(values[i], row, m.add(col, i)));
+      outs.push_back(finish(values[i], row, m.add(col, i), i));
     auto vecType = VectorType::get({width}, outType);
     Value vec = vector::FromElementsOp::create(b, vecType, outs);
     int64_t align = width * p.outBytes();
@@ -368,7 +385,7 @@ void GemmKernelBuilder::storeOutput(Value row, Value col,
     auto ifOp = scf::IfOp::create(b, m.andi(rowOk, m.lt(colI, sizeN)), false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    memref::StoreOp::create(b, finish(values[i], row, colI), c,
+    memref::StoreOp::create(b, finish(values[i], row, colI, i), c,
                             ValueRange{row, colI});
   }
 }
@@ -585,14 +602,16 @@ void GemmKernelBuilder::buildSimt() {
 
   // Epilogue: row i is row i % tmv of chunk i / tmv; each column chunk is a
   // run of tnv contiguous columns.
-  for (int64_t i = 0; i < tm; ++i) {
-    Value row = m.add(m0, m.add(rowChunk(i / tmv), i % tmv));
-    for (int64_t q = 0; q < chunksN; ++q) {
+  for (int64_t q = 0; q < chunksN; ++q) {
+    Value col = m.add(n0, colChunk(q));
+    SmallVector<Value> biasValues = loadBias(col, tnv);
+    for (int64_t i = 0; i < tm; ++i) {
+      Value row = m.add(m0, m.add(rowChunk(i / tmv), i % tmv));
       SmallVector<Value> vals;
       for (int64_t j = 0; j < tnv; ++j)
         vals.push_back(
             vector::ExtractOp::create(b, loop.getResult(i), q * tnv + j));
-      storeOutput(row, m.add(n0, colChunk(q)), vals);
+      storeOutput(row, col, vals, biasValues);
     }
   }
 }
@@ -732,17 +751,26 @@ SmallVector<Value> GemmKernelBuilder::buildMmaSyncMainLoop(int64_t aVec,
       scf::YieldOp::create(b, ValueRange{lo, hi});
       // The same 2n elements one by one, the ones past the buffer's end
       // replaced by its last (they lie past the row's end: masked later).
+      // Rare (the very end of the matrix), so a loop: one access for the
+      // harness to check instead of 2n (LLVM unrolls it anyway).
       b.setInsertionPointToStart(ifOp.elseBlock());
-      SmallVector<Value> elems;
       Value last = m.sub(flat.end, m.c(1));
-      for (int64_t e = 0; e < 2 * n; ++e)
-        elems.push_back(memref::LoadOp::create(
-            b, flat.buffer, ValueRange{m.min(m.add(aligned, e), last)}));
-      scf::YieldOp::create(
-          b, ValueRange{vector::FromElementsOp::create(
-                            b, chunkType, ArrayRef(elems).take_front(n)),
-                        vector::FromElementsOp::create(
-                            b, chunkType, ArrayRef(elems).drop_front(n))});
+      auto loop = scf::ForOp::create(b, m.c(0), m.c(n), m.c(1),
+                                     ValueRange{zero(chunkType), zero(chunkType)});
+      {
+        OpBuilder::InsertionGuard loopGuard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value e = loop.getInductionVar();
+        SmallVector<Value, 2> halves;
+        for (auto [h, chunk] : llvm::enumerate(loop.getRegionIterArgs())) {
+          Value at = m.min(m.add(aligned, m.add(e, int64_t(h) * n)), last);
+          Value elem = memref::LoadOp::create(b, flat.buffer, ValueRange{at});
+          halves.push_back(
+              vector::InsertOp::create(b, elem, chunk, OpFoldResult(e)));
+        }
+        scf::YieldOp::create(b, halves);
+      }
+      scf::YieldOp::create(b, loop.getResults());
     }
     // How many of the n elements lie inside the matrix (not past the row's
     // end, i.e. in the next row, nor past the last row).
@@ -1174,13 +1202,15 @@ void GemmKernelBuilder::storeMmaSyncAccumulators(ArrayRef<Value> acc) {
   // every m16n8 tile.
   Value rowInTile = m.div(lane, 4);
   Value colInTile = m.mul(m.rem(lane, 4), 2);
-  for (int64_t i = 0; i < tilesM; ++i) {
-    for (int64_t j = 0; j < tilesN; ++j) {
+  for (int64_t j = 0; j < tilesN; ++j) {
+    Value col = m.add(n0, m.add(wn0, m.add(colInTile, j * 8)));
+    SmallVector<Value> biasValues = loadBias(col, 2);
+    for (int64_t i = 0; i < tilesM; ++i) {
       int64_t base = (i * tilesN + j) * 4;
-      Value col = m.add(n0, m.add(wn0, m.add(colInTile, j * 8)));
       for (int64_t h = 0; h < 2; ++h) {
         Value row = m.add(m0, m.add(wm0, m.add(rowInTile, i * 16 + h * 8)));
-        storeOutput(row, col, {acc[base + 2 * h], acc[base + 2 * h + 1]});
+        storeOutput(row, col, {acc[base + 2 * h], acc[base + 2 * h + 1]},
+                    biasValues);
       }
     }
   }
