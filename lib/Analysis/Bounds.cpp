@@ -298,10 +298,11 @@ private:
     if (auto add = dyn_cast_or_null<arith::AddIOp>(op);
         add && matchPattern(add.getRhs(), m_ConstantInt(&c)) && !c.isNegative())
       return nonNegative(add.getLhs(), guards, depth + 1);
-    // x * c with c >= 0 (as for x + c: x is below some size).
+    // x * c with 0 <= c < 2^20: x is below some size (under 2^40 elements
+    // on any GPU), so the product cannot reach 2^63.
     if (auto mul = dyn_cast_or_null<arith::MulIOp>(op);
         mul && matchPattern(mul.getRhs(), m_ConstantInt(&c)) &&
-        !c.isNegative())
+        !c.isNegative() && c.getSExtValue() < (int64_t(1) << 20))
       return nonNegative(mul.getLhs(), guards, depth + 1);
     // size - 1 (every size is at least 1).
     if (auto sub = dyn_cast_or_null<arith::SubIOp>(op);
