@@ -646,6 +646,9 @@ mlir::amk::getMemoryAccesses(Operation *op) {
     add(load.getMemRef(), load.getIndices(), 1, "load", false);
   else if (auto store = dyn_cast<memref::StoreOp>(op))
     add(store.getMemRef(), store.getIndices(), 1, "store", true);
+  else if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op))
+    add(rmw.getMemref(), rmw.getIndices(), 1, "atomic read-modify-write",
+        true);
   else if (auto load = dyn_cast<vector::LoadOp>(op)) {
     // An n-D vector spans several rows: not modelled (one width per access).
     if (load.getVectorType().getRank() != 1)

@@ -88,7 +88,10 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   int64_t sms = target.sm_count;
   int64_t tilesM = llvm::divideCeil(problem.m, bm);
   int64_t tilesN = llvm::divideCeil(problem.n, bn);
-  int64_t kIters = std::max<int64_t>(llvm::divideCeil(problem.k, bk), 1);
+  // Split-K: each block takes 1/split_k of the k-tiles.
+  int64_t splits = config.getSplitK();
+  int64_t kIters = std::max<int64_t>(
+      llvm::divideCeil(llvm::divideCeil(problem.k, bk), splits), 1);
   int64_t paddedK = kIters * bk;
   int64_t tiles = problem.batch * tilesM * tilesN * config.getSplitK();
   cost.tiles = tiles;
@@ -158,8 +161,11 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
     if (bUnique > l2 / 2)
       bTraffic = std::max(bUnique, waves * bWave);
   }
+  // C: written once (read too with beta); split-K zeroes it, then every
+  // split adds into it.
   double cTraffic = double(problem.batch) * problem.m * problem.n * outBytes *
-                    (problem.beta != 0.0 ? 2 : 1);
+                    (problem.beta != 0.0 ? 2 : 1) *
+                    (splits > 1 ? double(splits + 1) : 1.0);
   if (problem.hasBias)
     cTraffic += double(problem.batch) * problem.n * outBytes;
   cost.hbmBytes = aTraffic + bTraffic + cTraffic;
@@ -187,6 +193,10 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
 
   // Prologue of each round of blocks (filling the pipeline) is not hidden.
   cost.fixedNs = rounds * params.memLatencyNs;
+  // Split-K zeroes C first: one more operation on the stream (a memset of
+  // C, about a microsecond on the H200).
+  if (splits > 1)
+    cost.fixedNs += params.launchOverheadNs / 3;
 
   double terms[] = {cost.computeNs, cost.hbmNs, cost.l2Ns, cost.feedNs,
                     cost.smemNs};

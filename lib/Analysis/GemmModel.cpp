@@ -167,6 +167,12 @@ int64_t mlir::amk::getRegisterLookahead(GemmConfigAttr config) {
   return std::clamp<int64_t>(config.getStages() - 2, 0, 1);
 }
 
+bool mlir::amk::supportsSplitK(const GemmProblem &problem) {
+  return problem.outType.isF32() && problem.accType.isF32() &&
+         problem.beta == 0.0 && !problem.hasBias &&
+         problem.activation == Activation::none;
+}
+
 LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
                                             const GemmProblem &problem,
                                             std::string &whyNot) {
@@ -177,8 +183,13 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
   int64_t bm = config.getBlockM(), bn = config.getBlockN(),
           bk = config.getBlockK(), threads = config.getThreads(),
           vector = config.getVector();
-  if (config.getSplitK() != 1)
-    return fail("split_k > 1 is not synthesized yet");
+  if (config.getSplitK() < 1)
+    return fail("split_k must be at least 1");
+  // Split-K adds partial sums to C with f32 atomics after the launch zeroes
+  // it: a linear epilogue into f32 only.
+  if (config.getSplitK() > 1 && !supportsSplitK(problem))
+    return fail("split_k > 1 needs an f32 C and accumulator without beta, "
+                "bias or activation (partial sums are added atomically)");
   // Each operand narrows `vector` to what its rows allow; a width neither
   // can use is a config error, not something to reinterpret silently.
   if (getOperandVersionedVector(config, problem, true) != vector &&

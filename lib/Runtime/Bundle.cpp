@@ -636,6 +636,14 @@ Status readLaunch(const ManifestReader &reader, const JsonValue &json,
   if (m.dynamicSmemBytes < 0 || m.dynamicSmemBytes > INT_MAX)
     return reader.error(*json.find("dynamic_smem_bytes"), "dynamic_smem_bytes",
                         "must be between 0 and 2^31-1");
+  // Optional (older manifests lack it): false.
+  if (const JsonValue *zero = json.find("zero_output")) {
+    if (Status s = reader.expectKind(*zero, "zero_output",
+                                     JsonValue::Kind::Bool);
+        !s.ok())
+      return s;
+    m.zeroOutput = zero->getBool();
+  }
   // Optional: what the tuner reads (older manifests lack them).
   if (const JsonValue *tile = json.find("tile")) {
     if (Status s = reader.expectKind(*tile, "tile", JsonValue::Kind::Array);
@@ -730,8 +738,9 @@ Status readManifest(ManifestReader &reader, const JsonValue &json,
     reader.noteUnknownKeys(json, "",
                            {"schema", "name", "entry", "cubin", "ptx", "arch",
                             "target", "problem", "config", "block", "grid",
-                            "dynamic_smem_bytes", "estimated_regs_per_thread",
-                            "tile", "predicted_us",
+                            "dynamic_smem_bytes", "zero_output",
+                            "estimated_regs_per_thread", "tile",
+                            "predicted_us",
                             "args", "verdict", "flags", "cache_key"});
   return s;
 }

@@ -264,6 +264,15 @@ Status Kernel::launch(const ProblemSizes &sizes,
   KernelParams params;
   if (Status s = buildKernelParams(m, sizes, buffers, params); !s.ok())
     return s;
+  if (m.zeroOutput) {
+    // Split-K: the kernel adds partial sums into C (f32, the last argument).
+    int64_t elements = 1;
+    for (int64_t extent : m.args.back().extents(sizes))
+      elements *= extent;
+    AMK_CU(cuMemsetD32Async(buffers.back(), 0, static_cast<size_t>(elements),
+                            stream),
+           "cuMemsetD32Async(C)");
+  }
   AMK_CU(cuLaunchKernel(function, static_cast<unsigned>(grid[0]),
                         static_cast<unsigned>(grid[1]),
                         static_cast<unsigned>(grid[2]),

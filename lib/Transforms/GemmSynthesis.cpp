@@ -95,11 +95,11 @@ public:
 
 private:
   /// Everything inside the batch guard.
-  void buildBody(ArrayRef<Value> operands);
+  void buildBody(ArrayRef<Value> operands, Value batch, Value split);
 
   // Setup.
-  /// A, B, [bias], C: the kernel's arguments.
-  void setupOperands(ArrayRef<Value> operands);
+  /// A, B, [bias], C: the kernel's arguments; `batch` this block's batch.
+  void setupOperands(ArrayRef<Value> operands, Value batch);
   void setupTile();
   Value dimOf(Value memref, int64_t dim, int64_t staticSize);
   /// Size `dim` of a rank-2 (per-batch) operand: a constant when static.
@@ -144,6 +144,9 @@ private:
   // Rank-2 views of this block's batch, and the bias row.
   Value a, bMat, c, bias;
   Value sizeM, sizeN, sizeK;
+  /// This block's k-tiles: [kTileBegin, kTileBegin + kTiles) (all of K, or
+  /// this block's split of it).
+  Value kTileBegin, kTiles;
   Value tid, warp, lane;
   /// First row and column of this block's output tile.
   Value m0, n0;
@@ -173,9 +176,9 @@ static Value selectBatch(ImplicitLocOpBuilder &b, Value source, Value batch) {
                                    offsets, sizes, strides);
 }
 
-void GemmKernelBuilder::setupOperands(ArrayRef<Value> operands) {
+void GemmKernelBuilder::setupOperands(ArrayRef<Value> operands,
+                                      Value batch) {
   // Batched operands are [batch, ...]: work on this block's batch.
-  Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
   auto operand = [&](unsigned i) {
     return p.batched ? selectBatch(b, operands[i], batch) : operands[i];
   };
@@ -223,12 +226,20 @@ void GemmKernelBuilder::setupTile() {
 void GemmKernelBuilder::build(gpu::GPUFuncOp func) {
   b.setInsertionPointToStart(&func.getBody().front());
   SmallVector<Value> operands(func.getArguments());
+  // Grid z enumerates batch x split_k.
+  Value z = gpu::BlockIdOp::create(b, gpu::Dimension::z);
+  int64_t splits = config.getSplitK();
+  Value batch = splits == 1 ? z : m.div(z, splits);
+  // (z < batch x split_k, so z / split_k < batch: the clamp, a no-op, says
+  // so to the range analysis, which bounds z itself but not z / split_k.)
+  if (splits > 1 && p.batched && !ShapedType::isDynamic(p.batch))
+    batch = m.min(batch, m.c(p.batch - 1));
+  Value split = splits == 1 ? m.c(0) : m.rem(z, splits);
   // The launch sizes grid z by C's batch; an operand with a dynamic batch
   // may hold fewer. Blocks past any operand's batch do nothing (this guard
   // is also what proves each batch subview in bounds).
   Value inBatch;
   if (p.batched) {
-    Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
     for (Value operand : operands) {
       if (!cast<MemRefType>(operand.getType()).isDynamicDim(0))
         continue;
@@ -240,16 +251,28 @@ void GemmKernelBuilder::build(gpu::GPUFuncOp func) {
     auto ifOp = scf::IfOp::create(b, TypeRange{}, inBatch, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    buildBody(operands);
+    buildBody(operands, batch, split);
   } else {
-    buildBody(operands);
+    buildBody(operands, batch, split);
   }
   gpu::ReturnOp::create(b);
 }
 
-void GemmKernelBuilder::buildBody(ArrayRef<Value> operands) {
-  setupOperands(operands);
+void GemmKernelBuilder::buildBody(ArrayRef<Value> operands, Value batch,
+                                  Value split) {
+  setupOperands(operands, batch);
   setupTile();
+  // Split-K: split s takes k-tiles [s * per, min((s + 1) * per, all)).
+  Value allTiles = m.ceilDiv(sizeK, config.getBlockK());
+  if (config.getSplitK() == 1) {
+    kTileBegin = m.c(0);
+    kTiles = allTiles;
+  } else {
+    Value per = m.ceilDiv(allTiles, config.getSplitK());
+    kTileBegin = m.mul(split, per);
+    Value end = m.min(allTiles, m.add(kTileBegin, per));
+    kTiles = m.select(m.lt(kTileBegin, end), m.sub(end, kTileBegin), m.c(0));
+  }
   if (config.getMath() == MathInst::simt)
     buildSimt();
   else
@@ -364,7 +387,8 @@ void GemmKernelBuilder::storeOutput(Value row, Value col,
   // aligned: N a static multiple of the run, so `col` (a multiple of the run)
   // is in bounds exactly when the whole run is.
   bool vectorStore = width > 1 && !ShapedType::isDynamic(p.n) &&
-                     p.n % width == 0 && p.beta == 0.0;
+                     p.n % width == 0 && p.beta == 0.0 &&
+                     config.getSplitK() == 1;
   if (vectorStore) {
     Value ok = m.andi(rowOk, m.lt(col, sizeN));
     auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
@@ -385,8 +409,15 @@ void GemmKernelBuilder::storeOutput(Value row, Value col,
     auto ifOp = scf::IfOp::create(b, m.andi(rowOk, m.lt(colI, sizeN)), false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    memref::StoreOp::create(b, finish(values[i], row, colI, i), c,
-                            ValueRange{row, colI});
+    Value v = finish(values[i], row, colI, i);
+    // Split-K: every split adds its partial sum to C, which the launch
+    // zeroes first (f32 only, no beta, bias or activation: see
+    // checkGemmLowerable).
+    if (config.getSplitK() > 1)
+      memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf, v, c,
+                                  ValueRange{row, colI});
+    else
+      memref::StoreOp::create(b, v, c, ValueRange{row, colI});
   }
 }
 
@@ -514,13 +545,14 @@ void GemmKernelBuilder::buildSimt() {
     }
   };
 
-  Value numK = m.ceilDiv(sizeK, bk);
+  Value numK = kTiles;
   auto accType = VectorType::get({tn}, f32Type);
   SmallVector<Value> acc(tm, zero(accType));
 
-  // Prologue: k-tile 0 into stage 0.
-  storeTile(aLoad, loadTile(aLoad, true, m.c(0)), as[0]);
-  storeTile(bLoad, loadTile(bLoad, false, m.c(0)), bs[0]);
+  // Prologue: the first k-tile into stage 0.
+  Value firstK = m.mul(kTileBegin, bk);
+  storeTile(aLoad, loadTile(aLoad, true, firstK), as[0]);
+  storeTile(bLoad, loadTile(bLoad, false, firstK), bs[0]);
   gpu::BarrierOp::create(b);
 
   // Main loop, unrolled by the two stages so each buffer is a static view.
@@ -558,7 +590,7 @@ void GemmKernelBuilder::buildSimt() {
                   bool barrier) {
     Value next = m.add(kt, 1);
     Value hasNext = m.lt(next, numK);
-    Value k0 = m.mul(next, bk);
+    Value k0 = m.mul(m.add(kTileBegin, next), bk);
     // Loads past the last k-tile are all masked off (k0 >= K): harmless.
     SmallVector<Value> aRegs = loadTile(aLoad, true, k0);
     SmallVector<Value> bRegs = loadTile(bLoad, false, k0);
@@ -911,7 +943,7 @@ SmallVector<Value> GemmKernelBuilder::buildMmaSyncMainLoop(int64_t aVec,
   // pieces in the order issueTile loaded them.
   auto storeStaged = [&](Value kt, const StagedCopies &copies) {
     Value stageBase = m.mul(m.rem(kt, stages), stageElems);
-    Value k0 = m.mul(kt, bk);
+    Value k0 = m.mul(m.add(kTileBegin, kt), bk);
     const SmallVector<Value, 4> *copy = copies.begin();
     for (const TileCopy *t : {&aCopy, &bCopy}) {
       if (t->vec * p.inBytes() >= 4)
@@ -936,11 +968,13 @@ SmallVector<Value> GemmKernelBuilder::buildMmaSyncMainLoop(int64_t aVec,
     }
     assert(copy == copies.end() && "a store for every staged copy");
   };
-  Value numK = m.ceilDiv(sizeK, bk);
+  // This block's k-tiles, counted from its first (kTileBegin).
+  Value numK = kTiles;
   auto issueStage = [&](Value kt, StagedCopies &staged) {
-    // Stage kt % stages; k-tiles at or past numK copy only zeros.
+    // Stage kt % stages; k-tiles past K copy only zeros (past this block's
+    // split, the next split's data, which is never computed).
     Value stageBase = m.mul(m.rem(kt, stages), stageElems);
-    Value k0 = m.mul(kt, bk);
+    Value k0 = m.mul(m.add(kTileBegin, kt), bk);
     SmallVector<Value> tokens;
     issueTile(aCopy, k0, stageBase, tokens, staged);
     issueTile(bCopy, k0, m.add(stageBase, bOffset), tokens, staged);

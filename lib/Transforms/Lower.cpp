@@ -199,6 +199,7 @@ AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
   k.problemIdentity = getProblemIdentity(matmul);
   k.threads = config.getThreads();
   k.smemBytes = getGemmSmemLayout(config, k.problem).totalBytes();
+  k.zeroOutput = config.getSplitK() > 1;
   k.estimatedRegs = getGemmResources(config, k.problem, target).regsPerThread;
   k.grid = getGemmGridExprs(config);
   k.tile = {config.getBlockM(), config.getBlockN(), config.getBlockK()};
@@ -305,7 +306,20 @@ void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
   Value gridX =
       arith::MulIOp::create(b, loc, ceilDiv(sizeM, config.getBlockM()),
                             ceilDiv(sizeN, config.getBlockN()));
+  // z: batch x split_k.
   Value gridZ = matmul.isBatched() ? dim(c, 0) : idx(1);
+  if (config.getSplitK() > 1) {
+    std::optional<int64_t> batch = getConstantIntValue(gridZ);
+    gridZ = batch ? idx(*batch * config.getSplitK())
+                  : arith::MulIOp::create(b, loc, gridZ,
+                                          idx(config.getSplitK()))
+                        .getResult();
+  }
+  // Split-K kernels add their partial sums to C: it starts at zero.
+  if (config.getSplitK() > 1)
+    gpu::MemsetOp::create(b, loc, TypeRange{}, ValueRange{}, c,
+                          arith::ConstantOp::create(
+                              b, loc, b.getF32FloatAttr(0.0)));
   Value smem =
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), k.smemBytes);
   auto symbol = SymbolRefAttr::get(

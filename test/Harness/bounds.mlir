@@ -837,3 +837,39 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Bug: an atomic add one element past the guard (split-K style partial
+// sums into the wrong column).
+gpu.module @m {
+  gpu.func @atomic_off_by_one(%c: memref<?xf32>, %x: f32) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %c, %c0 : memref<?xf32>
+    %ok = arith.cmpi ult, %tid, %n : index
+    scf.if %ok {
+      %i = arith.addi %tid, %c1 : index
+      // expected-error @+1 {{[AMK-OOB] atomic read-modify-write of memref<?xf32> may leave the buffer in dimension 0}}
+      %old = memref.atomic_rmw addf %x, %c[%i] : (f32, memref<?xf32>) -> f32
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the atomic add at the guarded index.
+gpu.module @m {
+  gpu.func @atomic_guarded(%c: memref<?xf32>, %x: f32) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %c, %c0 : memref<?xf32>
+    %ok = arith.cmpi ult, %tid, %n : index
+    scf.if %ok {
+      %old = memref.atomic_rmw addf %x, %c[%tid] : (f32, memref<?xf32>) -> f32
+    }
+    gpu.return
+  }
+}

@@ -232,6 +232,18 @@ func.func @occupancy_over(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c
 // -----
 
 module attributes {amk.target = #amk.target<"h200">} {
+func.func @split_k_bf16_out(%a: memref<16x4096xbf16>, %b: memref<4096x256xbf16>, %c: memref<16x256xbf16>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: split_k > 1 needs an f32 C and accumulator without beta, bias or activation (partial sums are added atomically)}}
+  amk.kernel "split_bf16" config(#amk.gemm_config<block = [16, 32, 64], warp = [16, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 32, split_k = 8>) {
+    amk.matmul %a, %b into %c : memref<16x4096xbf16>, memref<4096x256xbf16>, memref<16x256xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200">} {
 func.func @synth_unsupported(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
   // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: simt synthesizes f32 inputs only}}
   amk.kernel "simt_bf16" config(#amk.gemm_config<block = [64, 64, 8], warp = [32, 32], math = simt, thread = [4, 8], stages = 2, vector = 4, threads = 128>) {

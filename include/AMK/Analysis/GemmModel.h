@@ -54,6 +54,11 @@ SmallVector<int64_t> getOperandProblemShape(const GemmProblem &problem,
 MemRefType getKernelOperandType(const GemmProblem &problem, unsigned i,
                                 MemRefType type);
 
+/// Whether split-K kernels can compute `problem`: they add partial sums into
+/// C with f32 atomics after the launch zeroes it, so C and the accumulator
+/// are f32 and the epilogue is linear (no beta, bias or activation).
+bool supportsSplitK(const GemmProblem &problem);
+
 /// The dynamic shared memory of a GEMM kernel: per pipeline stage one tile of
 /// A and one of B, each `rows x pitch` elements of the input type (pitch >=
 /// cols; the extra columns are padding against bank conflicts). Every stage

@@ -126,6 +126,9 @@ struct Manifest {
   std::array<int64_t, 3> block = {1, 1, 1};
   std::array<std::string, 3> grid;
   int64_t dynamicSmemBytes = 0;
+  /// Whether C must be zero before the kernel runs (split-K kernels add
+  /// their partial sums into it); the launcher zeroes it.
+  bool zeroOutput = false;
   /// The block tile (M, N, K); zeros when the manifest does not say.
   std::array<int64_t, 3> tile = {0, 0, 0};
   /// The planner's predicted time, us (0: unknown).

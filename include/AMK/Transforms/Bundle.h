@@ -34,6 +34,8 @@ struct BundleKernel {
   std::string problemIdentity;
   int64_t threads = 0;
   int64_t smemBytes = 0;
+  /// Whether a launch zeroes C first (split-K kernels add into it).
+  bool zeroOutput = false;
   /// The harness's register estimate (checked against ptxas in the tests).
   int64_t estimatedRegs = 0;
   std::array<std::string, 3> grid;
