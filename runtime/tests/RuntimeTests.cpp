@@ -219,6 +219,23 @@ TEST(Manifest, LoadsTheSample) {
   EXPECT_TRUE(Bundle::load(AMK_RUNTIME_TEST_INPUTS, "sample", byName).ok());
 }
 
+TEST(Manifest, ZeroOutputIsOptional) {
+  Bundle bundle;
+  ASSERT_TRUE(parseManifest(sampleText(), bundle).ok());
+  EXPECT_FALSE(bundle.manifest().zeroOutput);
+  // Split-K bundles ask the launcher to zero C first.
+  std::string split = replaced(sampleText(), "\"dynamic_smem_bytes\": 65536,",
+                               "\"dynamic_smem_bytes\": 65536, "
+                               "\"zero_output\": true,");
+  ASSERT_TRUE(parseManifest(split, bundle).ok());
+  EXPECT_TRUE(bundle.manifest().zeroOutput);
+  EXPECT_TRUE(bundle.warnings().empty());
+  Status s = parseManifest(replaced(split, "\"zero_output\": true",
+                                    "\"zero_output\": 1"),
+                           bundle);
+  EXPECT_TRUE(contains(s.message(), "zero_output: expected"));
+}
+
 TEST(Manifest, RejectsOtherSchemas) {
   Bundle bundle;
   Status s = parseManifest(
