@@ -638,8 +638,8 @@ Status readLaunch(const ManifestReader &reader, const JsonValue &json,
                         "must be between 0 and 2^31-1");
   // Optional (older manifests lack it): false.
   if (const JsonValue *zero = json.find("zero_output")) {
-    if (Status s = reader.expectKind(*zero, "zero_output",
-                                     JsonValue::Kind::Bool);
+    if (Status s =
+            reader.expectKind(*zero, "zero_output", JsonValue::Kind::Bool);
         !s.ok())
       return s;
     m.zeroOutput = zero->getBool();
@@ -736,12 +736,16 @@ Status readManifest(ManifestReader &reader, const JsonValue &json,
     s = reader.getString(json, "", "cache_key", m.cacheKey);
   if (s.ok())
     reader.noteUnknownKeys(json, "",
-                           {"schema", "name", "entry", "cubin", "ptx", "arch",
-                            "target", "problem", "config", "block", "grid",
-                            "dynamic_smem_bytes", "zero_output",
-                            "estimated_regs_per_thread", "tile",
-                            "predicted_us",
-                            "args", "verdict", "flags", "cache_key"});
+                           {"schema",      "name",
+                            "entry",       "cubin",
+                            "ptx",         "arch",
+                            "target",      "problem",
+                            "config",      "block",
+                            "grid",        "dynamic_smem_bytes",
+                            "zero_output", "estimated_regs_per_thread",
+                            "tile",        "predicted_us",
+                            "args",        "verdict",
+                            "flags",       "cache_key"});
   return s;
 }
 

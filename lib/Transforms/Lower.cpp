@@ -284,10 +284,10 @@ void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
       for (int64_t d = 0; d < type.getRank(); ++d) {
         if (!type.isDynamicDim(d) || kernelType.isDynamicDim(d))
           continue;
-        Value agrees = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::eq,
-            memref::DimOp::create(b, loc, operand, d),
-            idx(kernelType.getDimSize(d)));
+        Value agrees =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                  memref::DimOp::create(b, loc, operand, d),
+                                  idx(kernelType.getDimSize(d)));
         cf::AssertOp::create(
             b, loc, agrees,
             llvm::formatv("amk.matmul: size {0} of {1} must be {2}", d,
@@ -310,16 +310,16 @@ void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
   Value gridZ = matmul.isBatched() ? dim(c, 0) : idx(1);
   if (config.getSplitK() > 1) {
     std::optional<int64_t> batch = getConstantIntValue(gridZ);
-    gridZ = batch ? idx(*batch * config.getSplitK())
-                  : arith::MulIOp::create(b, loc, gridZ,
-                                          idx(config.getSplitK()))
-                        .getResult();
+    gridZ = batch
+                ? idx(*batch * config.getSplitK())
+                : arith::MulIOp::create(b, loc, gridZ, idx(config.getSplitK()))
+                      .getResult();
   }
   // Split-K kernels add their partial sums to C: it starts at zero.
   if (config.getSplitK() > 1)
-    gpu::MemsetOp::create(b, loc, TypeRange{}, ValueRange{}, c,
-                          arith::ConstantOp::create(
-                              b, loc, b.getF32FloatAttr(0.0)));
+    gpu::MemsetOp::create(
+        b, loc, TypeRange{}, ValueRange{}, c,
+        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
   Value smem =
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), k.smemBytes);
   auto symbol = SymbolRefAttr::get(
