@@ -49,6 +49,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -1840,8 +1841,10 @@ void Checker::run() {
                     [](const SharedAccess &a) { return a.access.write; }))
     return;
 
-  // Every address must be modelled; thread-separable ones are grouped.
-  std::map<std::string, Group> groups;
+  // Every address must be modelled; thread-separable ones are grouped, in
+  // the order they first appear (the keys hold pointers: ordering by them
+  // would make which op of a racing pair is reported vary between runs).
+  llvm::MapVector<std::string, Group, std::map<std::string, unsigned>> groups;
   std::vector<Unit> units;
   llvm::DenseMap<Operation *, int64_t> segment;
   for (SharedAccess &a : accesses) {
