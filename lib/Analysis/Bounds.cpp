@@ -614,8 +614,7 @@ static bool isFlatViewOfMatrix(memref::ReinterpretCastOp view,
   if (!actual)
     return false;
   auto term = [](std::optional<int64_t> c, char name) {
-    return c ? Polynomial::constant(ShapedType::isDynamic(*c) ? 0 : *c)
-             : Polynomial::symbol(name);
+    return c ? Polynomial::constant(*c) : Polynomial::symbol(name);
   };
   std::optional<int64_t> strideConstant;
   if (!ShapedType::isDynamic(strides[0]))

@@ -93,7 +93,7 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   int64_t kIters = std::max<int64_t>(
       llvm::divideCeil(llvm::divideCeil(problem.k, bk), splits), 1);
   int64_t paddedK = kIters * bk;
-  int64_t tiles = problem.batch * tilesM * tilesN * config.getSplitK();
+  int64_t tiles = problem.batch * tilesM * tilesN * splits;
   cost.tiles = tiles;
   cost.blocksPerSM = resources.blocksPerSM;
   int64_t slots = sms * resources.blocksPerSM;

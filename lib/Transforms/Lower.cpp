@@ -273,10 +273,6 @@ void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
   // cast to.
   GemmProblem problem = GemmProblem::get(matmul);
   SmallVector<Value> args;
-  SmallVector<StringRef> names = {"A", "B"};
-  if (matmul.getBias())
-    names.push_back("bias");
-  names.push_back("C");
   for (auto [i, operand] : llvm::enumerate(matmul.getKernelOperands())) {
     auto type = cast<MemRefType>(operand.getType());
     MemRefType kernelType = getKernelOperandType(problem, i, type);
@@ -291,7 +287,7 @@ void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
         cf::AssertOp::create(
             b, loc, agrees,
             llvm::formatv("amk.matmul: size {0} of {1} must be {2}", d,
-                          names[i], kernelType.getDimSize(d))
+                          k.argNames[i], kernelType.getDimSize(d))
                 .str());
       }
       operand = memref::CastOp::create(b, loc, kernelType, operand);
