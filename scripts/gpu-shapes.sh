@@ -10,11 +10,7 @@ set -uo pipefail
 shapes="$1"; results="$2"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$results"
-build=/tmp/amk-runtime-build
-cmake -S "$root/runtime" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  >"$results/build.log" 2>&1 && ninja -C "$build" >>"$results/build.log" 2>&1 \
-  || { tail -30 "$results/build.log"; exit 1; }
-bench="$build/bin/amk-bench"
+bench=$("$root/scripts/build-runtime.sh" "$results/build.log") || exit 1
 read -r -d '' list <<'PY'
 import json, sys
 for i, e in enumerate(json.load(open(sys.argv[1] + "/shapes.json"))):

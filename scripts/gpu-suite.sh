@@ -10,11 +10,7 @@ set -uo pipefail
 bundles="$1"; results="$2"; quick="${3:-}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$results"
-build=/tmp/amk-runtime-build
-cmake -S "$root/runtime" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  >"$results/build.log" 2>&1 && ninja -C "$build" >>"$results/build.log" 2>&1 \
-  || { tail -30 "$results/build.log"; exit 1; }
-bench="$build/bin/amk-bench"
+bench=$("$root/scripts/build-runtime.sh" "$results/build.log") || exit 1
 status=0
 
 # Split the suite index into static performance cases, dynamic kernels and

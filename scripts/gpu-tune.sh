@@ -11,11 +11,7 @@ set -uo pipefail
 results="$1"; shift
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$results"
-build=/tmp/amk-runtime-build
-cmake -S "$root/runtime" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  >"$results/build.log" 2>&1 && ninja -C "$build" >>"$results/build.log" 2>&1 \
-  || { tail -30 "$results/build.log"; exit 1; }
-bench="$build/bin/amk-bench"
+bench=$("$root/scripts/build-runtime.sh" "$results/build.log") || exit 1
 status=0
 for dir in "$@"; do
   name=$(basename "$dir")
