@@ -9,8 +9,8 @@ static checker proves the bugs; this script builds the GPU side of the proof:
 every split that carries a SANITIZE directive is compiled, with stock upstream
 MLIR (mlir-opt) and ptxas, NOT with amk-opt (AMK refuses to emit an unverified
 kernel, and here the buggy ones are wanted), to a cubin that
-tools/amk-launch/amk-launch.cu launches and scripts/gpu-corpus.sh runs under
-compute-sanitizer on a GPU machine.
+runtime/tools/amk-launch/amk-launch.cu launches and scripts/gpu-corpus.sh
+runs under compute-sanitizer on a GPU machine.
 
 The directive
 -------------

@@ -5,8 +5,9 @@
 #   scripts/gpu-corpus.sh CUBIN_DIR OUT_DIR
 #
 # CUBIN_DIR is what scripts/corpus-cubins.py wrote on a machine with MLIR
-# (cubins, manifest.txt, manifest.json). Builds tools/amk-launch with nvcc
-# (falls back to CUBIN_DIR/amk-launch if nvcc fails), then runs every case:
+# (cubins, manifest.txt, manifest.json). Builds runtime/tools/amk-launch with
+# the runtime (scripts/build-runtime.sh; falls back to CUBIN_DIR/amk-launch if
+# that fails), then runs every case:
 #
 #   compute-sanitizer --tool TOOL --error-exitcode 3 amk-launch manifest.txt I
 #
@@ -20,7 +21,8 @@
 # OUT_DIR/logs/I.log; exits 1 if any case fails.
 #
 # Environment: JOBS (parallel sanitizer runs, default 8), CASE_TIMEOUT
-# (seconds per run, default 60), NVCC_ARCH (default sm_90), NVCC, SANITIZER.
+# (seconds per run, default 60), NVCC_ARCH (default sm_90), NVCC (the CUDA
+# compiler of the runtime build), SANITIZER.
 set -uo pipefail
 if [[ $# -ne 2 ]]; then
   echo "usage: $0 CUBIN_DIR OUT_DIR" >&2
@@ -33,19 +35,17 @@ manifest="$cubins/manifest.txt"
 [[ -f "$manifest" ]] || { echo "no $manifest" >&2; exit 2; }
 jobs="${JOBS:-8}"
 case_timeout="${CASE_TIMEOUT:-60}"
-nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 sanitizer="${SANITIZER:-$(command -v compute-sanitizer ||
   echo /usr/local/cuda/bin/compute-sanitizer)}"
 
-launcher=/tmp/amk-launch-$$/amk-launch
-mkdir -p "$(dirname "$launcher")" "$out/logs"
+mkdir -p "$out/logs"
 rm -f "$out"/logs/*.log
-echo "== build amk-launch ($nvcc, ${NVCC_ARCH:-sm_90})"
-if ! "$nvcc" -O2 -std=c++17 -arch="${NVCC_ARCH:-sm_90}" -o "$launcher" \
-    "$root/tools/amk-launch/amk-launch.cu" -lcuda >"$out/build.log" 2>&1; then
-  tail -20 "$out/build.log"
+arch="${NVCC_ARCH:-sm_90}"
+echo "== build amk-launch (runtime/, $arch)"
+if ! launcher=$(AMK_CUDA_ARCHITECTURES="${arch#sm_}" \
+    "$root/scripts/build-runtime.sh" "$out/build.log" amk-launch); then
   if [[ -x "$cubins/amk-launch" ]]; then
-    echo "nvcc failed; using the prebuilt $cubins/amk-launch"
+    echo "the runtime build failed; using the prebuilt $cubins/amk-launch"
     launcher="$cubins/amk-launch"
   else
     exit 1
@@ -143,6 +143,4 @@ json.dump({"cases": rows, "passed": npass, "failed": failed},
           open(os.path.join(out, "results.json"), "w"), indent=1)
 sys.exit(1 if failed else 0)
 PY
-status=$?
-rm -rf "/tmp/amk-launch-$$"
-exit $status
+exit $?

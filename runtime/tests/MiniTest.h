@@ -50,6 +50,24 @@ inline bool check(bool ok, const char *expr, const char *file, int line) {
   return ok;
 }
 
+/// Writes `value` to `os`, element by element for containers.
+template <class T>
+auto print(std::ostream &os, const T &value, int) -> decltype(os << value) {
+  return os << value;
+}
+template <class T>
+auto print(std::ostream &os, const T &value, long)
+    -> decltype(value.begin(), value.end(), os) {
+  os << "{";
+  const char *separator = "";
+  for (const auto &element : value) {
+    os << separator;
+    print(os, element, 0);
+    separator = ", ";
+  }
+  return os << "}";
+}
+
 template <class A, class B>
 bool checkEq(const A &a, const B &b, bool wantEqual, const char *exprA,
              const char *exprB, const char *file, int line) {
@@ -57,8 +75,9 @@ bool checkEq(const A &a, const B &b, bool wantEqual, const char *exprA,
     return true;
   std::ostringstream os;
   os << file << ":" << line << ": failure: " << exprA
-     << (wantEqual ? " == " : " != ") << exprB << "\n  left:  " << a
-     << "\n  right: " << b << "\n";
+     << (wantEqual ? " == " : " != ") << exprB << "\n  left:  ";
+  print(os, a, 0) << "\n  right: ";
+  print(os, b, 0) << "\n";
   std::printf("%s", os.str().c_str());
   ++currentFailures();
   return false;

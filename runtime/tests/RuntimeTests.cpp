@@ -4,26 +4,23 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Covers the JSON reader, manifest parsing (docs/BUNDLE.md), grid expression
-// evaluation, architecture compatibility and the memref parameter array.
-// Nothing here calls the CUDA driver, so the tests run on machines without a
-// GPU (and link without libcuda).
+// Covers the JSON reader, schema-1 manifests (docs/BUNDLE.md), grid
+// expression evaluation, architecture compatibility and the memref parameter
+// array; Schema2Tests.cpp covers schema 2 and launch plans. Nothing here
+// calls the CUDA driver, so the tests run on machines without a GPU (and
+// link without libcuda).
 //
 //===----------------------------------------------------------------------===//
 
-#include "AMK/Runtime/Bundle.h"
-#include "AMK/Runtime/Json.h"
+#include "TestUtil.h"
 
-#ifdef AMK_USE_GTEST
-#include <gtest/gtest.h>
-#else
-#include "MiniTest.h"
-#endif
+#include "AMK/Runtime/GemmProblem.h"
 
 #include <algorithm>
 #include <string>
 
 using namespace amk::runtime;
+using namespace amk::runtime::test;
 
 namespace {
 
@@ -31,26 +28,9 @@ namespace {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-std::string samplePath() {
-  return std::string(AMK_RUNTIME_TEST_INPUTS) + "/sample.json";
-}
+std::string samplePath() { return inputPath("sample.json"); }
 
-std::string sampleText() {
-  std::string text;
-  Status status = readFile(samplePath(), text);
-  EXPECT_TRUE(status.ok());
-  return text;
-}
-
-/// `text` with the first `from` replaced by `to` (which must be there).
-std::string replaced(std::string text, const std::string &from,
-                     const std::string &to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos);
-  if (at != std::string::npos)
-    text.replace(at, from.size(), to);
-  return text;
-}
+std::string sampleText() { return inputText("sample.json"); }
 
 /// The sample manifest with top-level member `key` removed.
 std::string sampleWithout(const std::string &key) {
@@ -65,10 +45,6 @@ std::string sampleWithout(const std::string &key) {
 
 Status parseManifest(const std::string &text, Bundle &bundle) {
   return Bundle::parse(text, "/bundles", "test.json", bundle);
-}
-
-bool contains(const std::string &haystack, const std::string &needle) {
-  return haystack.find(needle) != std::string::npos;
 }
 
 /// The message of parsing `text` as JSON, which must fail.
@@ -194,19 +170,40 @@ TEST(Manifest, LoadsTheSample) {
   const Manifest &m = bundle.manifest();
   EXPECT_EQ(m.schema, int64_t(1));
   EXPECT_EQ(m.name, std::string("gemm_4096x4096x4096_bf16_f32_bf16_nn"));
+  EXPECT_EQ(m.family, std::string("gemm"));
+  EXPECT_EQ(m.signature, std::string("gemm_4096x4096x4096_bf16_f32_bf16_nn"));
   EXPECT_EQ(m.arch, std::string("sm_90a"));
   EXPECT_EQ(m.target.name, std::string("NVIDIA H200"));
   EXPECT_EQ(m.target.sm_count, int64_t(132));
   EXPECT_EQ(m.target.bf16_gflops, int64_t(1070531));
-  EXPECT_EQ(m.problem.m, int64_t(4096));
-  EXPECT_TRUE(m.problem.inType == ScalarType::BF16);
-  EXPECT_TRUE(m.problem.outType == ScalarType::BF16);
-  EXPECT_TRUE(m.problem.activation == Activation::GELU);
-  EXPECT_TRUE(m.problem.bias);
-  EXPECT_FALSE(m.problem.isDynamic());
-  EXPECT_EQ(m.block[0], int64_t(128));
-  EXPECT_EQ(m.grid[0], std::string("((M+127)/128)*((N+127)/128)"));
-  EXPECT_EQ(m.dynamicSmemBytes, int64_t(65536));
+  GemmProblem problem;
+  ASSERT_TRUE(readGemmProblem(bundle, problem).ok());
+  EXPECT_EQ(problem.m, int64_t(4096));
+  EXPECT_TRUE(problem.inType == ScalarType::BF16);
+  EXPECT_TRUE(problem.outType == ScalarType::BF16);
+  EXPECT_TRUE(problem.activation == Activation::GELU);
+  EXPECT_TRUE(problem.bias);
+  EXPECT_FALSE(problem.batched); // Absent: derived from batch 1.
+  EXPECT_FALSE(problem.isDynamic());
+  EXPECT_FALSE(m.isDynamic());
+  EXPECT_EQ(m.sizes.toString(), std::string("B=1 M=4096 N=4096 K=4096"));
+  // One kernel, named after the manifest, taking every argument.
+  ASSERT_EQ(m.kernels.size(), size_t(1));
+  const KernelSpec &k = m.kernels[0];
+  EXPECT_EQ(k.name, m.name);
+  EXPECT_EQ(k.entry, std::string("gemm_4096x4096x4096_bf16_f32_bf16_nn"));
+  EXPECT_EQ(k.block[0], int64_t(128));
+  EXPECT_EQ(k.grid[0], std::string("((M+127)/128)*((N+127)/128)"));
+  EXPECT_EQ(k.dynamicSmemBytes, int64_t(65536));
+  EXPECT_EQ(k.cacheKey, std::string("3f2a9c0e5b7d41a8"));
+  ASSERT_EQ(k.params.size(), size_t(4));
+  EXPECT_EQ(k.params[3], std::string("C"));
+  // One variant, always, of the one kernel.
+  ASSERT_EQ(m.variants.size(), size_t(1));
+  EXPECT_TRUE(m.variants[0].when.empty());
+  ASSERT_EQ(m.variants[0].steps.size(), size_t(1));
+  EXPECT_EQ(m.variants[0].steps[0].kernel, m.name);
+  EXPECT_TRUE(m.workspace.empty());
   ASSERT_EQ(m.args.size(), size_t(4));
   EXPECT_EQ(m.args[2].name, std::string("bias"));
   EXPECT_EQ(m.verdictStatus, std::string("verified"));
@@ -222,30 +219,36 @@ TEST(Manifest, LoadsTheSample) {
 TEST(Manifest, ZeroOutputIsOptional) {
   Bundle bundle;
   ASSERT_TRUE(parseManifest(sampleText(), bundle).ok());
-  EXPECT_FALSE(bundle.manifest().zeroOutput);
-  // Split-K bundles ask the launcher to zero C first.
+  EXPECT_EQ(bundle.manifest().variants[0].steps.size(), size_t(1));
+  // Split-K bundles ask the launcher to zero C first: a zero step of C, then
+  // the kernel after it.
   std::string split = replaced(sampleText(), "\"dynamic_smem_bytes\": 65536,",
                                "\"dynamic_smem_bytes\": 65536, "
                                "\"zero_output\": true,");
   ASSERT_TRUE(parseManifest(split, bundle).ok());
-  EXPECT_TRUE(bundle.manifest().zeroOutput);
+  const VariantSpec &variant = bundle.manifest().variants[0];
+  ASSERT_EQ(variant.steps.size(), size_t(2));
+  EXPECT_TRUE(variant.steps[0].kind == StepSpec::Kind::Zero);
+  EXPECT_EQ(variant.steps[0].buffer, std::string("C"));
+  EXPECT_TRUE(variant.steps[1].kind == StepSpec::Kind::Kernel);
+  ASSERT_EQ(variant.order.size(), size_t(2));
+  EXPECT_EQ(variant.order[0], size_t(0));
   EXPECT_TRUE(bundle.warnings().empty());
-  Status s = parseManifest(replaced(split, "\"zero_output\": true",
-                                    "\"zero_output\": 1"),
-                           bundle);
+  Status s = parseManifest(
+      replaced(split, "\"zero_output\": true", "\"zero_output\": 1"), bundle);
   EXPECT_TRUE(contains(s.message(), "zero_output: expected"));
 }
 
 TEST(Manifest, RejectsOtherSchemas) {
   Bundle bundle;
   Status s = parseManifest(
-      replaced(sampleText(), "\"schema\": 1", "\"schema\": 2"), bundle);
+      replaced(sampleText(), "\"schema\": 1", "\"schema\": 3"), bundle);
   EXPECT_EQ(s.message(), std::string("test.json:2:13: schema: unsupported "
-                                     "manifest schema 2 (this runtime reads "
-                                     "schema 1)"));
-  // A schema-2 file is reported as such even when its keys differ.
-  s = parseManifest(R"({"schema": 2, "kernels": []})", bundle);
-  EXPECT_TRUE(contains(s.message(), "unsupported manifest schema 2"));
+                                     "manifest schema 3 (this runtime reads "
+                                     "schemas 1 and 2)"));
+  // A newer file is reported as such even when its keys differ.
+  s = parseManifest(R"({"schema": 3, "kernels": []})", bundle);
+  EXPECT_TRUE(contains(s.message(), "unsupported manifest schema 3"));
 }
 
 TEST(Manifest, RejectsMissingKeys) {
@@ -366,7 +369,7 @@ TEST(Manifest, ReportsFileAndJsonErrors) {
 //===----------------------------------------------------------------------===//
 
 TEST(Sizes, EvaluatesGridExpressions) {
-  ProblemSizes sizes{3, 4096, 1000, 77};
+  Sizes sizes = gemmSizes(3, 4096, 1000, 77);
   auto eval = [&](const char *expr) {
     int64_t value = -999;
     Status s = evalSizeExpr(expr, sizes, value);
@@ -386,7 +389,7 @@ TEST(Sizes, EvaluatesGridExpressions) {
 }
 
 TEST(Sizes, RejectsBadExpressions) {
-  ProblemSizes sizes;
+  Sizes sizes = gemmSizes(1, 1, 1, 1);
   int64_t value;
   auto error = [&](const char *expr) {
     Status s = evalSizeExpr(expr, sizes, value);
@@ -409,22 +412,22 @@ TEST(Sizes, RejectsBadExpressions) {
   EXPECT_TRUE(contains(error("M/(N-1)"), "division by zero"));
   EXPECT_TRUE(contains(error("9223372036854775807+1"), "integer overflow"));
   EXPECT_TRUE(contains(error("99999999999999999999"), "literal too large"));
-  EXPECT_TRUE(checkSizeExpr("M/(N-1)").ok()); // Syntax only.
-  EXPECT_FALSE(checkSizeExpr("M/(N-1").ok());
+  EXPECT_TRUE(checkSizeExpr("M/(N-1)", sizes).ok()); // Syntax only.
+  EXPECT_FALSE(checkSizeExpr("M/(N-1", sizes).ok());
 }
 
 TEST(Sizes, ResolvesStaticAndDynamicBundles) {
   Bundle bundle;
   ASSERT_TRUE(Bundle::loadManifest(samplePath(), bundle).ok());
-  ProblemSizes sizes;
+  Sizes sizes;
   ASSERT_TRUE(bundle.resolveSizes(nullptr, sizes).ok());
-  EXPECT_EQ(sizes.m, int64_t(4096));
+  EXPECT_EQ(sizes.get("M"), int64_t(4096));
   std::array<int64_t, 3> grid;
   ASSERT_TRUE(bundle.evalGrid(sizes, grid).ok());
   EXPECT_EQ(grid[0], int64_t(1024));
   EXPECT_EQ(grid[1], int64_t(1));
   EXPECT_EQ(grid[2], int64_t(1));
-  ProblemSizes other{1, 4096, 4096, 100};
+  Sizes other = gemmSizes(1, 4096, 4096, 100);
   EXPECT_EQ(bundle.resolveSizes(&other, sizes).message(),
             std::string("bundle 'gemm_4096x4096x4096_bf16_f32_bf16_nn' is "
                         "built for K=4096, not 100"));
@@ -438,13 +441,13 @@ TEST(Sizes, ResolvesStaticAndDynamicBundles) {
   text = replaced(text, R"(["M", "N"])", R"(["B", "M", "N"])");
   Bundle dynamic;
   ASSERT_TRUE(parseManifest(text, dynamic).ok());
-  EXPECT_TRUE(dynamic.manifest().problem.isDynamic());
+  EXPECT_TRUE(dynamic.manifest().isDynamic());
   EXPECT_TRUE(contains(dynamic.resolveSizes(nullptr, sizes).message(),
                        "has a dynamic B: give the sizes"));
-  ProblemSizes asked{2, 300, 4096, 4096};
+  Sizes asked = gemmSizes(2, 300, 4096, 4096);
   ASSERT_TRUE(dynamic.resolveSizes(&asked, sizes).ok());
-  EXPECT_EQ(sizes.b, int64_t(2));
-  EXPECT_EQ(sizes.m, int64_t(300));
+  EXPECT_EQ(sizes.get("B"), int64_t(2));
+  EXPECT_EQ(sizes.get("M"), int64_t(300));
   ASSERT_TRUE(dynamic.evalGrid(sizes, grid).ok());
   EXPECT_EQ(grid[0], int64_t(3 * 32));
   EXPECT_EQ(grid[2], int64_t(2));
@@ -509,7 +512,7 @@ TEST(Params, Rank2MemrefsExpandToSevenEach) {
       R"({"name": "bias", "kind": "memref", "elem": "bf16", "shape": ["N"]},)",
       "");
   ASSERT_TRUE(parseManifest(text, bundle).ok());
-  ProblemSizes sizes{1, 4096, 4096, 4096};
+  Sizes sizes = gemmSizes(1, 4096, 4096, 4096);
   std::vector<CUdeviceptr> buffers = {0x1000, 0x2000, 0x3000};
   KernelParams params;
   ASSERT_TRUE(
@@ -539,7 +542,7 @@ TEST(Params, Rank3AndRank1Memrefs) {
   text = replaced(text, R"(["M", "N"])", R"(["B", "M", "N"])");
   Bundle bundle;
   ASSERT_TRUE(parseManifest(text, bundle).ok());
-  ProblemSizes asked{5, 33, 4096, 4096}, sizes;
+  Sizes asked = gemmSizes(5, 33, 4096, 4096), sizes;
   ASSERT_TRUE(bundle.resolveSizes(&asked, sizes).ok());
   std::vector<CUdeviceptr> buffers = {0xa0, 0xb0, 0xc0, 0xd0};
   KernelParams params;

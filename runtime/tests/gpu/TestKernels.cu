@@ -172,6 +172,15 @@ DEFINE_KERNEL(t_f32_oob_write, float, float, false, false, kOobWrite, 1.0f,
 DEFINE_KERNEL(t_f32_illegal_write, float, float, false, false, kIllegalWrite,
               1.0f, 0.0f, kActNone, 0)
 
+// The second kernel of the schema-2 test bundle (staged-v2.json.in): copies
+// the GEMM's result from the workspace into C.
+extern "C" __global__ void t_copy_f32(MEMREF3(const float, S),
+                                      MEMREF3(float, D)) {
+  int64_t index = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (index < DS0 * DS1 * DS2)
+    D[index] = S[index];
+}
+
 // A static problem with rank-2 memrefs (batch 1, no leading B).
 #define MEMREF2(T, name)                                                       \
   T *name##Alloc, T *name, int64_t name##Off, int64_t name##S0,                \

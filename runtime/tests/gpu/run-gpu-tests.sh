@@ -2,7 +2,8 @@
 # Runs amk-bench's tests on a GPU machine (CUDA toolkit only, no MLIR):
 #   1. the runtime unit tests;
 #   2. amk-bench --self-test (checker and cuBLAS mapping);
-#   3. the correct test bundles must PASS, at several sizes;
+#   3. the correct test bundles must PASS, at several sizes (one of them a
+#      schema-2 bundle of two kernels and a workspace);
 #   4. the planted bugs must FAIL or ERROR for their own reasons, and the
 #      cases after an illegal address must still run;
 #   5. compute-sanitizer (memcheck, initcheck, synccheck, racecheck) on
@@ -38,7 +39,7 @@ step "amk-bench --self-test"
 expect_rc 0 "${PIPESTATUS[0]}" "self-test"
 
 good=(t_f32_nn t_f32_tn_beta t_bf16_nt_bias_gelu t_f16_tt_bias_silu t_f16_nn
-      t_bf16_nn_bias_relu t_bf16_static_nn)
+      t_bf16_nn_bias_relu t_bf16_static_nn t_v2_staged)
 goodPaths=()
 for name in "${good[@]}"; do goodPaths+=("$b/$name.json"); done
 step "correct kernels must PASS"

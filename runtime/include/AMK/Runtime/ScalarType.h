@@ -1,0 +1,32 @@
+//===- ScalarType.h - Element types of bundle buffers -----------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The element types a manifest names for its buffers ("elem") and, in the
+// GEMM family, for its problem. Shared by every family.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_RUNTIME_SCALARTYPE_H
+#define AMK_RUNTIME_SCALARTYPE_H
+
+#include <cstdint>
+#include <string_view>
+
+namespace amk::runtime {
+
+/// Element types a manifest can name.
+enum class ScalarType { F16, BF16, F32, F64 };
+
+/// Parses "f16", "bf16", "f32" or "f64"; false for anything else.
+bool parseScalarType(std::string_view text, ScalarType &type);
+/// The manifest spelling of `type`, e.g. "bf16".
+const char *toString(ScalarType type);
+/// Bytes per element of `type`.
+int64_t byteSize(ScalarType type);
+
+} // namespace amk::runtime
+
+#endif // AMK_RUNTIME_SCALARTYPE_H
