@@ -231,12 +231,16 @@ Status Kernel::launch(const std::array<int64_t, 3> &grid, KernelParams &params,
           "grid " + std::string(kAxes[i]) + " = " + std::to_string(grid[i]) +
           " ('" + kernel.grid[i] + "') of kernel '" + kernel.entry +
           "' is outside the device limit 1.." + std::to_string(maxGrid[i]));
-  int64_t threads = kernel.block[0] * kernel.block[1] * kernel.block[2];
-  if (threads > attrs.maxThreadsPerBlock)
+  int64_t threads;
+  bool overflow =
+      __builtin_mul_overflow(kernel.block[0], kernel.block[1], &threads) ||
+      __builtin_mul_overflow(threads, kernel.block[2], &threads);
+  if (overflow || threads > attrs.maxThreadsPerBlock)
     return Status::error(
-        "block of " + std::to_string(threads) + " threads exceeds the " +
-        std::to_string(attrs.maxThreadsPerBlock) + " that kernel '" +
-        kernel.entry + "' can run per block (it uses " +
+        "block of " +
+        (overflow ? std::string("over 2^63") : std::to_string(threads)) +
+        " threads exceeds the " + std::to_string(attrs.maxThreadsPerBlock) +
+        " that kernel '" + kernel.entry + "' can run per block (it uses " +
         std::to_string(attrs.numRegisters) + " registers per thread)");
   AMK_CU(cuLaunchKernel(function, static_cast<unsigned>(grid[0]),
                         static_cast<unsigned>(grid[1]),

@@ -148,10 +148,14 @@ Status planLaunch(const Bundle &bundle, const Sizes &sizes,
   plan = LaunchPlan();
   if (Status s = selectVariant(bundle, sizes, args, plan.variant); !s.ok())
     return s;
-  for (const BufferSpec &buffer : m.workspace) {
-    plan.workspaceBytes.emplace_back();
-    if (Status s = buffer.bytes(sizes, plan.workspaceBytes.back()); !s.ok())
+  // Every buffer's size fits int64 (so its strides do), whether or not the
+  // caller resolved the sizes first.
+  for (size_t i = 0; i < m.bufferCount(); ++i) {
+    int64_t bytes;
+    if (Status s = m.buffer(i).bytes(sizes, bytes); !s.ok())
       return s;
+    if (i >= m.args.size())
+      plan.workspaceBytes.push_back(bytes);
   }
   const VariantSpec &variant = m.variants[plan.variant];
   for (size_t index : variant.order) {
