@@ -16,6 +16,8 @@
 #include "MiniTest.h"
 #endif
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
 
 namespace amk::runtime::test {
@@ -58,6 +60,36 @@ inline std::string manifestError(const std::string &text) {
   Status status = parseInInputs(text, bundle);
   EXPECT_FALSE(status.ok());
   return status.message();
+}
+
+/// Inputs/gemm-v2.json: the schema-2 bundle most tests start from.
+inline std::string gemmText() { return inputText("gemm-v2.json"); }
+
+inline Bundle loadGemm() {
+  Bundle bundle;
+  Status s = Bundle::loadManifest(inputPath("gemm-v2.json"), bundle);
+  EXPECT_TRUE(s.ok());
+  if (!s.ok())
+    std::printf("%s\n", s.message().c_str());
+  return bundle;
+}
+
+/// "test.json:<line>:<col>: " of byte `at` of `text`.
+inline std::string positionAt(const std::string &text, size_t at) {
+  int line =
+      1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+  size_t lineStart = text.rfind('\n', at);
+  size_t column = at - (lineStart == std::string::npos ? 0 : lineStart + 1);
+  return "test.json:" + std::to_string(line) + ":" +
+         std::to_string(column + 1) + ": ";
+}
+
+/// The same where `needle` starts in `text`.
+inline std::string positionOf(const std::string &text,
+                              const std::string &needle) {
+  size_t at = text.find(needle);
+  EXPECT_NE(at, std::string::npos);
+  return positionAt(text, at == std::string::npos ? 0 : at);
 }
 
 } // namespace amk::runtime::test
