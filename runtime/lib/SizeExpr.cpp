@@ -121,17 +121,21 @@ private:
                     int64_t &out) const;
 };
 
-/// Parses the right operand of a short-circuit operator, only checking it
-/// when the left one already decided.
-#define AMK_PARSE_SKIPPING(skip, call)                                         \
-  do {                                                                         \
-    bool wasEvaluating = evaluating;                                           \
-    evaluating = evaluating && !(skip);                                        \
-    Status amkStatus = (call);                                                 \
-    evaluating = wasEvaluating;                                                \
-    if (!amkStatus.ok())                                                       \
-      return amkStatus;                                                        \
-  } while (false)
+/// Turns evaluation off, when `skip`, for the right operand of a
+/// short-circuit operator whose left operand already decided: the operand is
+/// then only checked.
+class SkipScope {
+public:
+  SkipScope(bool &evaluating, bool skip)
+      : evaluating(evaluating), saved(evaluating) {
+    evaluating = evaluating && !skip;
+  }
+  ~SkipScope() { evaluating = saved; }
+
+private:
+  bool &evaluating;
+  bool saved;
+};
 
 Status ExprParser::parseOr(Value &value, int depth) {
   if (Status s = parseAnd(value, depth); !s.ok())
@@ -143,7 +147,11 @@ Status ExprParser::parseOr(Value &value, int depth) {
     if (Status s = expectKind(value, true, at); !s.ok())
       return s;
     Value rhs;
-    AMK_PARSE_SKIPPING(value.truth, parseAnd(rhs, depth));
+    {
+      SkipScope scope(evaluating, value.truth);
+      if (Status s = parseAnd(rhs, depth); !s.ok())
+        return s;
+    }
     if (Status s = expectKind(rhs, true, at); !s.ok())
       return s;
     value = Value::boolean(value.truth || rhs.truth);
@@ -160,7 +168,11 @@ Status ExprParser::parseAnd(Value &value, int depth) {
     if (Status s = expectKind(value, true, at); !s.ok())
       return s;
     Value rhs;
-    AMK_PARSE_SKIPPING(!value.truth, parseNot(rhs, depth));
+    {
+      SkipScope scope(evaluating, !value.truth);
+      if (Status s = parseNot(rhs, depth); !s.ok())
+        return s;
+    }
     if (Status s = expectKind(rhs, true, at); !s.ok())
       return s;
     value = Value::boolean(value.truth && rhs.truth);
@@ -381,8 +393,6 @@ Status ExprParser::parseAlign(Value &value) {
   value = Value::integer(evaluating ? bytes : 1);
   return Status::success();
 }
-
-#undef AMK_PARSE_SKIPPING
 
 } // namespace
 

@@ -43,7 +43,9 @@ public:
   void set(std::string_view symbol, int64_t value);
   /// The value of `symbol`, or null when it has none.
   const int64_t *find(std::string_view symbol) const;
-  bool contains(std::string_view symbol) const { return find(symbol); }
+  bool contains(std::string_view symbol) const {
+    return find(symbol) != nullptr;
+  }
   /// The value of `symbol`, or `otherwise` when it has none.
   int64_t get(std::string_view symbol, int64_t otherwise = 0) const;
 
