@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Address.h"
+#include "AMK/Analysis/Address.h"
 
-#include "AMK/Analysis/KernelSafety.h"
+#include "AMK/Harness/KernelSafety.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -18,12 +18,10 @@
 
 #include "AMK/Transforms/Passes.h"
 
-#include "AMK/Analysis/GemmModel.h"
-#include "AMK/Analysis/GemmResources.h"
-#include "AMK/Analysis/KernelSafety.h"
+#include "AMK/Bundle/Bundle.h"
 #include "AMK/Cache/CompileCache.h"
-#include "AMK/Transforms/Bundle.h"
-#include "GemmSynthesis.h"
+#include "AMK/Family/Family.h"
+#include "AMK/Harness/KernelSafety.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -144,6 +142,8 @@ namespace {
 
 /// What the lowering learned about one kernel, for its bundle.
 struct LoweredKernel : BundleKernel {
+  /// The family that describes and synthesizes it.
+  const KernelFamily *impl = nullptr;
   gpu::GPUModuleOp module;
 };
 
@@ -159,12 +159,17 @@ struct AMKLowerPass : public amk::impl::AMKLowerPassBase<AMKLowerPass> {
     pm.getDependentDialects(registry);
   }
 
+  LogicalResult initialize(MLIRContext *context) override {
+    return initializeFamilies(context);
+  }
+
   void runOnOperation() override;
 
 private:
   FailureOr<LoweredKernel> describeKernel(KernelOp kernel,
                                           const TargetSpec &target);
-  LogicalResult synthesize(KernelOp kernel, LoweredKernel &k);
+  LogicalResult synthesize(KernelOp kernel, LoweredKernel &k,
+                           const TargetSpec &target);
   void emitLaunch(KernelOp kernel, const LoweredKernel &k);
   LogicalResult checkGenerated(LoweredKernel &k, const TargetSpec &t);
   LogicalResult lowerToNVVM(gpu::GPUModuleOp module, const TargetSpec &target);
@@ -185,24 +190,21 @@ private:
 /// known from the kernel op and the options.
 FailureOr<LoweredKernel>
 AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
-  auto config = dyn_cast<GemmConfigAttr>(kernel.getConfig());
-  if (!config)
-    return kernel.emitOpError("has no synthesizer for config ")
-           << kernel.getConfig();
-  auto matmul = cast<MatmulOp>(kernel.getProblem().getOperation());
+  ProblemOpInterface problem = kernel.getProblem();
+  const KernelFamily *family =
+      lookupFamily(kernel, kernel.getConfig().getProblemFamily());
+  if (!family)
+    return failure();
 
   LoweredKernel k;
+  k.impl = family;
+  k.family = family->getName().str();
   k.name = kernel.getSymName().str();
   k.config = kernel.getConfig();
-  k.problem = GemmProblem::get(matmul);
-  k.signature = matmul.getProblemSignature();
-  k.problemIdentity = getProblemIdentity(matmul);
-  k.threads = config.getThreads();
-  k.smemBytes = getGemmSmemLayout(config, k.problem).totalBytes();
-  k.zeroOutput = config.getSplitK() > 1;
-  k.estimatedRegs = getGemmResources(config, k.problem, target).regsPerThread;
-  k.grid = getGemmGridExprs(config);
-  k.tile = {config.getBlockM(), config.getBlockN(), config.getBlockK()};
+  k.problem = family->problemToJSON(problem);
+  k.signature = problem.getProblemSignature();
+  k.problemIdentity = getProblemIdentity(problem);
+  k.launch = family->describeLaunch(problem, k.config, target);
   // The prediction of the ladder rung holding this config.
   if (std::optional<ArrayAttr> ladder = kernel.getLadder())
     for (auto rung : ladder->getAsRange<CandidateAttr>())
@@ -210,10 +212,6 @@ AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
         k.predictedUs = rung.getPredictedNs() / 1000.0;
         break;
       }
-  k.argNames = {"A", "B"};
-  if (matmul.getBias())
-    k.argNames.push_back("bias");
-  k.argNames.push_back("C");
   k.flags = (llvm::Twine("O") + llvm::Twine(optLevel.getValue()) + " " +
              ptxFeaturesFor(target))
                 .str();
@@ -224,13 +222,14 @@ AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
 
 /// The generated gpu.module (at the end of the module) with the kernel's
 /// gpu.func.
-LogicalResult AMKLowerPass::synthesize(KernelOp kernel, LoweredKernel &k) {
+LogicalResult AMKLowerPass::synthesize(KernelOp kernel, LoweredKernel &k,
+                                       const TargetSpec &target) {
   ModuleOp module = getOperation();
   OpBuilder b(module.getBodyRegion());
   b.setInsertionPointToEnd(module.getBody());
   k.module = gpu::GPUModuleOp::create(b, kernel.getLoc(), k.name);
-  FailureOr<gpu::GPUFuncOp> func = synthesizeGemmKernel(
-      k.module, kernel, cast<GemmConfigAttr>(k.config), k.name);
+  FailureOr<gpu::GPUFuncOp> func =
+      k.impl->synthesize(k.module, kernel, k.name, target);
   if (failed(func)) {
     k.module.erase();
     return failure();
@@ -238,9 +237,10 @@ LogicalResult AMKLowerPass::synthesize(KernelOp kernel, LoweredKernel &k) {
   // The harness's register estimate becomes the kernel's register budget
   // (.maxnreg), so what was verified is what ptxas must honor.
   (*func)->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
-                   b.getI32IntegerAttr(k.estimatedRegs));
+                   b.getI32IntegerAttr(k.launch.estimatedRegs));
   // What every launch provides, for the harness's shared-memory bounds.
-  (*func)->setAttr(kDynamicSmemAttrName, b.getI64IntegerAttr(k.smemBytes));
+  (*func)->setAttr(kDynamicSmemAttrName,
+                   b.getI64IntegerAttr(k.launch.dynamicSmemBytes));
   // Fold the synthesizer's index arithmetic before anything reads it.
   OpPassManager cleanup(gpu::GPUModuleOp::getOperationName());
   cleanup.addPass(createCanonicalizerPass());
@@ -248,81 +248,77 @@ LogicalResult AMKLowerPass::synthesize(KernelOp kernel, LoweredKernel &k) {
   return runPipeline(cleanup, k.module);
 }
 
-/// The launch, where the kernel was: grid from the (possibly dynamic)
+/// The launch, where the kernel was: operands cast to the types the kernel
+/// takes, what the family zeroes, the grid from the (possibly dynamic)
 /// sizes. It names the kernel `@name::@name`, which the generated module or
 /// the cached gpu.binary provides.
 void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
-  auto config = cast<GemmConfigAttr>(k.config);
-  auto matmul = cast<MatmulOp>(kernel.getProblem().getOperation());
+  ProblemOpInterface problem = kernel.getProblem();
+  const KernelLaunch &launch = k.launch;
   OpBuilder b(kernel);
   Location loc = kernel.getLoc();
   auto idx = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  auto dim = [&](Value memref, int64_t d) -> Value {
-    int64_t size = cast<MemRefType>(memref.getType()).getDimSize(d);
-    if (!ShapedType::isDynamic(size))
-      return idx(size);
-    return memref::DimOp::create(b, loc, memref, d);
-  };
-  auto ceilDiv = [&](Value x, int64_t y) -> Value {
-    return arith::CeilDivUIOp::create(b, loc, x, idx(y));
-  };
-  // Operands go in as the types the kernel was built for: sizes that one
-  // operand's type leaves dynamic and another's fixes are checked, then
-  // cast to.
-  GemmProblem problem = GemmProblem::get(matmul);
+  // Sizes that one operand's type leaves dynamic and another's fixes are
+  // checked, then cast to.
   SmallVector<Value> args;
-  for (auto [i, operand] : llvm::enumerate(matmul.getKernelOperands())) {
+  for (auto [operand, arg] :
+       llvm::zip_equal(problem.getKernelOperands(), launch.args)) {
     auto type = cast<MemRefType>(operand.getType());
-    MemRefType kernelType = getKernelOperandType(problem, i, type);
-    if (kernelType != type) {
+    if (arg.kernelType != type) {
       for (int64_t d = 0; d < type.getRank(); ++d) {
-        if (!type.isDynamicDim(d) || kernelType.isDynamicDim(d))
+        if (!type.isDynamicDim(d) || arg.kernelType.isDynamicDim(d))
           continue;
         Value agrees =
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                   memref::DimOp::create(b, loc, operand, d),
-                                  idx(kernelType.getDimSize(d)));
-        cf::AssertOp::create(
-            b, loc, agrees,
-            llvm::formatv("amk.matmul: size {0} of {1} must be {2}", d,
-                          k.argNames[i], kernelType.getDimSize(d))
-                .str());
+                                  idx(arg.kernelType.getDimSize(d)));
+        cf::AssertOp::create(b, loc, agrees,
+                             llvm::formatv("{0}: size {1} of {2} must be {3}",
+                                           problem->getName(), d, arg.name,
+                                           arg.kernelType.getDimSize(d))
+                                 .str());
       }
-      operand = memref::CastOp::create(b, loc, kernelType, operand);
+      operand = memref::CastOp::create(b, loc, arg.kernelType, operand);
     }
     args.push_back(operand);
   }
-  // The grid from C as the kernel takes it (sizes that any operand fixes
-  // are static).
-  Value c = args.back();
-  int64_t off = matmul.isBatched() ? 1 : 0;
-  Value sizeM = dim(c, off), sizeN = dim(c, off + 1);
-  Value gridX =
-      arith::MulIOp::create(b, loc, ceilDiv(sizeM, config.getBlockM()),
-                            ceilDiv(sizeN, config.getBlockN()));
-  // z: batch x split_k.
-  Value gridZ = matmul.isBatched() ? dim(c, 0) : idx(1);
-  if (config.getSplitK() > 1) {
-    std::optional<int64_t> batch = getConstantIntValue(gridZ);
-    gridZ = batch
-                ? idx(*batch * config.getSplitK())
-                : arith::MulIOp::create(b, loc, gridZ, idx(config.getSplitK()))
-                      .getResult();
+  // A symbol is its static value, or the dimension of the argument holding
+  // it as the kernel takes it.
+  auto symbolValue = [&](StringRef name) -> OpFoldResult {
+    const SizeSymbol *symbol = launch.findSymbol(name);
+    assert(symbol && "grid names a symbol the family does not declare");
+    if (!symbol->arg)
+      return b.getIndexAttr(symbol->value);
+    Value arg = args[*symbol->arg];
+    int64_t size = cast<MemRefType>(arg.getType()).getDimSize(symbol->dim);
+    if (!ShapedType::isDynamic(size))
+      return b.getIndexAttr(size);
+    return memref::DimOp::create(b, loc, arg, symbol->dim).getResult();
+  };
+  std::array<Value, 3> grid;
+  for (int i = 0; i < 3; ++i)
+    grid[i] = launch.grid[i].materialize(b, loc, symbolValue);
+  for (const std::string &name : launch.zeroed) {
+    auto it = llvm::find_if(launch.args,
+                            [&](const LaunchArg &a) { return a.name == name; });
+    assert(it != launch.args.end() && "zeroes an argument it does not take");
+    Value buffer = args[it - launch.args.begin()];
+    Type elem = cast<MemRefType>(buffer.getType()).getElementType();
+    gpu::MemsetOp::create(b, loc, TypeRange{}, ValueRange{}, buffer,
+                          arith::ConstantOp::create(
+                              b, loc, cast<TypedAttr>(b.getZeroAttr(elem))));
   }
-  // Split-K kernels add their partial sums to C: it starts at zero.
-  if (config.getSplitK() > 1)
-    gpu::MemsetOp::create(
-        b, loc, TypeRange{}, ValueRange{}, c,
-        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
-  Value smem =
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), k.smemBytes);
+  Value smem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                            launch.dynamicSmemBytes);
   auto symbol = SymbolRefAttr::get(
       b.getContext(), k.name, {FlatSymbolRefAttr::get(b.getContext(), k.name)});
   gpu::LaunchFuncOp::create(
-      b, loc, symbol, gpu::KernelDim3{gridX, idx(1), gridZ},
-      gpu::KernelDim3{idx(k.threads), idx(1), idx(1)}, smem, args);
+      b, loc, symbol, gpu::KernelDim3{grid[0], grid[1], grid[2]},
+      gpu::KernelDim3{idx(launch.block[0]), idx(launch.block[1]),
+                      idx(launch.block[2])},
+      smem, args);
   kernel.erase();
 }
 
@@ -542,7 +538,7 @@ void AMKLowerPass::runOnOperation() {
                  << ") and is rebuilt";
       }
     }
-    if (failed(synthesize(kernel, *k)))
+    if (failed(synthesize(kernel, *k, target)))
       return signalPassFailure();
     // The launch first: the harness bounds block ids by the grid it uses.
     emitLaunch(kernel, *k);

@@ -1,20 +1,20 @@
-//===- Plan.cpp - Plan a kernel design for every GEMM ---------------------===//
+//===- Plan.cpp - Plan a kernel design for every problem ------------------===//
 //
 // Part of AMK (AutoMegaKernel).
 //
 //===----------------------------------------------------------------------===//
 //
-// `--amk-plan`: the agent. Each free `amk.matmul` (and each linalg matmul on
-// buffers, imported first) becomes an `amk.kernel` holding it, with the
-// planner's best config and its ladder. The decision logic lives in
-// AMK/Analysis/GemmPlanner.h so other tools can plan without the pass.
+// `--amk-plan`: the agent. Each free problem op (and each upstream op a
+// family imports, imported first) becomes an `amk.kernel` holding it, with
+// the planner's best config and its ladder, through the problem's family.
+// The decision logic lives in AMK/Planner/Planner.h so other tools can plan
+// without the pass.
 //
 //===----------------------------------------------------------------------===//
 
-#include "AMK/Analysis/GemmPlanner.h"
+#include "AMK/Planner/Planner.h"
 #include "AMK/Transforms/Passes.h"
 
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -59,13 +59,13 @@ static std::string formatUs(double ns) {
 }
 
 /// "measured 812.3 us, model " for rungs from the tuning database.
-static std::string describeSource(const GemmPlanCandidate &c) {
+static std::string describeSource(const PlanCandidate &c) {
   switch (c.source) {
-  case GemmCandidateSource::Model:
+  case CandidateSource::Model:
     return "";
-  case GemmCandidateSource::Measured:
+  case CandidateSource::Measured:
     return "measured " + formatUs(c.measuredUs * 1000) + " us, model ";
-  case GemmCandidateSource::Nearby:
+  case CandidateSource::Nearby:
     return "measured " + formatUs(c.measuredUs * 1000) + " us on " +
            c.measuredOn + ", model ";
   }
@@ -97,10 +97,14 @@ struct AMKPlanPass : public amk::impl::AMKPlanPassBase<AMKPlanPass> {
     return Base::initializeOptions(rewritten, errorHandler);
   }
 
+  LogicalResult initialize(MLIRContext *context) override {
+    return initializeFamilies(context);
+  }
+
   void runOnOperation() override;
 
 private:
-  LogicalResult planOne(MatmulOp matmul, const TargetSpec &target,
+  LogicalResult planOne(ProblemOpInterface problem, const TargetSpec &target,
                         llvm::StringSet<> &names);
   LogicalResult loadTuningDB(ModuleOp module);
 
@@ -108,76 +112,80 @@ private:
 };
 } // namespace
 
-LogicalResult AMKPlanPass::planOne(MatmulOp matmul, const TargetSpec &target,
+/// The explain remark of a plan: the winner, each rung with its cost terms
+/// and resources, where the database helped, what was rejected and why.
+static void explainPlan(KernelOp kernel, const Plan &plan,
+                        const PlanCandidate &best) {
+  InFlightDiagnostic diag = mlir::emitRemark(kernel.getLoc())
+                            << "planned " << kernel.getSymName() << ": "
+                            << best.config << ", predicted "
+                            << formatUs(best.cost.totalNs) << " us ("
+                            << plan.numCandidates << " candidates, "
+                            << plan.numRejected << " rejected)";
+  for (auto [i, c] : llvm::enumerate(plan.ladder))
+    diag.attachNote() << llvm::formatv(
+        "ladder #{0}: {1}: {2}{3} us ({4}; {5} block(s)/SM limited by {6}, "
+        "{7} regs/thread, {8} B smem{9})",
+        i + 1, attrToString(c.config), describeSource(c),
+        formatUs(c.cost.totalNs), c.cost.terms, c.resources.blocksPerSM,
+        c.resources.getOccupancyLimiter(), c.resources.regsPerThread,
+        c.resources.dynamicSmemBytes,
+        c.cost.notes.empty() ? std::string() : ", " + c.cost.notes);
+  if (!plan.tuningSummary.empty())
+    diag.attachNote() << "tuning database: " << plan.tuningSummary;
+  diag.attachNote() << "rejected: "
+                    << (plan.rejections.empty() ? std::string("none")
+                                                : plan.summarizeRejections());
+  for (const std::string &note : plan.notes)
+    diag.attachNote() << note;
+}
+
+LogicalResult AMKPlanPass::planOne(ProblemOpInterface problem,
+                                   const TargetSpec &target,
                                    llvm::StringSet<> &names) {
   MLIRContext *ctx = &getContext();
-  GemmPlanOptions options;
+  const KernelFamily *family =
+      lookupFamily(problem, problem.getProblemFamily());
+  if (!family)
+    return failure();
+  PlanOptions options;
   options.ladderSize = std::max<int64_t>(ladderSize, rung + 1);
   options.tuningDB = db ? &*db : nullptr;
   options.diverse = diverse;
   options.explore = explore;
-  options.signature = matmul.getProblemSignature();
-  GemmProblem problem = GemmProblem::get(matmul);
-  GemmPlan plan = planGemm(ctx, problem, target, options);
+  Plan plan = planProblem(*family, problem, target, options);
   if (plan.ladder.empty())
-    return matmul.emitError()
-           << "no GEMM config fits target '" << target.name
-           << "': " << plan.numCandidates << " candidates rejected ("
+    return problem->emitError()
+           << "no " << family->getDisplayName() << " config fits target '"
+           << target.name << "': " << plan.numCandidates
+           << " candidates rejected ("
            << plan.summarizeRejections(/*withExamples=*/true) << ")";
   if (rung >= static_cast<int64_t>(plan.ladder.size()))
-    return matmul.emitError()
+    return problem->emitError()
            << "rung " << rung << " requested but the ladder has only "
            << plan.ladder.size() << " rung(s)";
 
   // A unique kernel name.
-  std::string base = sanitizeKernelName(matmul.getProblemSignature());
+  std::string base = sanitizeKernelName(problem.getProblemSignature());
   std::string name = base;
   for (int suffix = 1; names.contains(name); ++suffix)
     name = base + "_" + std::to_string(suffix);
   names.insert(name);
 
   SmallVector<Attribute> rungs;
-  for (const GemmPlanCandidate &c : plan.ladder)
-    rungs.push_back(
-        CandidateAttr::get(ctx, cast<KernelConfigAttrInterface>(c.config),
-                           static_cast<int64_t>(std::llround(c.cost.totalNs))));
+  for (const PlanCandidate &c : plan.ladder)
+    rungs.push_back(CandidateAttr::get(
+        ctx, c.config, static_cast<int64_t>(std::llround(c.cost.totalNs))));
 
-  OpBuilder builder(matmul);
-  const GemmPlanCandidate &best = plan.ladder[rung];
-  auto kernel = KernelOp::create(builder, matmul.getLoc(), name,
-                                 cast<KernelConfigAttrInterface>(best.config),
+  OpBuilder builder(problem);
+  const PlanCandidate &best = plan.ladder[rung];
+  auto kernel = KernelOp::create(builder, problem->getLoc(), name, best.config,
                                  builder.getArrayAttr(rungs));
   Block *body = new Block();
   kernel.getBody().push_back(body);
-  matmul->moveBefore(body, body->end());
-
-  if (explain) {
-    InFlightDiagnostic diag =
-        mlir::emitRemark(kernel.getLoc())
-        << "planned " << name << ": " << best.config << ", predicted "
-        << formatUs(best.cost.totalNs) << " us (" << plan.numCandidates
-        << " candidates, " << plan.numRejected << " rejected)";
-    for (auto [i, c] : llvm::enumerate(plan.ladder))
-      diag.attachNote() << llvm::formatv(
-          "ladder #{0}: {11}: {13}{1} us (compute {2}, hbm {3}, l2 {12}, feed "
-          "{4}, smem {5} us; {6} block(s)/SM limited by {7}, {8} "
-          "regs/thread, {9} B smem, {10} tiles)",
-          i + 1, formatUs(c.cost.totalNs), formatUs(c.cost.computeNs),
-          formatUs(c.cost.hbmNs), formatUs(c.cost.feedNs),
-          formatUs(c.cost.smemNs), c.resources.blocksPerSM,
-          c.resources.getOccupancyLimiter(), c.resources.regsPerThread,
-          c.resources.dynamicSmemBytes, c.cost.tiles, attrToString(c.config),
-          formatUs(c.cost.l2Ns), describeSource(c));
-    if (!plan.tuningSummary.empty())
-      diag.attachNote() << "tuning database: " << plan.tuningSummary;
-    diag.attachNote() << "rejected: "
-                      << (plan.rejections.empty() ? std::string("none")
-                                                  : plan.summarizeRejections());
-    if (plan.usedRepresentativeSizes)
-      diag.attachNote() << "dynamic sizes planned as "
-                        << options.cost.representativeSize
-                        << " (a dynamic batch as 1)";
-  }
+  problem->moveBefore(body, body->end());
+  if (explain)
+    explainPlan(kernel, plan, best);
   return success();
 }
 
@@ -215,33 +223,22 @@ void AMKPlanPass::runOnOperation() {
   if (failed(loadTuningDB(module)))
     return signalPassFailure();
 
-  // linalg matmuls on buffers enter as amk.matmul.
-  SmallVector<Operation *> linalgOps;
-  module.walk([&](Operation *op) {
-    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) &&
-        !op->getParentOfType<KernelOp>())
-      linalgOps.push_back(op);
-  });
-  IRRewriter rewriter(&getContext());
-  for (Operation *op : linalgOps) {
-    std::string whyNot;
-    if (failed(importLinalgMatmul(rewriter, op, whyNot)))
-      op->emitWarning("not planned by AMK: ") << whyNot;
-  }
+  // Upstream ops the families take enter as their problem ops.
+  importUpstreamOps(module, "not planned by AMK: ");
 
   llvm::StringSet<> names;
-  SmallVector<MatmulOp> matmuls;
+  SmallVector<ProblemOpInterface> problems;
   module.walk([&](Operation *op) {
     if (auto kernel = dyn_cast<KernelOp>(op))
       names.insert(kernel.getSymName());
-    else if (auto matmul = dyn_cast<MatmulOp>(op);
-             matmul && !op->getParentOfType<KernelOp>())
-      matmuls.push_back(matmul);
+    else if (auto problem = dyn_cast<ProblemOpInterface>(op);
+             problem && !op->getParentOfType<KernelOp>())
+      problems.push_back(problem);
   });
 
   bool failedAny = false;
-  for (MatmulOp matmul : matmuls)
-    failedAny |= failed(planOne(matmul, spec, names));
+  for (ProblemOpInterface problem : problems)
+    failedAny |= failed(planOne(problem, spec, names));
   if (failedAny)
     signalPassFailure();
 }

@@ -5,12 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // `--amk-verify`: the harness's resource part. The checks themselves live in
-// AMK/Analysis/Harness.h, where the planner calls them too.
+// AMK/Harness/Harness.h, where the planner calls them too.
 //
 //===----------------------------------------------------------------------===//
 
-#include "AMK/Analysis/Harness.h"
-#include "AMK/Analysis/KernelSafety.h"
+#include "AMK/Harness/Harness.h"
+#include "AMK/Harness/KernelSafety.h"
 #include "AMK/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -36,6 +36,10 @@ struct AMKVerifyPass : public amk::impl::AMKVerifyPassBase<AMKVerifyPass> {
     if (options.trim() == "json")
       return Base::initializeOptions("json=-", errorHandler);
     return Base::initializeOptions(options, errorHandler);
+  }
+
+  LogicalResult initialize(MLIRContext *context) override {
+    return initializeFamilies(context);
   }
 
   void runOnOperation() override {

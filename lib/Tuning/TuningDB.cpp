@@ -54,9 +54,12 @@ static llvm::StringRef kindName(TuningRecordKind kind) {
 }
 
 Value mlir::amk::toJSON(const TuningProblem &p) {
-  return Object{{"signature", p.signature}, {"family", p.family},
-                {"batch", p.batch},         {"m", p.m},
-                {"n", p.n},                 {"k", p.k},
+  Object sizes;
+  for (const auto &entry : p.sizes)
+    sizes[entry.getKey()] = entry.getValue();
+  return Object{{"signature", p.signature},
+                {"family", p.family},
+                {"sizes", std::move(sizes)},
                 {"details", Object(p.details)}};
 }
 
@@ -169,10 +172,27 @@ mlir::amk::parseTuningProblem(const Value &value) {
   FieldReader read(*o);
   read.str("signature", p.signature);
   read.str("family", p.family);
-  read.integer("batch", p.batch);
-  read.integer("m", p.m);
-  read.integer("n", p.n);
-  read.integer("k", p.k);
+  if (const Object *sizes = o->getObject("sizes")) {
+    for (const auto &[name, size] : *sizes) {
+      std::optional<int64_t> v = size.getAsInteger();
+      if (!v)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "field 'sizes' must map names to "
+                                       "integers");
+      p.sizes[name.str()] = *v;
+    }
+  } else {
+    // The first schema's GEMM sizes.
+    for (auto [key, symbol] :
+         {std::pair<llvm::StringRef, llvm::StringRef>{"batch", "B"},
+          {"m", "M"},
+          {"n", "N"},
+          {"k", "K"}}) {
+      int64_t v = 0;
+      read.integer(key, v);
+      p.sizes[symbol] = v;
+    }
+  }
   if (const Object *d = read.obj("details", /*required=*/false))
     p.details = *d;
   if (llvm::Error e = read.takeError())
@@ -191,8 +211,8 @@ llvm::Expected<TuningRecord> TuningRecord::fromJSON(const Value &value) {
   if (!schema)
     return error("missing integer field 'schema'");
   if (*schema != kTuningSchemaVersion)
-    return error(llvm::formatv("schema {0}, this AMK reads schema {1}",
-                               *schema, kTuningSchemaVersion));
+    return error(llvm::formatv("schema {0}, this AMK reads schema {1}", *schema,
+                               kTuningSchemaVersion));
   TuningRecord r;
   FieldReader read(*o);
   std::string kind;
@@ -218,8 +238,7 @@ llvm::Expected<TuningRecord> TuningRecord::fromJSON(const Value &value) {
     if (llvm::Error e = read.takeError())
       return std::move(e);
     if (r.verdict != "pass" && r.verdict != "fail")
-      return error("verdict must be 'pass' or 'fail', not '" + r.verdict +
-                   "'");
+      return error("verdict must be 'pass' or 'fail', not '" + r.verdict + "'");
     if (r.passed() && r.timeUs <= 0)
       return error("a passing measurement needs time_us > 0");
     return r;
@@ -347,8 +366,14 @@ double mlir::amk::getProblemLogDistance(const TuningProblem &a,
     return std::fabs(std::log(double(std::max<int64_t>(x, 1)) /
                               double(std::max<int64_t>(y, 1))));
   };
-  return term(a.m, b.m) + term(a.n, b.n) + term(a.k, b.k) +
-         term(a.batch, b.batch);
+  // Over the symbols of either problem; one the other lacks counts as 1.
+  double sum = 0;
+  for (const auto &entry : a.sizes)
+    sum += term(entry.getValue(), b.getSize(entry.getKey()));
+  for (const auto &entry : b.sizes)
+    if (!a.sizes.contains(entry.getKey()))
+      sum += term(1, entry.getValue());
+  return sum;
 }
 
 std::vector<const TuningRecord *>
@@ -365,9 +390,9 @@ TuningDB::nearby(llvm::StringRef target, const TuningProblem &problem,
     if (d > maxLogDistance)
       continue;
     auto [it, inserted] = best.try_emplace(r.config, d, &r);
-    if (!inserted && (d < it->second.first ||
-                      (d == it->second.first &&
-                       r.timeUs < it->second.second->timeUs)))
+    if (!inserted &&
+        (d < it->second.first ||
+         (d == it->second.first && r.timeUs < it->second.second->timeUs)))
       it->second = {d, &r};
   }
   std::vector<std::pair<double, const TuningRecord *>> sorted;

@@ -99,7 +99,9 @@ def main():
             print(f"{name:28s} rejected by the harness: {first}")
             continue
         manifest = json.load(open(os.path.join(args.dir, name + ".json")))
-        estimate = manifest["estimated_regs_per_thread"]
+        # Schema 2 keeps per-kernel fields in "kernels" (schema 1: on top).
+        kernel = manifest.get("kernels", [manifest])[0]
+        estimate = kernel["estimated_regs_per_thread"]
         ptx = os.path.join(args.dir, name + ".ptx")
         capped = ptxas_report(args.ptxas, manifest["arch"], ptx)
         with open(ptx) as f:

@@ -186,19 +186,25 @@ def report(out, round_dirs, compare_paths):
                      f"problems: plan (rung 0) {plan_ratio:.3f}x, best "
                      f"candidate {best_ratio:.3f}x.")
         lines.append("")
-        if cal.get("skipped"):
-            lines.append(f"No calibration: {cal['skipped']}.")
-            lines.append("")
-        elif cal:
-            sb, sa = cal.get("spearman_before"), cal.get("spearman_after")
+        # One entry per family (older ingests: one unnamed entry).
+        per_family = (cal if cal and all(isinstance(v, dict)
+                                         for v in cal.values())
+                      else {"": cal} if cal else {})
+        for family, fit in per_family.items():
+            label = f" ({family})" if family else ""
+            if fit.get("skipped"):
+                lines.append(f"No calibration{label}: {fit['skipped']}.")
+                lines.append("")
+                continue
+            sb, sa = fit.get("spearman_before"), fit.get("spearman_after")
             fmt = lambda v: "n/a" if v is None else f"{v:.3f}"
             lines.append(
-                f"Cost model over {cal['points']} measurements "
-                f"({cal['ladders']} ladders of >= 3): Spearman rank "
+                f"Cost model{label} over {fit['points']} measurements "
+                f"({fit['ladders']} ladders of >= 3): Spearman rank "
                 f"correlation predicted vs measured {fmt(sb)} before, "
                 f"{fmt(sa)} after calibration; rms log error "
-                f"{cal['rms_log_error_before']:.3f} -> "
-                f"{cal['rms_log_error_after']:.3f}.")
+                f"{fit['rms_log_error_before']:.3f} -> "
+                f"{fit['rms_log_error_after']:.3f}.")
             lines.append("")
         if data["repairs"]:
             lines.append("Repair rules (reflector):")

@@ -13,19 +13,52 @@
 // ANY: gpu.binary
 // ANY-SAME: bin =
 
+// The manifest (schema 2; keys print sorted): the buffers, one kernel, the
+// family's problem and sizes, one variant that runs the kernel.
 // MANIFEST: "arch": "sm_90a",
+// MANIFEST: "args": [
+// MANIFEST: "name": "A",
+// MANIFEST-NEXT: "shape": [
+// MANIFEST-NEXT: "M",
+// MANIFEST-NEXT: "K"
+// MANIFEST: "name": "B",
+// MANIFEST-NEXT: "shape": [
+// MANIFEST-NEXT: "N",
+// MANIFEST-NEXT: "K"
+// MANIFEST: "family": "gemm",
+// MANIFEST: "kernels": [
 // MANIFEST: "block": [
 // MANIFEST-NEXT: 128,
 // MANIFEST: "cache_key": "{{[0-9a-f]+}}",
 // MANIFEST: "config": "#amk.gemm_config<block = [64, 128, 32], warp = [32, 64], math = mma_sync, inst = [16, 8, 16], stages = 3, vector = 8, threads = 128>",
+// MANIFEST: "cubin": "gemm_256x512x128_f16_f32_f32_nt.cubin",
 // MANIFEST: "dynamic_smem_bytes": 36864,
 // MANIFEST: "entry": "gemm_256x512x128_f16_f32_f32_nt",
 // MANIFEST: "grid": [
 // MANIFEST-NEXT: "((M+63)/64)*((N+127)/128)",
 // MANIFEST-NEXT: "1",
 // MANIFEST-NEXT: "B"
+// MANIFEST: "params": [
+// MANIFEST-NEXT: "A",
+// MANIFEST-NEXT: "B",
+// MANIFEST-NEXT: "C"
+// MANIFEST: "tile": [
+// MANIFEST-NEXT: 64,
+// MANIFEST: "problem": {
+// MANIFEST: "batched": false,
+// MANIFEST: "family": "gemm",
+// MANIFEST: "signature": "gemm_256x512x128_f16_f32_f32_nt",
 // MANIFEST: "transpose_b": true
-// MANIFEST: "schema": 1,
+// MANIFEST: "schema": 2,
+// MANIFEST: "sizes": {
+// MANIFEST-NEXT: "B": 1,
+// MANIFEST-NEXT: "K": 128,
+// MANIFEST-NEXT: "M": 256,
+// MANIFEST-NEXT: "N": 512
+// MANIFEST: "variants": [
+// MANIFEST: "steps": [
+// MANIFEST: "id": "run",
+// MANIFEST-NEXT: "kernel": "gemm_256x512x128_f16_f32_f32_nt"
 
 // PTX: .target sm_90a
 // PTX: cp.async.cg.shared.global

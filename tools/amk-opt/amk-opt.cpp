@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AMK/Dialect/AMK/IR/AMKDialect.h"
+#include "AMK/Family/Family.h"
 #include "AMK/Transforms/Passes.h"
 #include "AMK/Transforms/Pipeline.h"
 
@@ -28,8 +29,15 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/WithColor.h"
 
 int main(int argc, char **argv) {
+  // The problem families the passes plan, verify and lower.
+  if (llvm::Error error = mlir::amk::registerAllFamilies()) {
+    llvm::WithColor::error(llvm::errs(), "amk-opt")
+        << llvm::toString(std::move(error)) << "\n";
+    return 1;
+  }
   mlir::DialectRegistry registry;
   // AMK's input (amk, linalg on memrefs) and the lowered kernels the harness
   // checks and the tests write by hand (gpu, scf, vector, nvgpu, nvvm, ...).

@@ -30,10 +30,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AMK/Analysis/GemmPlanner.h"
 #include "AMK/Dialect/AMK/IR/AMKDialect.h"
+#include "AMK/Family/Family.h"
+#include "AMK/Planner/Planner.h"
 #include "AMK/Target/TargetSpec.h"
 #include "AMK/Transforms/Passes.h"
+#include "AMK/Tuning/Calibrate.h"
+#include "AMK/Tuning/Reflect.h"
 #include "AMK/Tuning/TuningDB.h"
 #include "AMK/Version.h"
 
@@ -82,10 +85,6 @@ namespace cl = llvm::cl;
 namespace json = llvm::json;
 
 static constexpr int64_t kBuildSchema = 1;
-/// Passing measurements a calibration needs.
-static constexpr size_t kMinCalibrationPoints = 12;
-/// Local memory per thread from which a spill is worth a repair rule.
-static constexpr int64_t kSignificantSpillBytes = 64;
 
 //===----------------------------------------------------------------------===//
 // Command line
@@ -128,9 +127,9 @@ static cl::opt<bool> showProgress("progress", cl::init(true),
 static cl::opt<std::string> ingestDir(cl::Positional, cl::Required,
                                       cl::desc("<build dir>"),
                                       cl::sub(ingestCmd));
-static cl::list<std::string> resultOptions(cl::Positional, cl::OneOrMore,
-                                         cl::desc("<amk-bench results.json>..."),
-                                         cl::sub(ingestCmd));
+static cl::list<std::string>
+    resultOptions(cl::Positional, cl::OneOrMore,
+                  cl::desc("<amk-bench results.json>..."), cl::sub(ingestCmd));
 
 static cl::opt<std::string>
     tuningDBPath("tuning-db", cl::desc("tuning database (JSON lines)"),
@@ -198,9 +197,8 @@ static void registerDialects(DialectRegistry &registry) {
   registry.insert<AMKDialect, arith::ArithDialect, cf::ControlFlowDialect,
                   func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect,
                   linalg::LinalgDialect, math::MathDialect,
-                  memref::MemRefDialect, NVVM::NVVMDialect,
-                  nvgpu::NVGPUDialect, scf::SCFDialect,
-                  vector::VectorDialect>();
+                  memref::MemRefDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect,
+                  scf::SCFDialect, vector::VectorDialect>();
   registerLoweringExtensions(registry);
 }
 
@@ -216,29 +214,17 @@ static llvm::Error loadDB(TuningDB &db, llvm::StringRef path) {
   return llvm::Error::success();
 }
 
-static llvm::StringRef sourceName(GemmCandidateSource source) {
-  switch (source) {
-  case GemmCandidateSource::Model:
-    return "model";
-  case GemmCandidateSource::Measured:
-    return "measured";
-  case GemmCandidateSource::Nearby:
-    return "nearby";
-  }
-  llvm_unreachable("unknown source");
-}
-
 static llvm::Expected<json::Value> readJSON(llvm::StringRef path) {
   auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!file)
-    return llvm::createStringError(file.getError(), "cannot read '" + path +
-                                                        "': " +
-                                                        file.getError().message());
+    return llvm::createStringError(file.getError(),
+                                   "cannot read '" + path +
+                                       "': " + file.getError().message());
   llvm::Expected<json::Value> value = json::parse((*file)->getBuffer());
   if (!value)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "'" + path + "' is not JSON: " +
-                                       llvm::toString(value.takeError()));
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "'" + path + "' is not JSON: " + llvm::toString(value.takeError()));
   return value;
 }
 
@@ -288,13 +274,14 @@ static OwningOpRef<ModuleOp> parseProblems(llvm::StringRef file,
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }
 
-static SmallVector<MatmulOp> freeMatmuls(ModuleOp module) {
-  SmallVector<MatmulOp> matmuls;
-  module.walk([&](MatmulOp op) {
+/// The problem ops outside kernels, in order.
+static SmallVector<ProblemOpInterface> freeProblems(ModuleOp module) {
+  SmallVector<ProblemOpInterface> problems;
+  module.walk([&](ProblemOpInterface op) {
     if (!op->getParentOfType<KernelOp>())
-      matmuls.push_back(op);
+      problems.push_back(op);
   });
-  return matmuls;
+  return problems;
 }
 
 /// Compiles one candidate into DIR/bundles/<id>/ in a context of its own.
@@ -311,9 +298,9 @@ static void compileCandidate(BuildTask &task, const DialectRegistry &registry,
   bool ok = false;
   if (module) {
     // Only this candidate's problem stays.
-    for (auto [i, matmul] : llvm::enumerate(freeMatmuls(*module)))
+    for (auto [i, problem] : llvm::enumerate(freeProblems(*module)))
       if (i != task.problem)
-        matmul.erase();
+        problem->erase();
     SmallString<128> bundleDir(dir);
     llvm::sys::path::append(bundleDir, "bundles", task.id);
     PassManager pm(&context);
@@ -379,18 +366,21 @@ static int runBuild(llvm::StringRef buildDir, bool explore,
     OwningOpRef<ModuleOp> module = parseProblems(file, context, sourceMgr);
     if (!module)
       return fail("cannot parse '" + file + "'");
-    for (auto [i, matmul] : llvm::enumerate(freeMatmuls(*module))) {
-      GemmProblem problem = GemmProblem::get(matmul);
-      GemmPlanOptions options;
+    for (auto [i, problem] : llvm::enumerate(freeProblems(*module))) {
+      const KernelFamily *family =
+          lookupFamily(problem, problem.getProblemFamily());
+      if (!family)
+        return 1;
+      PlanOptions options;
       options.ladderSize = candidates;
       options.diverse = true;
       options.explore = explore;
       options.tuningDB = tuningDBPath.empty() ? nullptr : &db;
-      options.signature = matmul.getProblemSignature();
-      GemmPlan plan = planGemm(&context, problem, *target, options);
+      Plan plan = planProblem(*family, problem, *target, options);
       if (plan.ladder.empty()) {
-        matmul.emitError() << "no GEMM config fits target '" << target->name
-                           << "' (" << plan.summarizeRejections() << ")";
+        problem->emitError()
+            << "no " << family->getDisplayName() << " config fits target '"
+            << target->name << "' (" << plan.summarizeRejections() << ")";
         return 1;
       }
       for (auto [rung, c] : llvm::enumerate(plan.ladder)) {
@@ -398,9 +388,9 @@ static int runBuild(llvm::StringRef buildDir, bool explore,
         task.file = file;
         task.problem = i;
         task.rung = rung;
-        task.tuning = getTuningProblem(problem, options.signature);
+        task.tuning = getTuningProblem(*family, problem);
         task.config = llvm::to_string(c.config);
-        task.source = sourceName(c.source).str();
+        task.source = stringifyCandidateSource(c.source).str();
         task.predictedUs = c.cost.totalNs / 1000;
         task.measuredUs = c.measuredUs;
         task.id = llvm::formatv("p{0}-r{1}", problemIndex, rung).str();
@@ -475,20 +465,7 @@ static int runBuild(llvm::StringRef buildDir, bool explore,
 // ingest: measurements, the reflector, calibration
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// One candidate of the build with what the GPU said about it.
-struct Outcome {
-  std::string id, config, manifest;
-  TuningProblem problem;
-  double predictedUs = 0;
-  bool measured = false; ///< amk-bench has a result for it.
-  std::string status;    ///< PASS, FAIL, ERROR (amk-bench), or "missing".
-  std::string failureClass, detail;
-  std::vector<std::string> flags;
-  double timeUs = 0, refUs = 0, peakTflops = 0;
-  int64_t smemBytes = 0, localBytes = 0;
-};
-} // namespace
+using Outcome = TuningOutcome;
 
 /// The results of amk-bench files, by manifest path.
 static llvm::Error readResults(llvm::ArrayRef<std::string> resultFiles,
@@ -522,9 +499,8 @@ findResult(const llvm::StringMap<const json::Object *> &byPath,
            llvm::StringRef manifest) {
   for (const auto &entry : byPath) {
     llvm::StringRef path = entry.getKey();
-    if (path == manifest ||
-        (path.ends_with(manifest) &&
-         path.drop_back(manifest.size()).ends_with("/")))
+    if (path == manifest || (path.ends_with(manifest) &&
+                             path.drop_back(manifest.size()).ends_with("/")))
       return entry.getValue();
   }
   return nullptr;
@@ -541,200 +517,60 @@ static double getNumber(const json::Object *o,
   return 0;
 }
 
-/// Repair rules for failures: each failure class has one (docs/TUNING.md).
-static std::vector<TuningRecord>
-reflect(llvm::ArrayRef<Outcome> outcomes, llvm::StringRef target,
-        std::vector<std::string> &harnessGaps, MLIRContext &context) {
-  std::vector<TuningRecord> rules;
-  llvm::StringSet<> seen;
-  auto add = [&](TuningRecord r) {
-    std::string key =
-        llvm::formatv("{0}|{1}|{2}|{3}", r.rule, r.scope, r.value, r.config);
-    if (seen.insert(key).second)
-      rules.push_back(std::move(r));
-  };
-  auto rule = [&](llvm::StringRef name, llvm::StringRef scope, int64_t value,
-                  const Outcome &o, const std::string &reason) {
-    TuningRecord r;
-    r.kind = TuningRecordKind::Repair;
-    r.target = target.str();
-    r.date = getTodayDate();
-    r.amkVersion = kAMKVersion.str();
-    r.rule = name.str();
-    r.scope = scope.str();
-    r.value = value;
-    r.config = o.config;
-    r.reason = reason;
-    return r;
-  };
-  for (const Outcome &o : outcomes) {
-    if (o.failureClass == "out-of-resources")
-      // Too much shared memory (or registers) at launch: no config needing
-      // as much shared memory again, on any problem of this target.
-      add(rule("max-smem", "*", o.smemBytes, o,
-               o.id + " could not launch: " + o.detail));
-    if (o.failureClass == "mismatch-edge") {
-      // Right inside, wrong on partial tiles: the config family is unsafe
-      // for edge cases, and the harness let it through: a harness gap.
-      add(rule("unsafe-edge", o.problem.family, 0, o,
-               o.id + " on " + o.problem.signature + ": " + o.detail));
-      harnessGaps.push_back(o.id + " (" + o.problem.signature + ", " +
-                            o.config + "): " + o.detail);
-    }
-    if (llvm::is_contained(o.flags, "spills") &&
-        o.localBytes >= kSignificantSpillBytes) {
-      // Spills: for this problem, no warp tile holding as many accumulators
-      // per thread (a few spilled words are noise, not a reason).
-      auto config = llvm::dyn_cast_if_present<GemmConfigAttr>(
-          parseAttribute(o.config, &context));
-      if (config)
-        add(rule("max-accumulators", o.problem.signature,
-                 getAccumulatorsPerThread(config), o,
-                 llvm::formatv("{0} spilled {1} B per thread", o.id,
-                               o.localBytes)));
-    }
-  }
-  return rules;
+/// The family of a tuning record's problem: the one its details name, else
+/// the first token of its signature (records of the first releases).
+static const KernelFamily *getRecordFamily(const TuningProblem &problem) {
+  std::optional<llvm::StringRef> name = problem.details.getString("family");
+  return lookupFamily(
+      name ? *name : llvm::StringRef(problem.signature).split('_').first);
 }
 
-namespace {
-/// A measured point for calibration: the problem, the config and the time.
-struct CalibrationPoint {
-  GemmProblem problem;
-  GemmConfigAttr config;
-  GemmResources resources;
-  double measuredUs;
-  std::string group; ///< The signature: Spearman is taken per ladder.
-};
-} // namespace
-
-static double predictUs(const CalibrationPoint &p, const TargetSpec &target,
-                        const GemmCostParams &params) {
-  return predictGemmTime(p.config, p.problem, target, p.resources, params)
-             .totalNs /
-         1000;
-}
-
-
-/// Mean Spearman correlation of predicted and measured time over the
-/// ladders (groups) of at least three points.
-static std::optional<double>
-meanSpearman(llvm::ArrayRef<CalibrationPoint> points, const TargetSpec &target,
-             const GemmCostParams &params, int64_t *numGroups = nullptr) {
-  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>>
-      groups;
-  for (const CalibrationPoint &p : points) {
-    groups[p.group].first.push_back(predictUs(p, target, params));
-    groups[p.group].second.push_back(p.measuredUs);
-  }
-  double sum = 0;
-  int64_t n = 0;
-  for (auto &[name, series] : groups) {
-    if (series.first.size() < 3)
-      continue;
-    if (std::optional<double> rho = getSpearman(series.first, series.second)) {
-      sum += *rho;
-      ++n;
-    }
-  }
-  if (numGroups)
-    *numGroups = n;
-  if (n == 0)
+/// The calibration point of a passing measurement, if its family still
+/// models the problem and config.
+static std::optional<CalibrationPoint>
+getCalibrationPoint(const TuningRecord &r, const TargetSpec &target,
+                    MLIRContext &context) {
+  const KernelFamily *family = getRecordFamily(r.problem);
+  if (!family)
     return std::nullopt;
-  return sum / n;
+  auto config = llvm::dyn_cast_if_present<KernelConfigAttrInterface>(
+      parseAttribute(r.config, &context));
+  FailureOr<std::unique_ptr<ProblemModel>> model =
+      family->getModel(&context, r.problem.details, target);
+  if (!config || failed(model) || (*model)->hasDynamicSizes())
+    return std::nullopt;
+  FailureOr<KernelResources> resources = (*model)->getResources(config);
+  if (failed(resources))
+    return std::nullopt;
+  llvm::json::Object details = r.problem.details;
+  CalibrationPoint p;
+  p.predictUs = [family, config, details, resources = *resources, &target,
+                 &context](const llvm::StringMap<double> &params) {
+    CostOverrides overrides;
+    for (const auto &entry : params)
+      overrides[entry.getKey()] = entry.getValue();
+    FailureOr<std::unique_ptr<ProblemModel>> m =
+        family->getModel(&context, details, target, overrides);
+    return (*m)->predict(config, resources).totalNs / 1000;
+  };
+  p.measuredUs = r.timeUs;
+  p.group = r.problem.signature;
+  return p;
 }
 
-/// Mean squared log error of the model over the points.
-static double logError(llvm::ArrayRef<CalibrationPoint> points,
-                       const TargetSpec &target, const GemmCostParams &params) {
-  double sum = 0;
-  for (const CalibrationPoint &p : points) {
-    double e = std::log(predictUs(p, target, params) / p.measuredUs);
-    sum += std::isfinite(e) ? e * e : 100;
-  }
-  return points.empty() ? 0 : sum / points.size();
+/// The calibratable constants of the family of the first point's record.
+static SmallVector<CalibrationParam>
+getCalibrationParams(const KernelFamily &family) {
+  SmallVector<CalibrationParam> params;
+  for (const auto &[name, value] : family.getCostParams())
+    params.push_back({name, value});
+  return params;
 }
 
-/// What calibration minimizes: the log error plus the rank disagreement
-/// within ladders (the planner needs the order right more than the times).
-static double calibrationLoss(llvm::ArrayRef<CalibrationPoint> points,
-                              const TargetSpec &target,
-                              const GemmCostParams &params) {
-  return logError(points, target, params) +
-         (1 - meanSpearman(points, target, params).value_or(0));
-}
-
-/// Fits the cost model's constants to the measurements (coordinate descent
-/// on log-scale factors, minimizing the mean squared log error).
-static TuningRecord calibrate(llvm::ArrayRef<CalibrationPoint> points,
-                              const TargetSpec &target,
-                              const GemmCostParams &start,
-                              llvm::StringRef identity, json::Object &report) {
-  GemmCostParams params = start;
-  double before = logError(points, target, params);
-  static constexpr double kFactors[] = {0.5, 0.7, 0.85, 0.95,
-                                        1.05, 1.2, 1.4, 2.0};
-  // Each constant stays within 4x of its datasheet default: a fit that needs
-  // more is a model that lacks a term, not a constant to move.
-  llvm::StringMap<double> defaults;
-  GemmCostParams reference;
-  forEachCalibratedParam(reference, [&](llvm::StringRef name, double &value) {
-    defaults[name] = value;
-  });
-  for (int round = 0; round < 6; ++round) {
-    bool improved = false;
-    forEachCalibratedParam(params, [&](llvm::StringRef name, double &value) {
-      double best = value,
-             bestLoss = calibrationLoss(points, target, params);
-      double original = value, base = defaults.lookup(name);
-      for (double f : kFactors) {
-        value = original * f;
-        // Efficiencies are fractions of a peak.
-        if ((name.ends_with("efficiency") && value > 1.0) ||
-            value > 4 * base || value < base / 4)
-          continue;
-        double loss = calibrationLoss(points, target, params);
-        if (loss < bestLoss - 1e-9) {
-          bestLoss = loss;
-          best = value;
-        }
-      }
-      value = best;
-      improved |= best != original;
-    });
-    if (!improved)
-      break;
-  }
-  double after = logError(points, target, params);
-  int64_t groups = 0;
-  std::optional<double> rhoBefore =
-      meanSpearman(points, target, start, &groups);
-  std::optional<double> rhoAfter = meanSpearman(points, target, params);
-
-  TuningRecord r;
-  r.kind = TuningRecordKind::Calibration;
-  r.target = identity.str();
-  r.date = getTodayDate();
-  r.amkVersion = kAMKVersion.str();
-  forEachCalibratedParam(params, [&](llvm::StringRef name, double &value) {
-    r.params[name] = value;
-  });
-  r.spearmanBefore = rhoBefore.value_or(0);
-  r.spearmanAfter = rhoAfter.value_or(0);
-  json::Object fitted;
-  GemmCostParams copy = params;
-  forEachCalibratedParam(copy, [&](llvm::StringRef name, double &value) {
-    fitted[name] = value;
-  });
-  report = json::Object{
-      {"points", int64_t(points.size())},
-      {"ladders", groups},
-      {"rms_log_error_before", std::sqrt(before)},
-      {"rms_log_error_after", std::sqrt(after)},
-      {"spearman_before", rhoBefore ? json::Value(*rhoBefore) : nullptr},
-      {"spearman_after", rhoAfter ? json::Value(*rhoAfter) : nullptr},
-      {"params", std::move(fitted)}};
-  return r;
+/// The useful work of a record's problem (0 when its family is unknown).
+static double getWork(const TuningProblem &problem) {
+  const KernelFamily *family = getRecordFamily(problem);
+  return family ? family->getWork(problem.details) : 0;
 }
 
 static int runIngest(llvm::StringRef ingestDir,
@@ -745,7 +581,8 @@ static int runIngest(llvm::StringRef ingestDir,
   if (!build)
     return fail(llvm::toString(build.takeError()));
   const json::Object *root = build->getAsObject();
-  std::optional<int64_t> schema = root ? root->getInteger("schema") : std::nullopt;
+  std::optional<int64_t> schema =
+      root ? root->getInteger("schema") : std::nullopt;
   if (!schema || *schema != kBuildSchema)
     return fail(buildPath + ": not an amk-tune build index of schema " +
                 llvm::Twine(kBuildSchema));
@@ -758,6 +595,11 @@ static int runIngest(llvm::StringRef ingestDir,
     return fail("the build was for target '" + identity +
                 "', which this AMK's preset '" + targetName +
                 "' no longer matches: rebuild");
+
+  DialectRegistry registry;
+  registerDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
 
   llvm::StringMap<const json::Object *> results;
   std::vector<json::Value> storage;
@@ -824,8 +666,16 @@ static int runIngest(llvm::StringRef ingestDir,
       SmallString<128> m(ingestDir);
       llvm::sys::path::append(m, o.manifest);
       if (llvm::Expected<json::Value> manifest = readJSON(m)) {
-        if (const json::Object *mo = manifest->getAsObject())
+        // The most any kernel asks for (schema 2 lists them in "kernels").
+        if (const json::Object *mo = manifest->getAsObject()) {
           o.smemBytes = mo->getInteger("dynamic_smem_bytes").value_or(0);
+          if (const json::Array *kernels = mo->getArray("kernels"))
+            for (const json::Value &k : *kernels)
+              if (const json::Object *ko = k.getAsObject())
+                o.smemBytes = std::max<int64_t>(
+                    o.smemBytes,
+                    ko->getInteger("dynamic_smem_bytes").value_or(0));
+        }
       } else {
         llvm::consumeError(manifest.takeError());
       }
@@ -839,63 +689,65 @@ static int runIngest(llvm::StringRef ingestDir,
           << "\n";
       o.measured = false;
     }
-    if (o.measured) {
-      TuningRecord rec;
-      rec.kind = TuningRecordKind::Measurement;
-      rec.target = identity;
-      rec.date = getTodayDate();
-      rec.amkVersion = kAMKVersion.str();
-      rec.problem = o.problem;
-      rec.config = o.config;
-      rec.timeUs = o.timeUs;
-      rec.refUs = o.refUs;
-      rec.predictedUs = o.predictedUs;
-      bool pass = o.status == "PASS" && o.timeUs > 0;
-      rec.verdict = pass ? "pass" : "fail";
-      rec.failure = pass ? "" : o.failureClass;
-      records.push_back(std::move(rec));
-    }
+    // What spill repairs bound.
+    if (const KernelFamily *family = getRecordFamily(o.problem))
+      if (auto config = llvm::dyn_cast_if_present<KernelConfigAttrInterface>(
+              parseAttribute(o.config, &context)))
+        o.registerPressure = family->getRegisterPressure(config);
+    if (std::optional<TuningRecord> rec = getMeasurement(o, identity))
+      records.push_back(std::move(*rec));
     outcomes.push_back(std::move(o));
   }
 
-  DialectRegistry registry;
-  registerDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
   std::vector<std::string> harnessGaps;
-  std::vector<TuningRecord> rules =
-      reflect(outcomes, identity, harnessGaps, context);
+  std::vector<TuningRecord> rules = reflect(outcomes, identity, harnessGaps);
 
   // Calibration over every passing measurement of this target, old and new.
   TuningDB all = db;
   for (const TuningRecord &r : records)
     all.add(r);
-  std::vector<CalibrationPoint> points;
+  // Each family's cost model is fitted to its own measurements; one record
+  // holds every family's constants.
+  std::map<std::string, std::vector<CalibrationPoint>> pointsByFamily;
   for (const TuningRecord &r : all.all()) {
     if (r.kind != TuningRecordKind::Measurement || !r.passed() ||
         r.target != identity)
       continue;
-    FailureOr<GemmProblem> problem = getGemmProblem(&context, r.problem);
-    auto config = llvm::dyn_cast_if_present<GemmConfigAttr>(
-        parseAttribute(r.config, &context));
-    if (failed(problem) || !config || problem->hasDynamicSizes())
-      continue;
-    points.push_back({*problem, config,
-                      getGemmResources(config, *problem, *target), r.timeUs,
-                      r.problem.signature});
+    if (std::optional<CalibrationPoint> p =
+            getCalibrationPoint(r, *target, context))
+      pointsByFamily[getRecordFamily(r.problem)->getName().str()].push_back(
+          std::move(*p));
   }
   json::Object calibrationReport;
   std::vector<TuningRecord> toAppend = records;
   toAppend.insert(toAppend.end(), rules.begin(), rules.end());
-  // Too few measurements would fit noise.
-  if (points.size() >= kMinCalibrationPoints)
-    toAppend.push_back(calibrate(points, *target, GemmCostParams(), identity,
-                                 calibrationReport));
-  else
+  std::optional<TuningRecord> calibration;
+  for (auto &[name, points] : pointsByFamily) {
+    // Too few measurements would fit noise.
+    if (points.size() < kMinCalibrationPoints) {
+      calibrationReport[name] = json::Object{
+          {"skipped", llvm::formatv("{0} measurements, calibration needs {1}",
+                                    points.size(), kMinCalibrationPoints)
+                          .str()}};
+      continue;
+    }
+    json::Object report;
+    TuningRecord fitted = calibrate(
+        points, getCalibrationParams(*lookupFamily(name)), identity, report);
+    calibrationReport[name] = std::move(report);
+    if (!calibration)
+      calibration = std::move(fitted);
+    else
+      for (const auto &entry : fitted.params)
+        calibration->params[entry.getKey()] = entry.getValue();
+  }
+  if (pointsByFamily.empty())
     calibrationReport["skipped"] =
-        llvm::formatv("{0} measurements, calibration needs {1}",
-                      points.size(), kMinCalibrationPoints)
+        llvm::formatv("0 measurements, calibration needs {0}",
+                      kMinCalibrationPoints)
             .str();
+  if (calibration)
+    toAppend.push_back(std::move(*calibration));
   if (!tuningDBPath.empty())
     if (llvm::Error e = db.append(tuningDBPath, toAppend))
       return fail(llvm::toString(std::move(e)));
@@ -920,8 +772,7 @@ static int runIngest(llvm::StringRef ingestDir,
                                 {"predicted_us", o.predictedUs},
                                 {"time_us", o.timeUs},
                                 {"ref_us", o.refUs},
-                                {"flops", 2.0 * o.problem.batch * o.problem.m *
-                                              o.problem.n * o.problem.k}});
+                                {"flops", getWork(o.problem)}});
   }
   json::Array best;
   for (auto &[signature, list] : byProblem) {
@@ -930,12 +781,10 @@ static int runIngest(llvm::StringRef ingestDir,
       if (o->status == "PASS" && o->timeUs > 0 &&
           (!fastest || o->timeUs < fastest->timeUs))
         fastest = o;
-    json::Object b{{"signature", signature},
-                   {"plan_id", rung0->id},
-                   {"plan_status", rung0->status},
-                   {"plan_us", rung0->timeUs},
-                   {"ref_us", rung0->refUs},
-                   {"peak_tflops", rung0->peakTflops}};
+    json::Object b{
+        {"signature", signature},       {"plan_id", rung0->id},
+        {"plan_status", rung0->status}, {"plan_us", rung0->timeUs},
+        {"ref_us", rung0->refUs},       {"peak_tflops", rung0->peakTflops}};
     if (fastest) {
       llvm::outs() << llvm::formatv("best {0}: {1} {2:f1} us (plan {3}: {4}, "
                                     "{5:f1} us) {6}\n",
@@ -969,8 +818,8 @@ static int runIngest(llvm::StringRef ingestDir,
       "ingested {0} candidates ({1} measured, {2} passed), {3} repair "
       "rule(s), {4} harness gap(s); {5} record(s) appended to {6}; summary: "
       "{7}\n",
-      outcomes.size(), records.size(), passed, rules.size(),
-      harnessGaps.size(), tuningDBPath.empty() ? 0 : toAppend.size(),
+      outcomes.size(), records.size(), passed, rules.size(), harnessGaps.size(),
+      tuningDBPath.empty() ? 0 : toAppend.size(),
       tuningDBPath.empty() ? std::string("(no database)")
                            : tuningDBPath.getValue(),
       ingestPath);
@@ -983,8 +832,7 @@ static int runIngest(llvm::StringRef ingestDir,
 
 /// Runs the GPU runner on every compiled candidate of `dir`.
 static int runRunner(llvm::StringRef dir, llvm::StringRef results) {
-  llvm::ErrorOr<std::string> runner =
-      llvm::sys::findProgramByName(runnerPath);
+  llvm::ErrorOr<std::string> runner = llvm::sys::findProgramByName(runnerPath);
   if (!runner)
     return fail("cannot find the runner '" + runnerPath +
                 "' (build the runtime, or pass -runner=<path>)");
@@ -1090,6 +938,8 @@ int main(int argc, char **argv) {
           "AMK's tuning loop: build candidates, ingest GPU results, merge "
           "databases (docs/TUNING.md)\n"))
     return 1;
+  if (llvm::Error error = registerAllFamilies())
+    return fail(llvm::toString(std::move(error)));
   if (buildCmd)
     return runBuild(outDir, exploreOption);
   if (ingestCmd)

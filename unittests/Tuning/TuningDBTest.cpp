@@ -1,11 +1,12 @@
-//===- TuningDBTest.cpp - The tuning database ------------------------------===//
+//===- TuningDBTest.cpp - The tuning database
+//------------------------------===//
 //
 // Part of AMK (AutoMegaKernel).
 //
 //===----------------------------------------------------------------------===//
 
-#include "AMK/Target/TargetSpec.h"
 #include "AMK/Tuning/TuningDB.h"
+#include "AMK/Target/TargetSpec.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -21,15 +22,14 @@ namespace {
 
 TuningRecord measurement(llvm::StringRef target, llvm::StringRef signature,
                          llvm::StringRef family, int64_t size,
-                         llvm::StringRef config, double us,
-                         bool pass = true) {
+                         llvm::StringRef config, double us, bool pass = true) {
   TuningRecord r;
   r.kind = TuningRecordKind::Measurement;
   r.target = target.str();
   r.date = "2026-11-30";
   r.problem.signature = signature.str();
   r.problem.family = family.str();
-  r.problem.m = r.problem.n = r.problem.k = size;
+  r.problem.sizes = {{"M", size}, {"N", size}, {"K", size}};
   r.config = config.str();
   r.timeUs = us;
   r.verdict = pass ? "pass" : "fail";
@@ -101,9 +101,9 @@ TEST(TuningDB, RoundTripAndQueries) {
   TuningProblem p;
   p.signature = "gemm_72x72x72_f";
   p.family = "gemm_f";
-  p.m = p.n = p.k = 72;
+  p.sizes = {{"M", 72}, {"N", 72}, {"K", 72}};
   auto nearby = loaded.nearby("t1", p, 1.5);
-  ASSERT_EQ(nearby.size(), 3u); // cfgA, cfgB (64^3), cfgE (80^3)
+  ASSERT_EQ(nearby.size(), 3u);         // cfgA, cfgB (64^3), cfgE (80^3)
   EXPECT_EQ(nearby[0]->config, "cfgE"); // ln(80/72) < ln(72/64)
   EXPECT_EQ(nearby[1]->config, "cfgB"); // equal distance: faster first
 
@@ -123,8 +123,10 @@ TEST(TuningDB, BadLinesAreSkippedNotFatal) {
     ASSERT_FALSE(ec);
     os << measurement("t", "s", "f", 1, "c", 1.0).toJSON() << "\n"
        << "{not json\n"
-       << R"({"schema":99,"kind":"measurement"})" << "\n"
-       << R"({"schema":1,"kind":"measurement","target":"t"})" << "\n"
+       << R"({"schema":99,"kind":"measurement"})"
+       << "\n"
+       << R"({"schema":1,"kind":"measurement","target":"t"})"
+       << "\n"
        << "\n# a comment\n"
        << measurement("t", "s", "f", 1, "d", 2.0).toJSON() << "\n";
   }
@@ -166,8 +168,8 @@ TEST(TuningDB, ConcurrentAppendsKeepWholeLines) {
       TuningDB db;
       for (int i = 0; i < kRecords; ++i) {
         std::string config(200 + i, char('a' + t)); // long lines
-        llvm::Error e = db.append(
-            path, {measurement("t", "s", "f", 1, config, 1.0 + i)});
+        llvm::Error e =
+            db.append(path, {measurement("t", "s", "f", 1, config, 1.0 + i)});
         EXPECT_FALSE(llvm::errorToBool(std::move(e)));
       }
     });

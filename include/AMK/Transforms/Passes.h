@@ -31,11 +31,16 @@ namespace mlir::amk {
 /// module's location and fails if `presetOrPath` does not resolve.
 LogicalResult setModuleTarget(ModuleOp module, llvm::StringRef presetOrPath);
 
-/// Rewrites one linalg matmul-family op (on buffers) into amk.matmul, as
-/// `--amk-import-linalg` does. Returns the new op, or failure with the reason
-/// in `whyNot` and the IR unchanged.
-FailureOr<MatmulOp> importLinalgMatmul(RewriterBase &rewriter, Operation *op,
-                                       std::string &whyNot);
+/// Replaces every upstream op under `root` (outside kernels) that a family
+/// imports by that family's problem op, as `--amk-import-linalg` does; an op
+/// a family declines stays and gets a warning, `warningPrefix` + the reason.
+void importUpstreamOps(Operation *root, llvm::StringRef warningPrefix);
+
+/// Registers every AMK family once per process (registerAllFamilies); the
+/// passes that reach families call it from their initialize() hook, so a
+/// tool that only registers the passes works too. Reports an error in
+/// `context` and fails when registration does.
+LogicalResult initializeFamilies(MLIRContext *context);
 
 /// Registers what `--amk-lower` needs beyond its dialects: the LLVM
 /// conversion interfaces of the dialects it lowers, the NVVM target and the

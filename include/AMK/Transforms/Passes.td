@@ -12,12 +12,13 @@ include "mlir/Pass/PassBase.td"
 // Keep alphabetical.
 
 def AMKImportLinalgPass : Pass<"amk-import-linalg"> {
-  let summary = "Raise linalg matmul ops on buffers to amk.matmul";
+  let summary = "Raise upstream ops the families take to AMK problem ops";
   let description = [{
-    Rewrites `linalg.matmul` and `linalg.batch_matmul` on memrefs, including
+    Rewrites every upstream op a family imports into that family's problem
+    op, so that other MLIR compilers can feed AMK without learning its ops.
+    GEMM: `linalg.matmul` and `linalg.batch_matmul` on memrefs, including
     their transposed forms (`indexing_maps` that transpose A or B), into
-    `amk.matmul`, so that other MLIR compilers can feed AMK without learning
-    its ops. linalg's semantics accumulate into C (`beta = 1`); a zero
+    `amk.matmul`. linalg's semantics accumulate into C (`beta = 1`); a zero
     `linalg.fill` of C right before the product is folded away (`beta = 0`).
     Matmuls AMK cannot take (tensors, broadcasts, integer types) are left
     alone with a warning.
@@ -75,20 +76,22 @@ def AMKLowerPass : Pass<"amk-lower", "::mlir::ModuleOp"> {
 }
 
 def AMKPlanPass : Pass<"amk-plan", "::mlir::ModuleOp"> {
-  let summary = "Plan a kernel design for every GEMM (the agent)";
+  let summary = "Plan a kernel design for every problem (the agent)";
   let description = [{
-    Rewrites every `amk.matmul` that is not yet inside an `amk.kernel` (and
-    every `linalg.matmul`/`linalg.batch_matmul` on buffers, imported first as
+    Rewrites every problem op (`amk.matmul`, ...) that is not yet inside an
+    `amk.kernel` (and every upstream op a family takes, imported first as
     `--amk-import-linalg` does) into `amk.kernel "<name>" config(<best>)
-    ladder [<top-k candidates with predicted times>] { <the matmul> }`.
+    ladder [<top-k candidates with predicted times>] { <the problem> }`.
     The name is the problem signature with every character outside
     `[A-Za-z0-9_]` replaced (`?` by `D`, `.` by `p`, others by `_`), made
     unique in the module with a `_<n>` suffix.
 
-    The planner (`AMK/Analysis/GemmPlanner.h`) enumerates configs the
-    synthesizer can generate, drops what the target cannot hold with the same
-    check `--amk-verify` runs, applies heuristics and ranks the rest with an
-    analytic cost model. Dynamic sizes are planned for 4096.
+    The planner (`AMK/Planner/Planner.h`) asks the problem's family
+    (`AMK/Family/Family.h`; GEMM: `AMK/Family/Gemm/GemmFamily.h`) for the
+    configs its synthesizer can generate, drops what the target cannot hold
+    with the same check `--amk-verify` runs, applies the family's heuristics
+    and ranks the rest with its analytic cost model. GEMM plans dynamic
+    sizes for 4096.
 
     With a tuning database (`tuning-db=<file.jsonl>`, default
     `$AMK_TUNING_DB`; docs/TUNING.md), measurements for the module's target
@@ -155,10 +158,10 @@ def AMKVerifyPass : Pass<"amk-verify", "::mlir::ModuleOp"> {
     a stable check id: `[AMK-NO-TARGET]`, `[AMK-RES-THREADS]`,
     `[AMK-RES-SMEM]`, `[AMK-RES-REGS]`, `[AMK-RES-OCCUPANCY]`,
     `[AMK-RES-GRID]`, `[AMK-SYNTH-UNSUPPORTED]` (see
-    `AMK/Analysis/Harness.h`).
+    `AMK/Harness/Harness.h`).
 
     Every `gpu.func` kernel (generated or hand-written) gets the kernel
-    checks of `AMK/Analysis/KernelSafety.h`, with findings at the offending
+    checks of `AMK/Harness/KernelSafety.h`, with findings at the offending
     op: `[AMK-UNPROVABLE]`, `[AMK-BARRIER-DIVERGENT]`, `[AMK-OOB]`,
     `[AMK-SMEM-RACE]`, `[AMK-ASYNC-UNWAITED]`, `[AMK-MBARRIER-PHASE]`,
     `[AMK-MISALIGNED]` (errors) and `[AMK-UNCOALESCED]` (a warning); with a

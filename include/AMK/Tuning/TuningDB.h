@@ -53,15 +53,25 @@ struct TuningProblem {
   std::string signature;
   /// The signature without sizes: records of one family are comparable.
   std::string family;
-  int64_t batch = 1, m = 0, n = 0, k = 0;
-  /// What a planner needs to rebuild the problem (element types etc.).
+  /// The family's size symbols (GEMM: B, M, N, K) and their values.
+  llvm::StringMap<int64_t> sizes;
+  /// The problem as its family writes it (Family.h problemToJSON, with
+  /// "family" naming the problem family): what a planner needs to rebuild it.
   llvm::json::Object details;
+
+  /// The size `name`, or 1 when the problem has no such symbol.
+  int64_t getSize(llvm::StringRef name) const {
+    auto it = sizes.find(name);
+    return it == sizes.end() ? 1 : it->second;
+  }
 };
 
-/// The JSON form of a problem (signature, family, batch, m, n, k, details),
-/// as records and amk-tune's build index write it.
+/// The JSON form of a problem (signature, family, sizes, details), as
+/// records and amk-tune's build index write it. Records of the first
+/// releases kept GEMM sizes as batch, m, n, k: they read as B, M, N, K.
 llvm::json::Value toJSON(const TuningProblem &problem);
-llvm::Expected<TuningProblem> parseTuningProblem(const llvm::json::Value &value);
+llvm::Expected<TuningProblem>
+parseTuningProblem(const llvm::json::Value &value);
 
 enum class TuningRecordKind { Measurement, Repair, Calibration };
 
@@ -132,7 +142,7 @@ public:
                                              llvm::StringRef signature) const;
 
   /// Passing measurements of the same family on this target for other sizes
-  /// within `maxLogDistance` (sum over M, N, K, batch of |ln(a/b)|),
+  /// within `maxLogDistance` (sum over the sizes of |ln(a/b)|),
   /// nearest first, at most one per config (its best).
   std::vector<const TuningRecord *> nearby(llvm::StringRef target,
                                            const TuningProblem &problem,

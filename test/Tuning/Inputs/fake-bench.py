@@ -10,7 +10,7 @@ manifests = [a for a in args if a.endswith(".json") and a != out]
 cases = []
 for path in manifests:
     m = json.load(open(path))
-    bm, bn, bk = m["tile"]
+    bm, bn, bk = m.get("kernels", [m])[0]["tile"]  # schema 2, or 1
     us = 50.0 + abs(bm - 64) + abs(bn - 32) + bk / 8
     cases.append({"manifest": path, "name": m["name"], "status": "PASS",
                   "not_run": False, "kernel": {"local_bytes_per_thread": 0},

@@ -58,7 +58,7 @@ firstStaticSize(std::initializer_list<std::pair<Value, int64_t>> dims) {
 static Value getBatchedBias(MatmulOp op) {
   Value bias = op.getBias();
   return bias && cast<MemRefType>(bias.getType()).getRank() == 2 ? bias
-                                                                   : Value();
+                                                                 : Value();
 }
 
 int64_t MatmulOp::getBatchSize() {
@@ -212,6 +212,14 @@ LogicalResult MatmulOp::verify() {
 }
 
 StringRef MatmulOp::getProblemFamily() { return "gemm"; }
+
+SmallVector<Value, 4> MatmulOp::getKernelOperands() {
+  SmallVector<Value, 4> operands = {getA(), getB()};
+  if (getBias())
+    operands.push_back(getBias());
+  operands.push_back(getC());
+  return operands;
+}
 
 std::string MatmulOp::getProblemSignature() {
   auto size = [](int64_t v) {

@@ -24,6 +24,10 @@ def AMK_ProblemOpInterface : OpInterface<"ProblemOpInterface"> {
         element types, layout, epilogue); dynamic sizes print as `?`. Used in
         kernel names, cache keys and tuning-database lookups.
       }], "std::string", "getProblemSignature">,
+    InterfaceMethod<[{
+        The operands a kernel computing this problem takes, in order (GEMM:
+        A, B, [bias], C).
+      }], "::llvm::SmallVector<::mlir::Value, 4>", "getKernelOperands">,
   ];
 }
 

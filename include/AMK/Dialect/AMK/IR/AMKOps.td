@@ -68,14 +68,6 @@ def AMK_MatmulOp : AMK_Op<"matmul", [
   let extraClassDeclaration = [{
     /// Whether the operands carry a leading batch dimension.
     bool isBatched() { return getC().getType().getRank() == 3; }
-    /// A, B, [bias], C: the arguments of the kernel that computes this op.
-    ::llvm::SmallVector<::mlir::Value, 4> getKernelOperands() {
-      ::llvm::SmallVector<::mlir::Value, 4> operands = {getA(), getB()};
-      if (getBias())
-        operands.push_back(getBias());
-      operands.push_back(getC());
-      return operands;
-    }
     /// Static sizes, or ShapedType::kDynamic.
     int64_t getBatchSize();
     int64_t getM();

@@ -1,0 +1,287 @@
+//===- Family.h - What every problem family provides ------------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// A family is one kind of problem (GEMM, row reductions, ...). It owns its
+// problem op and config attribute (in the dialect), its model of a kernel
+// (resources, what its synthesizer can generate, the launch), its candidate
+// space and cost model, and its synthesizer(s). The generic stages reach a
+// family only through this interface, looked up by the name the problem op
+// and the config report (`getProblemFamily()`):
+//
+//   --amk-plan     ProblemModel: enumerate, prune, predict -> the generic
+//   ladder
+//                  (Planner.h), with the tuning database
+//   --amk-verify   ProblemModel: resources and lowerability, checked against
+//   the
+//                  target by the harness (the same check the planner filters
+//                  with)
+//   --amk-lower    describeLaunch (size symbols, grid expressions, arguments,
+//                  what is zeroed), synthesize (the gpu.func)
+//   bundle, cache, tuning database
+//                  problemToJSON (one field list shared with the runtime)
+//
+// Families register once per process (registerAllFamilies); registering a
+// name twice is an error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_FAMILY_FAMILY_H
+#define AMK_FAMILY_FAMILY_H
+
+#include "AMK/Dialect/AMK/IR/AMKOps.h"
+#include "AMK/Family/SizeExpr.h"
+#include "AMK/Target/TargetSpec.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mlir {
+class RewriterBase;
+} // namespace mlir
+
+namespace mlir::amk {
+
+//===----------------------------------------------------------------------===//
+// Resources
+//===----------------------------------------------------------------------===//
+
+/// What one block of a kernel needs and how many blocks fit on an SM; what
+/// `--amk-verify` checks against the target and the planner filters with.
+struct KernelResources {
+  /// Threads per block and the block's shape.
+  int64_t threadsPerBlock = 0;
+  std::array<int64_t, 3> block = {0, 1, 1};
+  int64_t warpsPerBlock = 0;
+  int64_t dynamicSmemBytes = 0;
+  int64_t staticSmemBytes = 0;
+  /// Dynamic shared memory above the default per-block limit: the launcher
+  /// opts in (cudaFuncAttributeMaxDynamicSharedMemorySize).
+  bool needsSmemOptIn = false;
+  /// Estimated registers per thread (uncapped: above the target's limit is
+  /// a rejection, not a spill), and the same capped at 255 for reports.
+  int64_t regsPerThread = 0;
+  int64_t regsPerThreadReported = 0;
+  /// Registers allocated to one warp, and what the hardware assumes for a
+  /// block (per-warp allocation times warps rounded up to the 4
+  /// sub-partitions, as cuda_occupancy.h computes).
+  int64_t regsPerWarp = 0;
+  int64_t regsAssumedPerBlock = 0;
+  /// Resident blocks per SM: the minimum of the limits below (0: none fits).
+  int64_t blocksPerSM = 0;
+  int64_t blocksPerSMByThreads = 0, blocksPerSMBySmem = 0,
+          blocksPerSMByRegs = 0, blocksPerSMByLimit = 0;
+  /// The launch grid, per dimension, where the problem's static sizes fix it.
+  std::array<std::optional<int64_t>, 3> grid;
+
+  /// Which limit sets blocksPerSM: "threads", "shared memory", "registers"
+  /// or "blocks per SM".
+  llvm::StringRef getOccupancyLimiter() const;
+};
+
+/// Fills the warp, register-allocation and occupancy fields of `r` from its
+/// threads, shared memory and registers per thread.
+void computeOccupancy(KernelResources &r, const TargetSpec &target);
+
+//===----------------------------------------------------------------------===//
+// The launch
+//===----------------------------------------------------------------------===//
+
+/// A size symbol of the family (GEMM: B, M, N, K) and where a launch reads
+/// it: a dimension of a kernel argument, or a constant.
+struct SizeSymbol {
+  std::string name;
+  /// The static value, or ShapedType::kDynamic.
+  int64_t value = ShapedType::kDynamic;
+  /// The argument and dimension holding it; no argument: the symbol is the
+  /// constant `value`.
+  std::optional<unsigned> arg;
+  unsigned dim = 0;
+};
+
+/// One kernel argument: a problem operand as the kernel takes it.
+struct LaunchArg {
+  std::string name;
+  /// The type the kernel takes it as: the operand's type with every size the
+  /// problem fixes made static (the launch asserts and casts to it).
+  MemRefType kernelType;
+  /// Each dimension as a size symbol, for the manifest.
+  SmallVector<std::string> shape;
+};
+
+/// Everything about a kernel's launch except its code, known from the
+/// problem, the config and the target: the bundle manifest, the cache key
+/// and the emitted launch are all made from it.
+struct KernelLaunch {
+  SmallVector<SizeSymbol> symbols;
+  std::array<SizeExpr, 3> grid;
+  std::array<int64_t, 3> block = {1, 1, 1};
+  int64_t dynamicSmemBytes = 0;
+  /// The harness's register estimate: the kernel's .maxnreg.
+  int64_t estimatedRegs = 0;
+  /// The problem op's kernel operands, in order.
+  SmallVector<LaunchArg> args;
+  /// Arguments the launch zeroes before the kernel runs (all bytes).
+  SmallVector<std::string> zeroed;
+  /// Family-specific manifest fields (GEMM: "tile").
+  llvm::json::Object manifestFields;
+
+  /// The symbol called `name`, or null.
+  const SizeSymbol *findSymbol(llvm::StringRef name) const;
+};
+
+//===----------------------------------------------------------------------===//
+// The family's model of one problem
+//===----------------------------------------------------------------------===//
+
+/// The cost model's prediction for one config, with its terms for explain.
+struct CandidateCost {
+  double totalNs = 0;
+  /// "compute 1.2, hbm 0.4, ... us": the terms of the model.
+  std::string terms;
+  /// Family facts shown after the resources ("1024 tiles").
+  std::string notes;
+};
+
+/// Cost-model constants a calibration replaced, by name.
+using CostOverrides = llvm::StringMap<double>;
+
+/// A family's view of one problem on one target: what every stage asks
+/// about a config of this family.
+class ProblemModel {
+public:
+  virtual ~ProblemModel();
+
+  /// What a block of `config` needs (failure: `config` is not of this
+  /// family).
+  virtual FailureOr<KernelResources>
+  getResources(KernelConfigAttrInterface config) const = 0;
+  /// Whether the synthesizer can generate `config` for this problem; on
+  /// failure `whyNot` names the limit.
+  virtual LogicalResult checkLowerable(KernelConfigAttrInterface config,
+                                       std::string &whyNot) const = 0;
+
+  /// Calls `fn` on every config of the candidate space that the config
+  /// attribute's verifier accepts.
+  virtual void
+  enumerate(llvm::function_ref<void(KernelConfigAttrInterface)> fn) const = 0;
+  /// A heuristic dropping `config` before it is costed: (reason, message).
+  virtual std::optional<std::pair<std::string, std::string>>
+  prune(KernelConfigAttrInterface config) const {
+    return std::nullopt;
+  }
+  /// The predicted time (non-finite: the target has no peak rate for the
+  /// config's math path).
+  virtual CandidateCost predict(KernelConfigAttrInterface config,
+                                const KernelResources &resources) const = 0;
+  /// Tie-breakers among equal predictions, smaller first.
+  virtual SmallVector<int64_t>
+  getTieBreakers(KernelConfigAttrInterface config,
+                 const KernelResources &resources) const = 0;
+  /// Configs with the same key are alike, for diverse ladders: the tile and
+  /// work split (`coarse`: the tile alone).
+  virtual std::string getShapeKey(KernelConfigAttrInterface config,
+                                  bool coarse) const = 0;
+  /// Whether `config` leaves partial tiles on this problem (the tuning
+  /// database's unsafe-edge repairs apply to those).
+  virtual bool hasPartialTiles(KernelConfigAttrInterface config) const = 0;
+  /// Whether sizes are dynamic (planned at representative sizes; no nearby
+  /// measurements apply).
+  virtual bool hasDynamicSizes() const = 0;
+  /// Remarks for explain ("dynamic sizes planned as 4096").
+  virtual SmallVector<std::string> getPlanNotes() const { return {}; }
+};
+
+//===----------------------------------------------------------------------===//
+// The family
+//===----------------------------------------------------------------------===//
+
+class KernelFamily {
+public:
+  virtual ~KernelFamily();
+
+  /// The name problems and configs report (`getProblemFamily()`).
+  virtual llvm::StringRef getName() const = 0;
+  /// For messages: "GEMM".
+  virtual llvm::StringRef getDisplayName() const = 0;
+
+  /// Whether `op` (an upstream op such as linalg.matmul) is one this family
+  /// imports.
+  virtual bool canImport(Operation *op) const { return false; }
+  /// Replaces `op` by the family's problem op; on failure `op` stays and
+  /// `whyNot` says why.
+  virtual LogicalResult importOp(RewriterBase &rewriter, Operation *op,
+                                 std::string &whyNot) const;
+
+  /// The model of `problem` (a problem op of this family) on `target`.
+  virtual std::unique_ptr<ProblemModel>
+  getModel(ProblemOpInterface problem, const TargetSpec &target,
+           const CostOverrides &overrides = {}) const = 0;
+  /// The model of a problem given by its JSON (problemToJSON), as tuning
+  /// records keep it; failure when the JSON does not describe one.
+  virtual FailureOr<std::unique_ptr<ProblemModel>>
+  getModel(MLIRContext *context, const llvm::json::Object &problem,
+           const TargetSpec &target,
+           const CostOverrides &overrides = {}) const = 0;
+
+  /// The launch of `config` for `problem` (a verified pair).
+  virtual KernelLaunch describeLaunch(ProblemOpInterface problem,
+                                      KernelConfigAttrInterface config,
+                                      const TargetSpec &target) const = 0;
+  /// Builds the kernel's gpu.func `name` in `module`, taking the launch's
+  /// arguments; diagnostics at `kernel` on failure.
+  virtual FailureOr<gpu::GPUFuncOp>
+  synthesize(gpu::GPUModuleOp module, KernelOp kernel, llvm::StringRef name,
+             const TargetSpec &target) const = 0;
+
+  /// The problem's fields as JSON (the family's field list, shared with the
+  /// runtime), without "family" and "signature".
+  virtual llvm::json::Object
+  problemToJSON(ProblemOpInterface problem) const = 0;
+  /// The size symbols and their values in a problem's JSON (for the tuning
+  /// database's distance between problems); kDynamic where dynamic.
+  virtual llvm::StringMap<int64_t>
+  getSizes(const llvm::json::Object &problem) const = 0;
+  /// The key under which tuning records of problems that differ only in
+  /// their sizes are comparable: by default the signature without its
+  /// size tokens (`4096x4096x4096`, `?x64`).
+  virtual std::string getComparableKey(llvm::StringRef signature,
+                                       const llvm::json::Object &problem) const;
+  /// The useful work of a problem (GEMM: 2 B M N K flops), for reports.
+  virtual double getWork(const llvm::json::Object &problem) const = 0;
+
+  /// The cost-model constants a calibration may refit, with their defaults.
+  virtual SmallVector<std::pair<std::string, double>> getCostParams() const = 0;
+  /// Registers one thread holds for results (GEMM: accumulators); spill
+  /// repairs bound it. 0 when the family has no such measure.
+  virtual int64_t getRegisterPressure(KernelConfigAttrInterface config) const {
+    return 0;
+  }
+};
+
+/// Adds `family` to the process's families; an error if its name is taken.
+llvm::Error registerFamily(std::unique_ptr<KernelFamily> family);
+/// The family called `name`, or null.
+const KernelFamily *lookupFamily(llvm::StringRef name);
+/// The family of a problem op or config (an error diagnostic at `op` and
+/// null when none is registered).
+const KernelFamily *lookupFamily(Operation *op, llvm::StringRef name);
+/// Every registered family, in registration order.
+SmallVector<const KernelFamily *> getFamilies();
+/// Every registered family's name, comma-separated.
+std::string listFamilyNames();
+
+/// Registers every family AMK has (idempotent; thread-safe).
+llvm::Error registerAllFamilies();
+
+} // namespace mlir::amk
+
+#endif // AMK_FAMILY_FAMILY_H

@@ -1,0 +1,150 @@
+//===- GemmModel.h - What a GEMM kernel needs and does ----------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// One model of a planned GEMM kernel, shared by the planner (which must never
+// propose what the harness rejects), the harness (`--amk-verify`) and the
+// synthesizer (`--amk-lower`, which allocates exactly the shared memory
+// described here and launches exactly the grid described here).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_FAMILY_GEMM_GEMMMODEL_H
+#define AMK_FAMILY_GEMM_GEMMMODEL_H
+
+#include "AMK/Dialect/AMK/IR/AMKOps.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <array>
+#include <string>
+
+namespace mlir::amk {
+
+/// A GEMM problem as the planner, harness and lowering see it. Sizes are
+/// ShapedType::kDynamic when unknown at compile time. The fields are those
+/// of GemmProblemFields.def, which the runtime shares.
+struct GemmProblem {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  bool batched = false;
+  Type inType, accType, outType;
+  bool transposeA = false, transposeB = false;
+  Precision precision = Precision::ieee;
+  double alpha = 1.0, beta = 0.0;
+  bool bias = false;
+  Activation activation = Activation::none;
+
+  static GemmProblem get(MatmulOp op);
+  /// The problem of a manifest's or tuning record's JSON (toJSON); failure
+  /// on a missing field or an unknown type or spelling.
+  static FailureOr<GemmProblem> fromJSON(MLIRContext *context,
+                                         const llvm::json::Object &json);
+  /// The fields of GemmProblemFields.def; sizes are -1 when dynamic.
+  llvm::json::Object toJSON() const;
+
+  bool isTF32() const { return precision == Precision::tf32; }
+
+  int64_t inBytes() const { return inType.getIntOrFloatBitWidth() / 8; }
+  int64_t outBytes() const { return outType.getIntOrFloatBitWidth() / 8; }
+  bool hasDynamicSizes() const;
+  /// Extent of the contiguous (innermost) dimension of A and of B: the
+  /// leading dimension that global-load vector widths must divide.
+  int64_t getContiguousExtentA() const { return transposeA ? m : k; }
+  int64_t getContiguousExtentB() const { return transposeB ? k : n; }
+};
+
+/// The problem's sizes for each dimension of operand `i` (A, B, [bias], C):
+/// dynamic only where no operand's type fixes the size.
+SmallVector<int64_t> getOperandProblemShape(const GemmProblem &problem,
+                                            unsigned i);
+
+/// The type a kernel takes operand `i` as: `type` with every size the
+/// problem fixes made static (a dynamic A whose M the type of C gives is
+/// taken as static), so that kernels are built and proven for what the
+/// problem knows. Launches cast to it.
+MemRefType getKernelOperandType(const GemmProblem &problem, unsigned i,
+                                MemRefType type);
+
+/// Whether split-K kernels can compute `problem`: they add partial sums into
+/// C with f32 atomics after the launch zeroes it, so C and the accumulator
+/// are f32 and the epilogue is linear (no beta, bias or activation).
+bool supportsSplitK(const GemmProblem &problem);
+
+/// The dynamic shared memory of a GEMM kernel: per pipeline stage one tile of
+/// A and one of B, each `rows x pitch` elements of the input type (pitch >=
+/// cols; the extra columns are padding against bank conflicts). Every stage
+/// buffer starts 128-byte aligned.
+///
+/// simt:     A is stored K-major [BK][BM], B is [BK][BN] (transposed on the
+///           way in when the global layout differs).
+/// mma_sync: tiles keep the global layout (A [BM][BK] or [BK][BM] with
+///           transpose_a; B [BK][BN] or [BN][BK] with transpose_b) and are
+///           XOR-swizzled in 16-byte chunks instead of padded.
+struct GemmSmemLayout {
+  struct Tile {
+    int64_t rows = 0, cols = 0, pitch = 0;
+    int64_t elements() const { return rows * pitch; }
+  };
+  Tile a, b;
+  int64_t stages = 1;
+  int64_t elemBytes = 4;
+
+  /// Byte offset of each tile inside one stage, and the stage stride.
+  int64_t aOffsetBytes() const { return 0; }
+  int64_t bOffsetBytes() const;
+  int64_t stageBytes() const;
+  /// Dynamic shared memory the kernel requests.
+  int64_t totalBytes() const { return stages * stageBytes(); }
+};
+
+GemmSmemLayout getGemmSmemLayout(GemmConfigAttr config,
+                                 const GemmProblem &problem);
+
+/// The launch grid for concrete sizes: x enumerates the output tiles
+/// (ceil(M/BM) * ceil(N/BN), remapped in the kernel for `swizzle`), z the
+/// batch times split_k; y is 1. Keeping tiles on x avoids the 65535 limit of
+/// grid y and z.
+std::array<int64_t, 3> getGemmGrid(GemmConfigAttr config, int64_t batch,
+                                   int64_t m, int64_t n);
+
+/// The same grid as expressions over the problem symbols `B`, `M`, `N`
+/// (integer arithmetic with + - * / and parentheses; `/` rounds down), for
+/// bundle manifests.
+std::array<std::string, 3> getGemmGridExprs(GemmConfigAttr config);
+
+/// The load vector width (elements) operand A (`isA`) or B uses: the widest
+/// power of two up to the config's `vector` that divides the operand's
+/// contiguous extent. An odd K narrows only the operand whose rows run along
+/// K; the other keeps full-width loads.
+int64_t getOperandVector(GemmConfigAttr config, const GemmProblem &problem,
+                         bool isA);
+
+/// The load vector width operand A (`isA`) or B uses when its contiguous
+/// extent turns out, at run time, to be a multiple of it: the config's
+/// `vector` for a dynamic extent (tensor-core kernels test `extent % vector
+/// == 0` once and take the cp.async version of their main loop when it
+/// holds), getOperandVector otherwise.
+int64_t getOperandVersionedVector(GemmConfigAttr config,
+                                  const GemmProblem &problem, bool isA);
+
+/// How many k-tiles ahead of its shared-memory store a register-staged copy
+/// (an operand too narrow for cp.async: under 4 bytes per copy) is loaded:
+/// the loads stay in flight across that many main-loop iterations. At most
+/// stages - 2, so that a barrier separates every store from the reads of its
+/// stage.
+int64_t getRegisterLookahead(GemmConfigAttr config);
+
+/// Whether `--amk-lower` can synthesize `config` for `problem`: the
+/// synthesizer's own limits beyond the attribute verifier (supported math
+/// paths and element types, a load vector width that some operand's
+/// contiguous extent allows, tile shapes its data movement distributes evenly
+/// over the threads, ...). On failure, `whyNot` says which limit.
+LogicalResult checkGemmLowerable(GemmConfigAttr config,
+                                 const GemmProblem &problem,
+                                 std::string &whyNot);
+
+} // namespace mlir::amk
+
+#endif // AMK_FAMILY_GEMM_GEMMMODEL_H

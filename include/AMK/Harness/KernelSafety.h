@@ -1,0 +1,72 @@
+//===- KernelSafety.h - The harness on GPU kernels --------------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The harness's checks on a lowered kernel (a `gpu.func`, AMK-generated or
+// hand-written), conservative: a false alarm is acceptable, a missed bug is
+// not, and what the analyses cannot model is reported, never accepted.
+//
+//   AMK-UNPROVABLE         unstructured control flow, calls, ops the harness
+//                          does not model
+//   AMK-BARRIER-DIVERGENT  a barrier that not every thread of the block
+//                          reaches (under thread-dependent control)
+//   AMK-OOB                a memory access that may leave its buffer, for
+//                          the kernel's sizes or (dynamic sizes) any sizes
+//   AMK-SMEM-RACE          two threads of a block touch the same shared bytes,
+//                          one writing, with no barrier between them
+//   AMK-ASYNC-UNWAITED     shared memory an async copy (cp.async) may still
+//                          be writing is read or written: no wait_group
+//                          retires its group (same thread) or no barrier
+//                          follows that wait (other threads)
+//   AMK-MISALIGNED         an access of w bytes (vector, cp.async, ldmatrix
+//                          row, scalar) whose address is not provably a
+//                          multiple of min(w, 16) (or of the alignment it
+//                          declares)
+//   AMK-UNCOALESCED        (a warning: the kernel is still accepted) a global
+//                          access whose warps touch more than twice the
+//                          32-byte sectors they need; the finding gives the
+//                          byte stride between adjacent threads
+//
+// mbarriers, TMA and wgmma are not modelled yet: kernels using them are
+// AMK-UNPROVABLE.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_HARNESS_KERNELSAFETY_H
+#define AMK_HARNESS_KERNELSAFETY_H
+
+#include "AMK/Harness/Harness.h"
+
+namespace mlir::amk {
+
+/// The dynamic shared memory (bytes) every launch of a kernel provides; the
+/// bounds check needs it for views into `gpu.dynamic_shared_memory`.
+/// `--amk-lower` sets it on the kernels it generates.
+inline constexpr llvm::StringLiteral kDynamicSmemAttrName =
+    "amk.dynamic_smem_bytes";
+
+/// "'scf.if' at line 12": how findings name an op.
+std::string describeOp(Operation *op);
+
+/// Bytes of static shared memory a kernel allocates (workgroup attributions,
+/// workgroup allocs, shared globals it uses), with the padding their
+/// alignments may add; failure (each cause reported) when one has no static
+/// size.
+FailureOr<int64_t> getStaticSharedMemory(
+    Operation *kernel,
+    llvm::function_ref<void(Operation *, const llvm::Twine &)> unprovable);
+
+/// Runs every kernel check on `kernel` (a gpu.func), appending findings;
+/// with a target, also its launch resources (threads from
+/// `known_block_size`, shared memory from `amk.dynamic_smem_bytes` plus the
+/// static allocations, the grid from `known_grid_size`).
+/// Returns success iff no error was appended (warnings may be).
+LogicalResult
+checkKernelSafety(Operation *kernel, const TargetSpec *target,
+                  llvm::SmallVectorImpl<HarnessFinding> &findings);
+
+} // namespace mlir::amk
+
+#endif // AMK_HARNESS_KERNELSAFETY_H

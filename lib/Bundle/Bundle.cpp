@@ -1,0 +1,247 @@
+//===- Bundle.cpp - Kernel bundles for the runtime ------------------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Bundle/Bundle.h"
+
+#include "AMK/Harness/Harness.h"
+#include "AMK/Target/TargetSpec.h"
+#include "AMK/Version.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+static std::string typeName(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+static std::string attrString(Attribute attr) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << attr;
+  return s;
+}
+
+/// The CUDA version of the toolkit ptxas comes from (its version.json).
+static std::string toolkitVersion(StringRef toolkit) {
+  SmallString<128> path(toolkit);
+  llvm::sys::path::append(path, "version.json");
+  auto file = llvm::MemoryBuffer::getFile(path);
+  if (!file)
+    return "unknown";
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*file)->getBuffer());
+  if (!json) {
+    llvm::consumeError(json.takeError());
+    return "unknown";
+  }
+  if (const llvm::json::Object *o = json->getAsObject())
+    if (const llvm::json::Object *nvcc = o->getObject("cuda_nvcc"))
+      if (std::optional<StringRef> v = nvcc->getString("version"))
+        return v->str();
+  return "unknown";
+}
+
+/// The toolkit's ptxas: its CUDA version and the size and time of the
+/// binary, which also tell apart toolkits without a version.json.
+static std::string toolkitIdentity(StringRef toolkit) {
+  SmallString<128> ptxas(toolkit);
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(ptxas, status))
+    return toolkitVersion(toolkit) + " no ptxas";
+  return llvm::formatv(
+      "{0} ptxas {1} {2}", toolkitVersion(toolkit), status.getSize(),
+      status.getLastModificationTime().time_since_epoch().count());
+}
+
+/// The build of AMK that compiles: the running executable's size and time
+/// (AMK's libraries are linked into it), as ccache identifies a compiler.
+/// The version alone would not do: every development build is 0.1.0.
+static const std::string &buildIdentity() {
+  static const std::string identity = [] {
+    std::string exe = llvm::sys::fs::getMainExecutable(
+        nullptr, reinterpret_cast<void *>(&toolkitVersion));
+    llvm::sys::fs::file_status status;
+    if (exe.empty() || llvm::sys::fs::status(exe, status))
+      return std::string("unknown");
+    return llvm::formatv(
+               "{0} {1}", status.getSize(),
+               status.getLastModificationTime().time_since_epoch().count())
+        .str();
+  }();
+  return identity;
+}
+
+std::string mlir::amk::computeBundleCacheKey(const BundleKernel &kernel,
+                                             const TargetSpec &target) {
+  llvm::SHA256 hash;
+  auto add = [&](StringRef field) {
+    hash.update(field);
+    hash.update(StringRef("\0", 1)); // separator: fields cannot run together
+  };
+  add(kAMKVersion);
+  add(std::to_string(kBundleSchemaVersion));
+  add(buildIdentity());
+  add(LLVM_VERSION_STRING);
+  add(toolkitIdentity(kernel.toolkit));
+  add(kernel.flags);
+  add(kernel.name);
+  add(kernel.signature);
+  add(kernel.problemIdentity);
+  add(attrString(kernel.config));
+  add(targetToJSON(target));
+  // The manifest, part of a cache entry, records the planner's prediction:
+  // its exact bits, so an entry always holds what its key says.
+  add(std::to_string(llvm::bit_cast<uint64_t>(kernel.predictedUs)));
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
+static llvm::json::Object verdict() {
+  return llvm::json::Object{
+      {"status", "verified"},
+      {"harness", "amk-verify"},
+      // The checks this kernel passed before it was emitted.
+      {"checks", llvm::json::Array{check::kThreads, check::kSmem, check::kRegs,
+                                   check::kOccupancy, check::kGrid,
+                                   check::kSynthUnsupported}}};
+}
+
+std::string mlir::amk::getBundleVerdict() {
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  os << llvm::json::Value(verdict());
+  return json;
+}
+
+/// Each dimension as its problem symbol, static or not: the runtime
+/// substitutes the sizes either way, so one format serves both.
+static llvm::json::Object argToJSON(const LaunchArg &arg) {
+  llvm::json::Array shape;
+  for (const std::string &symbol : arg.shape)
+    shape.push_back(symbol);
+  return llvm::json::Object{{"name", arg.name},
+                            {"kind", "memref"},
+                            {"elem", typeName(arg.kernelType.getElementType())},
+                            {"shape", std::move(shape)}};
+}
+
+/// The manifest's entry for the kernel: its binaries, launch and verdict.
+static llvm::json::Object kernelToJSON(const BundleKernel &kernel) {
+  const KernelLaunch &launch = kernel.launch;
+  llvm::json::Array params;
+  for (const LaunchArg &arg : launch.args)
+    params.push_back(arg.name);
+  llvm::json::Object json{
+      {"name", kernel.name},
+      {"entry", kernel.name},
+      {"cubin", kernel.name + ".cubin"},
+      {"ptx", kernel.name + ".ptx"},
+      {"config", attrString(kernel.config)},
+      {"block",
+       llvm::json::Array{launch.block[0], launch.block[1], launch.block[2]}},
+      {"grid", llvm::json::Array{launch.grid[0].str(), launch.grid[1].str(),
+                                 launch.grid[2].str()}},
+      {"dynamic_smem_bytes", launch.dynamicSmemBytes},
+      {"estimated_regs_per_thread", launch.estimatedRegs},
+      {"params", std::move(params)},
+      {"predicted_us", kernel.predictedUs},
+      {"cache_key", kernel.cacheKey},
+      {"verdict", verdict()},
+  };
+  for (const auto &[key, value] : launch.manifestFields)
+    json[key] = value;
+  return json;
+}
+
+/// The launch sequence: zero what the kernel accumulates into, then run it.
+static llvm::json::Array getSteps(const BundleKernel &kernel) {
+  llvm::json::Array steps, zeroIds;
+  for (const std::string &buffer : kernel.launch.zeroed) {
+    std::string id = "zero_" + buffer;
+    steps.push_back(llvm::json::Object{{"id", id}, {"zero", buffer}});
+    zeroIds.push_back(id);
+  }
+  llvm::json::Object run{{"id", "run"}, {"kernel", kernel.name}};
+  if (!zeroIds.empty())
+    run["after"] = std::move(zeroIds);
+  steps.push_back(std::move(run));
+  return steps;
+}
+
+std::string mlir::amk::getBundleManifest(const BundleKernel &kernel,
+                                         const TargetSpec &target) {
+  const KernelLaunch &launch = kernel.launch;
+  llvm::json::Object problem(kernel.problem);
+  problem["family"] = kernel.family;
+  problem["signature"] = kernel.signature;
+  llvm::json::Object sizes;
+  for (const SizeSymbol &symbol : launch.symbols)
+    sizes[symbol.name] =
+        ShapedType::isDynamic(symbol.value) ? int64_t(-1) : symbol.value;
+  llvm::json::Array args;
+  for (const LaunchArg &arg : launch.args)
+    args.push_back(argToJSON(arg));
+  // targetToJSON writes valid JSON; parsed back to nest it.
+  llvm::json::Value targetJSON =
+      llvm::cantFail(llvm::json::parse(targetToJSON(target)));
+  llvm::json::Object manifest{
+      {"schema", kBundleSchemaVersion},
+      {"name", kernel.name},
+      {"family", kernel.family},
+      {"arch", target.arch},
+      {"target", std::move(targetJSON)},
+      {"problem", std::move(problem)},
+      {"sizes", std::move(sizes)},
+      {"args", std::move(args)},
+      {"kernels", llvm::json::Array{kernelToJSON(kernel)}},
+      {"variants",
+       llvm::json::Array{llvm::json::Object{{"steps", getSteps(kernel)}}}},
+      {"verdict", verdict()},
+      {"flags", kernel.flags},
+  };
+
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
+  return json;
+}
+
+LogicalResult mlir::amk::writeBundle(StringRef dir, StringRef name,
+                                     StringRef cubin, StringRef ptx,
+                                     StringRef manifest, Location loc) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return emitError(loc, "cannot create bundle directory '")
+           << dir << "': " << ec.message();
+  auto write = [&](StringRef ext, StringRef contents) -> LogicalResult {
+    SmallString<128> path(dir);
+    llvm::sys::path::append(path, name + ext);
+    std::string error;
+    auto file = mlir::openOutputFile(path, &error);
+    if (!file)
+      return emitError(loc, "cannot write bundle file: ") << error;
+    file->os() << contents;
+    file->keep();
+    return success();
+  };
+  return success(succeeded(write(".cubin", cubin)) &&
+                 succeeded(write(".ptx", ptx)) &&
+                 succeeded(write(".json", manifest)));
+}

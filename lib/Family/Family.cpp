@@ -1,0 +1,174 @@
+//===- Family.cpp - The registry of families and the occupancy model ------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Family/Family.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::amk;
+
+ProblemModel::~ProblemModel() = default;
+KernelFamily::~KernelFamily() = default;
+
+LogicalResult KernelFamily::importOp(RewriterBase &, Operation *,
+                                     std::string &whyNot) const {
+  whyNot = ("family '" + getName() + "' imports no upstream ops").str();
+  return failure();
+}
+
+std::string KernelFamily::getComparableKey(StringRef signature,
+                                           const llvm::json::Object &) const {
+  SmallVector<StringRef> tokens;
+  signature.split(tokens, '_');
+  std::string key;
+  for (StringRef token : tokens) {
+    bool isSizes = !token.empty() && llvm::all_of(token, [](char c) {
+      return llvm::isDigit(c) || c == 'x' || c == '?';
+    });
+    if (isSizes && llvm::any_of(token, [](char c) { return c != 'x'; }))
+      continue;
+    if (!key.empty())
+      key += '_';
+    key += token.str();
+  }
+  return key;
+}
+
+const SizeSymbol *KernelLaunch::findSymbol(StringRef name) const {
+  for (const SizeSymbol &s : symbols)
+    if (s.name == name)
+      return &s;
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Occupancy (cudaOccMaxActiveBlocksPerMultiprocessor)
+//===----------------------------------------------------------------------===//
+
+/// Registers of a warp are allocated in units of 256 (sm_70 and later:
+/// cudaOccRegAllocationGranularity), and the register file is split over 4
+/// SM sub-partitions, each holding whole warps
+/// (cudaOccSubPartitionsPerMultiprocessor).
+static constexpr int64_t kWarpRegGranularity = 256;
+static constexpr int64_t kSubPartitions = 4;
+/// Shared memory is allocated to blocks in units of 128 bytes (sm_80+).
+static constexpr int64_t kSmemGranularity = 128;
+/// The most registers ptxas ever assigns to one thread.
+static constexpr int64_t kMaxRegsPerThread = 255;
+
+StringRef KernelResources::getOccupancyLimiter() const {
+  if (blocksPerSM == blocksPerSMByRegs)
+    return "registers";
+  if (blocksPerSM == blocksPerSMBySmem)
+    return "shared memory";
+  if (blocksPerSM == blocksPerSMByThreads)
+    return "threads";
+  return "blocks per SM";
+}
+
+void mlir::amk::computeOccupancy(KernelResources &r, const TargetSpec &target) {
+  int64_t warpSize = std::max<int64_t>(target.warp_size, 1);
+  r.warpsPerBlock = std::max<int64_t>(
+      llvm::divideCeil(std::max<int64_t>(r.threadsPerBlock, 0), warpSize), 1);
+  r.needsSmemOptIn = r.dynamicSmemBytes > target.smem_per_block_bytes;
+  r.regsPerThreadReported = std::min(r.regsPerThread, kMaxRegsPerThread);
+  r.regsPerWarp =
+      llvm::alignTo(r.regsPerThread * warpSize, kWarpRegGranularity);
+  r.regsAssumedPerBlock =
+      r.regsPerWarp * llvm::alignTo(r.warpsPerBlock, kSubPartitions);
+
+  r.blocksPerSMByThreads =
+      target.max_threads_per_sm / (r.warpsPerBlock * warpSize);
+  int64_t smemPerBlock =
+      llvm::alignTo(r.dynamicSmemBytes + r.staticSmemBytes, kSmemGranularity) +
+      target.smem_reserved_per_block_bytes;
+  r.blocksPerSMBySmem = smemPerBlock > 0
+                            ? target.smem_per_sm_bytes / smemPerBlock
+                            : target.max_blocks_per_sm;
+  // The hardware refuses a block whose registers, assumed spread over all 4
+  // sub-partitions, exceed the per-block limit; otherwise each sub-partition
+  // holds whole warps.
+  if (r.regsPerWarp == 0 || r.regsPerThread > target.regs_per_thread ||
+      r.regsPerWarp * r.warpsPerBlock > target.regs_per_block ||
+      r.regsAssumedPerBlock > target.regs_per_block) {
+    r.blocksPerSMByRegs = r.regsPerWarp == 0 ? target.max_blocks_per_sm : 0;
+  } else {
+    int64_t warpsPerSubPartition =
+        (target.regs_per_sm / kSubPartitions) / r.regsPerWarp;
+    r.blocksPerSMByRegs =
+        warpsPerSubPartition * kSubPartitions / r.warpsPerBlock;
+  }
+  r.blocksPerSMByLimit = target.max_blocks_per_sm;
+  r.blocksPerSM = std::min({r.blocksPerSMByThreads, r.blocksPerSMBySmem,
+                            r.blocksPerSMByRegs, r.blocksPerSMByLimit});
+}
+
+//===----------------------------------------------------------------------===//
+// The registry
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Registry {
+  std::mutex mutex;
+  SmallVector<std::unique_ptr<KernelFamily>> families;
+};
+} // namespace
+
+static Registry &getRegistry() {
+  static Registry registry;
+  return registry;
+}
+
+llvm::Error mlir::amk::registerFamily(std::unique_ptr<KernelFamily> family) {
+  Registry &registry = getRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  for (const auto &f : registry.families)
+    if (f->getName() == family->getName())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "family '" + family->getName() +
+                                         "' is registered twice");
+  registry.families.push_back(std::move(family));
+  return llvm::Error::success();
+}
+
+const KernelFamily *mlir::amk::lookupFamily(StringRef name) {
+  Registry &registry = getRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  for (const auto &f : registry.families)
+    if (f->getName() == name)
+      return f.get();
+  return nullptr;
+}
+
+SmallVector<const KernelFamily *> mlir::amk::getFamilies() {
+  Registry &registry = getRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  return llvm::to_vector(llvm::map_range(
+      registry.families,
+      [](const auto &f) -> const KernelFamily * { return f.get(); }));
+}
+
+std::string mlir::amk::listFamilyNames() {
+  Registry &registry = getRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  return llvm::join(llvm::map_range(registry.families,
+                                    [](const auto &f) { return f->getName(); }),
+                    ", ");
+}
+
+const KernelFamily *mlir::amk::lookupFamily(Operation *op, StringRef name) {
+  if (const KernelFamily *family = lookupFamily(name))
+    return family;
+  std::string known = listFamilyNames();
+  op->emitError() << "no family '" << name << "' is registered (known: "
+                  << (known.empty() ? std::string("none") : known) << ")";
+  return nullptr;
+}

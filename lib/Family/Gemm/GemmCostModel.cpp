@@ -1,0 +1,215 @@
+//===- GemmCostModel.cpp - Predicted time of a GEMM kernel ----------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The model, for a block tile BM x BN x BK on a grid of `tiles` blocks:
+//
+//   compute = (blocks on the busiest SM) x (padded flops per block)
+//             / (per-SM peak of the math path x issue efficiency)
+//   hbm     = (A and B traffic after L2 reuse + C traffic) / bandwidth
+//   l2      = (every block's A and B tile loads) / L2 bandwidth
+//   feed    = (operand bytes the busiest SM loads)
+//             / (bytes in flight per SM / load latency)        [Little's law]
+//   smem    = (shared-memory bytes per FMA x FMAs of the busiest SM)
+//             / shared-memory bandwidth per SM
+//   total   = launch + max(terms) + overlap x (other terms)
+//             + rounds of blocks on the busiest SM x load latency (prologue)
+//
+// Padding is charged: flops count whole tiles, so M = 16 in a BM = 128 tile
+// costs 8x its useful work. Quantization is per SM: ceil(tiles / SMs) blocks
+// run on the busiest SM, so 133 tiles on 132 SMs take two rounds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Family/Gemm/GemmCostModel.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::amk;
+
+GemmProblem mlir::amk::getRepresentativeProblem(const GemmProblem &problem,
+                                                const GemmCostParams &params) {
+  GemmProblem p = problem;
+  auto fix = [&](int64_t &v, int64_t rep) {
+    if (ShapedType::isDynamic(v))
+      v = rep;
+  };
+  fix(p.batch, 1);
+  fix(p.m, params.representativeSize);
+  fix(p.n, params.representativeSize);
+  fix(p.k, params.representativeSize);
+  return p;
+}
+
+double mlir::amk::getGemmPeakGflops(GemmConfigAttr config,
+                                    const GemmProblem &problem,
+                                    const TargetSpec &target,
+                                    const GemmCostParams &params) {
+  if (config.getMath() == MathInst::simt)
+    return target.fp32_gflops * params.simtEfficiency;
+  double peak = 0;
+  if (problem.inType.isF16())
+    peak = target.fp16_gflops;
+  else if (problem.inType.isBF16())
+    peak = target.bf16_gflops;
+  else if (problem.inType.isF32() && problem.isTF32())
+    peak = target.tf32_gflops;
+  int64_t sm = target.getSmVersion();
+  bool hopperClass = sm >= 90 && sm < 120;
+  if (config.getMath() == MathInst::mma_sync)
+    return peak * (hopperClass ? params.mmaSyncEfficiencyHopper
+                               : params.mmaSyncEfficiencyNative);
+  // wgmma: native on sm_90a only.
+  return sm == 90 ? peak * params.mmaSyncEfficiencyNative : 0;
+}
+
+GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
+                                    const GemmProblem &problem,
+                                    const TargetSpec &target,
+                                    const KernelResources &resources,
+                                    const GemmCostParams &params) {
+  GemmCost cost;
+  const double inf = std::numeric_limits<double>::infinity();
+  double peakGflops = getGemmPeakGflops(config, problem, target, params);
+  if (peakGflops <= 0 || resources.blocksPerSM <= 0 || target.sm_count <= 0) {
+    cost.totalNs = inf;
+    return cost;
+  }
+  int64_t bm = config.getBlockM(), bn = config.getBlockN(),
+          bk = config.getBlockK();
+  double inBytes = problem.inBytes(), outBytes = problem.outBytes();
+  int64_t sms = target.sm_count;
+  int64_t tilesM = llvm::divideCeil(problem.m, bm);
+  int64_t tilesN = llvm::divideCeil(problem.n, bn);
+  // Split-K: each block takes 1/split_k of the k-tiles.
+  int64_t splits = config.getSplitK();
+  int64_t kIters = std::max<int64_t>(
+      llvm::divideCeil(llvm::divideCeil(problem.k, bk), splits), 1);
+  int64_t paddedK = kIters * bk;
+  int64_t tiles = problem.batch * tilesM * tilesN * splits;
+  cost.tiles = tiles;
+  cost.blocksPerSM = resources.blocksPerSM;
+  int64_t slots = sms * resources.blocksPerSM;
+  cost.waves = llvm::divideCeil(tiles, slots);
+
+  // Blocks on the busiest SM, and how many of them run at once.
+  int64_t busiest = llvm::divideCeil(tiles, sms);
+  int64_t concurrent = std::min(resources.blocksPerSM, busiest);
+  int64_t rounds = llvm::divideCeil(busiest, concurrent);
+
+  // Math: padded flops of the busiest SM at its issue efficiency.
+  double flopsPerTile = 2.0 * bm * bn * paddedK;
+  double residentWarps = double(concurrent * resources.warpsPerBlock);
+  double issueEff =
+      std::min(1.0, params.issueBase + params.issuePerWarp * residentWarps);
+  // A lone block per SM stalls the whole SM at every barrier of its
+  // multi-stage tensor-core pipeline; with two or more, one block's barrier
+  // overlaps another's math. (The simt double buffer measured no such loss.)
+  if (concurrent == 1 && config.getMath() != MathInst::simt)
+    issueEff *= params.loneBlockEfficiency;
+  double peakPerSM = peakGflops / sms; // flop/ns
+  cost.computeNs = busiest * flopsPerTile / (peakPerSM * issueEff);
+
+  // Shared-memory bandwidth: bytes read from shared memory per FMA.
+  double smemBytesPerFma;
+  if (config.getMath() == MathInst::simt) {
+    // Per k step a warp reads WM values of A and WN of B (lanes sharing a
+    // row or column broadcast); each 128-byte wavefront costs one cycle.
+    double wm = config.getWarpM(), wn = config.getWarpN();
+    double wavefronts = std::ceil(4.0 * wm / 128) + std::ceil(4.0 * wn / 128);
+    smemBytesPerFma = 128.0 * wavefronts / (wm * wn);
+  } else {
+    double wm = config.getWarpM(), wn = config.getWarpN();
+    smemBytesPerFma = inBytes * (wm + wn) / (wm * wn);
+  }
+  double smemBytesPerNs =
+      params.smemWordsPerClock * 4.0 * target.clock_mhz / 1000.0;
+  cost.smemNs =
+      config.getMath() == MathInst::wgmma
+          ? 0
+          : busiest * (flopsPerTile / 2) * smemBytesPerFma / smemBytesPerNs;
+
+  // HBM: A and B are read once if they stay in L2; otherwise each wave reads
+  // the A panels of the tile rows and the B panels of the tile columns it
+  // covers (swizzle groups rows so a wave covers a squarer patch).
+  double l2 = params.l2UsableFraction * target.l2_bytes;
+  double aUnique = double(problem.batch) * problem.m * problem.k * inBytes;
+  double bUnique = double(problem.batch) * problem.k * problem.n * inBytes;
+  int64_t waveTiles = std::min<int64_t>(slots, tilesM * tilesN);
+  int64_t cols, rows;
+  if (config.getSwizzle() > 1) {
+    int64_t group = std::min<int64_t>(config.getSwizzle(), tilesM);
+    cols = std::min<int64_t>(tilesN, llvm::divideCeil(waveTiles, group));
+  } else {
+    cols = std::min<int64_t>(tilesN, waveTiles);
+  }
+  rows = std::min<int64_t>(tilesM, llvm::divideCeil(waveTiles, cols));
+  double aTraffic = aUnique, bTraffic = bUnique;
+  if (aUnique + bUnique > l2) {
+    double waves = double(cost.waves);
+    double aWave = double(rows) * bm * paddedK * inBytes;
+    double bWave = double(cols) * bn * paddedK * inBytes;
+    if (aUnique > l2 / 2)
+      aTraffic = std::max(aUnique, waves * aWave);
+    if (bUnique > l2 / 2)
+      bTraffic = std::max(bUnique, waves * bWave);
+  }
+  // C: written once (read too with beta); split-K zeroes it, then every
+  // split adds into it.
+  double cTraffic = double(problem.batch) * problem.m * problem.n * outBytes *
+                    (problem.beta != 0.0 ? 2 : 1) *
+                    (splits > 1 ? double(splits + 1) : 1.0);
+  if (problem.bias)
+    cTraffic += double(problem.batch) * problem.n * outBytes;
+  cost.hbmBytes = aTraffic + bTraffic + cTraffic;
+  cost.hbmNs = cost.hbmBytes / (target.hbm_gbps * params.hbmEfficiency);
+
+  // Operand feed: the pipeline keeps (stages - 1) stages of each resident
+  // block in flight; simt prefetches one stage through registers, and so
+  // do register-staged operands (too narrow for cp.async), one k-tile
+  // ahead of their store.
+  double stageBytes = double(bm + bn) * bk * inBytes;
+  double inFlight = 0;
+  for (bool isA : {true, false}) {
+    int64_t stages = std::max<int64_t>(config.getStages() - 1, 1);
+    if (config.getMath() == MathInst::simt)
+      stages = 1;
+    else if (getOperandVector(config, problem, isA) * inBytes < 4)
+      stages = getRegisterLookahead(config) + 1;
+    inFlight += concurrent * stages * double(isA ? bm : bn) * bk * inBytes;
+  }
+  double feedPerNs = inFlight / params.memLatencyNs;
+  double bytesBusiest = busiest * stageBytes * kIters;
+  cost.l2Ns = double(tiles) * stageBytes * kIters /
+              (target.hbm_gbps * params.l2BandwidthPerHbm);
+  cost.feedNs = bytesBusiest / feedPerNs;
+
+  // Prologue of each round of blocks (filling the pipeline) is not hidden.
+  cost.fixedNs = rounds * params.memLatencyNs;
+  // Split-K zeroes C first: one more operation on the stream (a memset of
+  // C, about a microsecond on the H200).
+  if (splits > 1)
+    cost.fixedNs += params.launchOverheadNs / 3;
+
+  double terms[] = {cost.computeNs, cost.hbmNs, cost.l2Ns, cost.feedNs,
+                    cost.smemNs};
+  double largest = *std::max_element(std::begin(terms), std::end(terms));
+  double sum = 0;
+  for (double t : terms)
+    sum += t;
+  cost.totalNs = params.launchOverheadNs + largest +
+                 params.overlap * (sum - largest) + cost.fixedNs;
+
+  double usefulFlops =
+      2.0 * problem.batch * double(problem.m) * problem.n * problem.k;
+  cost.usefulFlopFraction =
+      usefulFlops / (cost.totalNs * peakGflops); // flop / (ns * flop/ns)
+  return cost;
+}

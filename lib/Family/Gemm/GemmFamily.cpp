@@ -1,0 +1,196 @@
+//===- GemmFamily.cpp - The GEMM family's hooks ---------------------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Family/Gemm/GemmFamily.h"
+
+#include "AMK/Family/Gemm/GemmResources.h"
+#include "GemmSynthesis.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+/// The symbols of each operand's dimensions (docs/BUNDLE.md argument ABI):
+/// A [B] M K (K M transposed), B [B] K N (N K transposed), bias [B] N, C [B]
+/// M N.
+static SmallVector<std::string>
+getOperandSymbols(const GemmProblem &p, StringRef name, int64_t rank) {
+  SmallVector<std::string> shape;
+  if (p.batched && (name != "bias" || rank == 2))
+    shape.push_back("B");
+  if (name == "A")
+    shape.append(p.transposeA ? std::initializer_list<std::string>{"K", "M"}
+                              : std::initializer_list<std::string>{"M", "K"});
+  else if (name == "B")
+    shape.append(p.transposeB ? std::initializer_list<std::string>{"N", "K"}
+                              : std::initializer_list<std::string>{"K", "N"});
+  else if (name == "bias")
+    shape.push_back("N");
+  else
+    shape.append({"M", "N"});
+  return shape;
+}
+
+namespace {
+class GemmFamily : public KernelFamily {
+public:
+  StringRef getName() const override { return "gemm"; }
+  StringRef getDisplayName() const override { return "GEMM"; }
+
+  bool canImport(Operation *op) const override {
+    return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
+  }
+  LogicalResult importOp(RewriterBase &rewriter, Operation *op,
+                         std::string &whyNot) const override {
+    return importLinalgMatmul(rewriter, op, whyNot);
+  }
+
+  std::unique_ptr<ProblemModel>
+  getModel(ProblemOpInterface problem, const TargetSpec &target,
+           const CostOverrides &overrides) const override {
+    return createGemmProblemModel(
+        problem->getContext(),
+        GemmProblem::get(cast<MatmulOp>(problem.getOperation())), target,
+        getParams(overrides));
+  }
+
+  FailureOr<std::unique_ptr<ProblemModel>>
+  getModel(MLIRContext *context, const llvm::json::Object &json,
+           const TargetSpec &target,
+           const CostOverrides &overrides) const override {
+    FailureOr<GemmProblem> problem = GemmProblem::fromJSON(context, json);
+    if (failed(problem))
+      return failure();
+    return createGemmProblemModel(context, *problem, target,
+                                  getParams(overrides));
+  }
+
+  KernelLaunch describeLaunch(ProblemOpInterface op,
+                              KernelConfigAttrInterface configAttr,
+                              const TargetSpec &target) const override;
+
+  FailureOr<gpu::GPUFuncOp> synthesize(gpu::GPUModuleOp module, KernelOp kernel,
+                                       StringRef name,
+                                       const TargetSpec &) const override {
+    auto config = dyn_cast<GemmConfigAttr>(kernel.getConfig());
+    if (!config)
+      return kernel.emitOpError("has no GEMM synthesizer for config ")
+             << kernel.getConfig();
+    return synthesizeGemmKernel(module, kernel, config, name);
+  }
+
+  llvm::json::Object problemToJSON(ProblemOpInterface problem) const override {
+    return GemmProblem::get(cast<MatmulOp>(problem.getOperation())).toJSON();
+  }
+
+  llvm::StringMap<int64_t>
+  getSizes(const llvm::json::Object &json) const override {
+    llvm::StringMap<int64_t> sizes;
+    for (auto [key, symbol] : {std::pair<StringRef, StringRef>{"batch", "B"},
+                               {"m", "M"},
+                               {"n", "N"},
+                               {"k", "K"}}) {
+      int64_t v = json.getInteger(key).value_or(1);
+      sizes[symbol] = v == -1 ? ShapedType::kDynamic : v;
+    }
+    return sizes;
+  }
+
+  double getWork(const llvm::json::Object &json) const override {
+    double work = 2;
+    for (const auto &entry : getSizes(json))
+      work *= ShapedType::isDynamic(entry.getValue()) ? 0 : entry.getValue();
+    return work;
+  }
+
+  /// Batched and unbatched products do not compare.
+  std::string getComparableKey(StringRef signature,
+                               const llvm::json::Object &json) const override {
+    std::string key = KernelFamily::getComparableKey(signature, json);
+    if (json.getBoolean("batched").value_or(false) &&
+        StringRef(key).starts_with("gemm_"))
+      key.insert(5, "b_");
+    return key;
+  }
+
+  SmallVector<std::pair<std::string, double>> getCostParams() const override {
+    SmallVector<std::pair<std::string, double>> params;
+    GemmCostParams defaults;
+    forEachCalibratedParam(defaults, [&](StringRef name, double &value) {
+      params.push_back({name.str(), value});
+    });
+    return params;
+  }
+
+  int64_t getRegisterPressure(KernelConfigAttrInterface config) const override {
+    auto gemm = dyn_cast<GemmConfigAttr>(config);
+    return gemm ? getAccumulatorsPerThread(gemm) : 0;
+  }
+
+private:
+  static GemmCostParams getParams(const CostOverrides &overrides) {
+    GemmCostParams params;
+    forEachCalibratedParam(params, [&](StringRef name, double &value) {
+      auto it = overrides.find(name);
+      if (it != overrides.end())
+        value = it->second;
+    });
+    return params;
+  }
+};
+} // namespace
+
+KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
+                                        KernelConfigAttrInterface configAttr,
+                                        const TargetSpec &target) const {
+  auto matmul = cast<MatmulOp>(op.getOperation());
+  auto config = cast<GemmConfigAttr>(configAttr);
+  GemmProblem p = GemmProblem::get(matmul);
+  KernelLaunch launch;
+
+  // Arguments: A, B, [bias], C at the types the kernel takes them.
+  SmallVector<StringRef, 4> names = {"A", "B"};
+  if (p.bias)
+    names.push_back("bias");
+  names.push_back("C");
+  for (auto [i, operand] : llvm::enumerate(matmul.getKernelOperands())) {
+    auto type = cast<MemRefType>(operand.getType());
+    launch.args.push_back(
+        LaunchArg{names[i].str(), getKernelOperandType(p, i, type),
+                  getOperandSymbols(p, names[i], type.getRank())});
+  }
+
+  // Symbols, read from C (M, N, the batch) and A (K).
+  unsigned c = launch.args.size() - 1;
+  unsigned off = p.batched ? 1 : 0;
+  launch.symbols = {
+      p.batched ? SizeSymbol{"B", p.batch, c, 0} : SizeSymbol{"B", 1, {}, 0},
+      SizeSymbol{"M", p.m, c, off}, SizeSymbol{"N", p.n, c, off + 1},
+      SizeSymbol{"K", p.k, 0u, off + (p.transposeA ? 0u : 1u)}};
+
+  // Output tiles on x (remapped in the kernel for `swizzle`), batch x
+  // split_k on z: no 65535 limit on y and z for the tiles.
+  SizeExpr x = SizeExpr::ceilDiv(SizeExpr::symbol("M"), config.getBlockM()) *
+               SizeExpr::ceilDiv(SizeExpr::symbol("N"), config.getBlockN());
+  SizeExpr z = SizeExpr::symbol("B");
+  if (config.getSplitK() > 1)
+    z = z * SizeExpr::constant(config.getSplitK());
+  launch.grid = {x, SizeExpr::constant(1), z};
+  launch.block = {config.getThreads(), 1, 1};
+  launch.dynamicSmemBytes = getGemmSmemLayout(config, p).totalBytes();
+  launch.estimatedRegs = getGemmResources(config, p, target).regsPerThread;
+  // Split-K kernels add their partial sums into C: it starts at zero.
+  if (config.getSplitK() > 1)
+    launch.zeroed.push_back("C");
+  launch.manifestFields["tile"] = llvm::json::Array{
+      config.getBlockM(), config.getBlockN(), config.getBlockK()};
+  return launch;
+}
+
+std::unique_ptr<KernelFamily> mlir::amk::createGemmFamily() {
+  return std::make_unique<GemmFamily>();
+}

@@ -1,0 +1,358 @@
+//===- GemmModel.cpp - What a GEMM kernel needs and does ------------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Family/Gemm/GemmModel.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::amk;
+
+GemmProblem GemmProblem::get(MatmulOp op) {
+  GemmProblem p;
+  p.batched = op.isBatched();
+  p.batch = op.getBatchSize();
+  p.m = op.getM();
+  p.n = op.getN();
+  p.k = op.getK();
+  p.inType = op.getInputElementType();
+  p.accType = op.getAccumulatorType();
+  p.outType = op.getC().getType().getElementType();
+  p.transposeA = op.getTransposeA();
+  p.transposeB = op.getTransposeB();
+  p.precision = op.isTF32() ? Precision::tf32 : Precision::ieee;
+  p.bias = static_cast<bool>(op.getBias());
+  p.activation = op.getActivationValue();
+  p.alpha = op.getAlphaValue();
+  p.beta = op.getBetaValue();
+  return p;
+}
+
+//===----------------------------------------------------------------------===//
+// The JSON codec (GemmProblemFields.def)
+//===----------------------------------------------------------------------===//
+
+static std::string typeName(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+static Type parseTypeName(MLIRContext *context, StringRef name) {
+  if (name == "f16")
+    return Float16Type::get(context);
+  if (name == "bf16")
+    return BFloat16Type::get(context);
+  if (name == "f32")
+    return Float32Type::get(context);
+  if (name == "f64")
+    return Float64Type::get(context);
+  return {};
+}
+
+namespace {
+/// Reads each kind of field; remembers the first field that is missing or
+/// malformed.
+struct FieldReader {
+  MLIRContext *context;
+  const llvm::json::Object &json;
+  bool ok = true;
+
+  const llvm::json::Value *get(StringRef key) {
+    const llvm::json::Value *v = json.get(key);
+    ok &= v != nullptr;
+    return v;
+  }
+  void readSize(StringRef key, int64_t &out) {
+    if (const llvm::json::Value *v = get(key)) {
+      std::optional<int64_t> i = v->getAsInteger();
+      ok &= i && (*i >= 1 || *i == -1);
+      if (i)
+        out = *i == -1 ? ShapedType::kDynamic : *i;
+    }
+  }
+  void readBool(StringRef key, bool &out) {
+    if (const llvm::json::Value *v = get(key)) {
+      std::optional<bool> b = v->getAsBoolean();
+      ok &= b.has_value();
+      out = b.value_or(false);
+    }
+  }
+  void readFloat(StringRef key, double &out) {
+    if (const llvm::json::Value *v = get(key)) {
+      std::optional<double> d = v->getAsNumber();
+      ok &= d.has_value();
+      out = d.value_or(0);
+    }
+  }
+  std::optional<StringRef> readString(StringRef key) {
+    const llvm::json::Value *v = get(key);
+    std::optional<StringRef> s = v ? v->getAsString() : std::nullopt;
+    ok &= s.has_value();
+    return s;
+  }
+  void readType(StringRef key, Type &out) {
+    if (std::optional<StringRef> s = readString(key)) {
+      out = parseTypeName(context, *s);
+      ok &= static_cast<bool>(out);
+    }
+  }
+  void readPrecision(StringRef key, Precision &out) {
+    if (std::optional<StringRef> s = readString(key)) {
+      std::optional<Precision> p = symbolizePrecision(*s);
+      ok &= p.has_value();
+      out = p.value_or(Precision::ieee);
+    }
+  }
+  void readActivation(StringRef key, Activation &out) {
+    if (std::optional<StringRef> s = readString(key)) {
+      std::optional<Activation> a = symbolizeActivation(*s);
+      ok &= a.has_value();
+      out = a.value_or(Activation::none);
+    }
+  }
+};
+} // namespace
+
+FailureOr<GemmProblem> GemmProblem::fromJSON(MLIRContext *context,
+                                             const llvm::json::Object &json) {
+  GemmProblem p;
+  FieldReader reader{context, json};
+#define AMK_GEMM_FIELD(Kind, key, member, doc)                                 \
+  reader.read##Kind(#key, p.member);
+#include "AMK/Family/Gemm/GemmProblemFields.def"
+  if (!reader.ok)
+    return failure();
+  return p;
+}
+
+llvm::json::Object GemmProblem::toJSON() const {
+  auto writeSize = [](int64_t v) -> llvm::json::Value {
+    return ShapedType::isDynamic(v) ? -1 : v;
+  };
+  auto writeBool = [](bool v) -> llvm::json::Value { return v; };
+  auto writeFloat = [](double v) -> llvm::json::Value { return v; };
+  auto writeType = [](Type t) -> llvm::json::Value { return typeName(t); };
+  auto writePrecision = [](Precision p) -> llvm::json::Value {
+    return stringifyPrecision(p);
+  };
+  auto writeActivation = [](Activation a) -> llvm::json::Value {
+    return stringifyActivation(a);
+  };
+  llvm::json::Object json;
+#define AMK_GEMM_FIELD(Kind, key, member, doc) json[#key] = write##Kind(member);
+#include "AMK/Family/Gemm/GemmProblemFields.def"
+  return json;
+}
+
+bool GemmProblem::hasDynamicSizes() const {
+  return ShapedType::isDynamic(batch) || ShapedType::isDynamic(m) ||
+         ShapedType::isDynamic(n) || ShapedType::isDynamic(k);
+}
+
+SmallVector<int64_t> mlir::amk::getOperandProblemShape(const GemmProblem &p,
+                                                       unsigned i) {
+  SmallVector<int64_t> shape;
+  if (p.batched)
+    shape.push_back(p.batch);
+  unsigned cIndex = p.bias ? 3 : 2;
+  if (i == 0)
+    shape.append(p.transposeA ? std::initializer_list<int64_t>{p.k, p.m}
+                              : std::initializer_list<int64_t>{p.m, p.k});
+  else if (i == 1)
+    shape.append(p.transposeB ? std::initializer_list<int64_t>{p.n, p.k}
+                              : std::initializer_list<int64_t>{p.k, p.n});
+  else if (i == cIndex)
+    shape.append({p.m, p.n});
+  else
+    shape.push_back(p.n); // bias
+  return shape;
+}
+
+MemRefType mlir::amk::getKernelOperandType(const GemmProblem &p, unsigned i,
+                                           MemRefType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [dim, size] : llvm::enumerate(getOperandProblemShape(p, i)))
+    if (dim < shape.size() && ShapedType::isDynamic(shape[dim]))
+      shape[dim] = size;
+  return MemRefType::Builder(type).setShape(shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+static constexpr int64_t kStageAlignBytes = 128;
+
+int64_t GemmSmemLayout::bOffsetBytes() const {
+  return llvm::alignTo(a.elements() * elemBytes, kStageAlignBytes);
+}
+
+int64_t GemmSmemLayout::stageBytes() const {
+  return llvm::alignTo(bOffsetBytes() + b.elements() * elemBytes,
+                       kStageAlignBytes);
+}
+
+GemmSmemLayout mlir::amk::getGemmSmemLayout(GemmConfigAttr config,
+                                            const GemmProblem &problem) {
+  int64_t bm = config.getBlockM(), bn = config.getBlockN(),
+          bk = config.getBlockK();
+  GemmSmemLayout layout;
+  layout.stages = config.getStages();
+  layout.elemBytes = problem.inBytes();
+  if (config.getMath() == MathInst::simt) {
+    // K-major tiles. A transposing store (row-major A, or B given as [N, K])
+    // writes 4 rows of the tile per vector; 4 extra elements per row spread
+    // those rows over different banks.
+    layout.a = {bk, bm, bm + (problem.transposeA ? 0 : 4)};
+    layout.b = {bk, bn, bn + (problem.transposeB ? 4 : 0)};
+    return layout;
+  }
+  auto tile = [](int64_t rows, int64_t cols) {
+    return GemmSmemLayout::Tile{rows, cols, cols};
+  };
+  layout.a = problem.transposeA ? tile(bk, bm) : tile(bm, bk);
+  layout.b = problem.transposeB ? tile(bn, bk) : tile(bk, bn);
+  return layout;
+}
+
+//===----------------------------------------------------------------------===//
+// Grid
+//===----------------------------------------------------------------------===//
+
+std::array<int64_t, 3> mlir::amk::getGemmGrid(GemmConfigAttr config,
+                                              int64_t batch, int64_t m,
+                                              int64_t n) {
+  int64_t tiles = llvm::divideCeil(m, config.getBlockM()) *
+                  llvm::divideCeil(n, config.getBlockN());
+  return {tiles, 1, batch * config.getSplitK()};
+}
+
+std::array<std::string, 3> mlir::amk::getGemmGridExprs(GemmConfigAttr config) {
+  int64_t bm = config.getBlockM(), bn = config.getBlockN();
+  std::string x =
+      llvm::formatv("((M+{0})/{1})*((N+{2})/{3})", bm - 1, bm, bn - 1, bn);
+  std::string z = config.getSplitK() == 1
+                      ? std::string("B")
+                      : llvm::formatv("B*{0}", config.getSplitK()).str();
+  return {x, "1", z};
+}
+
+//===----------------------------------------------------------------------===//
+// What the synthesizer supports
+//===----------------------------------------------------------------------===//
+
+/// Whether `extent` (a size, or kDynamic) is a known multiple of `vector`.
+static bool divides(int64_t vector, int64_t extent) {
+  if (vector == 1)
+    return true;
+  return !ShapedType::isDynamic(extent) && extent % vector == 0;
+}
+
+int64_t mlir::amk::getOperandVector(GemmConfigAttr config,
+                                    const GemmProblem &problem, bool isA) {
+  int64_t extent =
+      isA ? problem.getContiguousExtentA() : problem.getContiguousExtentB();
+  int64_t vector = config.getVector();
+  while (!divides(vector, extent))
+    vector /= 2;
+  return vector;
+}
+
+int64_t mlir::amk::getOperandVersionedVector(GemmConfigAttr config,
+                                             const GemmProblem &problem,
+                                             bool isA) {
+  int64_t extent =
+      isA ? problem.getContiguousExtentA() : problem.getContiguousExtentB();
+  if (ShapedType::isDynamic(extent) && config.getMath() == MathInst::mma_sync)
+    return config.getVector();
+  return getOperandVector(config, problem, isA);
+}
+
+int64_t mlir::amk::getRegisterLookahead(GemmConfigAttr config) {
+  // One k-tile. Deeper lookahead carries a queue of in-flight loads through
+  // the loop, and rotating it moves registers whose loads have not landed:
+  // each move waits for its load, so the loop stalls as if there were no
+  // lookahead (measured on the H200: bf16 1000x1000x999, 64x128x64 tiles,
+  // 25.9 us with one k-tile ahead, 33.8-34.7 us with two or three).
+  return std::clamp<int64_t>(config.getStages() - 2, 0, 1);
+}
+
+bool mlir::amk::supportsSplitK(const GemmProblem &problem) {
+  return problem.outType.isF32() && problem.accType.isF32() &&
+         problem.beta == 0.0 && !problem.bias &&
+         problem.activation == Activation::none;
+}
+
+LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
+                                            const GemmProblem &problem,
+                                            std::string &whyNot) {
+  auto fail = [&](const llvm::Twine &reason) {
+    whyNot = reason.str();
+    return failure();
+  };
+  int64_t bm = config.getBlockM(), bn = config.getBlockN(),
+          bk = config.getBlockK(), threads = config.getThreads(),
+          vector = config.getVector();
+  if (config.getSplitK() < 1)
+    return fail("split_k must be at least 1");
+  // Split-K adds partial sums to C with f32 atomics after the launch zeroes
+  // it: a linear epilogue into f32 only.
+  if (config.getSplitK() > 1 && !supportsSplitK(problem))
+    return fail("split_k > 1 needs an f32 C and accumulator without beta, "
+                "bias or activation (partial sums are added atomically)");
+  // Each operand narrows `vector` to what its rows allow; a width neither
+  // can use is a config error, not something to reinterpret silently.
+  if (getOperandVersionedVector(config, problem, true) != vector &&
+      getOperandVersionedVector(config, problem, false) != vector)
+    return fail(llvm::formatv("vector width {0} divides the contiguous extent "
+                              "of neither A nor B (loads would be misaligned)",
+                              vector));
+  // Every thread moves the same number of vectors of each tile.
+  if ((bm * bk) % (threads * vector) != 0 || (bn * bk) % (threads * vector))
+    return fail(llvm::formatv("{0} threads with vector width {1} do not evenly "
+                              "cover the {2}x{3} and {3}x{4} tiles",
+                              threads, vector, bm, bk, bn));
+
+  switch (config.getMath()) {
+  case MathInst::simt: {
+    if (!problem.inType.isF32())
+      return fail("simt synthesizes f32 inputs only");
+    if (config.getStages() != 2)
+      return fail("simt synthesizes double buffering (stages = 2) only");
+    int64_t tm = config.getThread()[0], tn = config.getThread()[1];
+    if (!llvm::is_contained({1, 2, 4, 8}, tm) ||
+        !llvm::is_contained({1, 2, 4, 8}, tn))
+      return fail("simt thread tiles are 1, 2, 4 or 8 on each side");
+    if (vector > 4)
+      return fail("simt loads at most 4 f32 per access");
+    return success();
+  }
+  case MathInst::mma_sync: {
+    bool tf32 = problem.inType.isF32() && problem.isTF32();
+    if (!(problem.inType.isF16() || problem.inType.isBF16() || tf32))
+      return fail("mma_sync synthesizes f16, bf16 and tf32 inputs only");
+    if (config.getInst()[2] != (tf32 ? 8 : 16))
+      return fail(tf32 ? "mma_sync synthesizes tf32 as m16n8k8 only"
+                       : "mma_sync synthesizes f16/bf16 as m16n8k16 only");
+    if (config.getWarpM() % 16 != 0 || config.getWarpN() % 16 != 0)
+      return fail("mma_sync warp tiles are multiples of 16 on each side");
+    if (bk * problem.inBytes() != 64 && bk * problem.inBytes() != 128)
+      return fail("mma_sync block K rows are 64 or 128 bytes (BK = 32 or 64 "
+                  "for 16-bit types, 16 or 32 for tf32)");
+    if (config.getStages() < 2 || config.getStages() > 6)
+      return fail("mma_sync pipelines 2 to 6 stages");
+    return success();
+  }
+  case MathInst::wgmma:
+    return fail("wgmma is not synthesized yet");
+  }
+  llvm_unreachable("unknown math instruction");
+}

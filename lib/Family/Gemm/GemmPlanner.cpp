@@ -1,0 +1,316 @@
+//===- GemmPlanner.cpp - The GEMM candidate space and its ranking --------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Family/Gemm/GemmFamily.h"
+
+#include "AMK/Family/Gemm/GemmResources.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/ScopedPrinter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+using namespace mlir;
+using namespace mlir::amk;
+
+//===----------------------------------------------------------------------===//
+// The enumeration space
+//===----------------------------------------------------------------------===//
+
+static constexpr int64_t kMmaBlockMN[] = {16, 32, 64, 128, 256};
+static constexpr int64_t kMmaBlockK[] = {32, 64};
+static constexpr int64_t kMmaWarpMN[] = {16, 32, 64};
+static constexpr int64_t kMmaStages[] = {2, 3, 4, 5, 6};
+static constexpr int64_t kSimtBlockMN[] = {16, 32, 64, 128};
+static constexpr int64_t kSimtBlockK[] = {8, 16, 32};
+/// Heuristic: deeper simt k-tiles only for skinny problems (M or N below
+/// this). On the H200 at 4096^3, BK = 16 and 32 ran 12% and 6% slower than
+/// BK = 8, while a 1x4096x4096 product ran 2.2x faster with BK = 32 than
+/// with BK = 8 (docs/PERF_LOG.md); the cost model does not capture either
+/// yet, and given deep k-tiles it picks small tiles for square problems.
+static constexpr int64_t kSimtDeepKMaxMN = 256;
+static constexpr int64_t kSimtThreadMN[] = {1, 2, 4, 8};
+static constexpr int64_t kSimtLanesM[] = {1, 2, 4, 8, 16, 32};
+static constexpr int64_t kSwizzles[] = {1, 8};
+/// At most this many warps per block are enumerated.
+static constexpr int64_t kMaxWarps = 16;
+
+/// The largest load vector width (elements) fitting a 16-byte access that
+/// divides either contiguous extent (the other operand narrows it, see
+/// getOperandVector); with `versioned`, a dynamic extent may turn out to be
+/// a multiple of any width (see getOperandVersionedVector).
+static int64_t pickVectorWidth(const GemmProblem &problem, bool versioned) {
+  int64_t maxVector = 128 / problem.inType.getIntOrFloatBitWidth();
+  auto divides = [&](int64_t v, int64_t extent) {
+    return ShapedType::isDynamic(extent) ? versioned : extent % v == 0;
+  };
+  for (int64_t v = maxVector; v > 1; v /= 2)
+    if (divides(v, problem.getContiguousExtentA()) ||
+        divides(v, problem.getContiguousExtentB()))
+      return v;
+  return 1;
+}
+
+namespace {
+struct RawConfig {
+  SmallVector<int64_t, 3> block;
+  SmallVector<int64_t, 2> warp, inst, thread;
+  MathInst math;
+  int64_t stages, vector, threads, swizzle;
+};
+} // namespace
+
+static void enumerateRaw(const GemmProblem &problem,
+                         function_ref<void(const RawConfig &)> fn) {
+  int64_t vector = pickVectorWidth(problem, /*versioned=*/false);
+  bool tf32 = problem.inType.isF32() && problem.isTF32();
+  if (problem.inType.isF16() || problem.inType.isBF16() || tf32) {
+    // Tensor cores: m16n8k16 for 16-bit types, m16n8k8 for tf32, whose
+    // 32-bit elements halve the K of a shared-memory row.
+    int64_t instK = tf32 ? 8 : 16;
+    for (int64_t bm : kMmaBlockMN)
+      for (int64_t bn : kMmaBlockMN)
+        for (int64_t bk16 : kMmaBlockK)
+          for (int64_t wm : kMmaWarpMN)
+            for (int64_t wn : kMmaWarpMN) {
+              if (wm > bm || wn > bn || bm % wm || bn % wn)
+                continue;
+              int64_t warps = (bm / wm) * (bn / wn);
+              if (warps > kMaxWarps)
+                continue;
+              for (int64_t stages : kMmaStages)
+                for (int64_t swizzle : kSwizzles)
+                  fn(RawConfig{{bm, bn, tf32 ? bk16 / 2 : bk16},
+                               {wm, wn},
+                               {16, 8, instK},
+                               {},
+                               MathInst::mma_sync,
+                               stages,
+                               pickVectorWidth(problem, /*versioned=*/true),
+                               32 * warps,
+                               swizzle});
+            }
+    if (!tf32)
+      return;
+  }
+  // f32: SIMT FMAs (also a fallback for tf32, which it computes exactly).
+  auto isSmall = [](int64_t size) {
+    return !ShapedType::isDynamic(size) && size < kSimtDeepKMaxMN;
+  };
+  bool skinny = isSmall(problem.m) || isSmall(problem.n);
+  for (int64_t bm : kSimtBlockMN)
+    for (int64_t bn : kSimtBlockMN)
+      for (int64_t bk : kSimtBlockK)
+        for (int64_t tm : kSimtThreadMN)
+          for (int64_t tn : kSimtThreadMN)
+            for (int64_t lanesM : kSimtLanesM) {
+              if (bk > kSimtBlockK[0] && !skinny)
+                continue;
+              int64_t wm = tm * lanesM, wn = tn * (32 / lanesM);
+              if (wm > bm || wn > bn || bm % wm || bn % wn)
+                continue;
+              int64_t warps = (bm / wm) * (bn / wn);
+              if (warps > kMaxWarps)
+                continue;
+              for (int64_t swizzle : kSwizzles)
+                fn(RawConfig{{bm, bn, bk},
+                             {wm, wn},
+                             {},
+                             {tm, tn},
+                             MathInst::simt,
+                             2,
+                             vector,
+                             32 * warps,
+                             swizzle});
+            }
+}
+
+void mlir::amk::forEachCalibratedParam(
+    GemmCostParams &params, function_ref<void(StringRef, double &)> fn) {
+  fn("launch_overhead_ns", params.launchOverheadNs);
+  fn("simt_efficiency", params.simtEfficiency);
+  fn("mma_sync_efficiency_hopper", params.mmaSyncEfficiencyHopper);
+  fn("mma_sync_efficiency_native", params.mmaSyncEfficiencyNative);
+  fn("hbm_efficiency", params.hbmEfficiency);
+  fn("mem_latency_ns", params.memLatencyNs);
+  fn("l2_bandwidth_per_hbm", params.l2BandwidthPerHbm);
+  fn("lone_block_efficiency", params.loneBlockEfficiency);
+  fn("overlap", params.overlap);
+}
+
+int64_t mlir::amk::getAccumulatorsPerThread(GemmConfigAttr config) {
+  if (config.getMath() == MathInst::mma_sync)
+    return config.getWarpM() * config.getWarpN() / 32;
+  ArrayRef<int64_t> thread = config.getThread();
+  return thread.size() == 2 ? thread[0] * thread[1] : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// The model of one problem
+//===----------------------------------------------------------------------===//
+
+/// A tile side is "far larger than the problem" when it exceeds both the
+/// smallest side enumerated and the next power of two of the size.
+static bool exceedsProblem(int64_t tile, int64_t size, int64_t smallest) {
+  return tile > smallest && tile > static_cast<int64_t>(llvm::PowerOf2Ceil(
+                                       std::max<int64_t>(size, 1)));
+}
+
+static std::string formatUs(double ns) {
+  return llvm::formatv("{0:f1}", ns / 1000.0).str();
+}
+
+namespace {
+class GemmProblemModel : public ProblemModel {
+public:
+  GemmProblemModel(MLIRContext *context, const GemmProblem &problem,
+                   const TargetSpec &target, const GemmCostParams &params)
+      : context(context), problem(problem),
+        rep(getRepresentativeProblem(problem, params)), target(target),
+        params(params) {}
+
+  FailureOr<KernelResources>
+  getResources(KernelConfigAttrInterface config) const override {
+    auto gemm = dyn_cast<GemmConfigAttr>(config);
+    if (!gemm)
+      return failure();
+    return getGemmResources(gemm, problem, target);
+  }
+
+  LogicalResult checkLowerable(KernelConfigAttrInterface config,
+                               std::string &whyNot) const override {
+    auto gemm = dyn_cast<GemmConfigAttr>(config);
+    if (!gemm) {
+      whyNot = "not a #amk.gemm_config";
+      return failure();
+    }
+    return checkGemmLowerable(gemm, problem, whyNot);
+  }
+
+  void
+  enumerate(function_ref<void(KernelConfigAttrInterface)> fn) const override {
+    enumerateRaw(problem, [&](const RawConfig &raw) {
+      for (int64_t splitK : getSplits(raw))
+        if (GemmConfigAttr config = getConfig(raw, splitK))
+          fn(config);
+    });
+  }
+
+  std::optional<std::pair<std::string, std::string>>
+  prune(KernelConfigAttrInterface config) const override {
+    auto c = cast<GemmConfigAttr>(config);
+    bool isMma = !problem.inType.isF32();
+    int64_t smallestMN = isMma ? kMmaBlockMN[0] : kSimtBlockMN[0];
+    int64_t smallestK = isMma ? kMmaBlockK[0] : kSimtBlockK[0];
+    if (!exceedsProblem(c.getBlockM(), rep.m, smallestMN) &&
+        !exceedsProblem(c.getBlockN(), rep.n, smallestMN) &&
+        !exceedsProblem(c.getBlockK(), rep.k, smallestK))
+      return std::nullopt;
+    return std::make_pair(
+        std::string("heuristic:tile-exceeds-problem"),
+        llvm::formatv("block tile {0}x{1}x{2} is far larger than the "
+                      "{3}x{4}x{5} problem",
+                      c.getBlockM(), c.getBlockN(), c.getBlockK(), rep.m, rep.n,
+                      rep.k)
+            .str());
+  }
+
+  CandidateCost predict(KernelConfigAttrInterface config,
+                        const KernelResources &resources) const override {
+    GemmCost cost = predictGemmTime(cast<GemmConfigAttr>(config), rep, target,
+                                    resources, params);
+    CandidateCost out;
+    out.totalNs = cost.totalNs;
+    out.terms = llvm::formatv("compute {0}, hbm {1}, l2 {2}, feed {3}, smem "
+                              "{4} us",
+                              formatUs(cost.computeNs), formatUs(cost.hbmNs),
+                              formatUs(cost.l2Ns), formatUs(cost.feedNs),
+                              formatUs(cost.smemNs))
+                    .str();
+    out.notes = llvm::formatv("{0} tiles", cost.tiles).str();
+    return out;
+  }
+
+  SmallVector<int64_t>
+  getTieBreakers(KernelConfigAttrInterface config,
+                 const KernelResources &resources) const override {
+    auto c = cast<GemmConfigAttr>(config);
+    bool notMult32 = c.getBlockM() % 32 != 0 || c.getBlockN() % 32 != 0;
+    return {notMult32,      c.getSplitK(),  resources.dynamicSmemBytes,
+            c.getThreads(), c.getSwizzle(), c.getBlockK()};
+  }
+
+  std::string getShapeKey(KernelConfigAttrInterface config,
+                          bool coarse) const override {
+    auto c = cast<GemmConfigAttr>(config);
+    std::string key = llvm::formatv("{0}x{1}x{2}", c.getBlockM(), c.getBlockN(),
+                                    c.getBlockK());
+    if (!coarse)
+      key += llvm::formatv("/{0}x{1}", c.getWarpM(), c.getWarpN()).str();
+    return key;
+  }
+
+  bool hasPartialTiles(KernelConfigAttrInterface config) const override {
+    auto c = cast<GemmConfigAttr>(config);
+    return problem.hasDynamicSizes() || problem.m % c.getBlockM() ||
+           problem.n % c.getBlockN() || problem.k % c.getBlockK();
+  }
+
+  bool hasDynamicSizes() const override { return problem.hasDynamicSizes(); }
+
+  SmallVector<std::string> getPlanNotes() const override {
+    if (!problem.hasDynamicSizes())
+      return {};
+    return {llvm::formatv("dynamic sizes planned as {0} (a dynamic batch as 1)",
+                          params.representativeSize)
+                .str()};
+  }
+
+private:
+  /// Split-K for grids that fill at most a quarter of the SMs (measured on
+  /// the H200: it pays on decode-like shapes, 0.17x -> 0.75x cuBLAS at fp32
+  /// 1x4096x4096, but a grid of 64 tiles lost to its zeroing and atomics):
+  /// up to 32 splits of at least 4 k-tiles each, where the problem allows.
+  SmallVector<int64_t, 6> getSplits(const RawConfig &raw) const {
+    SmallVector<int64_t, 6> splits = {1};
+    int64_t outputTiles = rep.batch * llvm::divideCeil(rep.m, raw.block[0]) *
+                          llvm::divideCeil(rep.n, raw.block[1]);
+    int64_t kTiles = llvm::divideCeil(rep.k, raw.block[2]);
+    if (!supportsSplitK(problem) || 4 * outputTiles > target.sm_count)
+      return splits;
+    for (int64_t s = 2; s <= 32 && kTiles / s >= 4; s *= 2)
+      splits.push_back(s);
+    return splits;
+  }
+
+  /// The config, or null when the attribute's verifier refuses it (such
+  /// configs are not candidates).
+  GemmConfigAttr getConfig(const RawConfig &raw, int64_t splitK) const {
+    auto silent = [&]() -> InFlightDiagnostic { return InFlightDiagnostic(); };
+    return GemmConfigAttr::getChecked(
+        silent, context, ArrayRef<int64_t>(raw.block),
+        ArrayRef<int64_t>(raw.warp), raw.math, ArrayRef<int64_t>(raw.inst),
+        ArrayRef<int64_t>(raw.thread), raw.stages, raw.vector, raw.threads,
+        raw.swizzle, splitK);
+  }
+
+  MLIRContext *context;
+  GemmProblem problem;
+  /// The problem at its representative sizes, for the cost model.
+  GemmProblem rep;
+  const TargetSpec &target;
+  GemmCostParams params;
+};
+} // namespace
+
+std::unique_ptr<ProblemModel> mlir::amk::createGemmProblemModel(
+    MLIRContext *context, const GemmProblem &problem, const TargetSpec &target,
+    const GemmCostParams &params) {
+  return std::make_unique<GemmProblemModel>(context, problem, target, params);
+}

@@ -1,0 +1,33 @@
+//===- GemmSynthesis.h - GEMM kernels from a gemm config --------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The GEMM synthesizer: turns an `amk.kernel` with a `#amk.gemm_config` into a
+// `gpu.func` over upstream dialects (arith, scf, memref, vector, gpu, nvgpu and
+// a few nvvm ops). Internal to AMKTransforms.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_LIB_FAMILY_GEMM_GEMMSYNTHESIS_H
+#define AMK_LIB_FAMILY_GEMM_GEMMSYNTHESIS_H
+
+#include "AMK/Family/Gemm/GemmModel.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir::amk {
+
+/// Builds `gpu.func @name` inside `module`, taking the matmul's operands (A,
+/// B, optional bias, C) as memref arguments of the same types, with
+/// `known_block_size` set. The kernel is launched on the grid of getGemmGrid()
+/// with getGemmSmemLayout(...).totalBytes() of dynamic shared memory. Fails
+/// (with a diagnostic at `kernel`) if checkGemmLowerable() rejects the config.
+FailureOr<gpu::GPUFuncOp> synthesizeGemmKernel(gpu::GPUModuleOp module,
+                                               KernelOp kernel,
+                                               GemmConfigAttr config,
+                                               StringRef name);
+
+} // namespace mlir::amk
+
+#endif // AMK_LIB_FAMILY_GEMM_GEMMSYNTHESIS_H

@@ -1,0 +1,52 @@
+//===- Bounds.h - The harness's memory bounds check -------------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_LIB_HARNESS_BOUNDS_H
+#define AMK_LIB_HARNESS_BOUNDS_H
+
+#include "AMK/Harness/KernelSafety.h"
+
+namespace mlir {
+class DataFlowSolver;
+} // namespace mlir
+
+namespace mlir::amk {
+
+/// One memory access an op makes: a memref, its indices, the elements it
+/// touches along the last dimension, and a condition under which it happens
+/// (null: always).
+struct MemoryAccess {
+  Operation *op;
+  Value memref;
+  llvm::SmallVector<Value> indices;
+  int64_t width;
+  Value condition;
+  StringRef what;
+  bool write = false;
+  /// Completes later (cp.async): see SharedMemory.h.
+  bool async = false;
+};
+
+/// The accesses `op` makes, or failure if it touches memory in a way the
+/// harness does not model.
+FailureOr<llvm::SmallVector<MemoryAccess>> getMemoryAccesses(Operation *op);
+
+/// Proves every memory access of `kernel` inside its buffer, with the
+/// integer ranges `solver` computed (IntegerRangeAnalysis on `kernel`);
+/// calls `report` (check id, op, message, found, limit, details for JSON)
+/// for each access it cannot.
+/// `launchGrid` (empty: unknown): the grid every launch of the kernel uses,
+/// bounding its block ids.
+void checkKernelBounds(
+    Operation *kernel, const DataFlowSolver &solver,
+    llvm::ArrayRef<int64_t> launchGrid,
+    llvm::function_ref<void(StringRef, Operation *, const Twine &, int64_t,
+                            int64_t, llvm::json::Object)>
+        report);
+
+} // namespace mlir::amk
+
+#endif // AMK_LIB_HARNESS_BOUNDS_H

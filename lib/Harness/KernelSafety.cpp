@@ -1,0 +1,352 @@
+//===- KernelSafety.cpp - The harness on GPU kernels ----------------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Harness/KernelSafety.h"
+
+#include "AMK/Analysis/Address.h"
+#include "AMK/Analysis/Uniformity.h"
+#include "Alignment.h"
+#include "Bounds.h"
+#include "MBarrier.h"
+#include "SharedMemory.h"
+#include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
+#include "mlir/Analysis/DataFlow/Utils.h"
+#include "mlir/Analysis/DataFlowFramework.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+std::string mlir::amk::describeOp(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "'" << op->getName() << "'";
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << " at line " << loc.getLine();
+  return s;
+}
+
+/// Dialects whose ops the harness models (every op of them is either pure
+/// arithmetic, a memory access the checks understand, structured control
+/// flow, or a GPU primitive).
+static bool isModelled(Operation *op) {
+  static const llvm::StringSet<> dialects = {
+      "arith", "math", "memref", "vector", "scf", "gpu", "index", "affine",
+      "ub",
+      // Branches only occur in multi-block regions, reported as such.
+      "cf"};
+  StringRef dialect = op->getName().getDialectNamespace();
+  if (dialects.contains(dialect))
+    return true;
+  // The NVVM ops AMK's kernels use: special registers, barriers, MMAs.
+  // nvgpu: the async copies, their groups and waits, ldmatrix and mma.sync;
+  // mbarriers created, initialized, arrived on and waited on by parity
+  // (MBarrier.cpp); not test_wait, expect_tx, TMA or wgmma.
+  if (dialect == "nvgpu")
+    return isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
+               nvgpu::DeviceAsyncWaitOp, nvgpu::LdMatrixOp, nvgpu::MmaSyncOp,
+               nvgpu::MBarrierCreateOp, nvgpu::MBarrierInitOp,
+               nvgpu::MBarrierArriveOp, nvgpu::MBarrierTryWaitParityOp>(op);
+  if (dialect == "nvvm")
+    return isa<NVVM::Barrier0Op, NVVM::BarrierOp, NVVM::MmaOp,
+               NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
+               NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp,
+               NVVM::BlockDimXOp, NVVM::BlockDimYOp, NVVM::BlockDimZOp,
+               NVVM::LaneIdOp>(op);
+  // Value plumbing of the NVVM MMA results.
+  return isa<LLVM::ExtractValueOp, LLVM::InsertValueOp, LLVM::UndefOp,
+             LLVM::PoisonOp>(op);
+}
+
+static bool isBarrier(Operation *op) {
+  return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op);
+}
+
+/// `v` when integer arithmetic on constants computes it.
+static std::optional<int64_t> foldConstant(Value v, int depth = 0) {
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.getSExtValue();
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 16 || !isa<arith::ArithDialect>(op->getDialect()))
+    return std::nullopt;
+  SmallVector<int64_t, 2> operands;
+  for (Value operand : op->getOperands()) {
+    std::optional<int64_t> x = foldConstant(operand, depth + 1);
+    if (!x)
+      return std::nullopt;
+    operands.push_back(*x);
+  }
+  return evaluateIntegerOp(op, operands);
+}
+
+/// The grid of the kernel's launches in its module, when there are some
+/// and the module uses the kernel for nothing else: per dimension the
+/// largest size, or 0 when some launch's is not a constant (empty: none).
+static SmallVector<int64_t, 3> getLaunchGrid(gpu::GPUFuncOp func) {
+  Operation *top = func->getParentOp();
+  while (top && top->getParentOp())
+    top = top->getParentOp();
+  auto module = dyn_cast_or_null<gpu::GPUModuleOp>(func->getParentOp());
+  if (!top || !module)
+    return {};
+  SmallVector<int64_t, 3> grid;
+  bool ok = true;
+  top->walk([&](Operation *op) {
+    auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+    if (!launch) {
+      // Any other reference to the kernel: launched in ways not seen here.
+      for (NamedAttribute attr : op->getAttrs())
+        if (auto ref = dyn_cast<SymbolRefAttr>(attr.getValue()))
+          if (ref.getLeafReference() == func.getNameAttr() &&
+              ref.getRootReference() == module.getSymNameAttr())
+            ok = false;
+      return;
+    }
+    if (launch.getKernelModuleName() != module.getSymNameAttr() ||
+        launch.getKernelName() != func.getNameAttr())
+      return;
+    gpu::KernelDim3 size = launch.getGridSizeOperandValues();
+    Value dims[] = {size.x, size.y, size.z};
+    bool first = grid.empty();
+    grid.resize(3, 0);
+    for (int d = 0; d < 3; ++d) {
+      std::optional<int64_t> c = foldConstant(dims[d]);
+      grid[d] =
+          c && *c > 0 && (first || grid[d] > 0) ? std::max(grid[d], *c) : 0;
+    }
+  });
+  if (!ok)
+    return {};
+  return grid;
+}
+
+/// Bytes of a static shared allocation of `type` aligned to `align`; 0 and a
+/// reason when its size is not static.
+static int64_t staticBytes(MemRefType type, std::string &whyNot) {
+  int64_t elem = elementBytes(type.getElementType());
+  if (!type.hasStaticShape() || !elem) {
+    whyNot =
+        llvm::formatv("a shared allocation of {0} has no static size", type)
+            .str();
+    return 0;
+  }
+  return type.getNumElements() * elem;
+}
+
+FailureOr<int64_t> mlir::amk::getStaticSharedMemory(
+    Operation *kernel,
+    llvm::function_ref<void(Operation *, const Twine &)> unprovable) {
+  // Every allocation at its alignment: after the first, each may be padded
+  // by up to its alignment - 1 bytes, wherever ptxas places it.
+  int64_t total = 0, padding = 0, minPad = INT64_MAX;
+  bool failedOne = false;
+  auto add = [&](Operation *at, MemRefType type, int64_t align) {
+    std::string whyNot;
+    int64_t bytes = staticBytes(type, whyNot);
+    if (!whyNot.empty()) {
+      unprovable(at, whyNot);
+      failedOne = true;
+      return;
+    }
+    align =
+        std::max(align, naturalAlignment(elementBytes(type.getElementType())));
+    total += bytes;
+    padding += align - 1;
+    minPad = std::min(minPad, align - 1);
+  };
+  StringRef alignName = LLVM::LLVMDialect::getAlignAttrName();
+  if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
+    for (auto [i, arg] : llvm::enumerate(func.getWorkgroupAttributions()))
+      if (auto type = dyn_cast<MemRefType>(arg.getType())) {
+        auto align = dyn_cast_or_null<IntegerAttr>(
+            func.getWorkgroupAttributionAttr(i, alignName));
+        add(func, type, align ? align.getInt() : 1);
+      }
+  llvm::SmallPtrSet<Operation *, 4> globals;
+  kernel->walk([&](Operation *op) {
+    if (isa<memref::AllocOp, memref::AllocaOp>(op)) {
+      auto type = cast<MemRefType>(op->getResult(0).getType());
+      if (!isWorkgroupMemRef(type))
+        return;
+      std::optional<uint64_t> align =
+          isa<memref::AllocOp>(op) ? cast<memref::AllocOp>(op).getAlignment()
+                                   : cast<memref::AllocaOp>(op).getAlignment();
+      add(op, type, align.value_or(1));
+    } else if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
+      if (!isWorkgroupMemRef(get.getType()))
+        return;
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          op, get.getNameAttr());
+      if (!global) {
+        unprovable(op, "a shared global the harness cannot find");
+        failedOne = true;
+        return;
+      }
+      if (globals.insert(global).second)
+        add(op, global.getType(), global.getAlignment().value_or(1));
+    }
+  });
+  if (failedOne)
+    return failure();
+  return total ? total + padding - minPad : 0;
+}
+
+LogicalResult
+mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
+                             SmallVectorImpl<HarnessFinding> &findings) {
+  size_t before = findings.size();
+  std::string name;
+  if (auto sym = SymbolTable::getSymbolName(kernel))
+    name = sym.str();
+  auto report = [&](StringRef check, Operation *at, const Twine &message) {
+    findings.push_back(
+        HarnessFinding{check.str(), at->getLoc(), name, message.str(), 0, 0});
+  };
+  auto errors = [&] {
+    return llvm::count_if(llvm::drop_begin(findings, before),
+                          [](const HarnessFinding &f) { return f.isError(); });
+  };
+
+  // The grid: known_grid_size, else the one every launch of the kernel in
+  // its module agrees on (bounds block ids for the bounds check).
+  SmallVector<int64_t, 3> grid;
+  auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
+  if (func) {
+    if (DenseI32ArrayAttr size = func.getKnownGridSizeAttr())
+      grid.assign(size.asArrayRef().begin(), size.asArrayRef().end());
+    else
+      grid = getLaunchGrid(func);
+  }
+
+  // Launch resources against the target: the block from known_block_size,
+  // shared memory from what the launch provides plus the static allocations.
+  if (target) {
+    SmallVector<int64_t, 3> block;
+    if (func)
+      if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr())
+        block.assign(size.asArrayRef().begin(), size.asArrayRef().end());
+    int64_t smem = 0;
+    if (auto attr = kernel->getAttrOfType<IntegerAttr>(kDynamicSmemAttrName))
+      smem = attr.getInt();
+    FailureOr<int64_t> staticSmem =
+        getStaticSharedMemory(kernel, [&](Operation *at, const Twine &why) {
+          report(check::kUnprovable, at, why);
+        });
+    SmallVector<int64_t, 3> knownGrid;
+    if (func)
+      if (DenseI32ArrayAttr size = func.getKnownGridSizeAttr())
+        knownGrid.assign(size.asArrayRef().begin(), size.asArrayRef().end());
+    checkLaunchResources(block, smem, *target, kernel->getLoc(), name, findings,
+                         succeeded(staticSmem) ? *staticSmem : 0, knownGrid);
+  }
+
+  // Structure first: the analyses below need structured control flow and
+  // known ops; anything else is unprovable, not accepted.
+  bool structured = true;
+  kernel->walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      if (!region.empty() && !region.hasOneBlock()) {
+        report(check::kUnprovable, op,
+               "unstructured control flow (a region of " + describeOp(op) +
+                   " has " +
+                   Twine(std::distance(region.begin(), region.end())) +
+                   " blocks): lower to scf to let the harness analyse it");
+        structured = false;
+      }
+    if (op == kernel)
+      return;
+    if (auto call = dyn_cast<CallOpInterface>(op)) {
+      std::string callee = "an indirect callee";
+      if (auto sym =
+              dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee()))
+        callee = "'" + sym.getLeafReference().str() + "'";
+      report(check::kUnprovable, op,
+             "calls " + callee + ": the harness does not analyse calls");
+      return;
+    }
+    if (!isModelled(op))
+      report(check::kUnprovable, op,
+             "op " + describeOp(op) + " is not modelled by the harness");
+  });
+  if (!structured)
+    return failure();
+
+  UniformityInfo uniformity(kernel);
+  kernel->walk([&](Operation *op) {
+    if (!isBarrier(op))
+      return;
+    if (Operation *branch = uniformity.getDivergentAncestor(op))
+      report(check::kBarrierDivergent, op,
+             "barrier " + describeOp(op) +
+                 " is under thread-dependent control: " + describeOp(branch) +
+                 " decides by a value derived from the thread id whether (or "
+                 "how often) it runs, so threads of the block can wait "
+                 "forever");
+  });
+
+  checkMBarriers(kernel, uniformity,
+                 [&](StringRef check, Operation *at, const Twine &message) {
+                   report(check, at, message);
+                 });
+
+  // One integer range analysis for every check: thread ids bounded by
+  // known_block_size, loop variables by their bounds.
+  DataFlowSolver solver;
+  dataflow::loadBaselineAnalyses(solver);
+  solver.load<dataflow::IntegerRangeAnalysis>();
+  if (failed(solver.initializeAndRun(kernel))) {
+    report(check::kUnprovable, kernel, "integer range analysis failed");
+    return failure();
+  }
+
+  // Ops the bounds check cannot model are not asked about again.
+  llvm::DenseSet<Operation *> unprovable;
+  checkKernelBounds(kernel, solver, grid,
+                    [&](StringRef check, Operation *at, const Twine &message,
+                        int64_t found, int64_t limit,
+                        llvm::json::Object details) {
+                      if (check == check::kUnprovable)
+                        unprovable.insert(at);
+                      HarnessFinding f{check.str(),   at->getLoc(), name,
+                                       message.str(), found,        limit};
+                      f.details = std::move(details);
+                      findings.push_back(std::move(f));
+                    });
+
+  auto add = [&](HarnessFinding f) {
+    f.op = name;
+    findings.push_back(std::move(f));
+  };
+  AddressModel addresses;
+  checkKernelAlignment(kernel, solver, addresses, unprovable, add);
+
+  // Races and async ordering assume barriers every thread reaches.
+  if (llvm::none_of(llvm::drop_begin(findings, before),
+                    [](const HarnessFinding &f) {
+                      return f.check == check::kBarrierDivergent;
+                    }))
+    checkSharedMemory(
+        kernel, uniformity, solver,
+        [&](StringRef check, Operation *at, const Twine &message) {
+          report(check, at, message);
+        });
+
+  // Performance, not safety: warnings.
+  checkKernelCoalescing(kernel, uniformity, addresses, add);
+  return success(errors() == 0);
+}

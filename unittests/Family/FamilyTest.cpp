@@ -1,0 +1,70 @@
+//===- FamilyTest.cpp - The registry and the occupancy model --------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Family/Family.h"
+#include "AMK/Family/Gemm/GemmFamily.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+namespace {
+TEST(FamilyRegistry, RegistersOnceAndRefusesADuplicate) {
+  ASSERT_FALSE(static_cast<bool>(registerAllFamilies()));
+  // Idempotent.
+  ASSERT_FALSE(static_cast<bool>(registerAllFamilies()));
+  const KernelFamily *gemm = lookupFamily("gemm");
+  ASSERT_TRUE(gemm);
+  EXPECT_EQ(gemm->getDisplayName(), "GEMM");
+  EXPECT_EQ(lookupFamily("no-such-family"), nullptr);
+
+  llvm::Error again = registerFamily(createGemmFamily());
+  ASSERT_TRUE(static_cast<bool>(again));
+  EXPECT_EQ(llvm::toString(std::move(again)),
+            "family 'gemm' is registered twice");
+  // The first registration stands.
+  EXPECT_EQ(lookupFamily("gemm"), gemm);
+  EXPECT_EQ(listFamilyNames(), "gemm");
+}
+
+TEST(FamilyRegistry, ComparableKeyDropsSizeTokens) {
+  ASSERT_FALSE(static_cast<bool>(registerAllFamilies()));
+  const KernelFamily *gemm = lookupFamily("gemm");
+  llvm::json::Object unbatched{{"batched", false}}, batched{{"batched", true}};
+  EXPECT_EQ(
+      gemm->getComparableKey("gemm_4096x4096x4096_bf16_f32_bf16_nn", unbatched),
+      "gemm_bf16_f32_bf16_nn");
+  EXPECT_EQ(
+      gemm->getComparableKey("gemm_?x64x32_f32_f32_f32_nt_bias", unbatched),
+      "gemm_f32_f32_f32_nt_bias");
+  EXPECT_EQ(gemm->getComparableKey("gemm_8x64x64x64_f16_f32_f16_nn", batched),
+            "gemm_b_f16_f32_f16_nn");
+}
+
+TEST(Occupancy, FollowsTheTightestLimit) {
+  TargetSpec target = *lookupTargetPreset("h200");
+  KernelResources r;
+  r.threadsPerBlock = 256;
+  r.block = {256, 1, 1};
+  r.dynamicSmemBytes = 100 * 1024;
+  r.regsPerThread = 128;
+  computeOccupancy(r, target);
+  EXPECT_EQ(r.warpsPerBlock, 8);
+  EXPECT_EQ(r.regsPerWarp, 128 * 32);
+  // 228 KiB per SM hold two 100 KiB blocks (plus the 1 KiB reservation).
+  EXPECT_EQ(r.blocksPerSMBySmem, 2);
+  EXPECT_EQ(r.blocksPerSMByRegs, 2); // 64K registers / (128 x 256)
+  EXPECT_EQ(r.blocksPerSM, 2);
+  EXPECT_TRUE(r.needsSmemOptIn);
+
+  r.regsPerThread = 300; // past the 255 a thread may hold
+  computeOccupancy(r, target);
+  EXPECT_EQ(r.blocksPerSMByRegs, 0);
+  EXPECT_EQ(r.blocksPerSM, 0);
+  EXPECT_EQ(r.getOccupancyLimiter(), "registers");
+}
+} // namespace
