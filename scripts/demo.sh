@@ -5,7 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 target="${1:-h200}"
-opt="$root/build/bin/amk-opt"
+opt="${AMK_OPT:-${AMK_BUILD_DIR:-$root/build}/bin/amk-opt}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
@@ -26,10 +26,15 @@ for manifest in "$out"/bundles/*.json; do
 import json, os, sys
 m = json.load(open(sys.argv[1]))
 d = os.path.dirname(sys.argv[1])
-print(f"  {m['name']}: {m['arch']}, block {m['block'][0]}, grid {m['grid'][0]},"
-      f" {m['dynamic_smem_bytes']} B smem, <= {m['estimated_regs_per_thread']}"
-      f" regs, cubin {os.path.getsize(os.path.join(d, m['cubin']))} B,"
-      f" verdict {m['verdict']['status']}")
+steps = " -> ".join(s.get("kernel") or "zero " + s["zero"]
+                    for s in m["variants"][0]["steps"])
+print(f"  {m['name']} ({m['family']}, {m['arch']}): {steps}")
+for k in m["kernels"]:
+    print(f"    {k['entry']}: block {k['block'][0]}, grid {k['grid'][0]},"
+          f" {k['dynamic_smem_bytes']} B smem,"
+          f" <= {k['estimated_regs_per_thread']} regs,"
+          f" cubin {os.path.getsize(os.path.join(d, k['cubin']))} B,"
+          f" verdict {k['verdict']['status']}")
 PY
 done
 echo "  lowering took $(( (end - start) / 1000000 )) ms; bundles were in $out/bundles"
