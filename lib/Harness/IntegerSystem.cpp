@@ -1,0 +1,261 @@
+//===- IntegerSystem.cpp - Presburger systems of the race check -----------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "IntegerSystem.h"
+
+#include <map>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::amk::smem;
+using presburger::IntegerPolyhedron;
+using presburger::PresburgerSpace;
+using presburger::VarKind;
+
+namespace {
+
+/// Integer-exact simplification of a conjunction of rows (coefficients, then
+/// the constant; `= 0` or `>= 0`), each step keeping exactly the integer
+/// points: inequalities divided by the gcd g of their coefficients (a.x + c
+/// >= 0 iff a/g.x + floor(c/g) >= 0), opposite pairs whose constants cancel
+/// made equalities (or a contradiction when they cross), equalities whose
+/// coefficients' gcd does not divide the constant refuted (GCD test), and
+/// variables with a unit coefficient in an equality substituted away (a
+/// unimodular change). Tightening turns |12288 (r1 - r2)| < 12288 into r1 =
+/// r2, which the GCD test on the ring-stage divisions then refutes: systems
+/// generalized basis reduction needs milliseconds for.
+struct Reducer {
+  explicit Reducer(unsigned n) : n(n) {}
+
+  /// true: no integer point; false: gave up (an overflow); nullopt: the
+  /// rows are reduced and hold the same integer points.
+  std::optional<bool> reduce() {
+    for (int round = 0; round < 8; ++round) {
+      std::optional<bool> changed = tighten();
+      if (!changed)
+        return true;
+      bool substituted = false;
+      for (size_t i = 0; i < eqs.size();) {
+        unsigned j = 0;
+        while (j < n && eqs[i][j] != 1 && eqs[i][j] != -1)
+          ++j;
+        if (j == n) {
+          ++i;
+          continue;
+        }
+        int64_t a = eqs[i][j];
+        std::vector<int64_t> eq = std::move(eqs[i]);
+        eqs.erase(eqs.begin() + i);
+        for (auto *rows : {&eqs, &ineqs})
+          for (std::vector<int64_t> &row : *rows)
+            if (row[j] != 0 && !subtract(row, eq, row[j] * a))
+              return false;
+        substituted = true;
+      }
+      if (!substituted && !*changed)
+        return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  unsigned n;
+  std::vector<std::vector<int64_t>> eqs, ineqs;
+
+private:
+  /// row -= f * eq.
+  static bool subtract(std::vector<int64_t> &row,
+                       const std::vector<int64_t> &eq, int64_t f) {
+    for (size_t k = 0; k < row.size(); ++k) {
+      int64_t p;
+      if (llvm::MulOverflow(f, eq[k], p) ||
+          llvm::SubOverflow(row[k], p, row[k]))
+        return false;
+    }
+    return true;
+  }
+
+  /// Divides every row by the gcd of its coefficients; nullopt when a row
+  /// is a contradiction, else whether inequalities became equalities.
+  std::optional<bool> tighten() {
+    auto normalize = [&](std::vector<int64_t> &row, bool equality,
+                         bool &contradiction) -> bool {
+      int64_t g = 0;
+      for (unsigned j = 0; j < n; ++j) {
+        if (row[j] == INT64_MIN)
+          return true; // left as it is
+        g = std::gcd(g, row[j]);
+      }
+      int64_t &c = row[n];
+      if (g == 0) {
+        contradiction = equality ? c != 0 : c < 0;
+        return false; // constant: true or false, dropped either way
+      }
+      if (equality && c % g != 0) {
+        contradiction = true;
+        return false;
+      }
+      for (unsigned j = 0; j < n; ++j)
+        row[j] /= g;
+      c = equality ? c / g : llvm::divideFloorSigned(c, g);
+      return true;
+    };
+    bool contradiction = false;
+    for (bool equality : {true, false}) {
+      llvm::erase_if(equality ? eqs : ineqs, [&](std::vector<int64_t> &row) {
+        return !normalize(row, equality, contradiction);
+      });
+      if (contradiction)
+        return std::nullopt;
+    }
+    // The tightest constant per coefficient vector; opposite pairs.
+    std::map<std::vector<int64_t>, int64_t> tightest;
+    for (std::vector<int64_t> &row : ineqs) {
+      int64_t c = row.back();
+      row.pop_back();
+      auto [it, inserted] = tightest.try_emplace(std::move(row), c);
+      if (!inserted)
+        it->second = std::min(it->second, c);
+    }
+    ineqs.clear();
+    bool changed = false;
+    for (auto &[a, c] : tightest) {
+      std::vector<int64_t> neg(a);
+      bool negatable = true;
+      for (int64_t &x : neg) {
+        negatable &= x != INT64_MIN;
+        x = -x;
+      }
+      std::vector<int64_t> row(a);
+      row.push_back(c);
+      auto it = negatable ? tightest.find(neg) : tightest.end();
+      int64_t width;
+      if (it == tightest.end() || llvm::AddOverflow(c, it->second, width)) {
+        ineqs.push_back(std::move(row));
+        continue;
+      }
+      // a.x + c >= 0 and -a.x + c' >= 0: -c <= a.x <= c'.
+      if (width < 0)
+        return std::nullopt;
+      if (width > 0) {
+        ineqs.push_back(std::move(row));
+      } else if (a < neg) { // one equality per pair
+        eqs.push_back(std::move(row));
+        changed = true;
+      }
+    }
+    return changed;
+  }
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// System
+//===----------------------------------------------------------------------===//
+
+unsigned System::var(std::optional<int64_t> lo, std::optional<int64_t> hi) {
+  unsigned id = poly.appendVar(VarKind::SetDim);
+  bounds.push_back({lo, hi});
+  if (lo)
+    ge0(Lin::var(id) - *lo);
+  if (hi)
+    ge0(Lin::of(*hi) - Lin::var(id));
+  return id;
+}
+
+void System::ge0(const Lin &e) {
+  if (std::optional<SmallVector<int64_t>> r = row(e))
+    poly.addInequality(*r);
+}
+
+void System::eq0(const Lin &e) {
+  if (std::optional<SmallVector<int64_t>> r = row(e))
+    poly.addEquality(*r);
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+System::interval(const Lin &e) const {
+  int64_t lo = e.constant, hi = e.constant;
+  for (auto [v, c] : e.terms) {
+    auto [vlo, vhi] = bounds[v];
+    if (!vlo || !vhi)
+      return std::nullopt;
+    int64_t a, b;
+    if (llvm::MulOverflow(*vlo, c, a) || llvm::MulOverflow(*vhi, c, b) ||
+        llvm::AddOverflow(lo, std::min(a, b), lo) ||
+        llvm::AddOverflow(hi, std::max(a, b), hi))
+      return std::nullopt;
+  }
+  return std::make_pair(lo, hi);
+}
+
+std::optional<SmallVector<int64_t>> System::sample() const {
+  SmallVector<int64_t> point;
+  // Nothing left to choose: the constraints are constants.
+  if (poly.getNumVars() == 0) {
+    for (unsigned i = 0, e = poly.getNumInequalities(); i < e; ++i)
+      if (poly.atIneq(i, 0) < 0)
+        return std::nullopt;
+    for (unsigned i = 0, e = poly.getNumEqualities(); i < e; ++i)
+      if (poly.atEq(i, 0) != 0)
+        return std::nullopt;
+    return point;
+  }
+  // Most systems are integer-empty but rationally feasible (ring stages:
+  // k mod S against (k + S - 1) mod S), where generalized basis reduction
+  // is slow; a cheaper proof of emptiness usually exists.
+  if (provablyEmpty())
+    return std::nullopt;
+  auto exact = poly.findIntegerSample();
+  if (!exact)
+    return std::nullopt;
+  for (const auto &x : *exact)
+    point.push_back(int64_t(x));
+  return point;
+}
+
+int64_t System::eval(const Lin &e, ArrayRef<int64_t> values) {
+  int64_t r = e.constant;
+  for (auto [v, c] : e.terms)
+    r += c * values[v];
+  return r;
+}
+
+static std::vector<int64_t> rowOf(ArrayRef<DynamicAPInt> row) {
+  std::vector<int64_t> out;
+  for (const DynamicAPInt &x : row)
+    out.push_back(int64_t(x));
+  return out;
+}
+
+bool System::provablyEmpty() const {
+  unsigned n = poly.getNumVars();
+  Reducer r(n);
+  for (unsigned i = 0, e = poly.getNumEqualities(); i < e; ++i)
+    r.eqs.push_back(rowOf(poly.getEquality(i)));
+  for (unsigned i = 0, e = poly.getNumInequalities(); i < e; ++i)
+    r.ineqs.push_back(rowOf(poly.getInequality(i)));
+  if (std::optional<bool> empty = r.reduce())
+    return *empty;
+  IntegerPolyhedron rest(PresburgerSpace::getSetSpace(n));
+  for (const std::vector<int64_t> &row : r.eqs)
+    rest.addEquality(row);
+  for (const std::vector<int64_t> &row : r.ineqs)
+    rest.addInequality(row);
+  return rest.isEmpty();
+}
+
+std::optional<SmallVector<int64_t>> System::row(const Lin &e) {
+  if (!e.valid) {
+    // Dropping a constraint only adds solutions: still sound.
+    return std::nullopt;
+  }
+  SmallVector<int64_t> r(poly.getNumVars() + 1, 0);
+  for (auto [v, c] : e.terms)
+    r[v] += c;
+  r.back() = e.constant;
+  return r;
+}

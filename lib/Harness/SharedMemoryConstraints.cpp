@@ -1,0 +1,416 @@
+//===- SharedMemoryConstraints.cpp - Race-check accesses as constraints ---===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// How the race check (SharedMemory.cpp) states an op instance in one
+// Presburger system: a variable per iteration of each loop around it, index
+// arithmetic translated exactly where it is affine or quasi-affine (+, -, *
+// and / and % by constants, shifts, masks, xor of small values through their
+// bits), anything else an unknown bounded by IntegerRangeAnalysis (one
+// variable for both threads when it is uniform), the conditions of the
+// enclosing scf.ifs, and the access's byte address in its root allocation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SharedMemoryModel.h"
+
+#include "AMK/Analysis/Address.h"
+#include "AMK/Analysis/Uniformity.h"
+#include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
+#include "mlir/Analysis/DataFlowFramework.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+using namespace mlir::amk::smem;
+
+//===----------------------------------------------------------------------===//
+// Model
+//===----------------------------------------------------------------------===//
+
+Model::Model(Operation *kernel, const UniformityInfo &uniformity,
+             const DataFlowSolver &solver)
+    : kernel(kernel), uniformity(uniformity), solver(solver) {
+  if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
+    if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr())
+      for (auto [i, d] : llvm::enumerate(size.asArrayRef()))
+        block[i] = d;
+}
+
+std::optional<std::pair<int64_t, int64_t>> Model::range(Value v) const {
+  auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
+  if (!lattice || lattice->getValue().isUninitialized())
+    return std::nullopt;
+  const ConstantIntRanges &r = lattice->getValue().getValue();
+  if (r.smin().getSignificantBits() > 62 || r.smax().getSignificantBits() > 62)
+    return std::nullopt;
+  return std::make_pair(r.smin().getSExtValue(), r.smax().getSExtValue());
+}
+
+bool Model::nonNegative(Value v) const {
+  auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
+  return lattice && !lattice->getValue().isUninitialized() &&
+         !lattice->getValue().getValue().smin().isNegative();
+}
+
+SmallVector<scf::ForOp> smem::enclosingLoops(Operation *op, Operation *kernel) {
+  SmallVector<scf::ForOp> loops;
+  if (op == kernel)
+    return loops;
+  for (Operation *p = op->getParentOp(); p && p != kernel; p = p->getParentOp())
+    if (auto loop = dyn_cast<scf::ForOp>(p))
+      loops.push_back(loop);
+  std::reverse(loops.begin(), loops.end());
+  return loops;
+}
+
+std::optional<int64_t> smem::constantOf(Value v) {
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.getSExtValue();
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// SystemBuilder
+//===----------------------------------------------------------------------===//
+
+Instance
+SystemBuilder::instance(Operation *op, unsigned thread,
+                        const llvm::DenseMap<Operation *, Lin> &fixed) {
+  Instance in;
+  in.op = op;
+  in.thread = thread;
+  for (scf::ForOp loop : enclosingLoops(op, model.kernel)) {
+    if (auto it = fixed.find(loop); it != fixed.end()) {
+      in.iteration[loop] = it->second;
+      continue;
+    }
+    // Static bounds bound k, which keeps the integer search small.
+    std::optional<int64_t> kmax;
+    if (std::optional<Lin> trip = tripCount(loop))
+      if (std::optional<int64_t> t = trip->asConstant())
+        kmax = *t - 1;
+    Lin k = Lin::var(sys.var(0, kmax));
+    in.iteration[loop] = k;
+    // lb + step * k < ub.
+    if (std::optional<int64_t> step = constantOf(loop.getStep());
+        step && *step > 0) {
+      Lin lb = expr(loop.getLowerBound(), in);
+      Lin ub = expr(loop.getUpperBound(), in);
+      sys.ge0(ub - 1 - (lb + k * *step));
+    }
+  }
+  return in;
+}
+
+unsigned SystemBuilder::leaf(Value v, const Instance &in) {
+  // The same value is one variable for both threads when it is uniform and
+  // both are in the same iteration of every loop around its definition.
+  std::vector<int64_t> key = contextKey(v, in);
+  if (!model.uniformity.isDivergent(v))
+    key[0] = -1;
+  auto [it, inserted] =
+      leaves.try_emplace({v.getAsOpaquePointer(), std::move(key)}, 0);
+  if (inserted) {
+    std::optional<std::pair<int64_t, int64_t>> r = model.range(v);
+    it->second = sys.var(r ? std::optional(r->first) : std::nullopt,
+                         r ? std::optional(r->second) : std::nullopt);
+  }
+  return it->second;
+}
+
+Lin SystemBuilder::divMod(const Lin &x, int64_t d, bool wantRemainder) {
+  if (d == 1)
+    return wantRemainder ? Lin::of(0) : x;
+  // x a multiple of d: exact.
+  bool multiple =
+      x.valid && x.constant % d == 0 &&
+      llvm::all_of(x.terms, [&](auto t) { return t.second % d == 0; });
+  if (multiple) {
+    Lin q = x;
+    for (auto &[v, c] : q.terms)
+      c /= d;
+    q.constant /= d;
+    return wantRemainder ? Lin::of(0) : q;
+  }
+  std::optional<std::pair<int64_t, int64_t>> range = sys.interval(x);
+  // x in [0, d): q = 0, r = x.
+  if (range && range->first >= 0 && range->second < d)
+    return wantRemainder ? x : Lin::of(0);
+  // x = d * q + r, 0 <= r < d (floor semantics; callers ensure x >= 0); one
+  // q and r per x and d, so x / d and x % d share them.
+  std::map<unsigned, int64_t> sum;
+  for (auto [v, c] : x.terms)
+    sum[v] += c;
+  std::vector<int64_t> key;
+  for (auto [v, c] : sum)
+    if (c != 0)
+      key.insert(key.end(), {int64_t(v), c});
+  key.push_back(x.constant);
+  auto [it, inserted] = divisions.try_emplace({key, d});
+  if (inserted) {
+    // Bounding q by x's interval keeps the integer search small.
+    std::optional<int64_t> qlo, qhi;
+    if (range) {
+      qlo = llvm::divideFloorSigned(range->first, d);
+      qhi = llvm::divideFloorSigned(range->second, d);
+    }
+    unsigned q = sys.var(qlo, qhi);
+    unsigned r = sys.var(0, d - 1);
+    sys.eq0(x - (Lin::var(q) * d + Lin::var(r)));
+    it->second = {Lin::var(q), Lin::var(r)};
+  }
+  return wantRemainder ? it->second.second : it->second.first;
+}
+
+Lin SystemBuilder::threadDim(const Instance &in, int d) {
+  if (model.block[d] == 1)
+    return Lin::of(0);
+  auto [it, inserted] = leaves.try_emplace(
+      {nullptr, std::vector<int64_t>{int64_t(in.thread), d}}, 0);
+  if (inserted)
+    it->second = sys.var(0, model.block[d] - 1);
+  return Lin::var(it->second);
+}
+
+Lin SystemBuilder::threadId(const Instance &in) {
+  return threadDim(in, 0) + threadDim(in, 1) * model.block[0] +
+         threadDim(in, 2) * (model.block[0] * model.block[1]);
+}
+
+Lin SystemBuilder::expr(Value v, const Instance &in, int depth) {
+  if (std::optional<int64_t> c = constantOf(v))
+    return Lin::of(*c);
+  // One translation per value and instance context (thread, iterations of
+  // the loops around its definition): shared sub-expressions share variables.
+  auto key = std::make_pair(v.getAsOpaquePointer(), contextKey(v, in));
+  if (auto it = exprs.find(key); it != exprs.end())
+    return it->second;
+  Lin result = translate(v, in, depth);
+  exprs.emplace(std::move(key), result);
+  return result;
+}
+
+std::vector<int64_t> SystemBuilder::contextKey(Value v, const Instance &in) {
+  std::vector<int64_t> key;
+  key.push_back(in.thread);
+  Operation *scope = v.getParentRegion()->getParentOp();
+  SmallVector<scf::ForOp> loops = enclosingLoops(scope, model.kernel);
+  if (auto loop = dyn_cast<scf::ForOp>(scope))
+    loops.push_back(loop);
+  for (scf::ForOp loop : loops) {
+    std::optional<unsigned> k = in.iteration.lookup(loop).asVar();
+    key.push_back(k ? int64_t(*k) : -2 - int64_t(sys.var(0, std::nullopt)));
+  }
+  return key;
+}
+
+Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
+  auto opaque = [&] { return Lin::var(leaf(v, in)); };
+  if (depth > 64)
+    return opaque();
+  auto nonNegative = [&](Value x) { return model.nonNegative(x); };
+
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (loop && arg == loop.getInductionVar()) {
+      std::optional<int64_t> step = constantOf(loop.getStep());
+      if (step && in.iteration.count(loop))
+        return expr(loop.getLowerBound(), in, depth + 1) +
+               in.iteration.lookup(loop) * *step;
+    }
+    return opaque();
+  }
+
+  Operation *op = v.getDefiningOp();
+  auto dimIndex = [](gpu::Dimension d) { return int(d); };
+  if (auto tid = dyn_cast<gpu::ThreadIdOp>(op))
+    return threadDim(in, dimIndex(tid.getDimension()));
+  if (isa<NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp>(op))
+    return threadDim(in, isa<NVVM::ThreadIdXOp>(op)   ? 0
+                         : isa<NVVM::ThreadIdYOp>(op) ? 1
+                                                      : 2);
+  if (isa<gpu::LaneIdOp, NVVM::LaneIdOp>(op))
+    return divMod(threadId(in), 32, /*wantRemainder=*/true);
+  if (auto bdim = dyn_cast<gpu::BlockDimOp>(op))
+    return Lin::of(model.block[dimIndex(bdim.getDimension())]);
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp,
+          arith::ExtSIOp>(op))
+    return expr(op->getOperand(0), in, depth + 1);
+  if (isa<arith::AddIOp>(op))
+    return expr(op->getOperand(0), in, depth + 1) +
+           expr(op->getOperand(1), in, depth + 1);
+  if (isa<arith::SubIOp>(op))
+    return expr(op->getOperand(0), in, depth + 1) -
+           expr(op->getOperand(1), in, depth + 1);
+  if (isa<arith::MulIOp>(op)) {
+    if (std::optional<int64_t> c = constantOf(op->getOperand(1)))
+      return expr(op->getOperand(0), in, depth + 1) * *c;
+    if (std::optional<int64_t> c = constantOf(op->getOperand(0)))
+      return expr(op->getOperand(1), in, depth + 1) * *c;
+    return opaque();
+  }
+  if (isa<arith::ShLIOp>(op))
+    if (std::optional<int64_t> c = constantOf(op->getOperand(1));
+        c && *c >= 0 && *c < 62)
+      return expr(op->getOperand(0), in, depth + 1) * (int64_t(1) << *c);
+  // Division and remainder by a positive constant of a non-negative value.
+  std::optional<int64_t> divisor;
+  bool remainder = false;
+  if (isa<arith::DivUIOp, arith::DivSIOp, arith::RemUIOp, arith::RemSIOp,
+          arith::FloorDivSIOp>(op)) {
+    divisor = constantOf(op->getOperand(1));
+    remainder = isa<arith::RemUIOp, arith::RemSIOp>(op);
+  } else if (isa<arith::ShRUIOp, arith::ShRSIOp>(op)) {
+    if (std::optional<int64_t> c = constantOf(op->getOperand(1));
+        c && *c >= 0 && *c < 62)
+      divisor = int64_t(1) << *c;
+  } else if (isa<arith::AndIOp>(op)) {
+    // x & (2^n - 1) == x % 2^n.
+    if (std::optional<int64_t> c = constantOf(op->getOperand(1));
+        c && *c > 0 && llvm::isPowerOf2_64(uint64_t(*c) + 1)) {
+      divisor = *c + 1;
+      remainder = true;
+    }
+  }
+  if (divisor && *divisor > 0 && nonNegative(op->getOperand(0)))
+    return divMod(expr(op->getOperand(0), in, depth + 1), *divisor, remainder);
+  if (auto ceil = dyn_cast<arith::CeilDivUIOp>(op))
+    if (std::optional<int64_t> d = constantOf(ceil.getRhs()); d && *d > 0)
+      return divMod(expr(ceil.getLhs(), in, depth + 1) + (*d - 1), *d, false);
+  // x ^ y with 0 <= y < 2^n: the high bits of x stay and the low n bits are
+  // some r in [0, 2^n). What races need of xor is that it is a bijection for
+  // a fixed y; solve() adds that between the two threads' instances of the
+  // same xor by cases (`xors`).
+  if (isa<arith::XOrIOp>(op)) {
+    Value a = op->getOperand(0), b = op->getOperand(1);
+    std::optional<std::pair<int64_t, int64_t>> ra = model.range(a),
+                                               rb = model.range(b);
+    if (ra && rb && ra->first >= 0 && rb->first >= 0) {
+      if (ra->second < rb->second)
+        std::swap(a, b), std::swap(ra, rb);
+      unsigned bits = llvm::Log2_64_Ceil(uint64_t(rb->second) + 1);
+      if (bits < 30) {
+        int64_t low = int64_t(1) << bits;
+        Lin x = expr(a, in, depth + 1), y = expr(b, in, depth + 1);
+        Lin high = divMod(x, low, false);
+        Lin r = Lin::var(sys.var(0, low - 1));
+        xors.push_back(XorTerm{v, in.thread, x - high * low, y, r});
+        return high * low + r;
+      }
+    }
+  }
+  return opaque();
+}
+
+void SystemBuilder::condition(Value cond, bool truth, const Instance &in) {
+  if (auto andOp = cond.getDefiningOp<arith::AndIOp>()) {
+    if (truth) {
+      condition(andOp.getLhs(), true, in);
+      condition(andOp.getRhs(), true, in);
+    }
+    return; // not (a and b) is a disjunction: dropped (sound).
+  }
+  if (auto orOp = cond.getDefiningOp<arith::OrIOp>()) {
+    if (!truth) {
+      condition(orOp.getLhs(), false, in);
+      condition(orOp.getRhs(), false, in);
+    }
+    return;
+  }
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  if (!cmp || !cmp.getLhs().getType().isIntOrIndex())
+    return;
+  using P = arith::CmpIPredicate;
+  P pred =
+      truth ? cmp.getPredicate() : arith::invertPredicate(cmp.getPredicate());
+  bool isUnsigned =
+      pred == P::ult || pred == P::ule || pred == P::ugt || pred == P::uge;
+  if (isUnsigned) {
+    // Unsigned order is the signed one for non-negative values.
+    auto r1 = model.range(cmp.getLhs()), r2 = model.range(cmp.getRhs());
+    if (!r1 || !r2 || r1->first < 0 || r2->first < 0)
+      return;
+  }
+  Lin lhs = expr(cmp.getLhs(), in), rhs = expr(cmp.getRhs(), in);
+  switch (pred) {
+  case P::slt:
+  case P::ult:
+    return sys.ge0(rhs - lhs - 1);
+  case P::sle:
+  case P::ule:
+    return sys.ge0(rhs - lhs);
+  case P::sgt:
+  case P::ugt:
+    return sys.ge0(lhs - rhs - 1);
+  case P::sge:
+  case P::uge:
+    return sys.ge0(lhs - rhs);
+  case P::eq:
+    return sys.eq0(lhs - rhs);
+  case P::ne:
+    return; // a disjunction: dropped.
+  }
+}
+
+void SystemBuilder::addGuards(const Instance &in) {
+  for (Operation *child = in.op, *parent = in.op->getParentOp();
+       parent && child != model.kernel;
+       child = parent, parent = parent->getParentOp())
+    if (auto ifOp = dyn_cast<scf::IfOp>(parent))
+      condition(ifOp.getCondition(),
+                child->getParentRegion() == &ifOp.getThenRegion(), in);
+}
+
+FailureOr<Value> smem::sharedRoot(const SharedAccess &a) {
+  auto type = cast<MemRefType>(a.access.memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return failure();
+  Value memref = a.access.memref;
+  while (Operation *def = memref.getDefiningOp()) {
+    if (isa<memref::ViewOp, memref::SubViewOp, memref::ReinterpretCastOp,
+            memref::CastOp, memref::AssumeAlignmentOp>(def))
+      memref = def->getOperand(0);
+    else if (isa<gpu::DynamicSharedMemoryOp, memref::AllocOp, memref::AllocaOp,
+                 memref::GetGlobalOp>(def))
+      return memref;
+    else
+      return failure();
+  }
+  return memref;
+}
+
+FailureOr<std::pair<Value, Lin>> SystemBuilder::address(const SharedAccess &a,
+                                                        const Instance &in) {
+  FailureOr<Value> root = sharedRoot(a);
+  if (failed(root))
+    return failure();
+  auto type = cast<MemRefType>(a.access.memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  (void)type.getStridesAndOffset(strides, offset);
+  Lin elements = Lin::of(offset);
+  for (auto [index, stride] : llvm::zip(a.access.indices, strides))
+    elements = elements + expr(index, in) * stride;
+  Lin bytes = elements * a.elementBytes;
+  // Views add their byte shifts; subviews, reinterpret_casts and casts have
+  // layouts that give offsets from the base allocation already.
+  for (Value memref = a.access.memref; memref != *root;) {
+    Operation *def = memref.getDefiningOp();
+    if (auto view = dyn_cast<memref::ViewOp>(def))
+      bytes = bytes + expr(view.getByteShift(), in);
+    memref = def->getOperand(0);
+  }
+  return std::make_pair(*root, bytes);
+}

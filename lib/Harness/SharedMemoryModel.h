@@ -1,0 +1,336 @@
+//===- SharedMemoryModel.h - What the race check models ---------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The parts of the shared-memory checks: the per-kernel model, the builder
+// that turns op instances, addresses and guards into one Presburger system
+// (SharedMemoryConstraints.cpp), the synchronisation events it counts
+// (SharedMemorySync.cpp), the split of addresses into a uniform and a
+// thread-only part (SharedMemoryThreads.cpp), and the check that composes
+// them: the pairs of accesses (SharedMemory.cpp) and one question about a
+// pair (SharedMemorySolve.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_LIB_HARNESS_SHAREDMEMORYMODEL_H
+#define AMK_LIB_HARNESS_SHAREDMEMORYMODEL_H
+
+#include "Bounds.h"
+#include "IntegerSystem.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class DataFlowSolver;
+} // namespace mlir
+
+namespace mlir::amk {
+class UniformityInfo;
+} // namespace mlir::amk
+
+namespace mlir::amk::smem {
+
+//===----------------------------------------------------------------------===//
+// Synchronization events
+//===----------------------------------------------------------------------===//
+
+enum class Event { Barrier, Commit, Wait };
+
+/// Whether `op` is an event of `kind` (a block barrier, an async-group
+/// commit, an async wait).
+bool isEvent(Event kind, Operation *op);
+/// The events of `kind`, plural, for messages.
+StringRef eventName(Event kind);
+/// The groups a `wait_group N` leaves in flight: N.
+int64_t waitGroups(Operation *wait);
+
+//===----------------------------------------------------------------------===//
+// Accesses, instances and the kernel
+//===----------------------------------------------------------------------===//
+
+/// A shared-memory access of the kernel.
+struct SharedAccess {
+  MemoryAccess access;
+  int64_t elementBytes;
+  unsigned index;
+};
+
+/// An op instance: the iteration of each enclosing scf.for.
+struct Instance {
+  Operation *op = nullptr;
+  unsigned thread = 0;
+  llvm::DenseMap<Operation *, Lin> iteration;
+};
+
+/// The latest event of a kind before an instance, on one structured path
+/// (`op` null: none), valid under `conditions` (each >= 0 or == 0).
+struct Latest {
+  Operation *op = nullptr;
+  Instance instance;
+  SmallVector<Lin> atLeastZero, equalZero;
+};
+
+/// Per-kernel facts shared by every system.
+class Model {
+public:
+  Model(Operation *kernel, const UniformityInfo &uniformity,
+        const DataFlowSolver &solver);
+
+  std::optional<std::pair<int64_t, int64_t>> range(Value v) const;
+  /// Whether `v` is never negative: by its signed minimum, however large
+  /// its maximum (an induction variable up to a dynamic bound is).
+  bool nonNegative(Value v) const;
+  /// Whether `op` is or holds an event of `kind`.
+  bool contains(Event kind, Operation *op) const;
+
+  Operation *kernel;
+  const UniformityInfo &uniformity;
+  const DataFlowSolver &solver;
+  int64_t block[3] = {1024, 1024, 64};
+  mutable llvm::DenseMap<Operation *, bool> containsCache[3];
+  /// Event counts of ops that do not depend on symbolic trip counts.
+  mutable llvm::DenseMap<Operation *, int64_t> constantTotals[3];
+  /// The events the ops before an op in its block run, when a constant.
+  mutable llvm::DenseMap<Operation *, std::optional<int64_t>> prefixTotals[3];
+};
+
+/// Builds one system: variables, translated expressions, counts.
+class SystemBuilder {
+public:
+  SystemBuilder(const Model &model) : model(model) {}
+
+  System sys;
+  /// The low bits of an xor: r = x ^ y for x, y < 2^n, in thread `thread`.
+  struct XorTerm {
+    Value value;
+    unsigned thread;
+    Lin x, y, r;
+  };
+  std::vector<XorTerm> xors;
+  /// Why a count or address could not be modelled (empty: fine).
+  std::string whyNot;
+
+  // Constraints (SharedMemoryConstraints.cpp).
+  Instance instance(Operation *op, unsigned thread,
+                    const llvm::DenseMap<Operation *, Lin> &fixed);
+  Lin expr(Value v, const Instance &in, int depth = 0);
+  void addGuards(const Instance &in);
+  void condition(Value cond, bool truth, const Instance &in);
+  Lin threadId(const Instance &in);
+  Lin threadDim(const Instance &in, int d);
+  FailureOr<std::pair<Value, Lin>> address(const SharedAccess &a,
+                                           const Instance &in);
+
+  // Synchronization (SharedMemorySync.cpp).
+  std::optional<Lin> count(Event kind, Operation *op, const Instance &in);
+  std::optional<int64_t> prefix(Event kind, Operation *op);
+  void latest(Event kind, Operation *op, const Instance &in,
+              std::vector<Latest> &out);
+
+private:
+  unsigned leaf(Value v, const Instance &in);
+  std::vector<int64_t> contextKey(Value v, const Instance &in);
+  Lin translate(Value v, const Instance &in, int depth);
+  Lin divMod(const Lin &x, int64_t d, bool wantRemainder);
+
+  std::optional<Lin> tripCount(scf::ForOp loop);
+  std::optional<Lin> total(Event kind, Operation *op);
+  std::optional<Lin> computeTotal(Event kind, Operation *op);
+  std::optional<int64_t> bodyTotal(Event kind, scf::ForOp loop);
+  /// The events a block runs, when a constant.
+  std::optional<int64_t> blockTotal(Event kind, Block &block);
+  bool unconditional(Event kind, Block &body);
+  bool scanBack(Event kind, Operation *from, Block *block, Instance in,
+                Latest conditions, std::vector<Latest> &out);
+
+  const Model &model;
+  std::map<std::pair<const void *, std::vector<int64_t>>, unsigned> leaves;
+  llvm::DenseMap<Operation *, Lin> trips;
+  std::map<std::pair<const void *, std::vector<int64_t>>, Lin> exprs;
+  std::map<std::pair<std::vector<int64_t>, int64_t>, std::pair<Lin, Lin>>
+      divisions;
+};
+
+/// The scf.for ops around `op` inside `kernel`, outermost first.
+SmallVector<scf::ForOp> enclosingLoops(Operation *op, Operation *kernel);
+/// The value of an integer constant.
+std::optional<int64_t> constantOf(Value v);
+/// The allocation a shared access's view chain starts at (a workgroup
+/// attribution when the chain ends at a block argument), or failure when
+/// the access's layout or a view in the chain is not modelled.
+FailureOr<Value> sharedRoot(const SharedAccess &a);
+
+//===----------------------------------------------------------------------===//
+// Addresses split by thread (SharedMemoryThreads.cpp)
+//===----------------------------------------------------------------------===//
+
+/// An address (or guard) split into a part every thread of the block
+/// shares and a part that depends on the thread id alone, evaluated for
+/// every thread: then two threads' accesses overlap only if the difference
+/// of the shared parts is one of finitely many thread differences, and the
+/// Presburger systems need no thread variables at all.
+struct Separated {
+  /// bytes = sum(coefficient * uniform value) + constant + perThread[t].
+  SmallVector<std::pair<Value, int64_t>> uniform;
+  int64_t constant = 0;
+  std::vector<int64_t> perThread;
+  /// Threads whose thread-only guards hold.
+  std::vector<bool> active;
+  /// Guards that do not depend on the thread (condition, truth).
+  SmallVector<std::pair<Value, bool>> guards;
+};
+
+/// Evaluates thread-only index arithmetic for every thread of the block.
+class ThreadEvaluator {
+public:
+  ThreadEvaluator(const Model &model) : model(model) {}
+
+  /// Whether `v` is a function of the thread id and constants alone.
+  bool isThreadOnly(Value v, int depth = 0);
+
+  /// The value for every thread of the block (linear thread order), or
+  /// null when some thread divides by zero or the value uses an op the
+  /// evaluator does not know (the caller then falls back to the full
+  /// system). Computed once per value for all threads, so the accesses that
+  /// share index arithmetic share its evaluation.
+  const std::vector<int64_t> *values(Value v);
+
+private:
+  std::unique_ptr<std::vector<int64_t>> compute(Value v);
+
+  const Model &model;
+  llvm::DenseMap<Value, bool> threadOnly;
+  llvm::DenseMap<Value, std::unique_ptr<std::vector<int64_t>>> all;
+};
+
+/// `a`'s address and guards split by thread, or nullopt when a part mixes
+/// thread and uniform values (the access then needs the full system).
+std::optional<Separated> separate(const SharedAccess &a, const Model &model,
+                                  ThreadEvaluator &threads);
+
+//===----------------------------------------------------------------------===//
+// The check
+//===----------------------------------------------------------------------===//
+
+enum class Question {
+  /// Two threads, a plain write and any plain access, no barrier between.
+  Race,
+  /// An async copy in flight, read or written by another thread.
+  AsyncOtherThread,
+  /// An async copy in flight, read or written by its own thread.
+  AsyncSameThread,
+  /// Either of the two, relaxed (any threads, not visible to them): a cheap
+  /// screen, as both imply it.
+  AsyncAnyThread,
+};
+
+enum class Threads { Distinct, Same, Any };
+
+/// Accesses of one kind (async or not, write or not) in one block between
+/// the same two synchronization ops, with the same uniform address part:
+/// they share every count, so one system answers for all of them, and their
+/// thread parts (with the constants) become one set of byte intervals.
+struct Group {
+  const SharedAccess *representative;
+  SmallVector<const SharedAccess *> members;
+  SmallVector<std::pair<Value, int64_t>> uniform;
+  SmallVector<std::pair<Value, bool>> guards;
+  struct Item {
+    int64_t offset, width;
+    int32_t thread, member;
+  };
+  /// Sorted by offset.
+  std::vector<Item> items;
+  int64_t maxWidth = 0;
+};
+
+/// The checks of one kernel: the pairs of accesses (SharedMemory.cpp) and
+/// the questions asked about each (SharedMemorySolve.cpp).
+class Checker {
+public:
+  Checker(
+      Operation *kernel, const UniformityInfo &uniformity,
+      const DataFlowSolver &solver,
+      llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
+      : model(kernel, uniformity, solver), threads(model), report(report) {}
+
+  void run();
+
+private:
+  /// What the checks compare: a group (thread-separated) or one access.
+  struct Unit {
+    const SharedAccess *access;
+    const Group *group = nullptr;
+  };
+  /// A solution: the two accesses and a witness.
+  struct Hit {
+    Operation *a = nullptr, *b = nullptr;
+    std::string witness;
+  };
+  /// One system of a question: both op instances in one builder, and the
+  /// overlap's terms: the byte addresses (full system), or the uniform
+  /// address parts and their difference `delta` (thread-separated).
+  struct Pair {
+    Pair(const Model &model) : builder(model) {}
+    SystemBuilder builder;
+    Instance ia, ib;
+    Lin addrA, addrB, delta;
+  };
+  using Relation = llvm::DenseMap<Operation *, int>;
+  using GroupMap =
+      llvm::MapVector<std::string, Group, std::map<std::string, unsigned>>;
+
+  // The pairs of accesses.
+  /// The kernel's shared-memory accesses.
+  void collectAccesses(std::deque<SharedAccess> &accesses);
+  /// The units to compare: thread-separable accesses grouped, the others
+  /// one by one. False when an address is not modelled (reported).
+  bool groupAccesses(std::deque<SharedAccess> &accesses, GroupMap &groups,
+                     std::vector<Unit> &units);
+  /// Checks every pair with a write.
+  void checkPairs(ArrayRef<Unit> units);
+  bool check(const Unit &a, const Unit &b);
+
+  // One question about a pair.
+  /// Whether the question has a solution.
+  bool ask(Question q, const Unit &a, const Unit &b, Hit &hit);
+  bool solve(Question q, const Unit &a, const Unit &b, const Relation &relation,
+             Hit &hit);
+  /// Both instances, b's iterations at `relation` to a's.
+  void addInstances(Pair &p, const Unit &ua, const Unit &ub,
+                    const Relation &relation, bool sameThread);
+  /// Constrains the two accesses to overlap (for thread order `order` of
+  /// the full system); false when they cannot, whatever the timing.
+  bool addOverlap(Pair &p, const Unit &ua, const Unit &ub, Threads threadsOf,
+                  unsigned order);
+  /// The events of `kind` before `in`, or nullopt (reported unprovable).
+  std::optional<Lin> countEvents(SystemBuilder &builder, Event kind,
+                                 const Instance &in);
+  /// The cases to try, each a system with the question's timing: no barrier
+  /// between the two, or the copy not yet retired. Nullopt when a count is
+  /// not modelled.
+  std::optional<std::vector<System>> timingCases(Question q, Pair &p);
+  /// The thread-separated search: delta's feasible values against the
+  /// groups' thread parts.
+  bool solveSeparated(const Pair &p, const Group &groupA, const Group &groupB,
+                      Threads threadsOf, std::vector<System> &cases, Hit &hit);
+
+  Model model;
+  ThreadEvaluator threads;
+  llvm::function_ref<void(StringRef, Operation *, const Twine &)> report;
+  bool unprovable = false;
+  llvm::DenseSet<Operation *> reported;
+};
+
+} // namespace mlir::amk::smem
+
+#endif // AMK_LIB_HARNESS_SHAREDMEMORYMODEL_H

@@ -1,0 +1,430 @@
+//===- SharedMemorySolve.cpp - One race-check question as systems ---------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// One question about two accesses (a race, or an access to bytes an async
+// copy may still write) is asked per relation of their loop iterations (the
+// same iteration of every common loop, or b's earlier or later at one) and,
+// for the full system, per order of the two thread ids. Each is a system of
+// the two instances, their overlap and the question's timing; accesses that
+// split by thread solve only the uniform parts' difference and look the
+// threads up in their groups' byte intervals.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SharedMemoryModel.h"
+
+#include "AMK/Analysis/Uniformity.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+using namespace mlir::amk::smem;
+
+/// "threads 3 and 35, byte 140" (or "thread 3, byte 140").
+static std::string witnessText(bool sameThread, int64_t t1, int64_t t2,
+                               int64_t byte) {
+  if (sameThread)
+    return llvm::formatv("thread {0}, byte {1}", t1, byte).str();
+  return llvm::formatv("threads {0} and {1}, byte {2}", t1, t2, byte).str();
+}
+
+/// The deltas (a's uniform address part minus b's) at which some items
+/// can overlap: [min b - max a end, max b end - min a]; empty when no
+/// thread runs one of them.
+static std::pair<int64_t, int64_t> badDeltas(const Group &a, const Group &b) {
+  if (a.items.empty() || b.items.empty())
+    return {1, 0};
+  int64_t aEnd = INT64_MIN, bEnd = INT64_MIN;
+  for (const Group::Item &i : a.items)
+    aEnd = std::max(aEnd, i.offset + i.width - 1);
+  for (const Group::Item &i : b.items)
+    bEnd = std::max(bEnd, i.offset + i.width - 1);
+  return {b.items.front().offset - aEnd, bEnd - a.items.front().offset};
+}
+
+/// The first two overlapping items of threads t1 != t2, t1 == t2, or any,
+/// at a delta of the uniform parts.
+static std::optional<std::pair<const Group::Item *, const Group::Item *>>
+itemPair(const Group &a, const Group &b, int64_t delta, Threads threads) {
+  for (const Group::Item &x : a.items) {
+    // b's offset in [x + delta - (b width - 1), x + delta + x width - 1].
+    int64_t lo = x.offset + delta - (b.maxWidth - 1),
+            hi = x.offset + delta + x.width - 1;
+    auto it =
+        llvm::lower_bound(b.items, lo, [](const Group::Item &i, int64_t v) {
+          return i.offset < v;
+        });
+    for (; it != b.items.end() && it->offset <= hi; ++it) {
+      if (it->offset + it->width - 1 < x.offset + delta)
+        continue;
+      if (threads == Threads::Any ||
+          (threads == Threads::Same) == (it->thread == x.thread))
+        return std::make_pair(&x, &*it);
+    }
+  }
+  return std::nullopt;
+}
+
+/// Whether x and y lie in the two branches of one scf.if whose condition is
+/// uniform and which runs once per block (in no loop): every thread of the
+/// block takes the same branch, so the two never both run. (Kernels
+/// versioned on their sizes have a whole body in each branch.)
+static bool inExclusiveBranches(Operation *x, Operation *y,
+                                const Model &model) {
+  Operation *common = x->getParentOp();
+  while (common && common != model.kernel && !common->isAncestor(y))
+    common = common->getParentOp();
+  auto ifOp = dyn_cast_or_null<scf::IfOp>(common);
+  if (!ifOp || model.uniformity.isDivergent(ifOp.getCondition()))
+    return false;
+  if (ifOp.getThenRegion().isAncestor(x->getParentRegion()) ==
+      ifOp.getThenRegion().isAncestor(y->getParentRegion()))
+    return false;
+  for (Operation *p = ifOp->getParentOp(); p && p != model.kernel;
+       p = p->getParentOp())
+    if (isa<LoopLikeOpInterface>(p))
+      return false;
+  return true;
+}
+
+void Checker::addInstances(Pair &p, const Unit &ua, const Unit &ub,
+                           const Relation &relation, bool sameThread) {
+  const SharedAccess &a = *ua.access, &b = *ub.access;
+  System &sys = p.builder.sys;
+  p.ia = p.builder.instance(a.access.op, 0, llvm::DenseMap<Operation *, Lin>());
+  // The loops around both: the same iteration (relation 0), or b's earlier
+  // (-1) or later (+1) at the outermost loop where they differ.
+  llvm::DenseMap<Operation *, Lin> fixed;
+  for (auto [loop, rel] : relation)
+    if (rel == 0)
+      fixed[loop] = p.ia.iteration.lookup(loop);
+  p.ib = p.builder.instance(b.access.op, sameThread ? 0 : 1, fixed);
+  for (auto [loop, rel] : relation) {
+    Lin ka = p.ia.iteration.lookup(loop), kb = p.ib.iteration.lookup(loop);
+    if (rel < 0)
+      sys.ge0(ka - kb - 1);
+    else if (rel > 0)
+      sys.ge0(kb - ka - 1);
+  }
+}
+
+bool Checker::addOverlap(Pair &p, const Unit &ua, const Unit &ub,
+                         Threads threadsOf, unsigned order) {
+  const SharedAccess &a = *ua.access, &b = *ub.access;
+  const Group *groupA = ua.group, *groupB = ub.group;
+  SystemBuilder &builder = p.builder;
+  System &sys = builder.sys;
+  int64_t wa = a.access.width * a.elementBytes,
+          wb = b.access.width * b.elementBytes;
+  // The overlap, as constraints (full system) or as delta = the uniform
+  // part of a's address minus b's (thread-separated).
+  if (groupA && groupB) {
+    Lin uA = Lin::of(0), uB = Lin::of(0);
+    for (auto [v, c] : groupA->uniform)
+      uA = uA + builder.expr(v, p.ia) * c;
+    for (auto [v, c] : groupB->uniform)
+      uB = uB + builder.expr(v, p.ib) * c;
+    for (auto [cond, truth] : groupA->guards)
+      builder.condition(cond, truth, p.ia);
+    for (auto [cond, truth] : groupB->guards)
+      builder.condition(cond, truth, p.ib);
+    p.delta = uA - uB;
+    p.addrA = uA;
+    p.addrB = uB;
+    // Cheap first: a delta no items can meet, whatever the timing.
+    if (std::optional<int64_t> d = p.delta.asConstant()) {
+      if (!itemPair(*groupA, *groupB, *d, threadsOf))
+        return false;
+    } else if (auto range = sys.interval(p.delta)) {
+      auto [lo, hi] = badDeltas(*groupA, *groupB);
+      if (range->second < lo || range->first > hi)
+        return false;
+    }
+    return true;
+  }
+  builder.addGuards(p.ia);
+  builder.addGuards(p.ib);
+  if (threadsOf == Threads::Distinct) {
+    Lin ta = builder.threadId(p.ia), tb = builder.threadId(p.ib);
+    sys.ge0(order == 0 ? tb - ta - 1 : ta - tb - 1);
+  }
+  p.addrA = builder.address(a, p.ia)->second;
+  p.addrB = builder.address(b, p.ib)->second;
+  // Intervals first: most pairs touch disjoint slices.
+  auto ra = sys.interval(p.addrA), rb = sys.interval(p.addrB);
+  if (ra && rb &&
+      (ra->second + wa <= rb->first || rb->second + wb <= ra->first))
+    return false;
+  sys.ge0(p.addrA + (wa - 1) - p.addrB);
+  sys.ge0(p.addrB + (wb - 1) - p.addrA);
+  return true;
+}
+
+std::optional<Lin> Checker::countEvents(SystemBuilder &builder, Event kind,
+                                        const Instance &in) {
+  std::optional<Lin> c = builder.count(kind, in.op, in);
+  if (!c && !unprovable) {
+    unprovable = true;
+    report(check::kUnprovable, in.op,
+           "cannot order shared-memory accesses: " + builder.whyNot);
+  }
+  return c;
+}
+
+std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p) {
+  SystemBuilder &builder = p.builder;
+  System &sys = builder.sys;
+  const Instance &ia = p.ia, &ib = p.ib;
+  auto counts = [&](Event kind, const Instance &in) {
+    return countEvents(builder, kind, in);
+  };
+  std::optional<Lin> barA = counts(Event::Barrier, ia),
+                     barB = counts(Event::Barrier, ib);
+  if (!barA || !barB)
+    return std::nullopt;
+
+  std::vector<System> cases;
+  if (q == Question::Race) {
+    sys.eq0(*barA - *barB);
+    cases.push_back(sys);
+    return cases;
+  }
+  std::optional<Lin> comA = counts(Event::Commit, ia);
+  if (!comA)
+    return std::nullopt;
+  sys.ge0(*barB - *barA);
+  auto notRetired = [&](System &s, const Latest &wait) -> bool {
+    if (!wait.op)
+      return true;
+    std::optional<Lin> comW = counts(Event::Commit, wait.instance);
+    if (!comW)
+      return false;
+    // Retired iff c(a) + N + 1 <= c(wait).
+    s.ge0(*comA + waitGroups(wait.op) - *comW);
+    return true;
+  };
+  auto withConditions = [](System s, const Latest &l) {
+    for (const Lin &e : l.atLeastZero)
+      s.ge0(e);
+    for (const Lin &e : l.equalZero)
+      s.eq0(e);
+    return s;
+  };
+  if (q == Question::AsyncSameThread) {
+    std::optional<Lin> comB = counts(Event::Commit, ib);
+    if (!comB)
+      return std::nullopt;
+    sys.ge0(*comB - *comA);
+    std::vector<Latest> waits;
+    builder.latest(Event::Wait, ib.op, ib, waits);
+    for (const Latest &w : waits) {
+      System s = withConditions(sys, w);
+      if (notRetired(s, w))
+        cases.push_back(s);
+    }
+    return cases;
+  }
+  std::vector<Latest> barriers;
+  builder.latest(Event::Barrier, ib.op, ib, barriers);
+  for (const Latest &bar : barriers) {
+    System s = withConditions(sys, bar);
+    if (!bar.op) {
+      cases.push_back(s);
+      continue;
+    }
+    std::vector<Latest> waits;
+    builder.latest(Event::Wait, bar.op, bar.instance, waits);
+    for (const Latest &w : waits) {
+      System s2 = withConditions(s, w);
+      if (notRetired(s2, w))
+        cases.push_back(s2);
+    }
+  }
+  return cases;
+}
+
+bool Checker::solveSeparated(const Pair &p, const Group &groupA,
+                             const Group &groupB, Threads threadsOf,
+                             std::vector<System> &cases, Hit &hit) {
+  const Lin &delta = p.delta;
+  // Thread differences b[t2] - a[t1] that can overlap lie in
+  // [min b - max a, max b - min a]; delta must be within (wa, wb) of
+  // one. Enumerate delta's feasible values there, each with one solve.
+  auto [badLo, badHi] = badDeltas(groupA, groupB);
+  if (badLo > badHi)
+    return false; // no thread runs one of them
+  auto found = [&](const SmallVector<int64_t> &point, int64_t d) {
+    auto pair = itemPair(groupA, groupB, d, threadsOf);
+    if (!pair)
+      return false;
+    auto [x, y] = *pair;
+    hit.a = groupA.members[x->member]->access.op;
+    hit.b = groupB.members[y->member]->access.op;
+    int64_t byte = std::max(System::eval(p.addrA, point) + x->offset,
+                            System::eval(p.addrB, point) + y->offset);
+    hit.witness =
+        witnessText(threadsOf == Threads::Same, x->thread, y->thread, byte);
+    return true;
+  };
+  for (System &c : cases) {
+    // A constant delta: the threads decide, the system only whether
+    // the instances exist.
+    if (std::optional<int64_t> d = delta.asConstant()) {
+      if (!itemPair(groupA, groupB, *d, threadsOf))
+        continue;
+      if (std::optional<SmallVector<int64_t>> point = c.sample())
+        if (found(*point, *d))
+          return true;
+      continue;
+    }
+    unsigned solves = 0;
+    // Depth-first over [lo, hi]: a sample, then both sides of it.
+    SmallVector<std::pair<int64_t, int64_t>> ranges{{badLo, badHi}};
+    while (!ranges.empty()) {
+      auto [lo, hi] = ranges.pop_back_val();
+      if (lo > hi)
+        continue;
+      if (++solves > 256) {
+        // Too many values: ask whether any is feasible at all.
+        System any = c;
+        any.ge0(delta - lo);
+        any.ge0(Lin::of(hi) - delta);
+        if (!any.isEmpty()) {
+          hit.witness = "many address offsets";
+          return true;
+        }
+        continue;
+      }
+      System s = c;
+      s.ge0(delta - lo);
+      s.ge0(Lin::of(hi) - delta);
+      std::optional<SmallVector<int64_t>> point = s.sample();
+      if (!point)
+        continue;
+      int64_t d = System::eval(delta, *point);
+      if (found(*point, d))
+        return true;
+      ranges.push_back({lo, d - 1});
+      ranges.push_back({d + 1, hi});
+    }
+  }
+  return false;
+}
+
+/// Xor is a bijection for a fixed y: for the same xor in the two threads,
+/// either the y's differ, or x1 = x2 and r1 = r2, or x1 != x2 and r1 != r2.
+/// Splits every case by those alternatives.
+static void splitXors(const SystemBuilder &builder,
+                      std::vector<System> &cases) {
+  for (const SystemBuilder::XorTerm &x1 : builder.xors) {
+    for (const SystemBuilder::XorTerm &x2 : builder.xors) {
+      if (x1.value != x2.value || x1.thread >= x2.thread || cases.size() > 64)
+        continue;
+      std::vector<System> split;
+      for (const System &c : cases) {
+        System lt = c, gt = c;
+        lt.ge0(x2.y - x1.y - 1);
+        gt.ge0(x1.y - x2.y - 1);
+        split.push_back(lt);
+        split.push_back(gt);
+        System same = c;
+        same.eq0(x1.y - x2.y);
+        System equal = same;
+        equal.eq0(x1.x - x2.x);
+        equal.eq0(x1.r - x2.r);
+        split.push_back(equal);
+        for (int dx : {-1, 1})
+          for (int dr : {-1, 1}) {
+            System differ = same;
+            differ.ge0((x2.x - x1.x) * dx - 1);
+            differ.ge0((x2.r - x1.r) * dr - 1);
+            split.push_back(differ);
+          }
+      }
+      cases = std::move(split);
+    }
+  }
+}
+
+bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
+                    const Relation &relation, Hit &hit) {
+  const SharedAccess &a = *ua.access, &b = *ub.access;
+  if (inExclusiveBranches(a.access.op, b.access.op, model))
+    return false;
+  hit.a = a.access.op;
+  hit.b = b.access.op;
+  bool sameThread = q == Question::AsyncSameThread;
+  Threads threadsOf = sameThread                      ? Threads::Same
+                      : q == Question::AsyncAnyThread ? Threads::Any
+                                                      : Threads::Distinct;
+  const Group *groupA = ua.group, *groupB = ub.group;
+  bool fast = groupA && groupB;
+  // The systems to ask, per thread order (the full system only).
+  for (unsigned order = 0;
+       order < (fast || threadsOf != Threads::Distinct ? 1u : 2u); ++order) {
+    Pair p(model);
+    addInstances(p, ua, ub, relation, sameThread);
+    if (!addOverlap(p, ua, ub, threadsOf, order))
+      continue;
+    std::optional<std::vector<System>> cases = timingCases(q, p);
+    if (!cases)
+      return false;
+    if (fast) {
+      if (solveSeparated(p, *groupA, *groupB, threadsOf, *cases, hit))
+        return true;
+      continue;
+    }
+    splitXors(p.builder, *cases);
+    for (System &s : *cases) {
+      std::optional<SmallVector<int64_t>> sample = s.sample();
+      if (!sample)
+        continue;
+      int64_t ta = System::eval(p.builder.threadId(p.ia), *sample);
+      int64_t tb = System::eval(p.builder.threadId(p.ib), *sample);
+      int64_t byte = std::max(System::eval(p.addrA, *sample),
+                              System::eval(p.addrB, *sample));
+      hit.witness = witnessText(sameThread, ta, tb, byte);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Checker::ask(Question q, const Unit &ua, const Unit &ub, Hit &hit) {
+  const SharedAccess &a = *ua.access, &b = *ub.access;
+  // Partition the iterations of the loops around both: the same iteration of
+  // every loop, or the same down to one loop where b's is earlier or later.
+  SmallVector<scf::ForOp> la = enclosingLoops(a.access.op, model.kernel),
+                          lb = enclosingLoops(b.access.op, model.kernel);
+  SmallVector<scf::ForOp> common;
+  for (auto [x, y] : llvm::zip(la, lb)) {
+    if (x != y)
+      break;
+    common.push_back(x);
+  }
+  for (int split = -1; split < int(common.size()); ++split) {
+    for (int dir : {-1, 1}) {
+      if (split < 0 && dir > 0)
+        continue;
+      Relation relation;
+      for (auto [i, loop] : llvm::enumerate(common)) {
+        if (split >= 0 && int(i) > split)
+          break;
+        relation[loop] = int(i) == split ? dir : 0;
+      }
+      // The very same instance of one op in one thread is no conflict.
+      if (q == Question::AsyncSameThread && split < 0 && ua.group == ub.group &&
+          a.access.op == b.access.op)
+        continue;
+      if (solve(q, ua, ub, relation, hit))
+        return true;
+      if (unprovable)
+        return false;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,303 @@
+//===- SharedMemorySync.cpp - Barriers and async copies of the race check -===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The synchronisation the race check (SharedMemory.cpp) orders accesses by.
+// The number of barriers, and of async-group commits, a thread has passed
+// before an op instance is affine in the iterations of the loops around it
+// and their trip counts: barriers and commits must run a known number of
+// times per loop iteration. The wait and barrier that retire an async copy
+// for an access are the latest ones before it (earlier ones retire less),
+// found per structured path: the same block, the previous loop iteration,
+// or before the loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SharedMemoryModel.h"
+
+#include "AMK/Analysis/Uniformity.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+using namespace mlir::amk::smem;
+
+//===----------------------------------------------------------------------===//
+// Events
+//===----------------------------------------------------------------------===//
+
+bool smem::isEvent(Event kind, Operation *op) {
+  switch (kind) {
+  case Event::Barrier:
+    return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op);
+  case Event::Commit:
+    return isa<nvgpu::DeviceAsyncCreateGroupOp>(op);
+  case Event::Wait:
+    return isa<nvgpu::DeviceAsyncWaitOp>(op);
+  }
+  return false;
+}
+
+StringRef smem::eventName(Event kind) {
+  switch (kind) {
+  case Event::Barrier:
+    return "barriers";
+  case Event::Commit:
+    return "async-group commits";
+  case Event::Wait:
+    return "async waits";
+  }
+  return "";
+}
+
+int64_t smem::waitGroups(Operation *wait) {
+  std::optional<uint32_t> n =
+      cast<nvgpu::DeviceAsyncWaitOp>(wait).getNumGroups();
+  return n ? *n : 0;
+}
+
+bool Model::contains(Event kind, Operation *op) const {
+  auto [it, inserted] = containsCache[int(kind)].try_emplace(op, false);
+  if (inserted)
+    it->second = op->walk([&](Operation *inner) {
+                     return isEvent(kind, inner) ? WalkResult::interrupt()
+                                                 : WalkResult::advance();
+                   }).wasInterrupted();
+  return it->second;
+}
+
+//===----------------------------------------------------------------------===//
+// Counts and the latest events
+//===----------------------------------------------------------------------===//
+
+std::optional<Lin> SystemBuilder::tripCount(scf::ForOp loop) {
+  if (auto it = trips.find(loop); it != trips.end())
+    return it->second;
+  std::optional<int64_t> lb = constantOf(loop.getLowerBound()),
+                         ub = constantOf(loop.getUpperBound()),
+                         step = constantOf(loop.getStep());
+  if (lb && ub && step && *step > 0) {
+    Lin t = Lin::of(*ub > *lb ? llvm::divideCeil(*ub - *lb, *step) : 0);
+    return trips[loop] = t;
+  }
+  // A symbolic trip count: the same for every thread (the loop syncs, so
+  // its bounds are uniform) and defined outside every loop.
+  for (Value bound : {loop.getLowerBound(), loop.getUpperBound()})
+    if (model.uniformity.isDivergent(bound) ||
+        !enclosingLoops(bound.getParentRegion()->getParentOp(), model.kernel)
+             .empty() ||
+        isa<scf::ForOp>(bound.getParentRegion()->getParentOp()))
+      return std::nullopt;
+  Lin t = Lin::var(sys.var(0, std::nullopt));
+  if (step && *step > 0) {
+    Instance none;
+    none.op = loop;
+    Lin span =
+        expr(loop.getUpperBound(), none) - expr(loop.getLowerBound(), none);
+    sys.ge0(t * *step - span);
+  }
+  return trips[loop] = t;
+}
+
+std::optional<int64_t> SystemBuilder::bodyTotal(Event kind, scf::ForOp loop) {
+  return blockTotal(kind, *loop.getBody());
+}
+
+std::optional<int64_t> SystemBuilder::blockTotal(Event kind, Block &block) {
+  int64_t sum = 0;
+  for (Operation &op : block) {
+    std::optional<Lin> t = total(kind, &op);
+    std::optional<int64_t> c = t ? t->asConstant() : std::nullopt;
+    if (!c)
+      return std::nullopt;
+    sum += *c;
+  }
+  return sum;
+}
+
+std::optional<Lin> SystemBuilder::total(Event kind, Operation *op) {
+  if (isEvent(kind, op))
+    return Lin::of(1);
+  if (!model.contains(kind, op))
+    return Lin::of(0);
+  auto &known = model.constantTotals[int(kind)];
+  if (auto it = known.find(op); it != known.end())
+    return Lin::of(it->second);
+  std::optional<Lin> result = computeTotal(kind, op);
+  if (result)
+    if (std::optional<int64_t> c = result->asConstant())
+      known[op] = *c;
+  return result;
+}
+
+std::optional<Lin> SystemBuilder::computeTotal(Event kind, Operation *op) {
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    std::optional<int64_t> body = bodyTotal(kind, loop);
+    std::optional<Lin> trip = tripCount(loop);
+    if (!body || !trip)
+      return std::nullopt;
+    return *trip * *body;
+  }
+  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+    auto regionTotal = [&](Region &r) -> std::optional<int64_t> {
+      return r.empty() ? 0 : blockTotal(kind, r.front());
+    };
+    std::optional<int64_t> a = regionTotal(ifOp.getThenRegion()),
+                           b = regionTotal(ifOp.getElseRegion());
+    if (a && b && *a == *b)
+      return Lin::of(*a);
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> SystemBuilder::prefix(Event kind, Operation *op) {
+  auto &known = model.prefixTotals[int(kind)];
+  if (auto it = known.find(op); it != known.end())
+    return it->second;
+  // One pass over the block fills every op's prefix; a scratch builder keeps
+  // symbolic trip counts met on the way out of this system.
+  SystemBuilder scratch(model);
+  std::optional<int64_t> running = 0;
+  for (Operation &o : *op->getBlock()) {
+    known[&o] = running;
+    if (!running)
+      continue;
+    std::optional<Lin> t = scratch.total(kind, &o);
+    std::optional<int64_t> c = t ? t->asConstant() : std::nullopt;
+    if (c && !llvm::AddOverflow(*running, *c, *running))
+      continue;
+    running = std::nullopt;
+  }
+  return known.lookup(op);
+}
+
+std::optional<Lin> SystemBuilder::count(Event kind, Operation *op,
+                                        const Instance &in) {
+  Lin sum;
+  for (Operation *cur = op;;) {
+    std::optional<int64_t> before = prefix(kind, cur);
+    if (before)
+      sum = sum + *before;
+    for (Operation *prev = before ? nullptr : cur->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      std::optional<Lin> t = total(kind, prev);
+      if (!t) {
+        whyNot = llvm::formatv("the {0} in '{1}' do not run a known number "
+                               "of times",
+                               eventName(kind), prev->getName())
+                     .str();
+        return std::nullopt;
+      }
+      sum = sum + *t;
+    }
+    Operation *parent = cur->getParentOp();
+    if (!parent || parent == model.kernel)
+      return sum;
+    if (auto loop = dyn_cast<scf::ForOp>(parent)) {
+      std::optional<int64_t> body = bodyTotal(kind, loop);
+      if (!body) {
+        whyNot = llvm::formatv("the {0} in a loop iteration do not run a "
+                               "known number of times",
+                               eventName(kind))
+                     .str();
+        return std::nullopt;
+      }
+      sum = sum + in.iteration.lookup(loop) * *body;
+    } else if (!isa<scf::IfOp>(parent)) {
+      whyNot = llvm::formatv("'{0}' around an access is not modelled",
+                             parent->getName())
+                   .str();
+      return std::nullopt;
+    }
+    cur = parent;
+  }
+}
+
+/// Whether every iteration of a loop with this body runs an event of `kind`
+/// at its top level (or in a nested loop that runs and does).
+bool SystemBuilder::unconditional(Event kind, Block &body) {
+  for (Operation &op : body) {
+    if (isEvent(kind, &op))
+      return true;
+    if (auto loop = dyn_cast<scf::ForOp>(&op)) {
+      std::optional<Lin> trip = tripCount(loop);
+      std::optional<int64_t> c = trip ? trip->asConstant() : std::nullopt;
+      if (c && *c >= 1 && unconditional(kind, *loop.getBody()))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// Scans `block` backwards from `from` (exclusive; null: the end) for the
+/// latest event; returns whether the scan is complete (an event found on
+/// every case it split into).
+bool SystemBuilder::scanBack(Event kind, Operation *from, Block *block,
+                             Instance in, Latest conditions,
+                             std::vector<Latest> &out) {
+  Operation *prev = from ? from->getPrevNode() : &block->back();
+  for (; prev; prev = prev->getPrevNode()) {
+    if (isEvent(kind, prev)) {
+      conditions.op = prev;
+      in.op = prev;
+      conditions.instance = in;
+      out.push_back(conditions);
+      return true;
+    }
+    auto loop = dyn_cast<scf::ForOp>(prev);
+    if (!loop || !model.contains(kind, loop) ||
+        !unconditional(kind, *loop.getBody()))
+      continue; // conditional events are skipped: earlier retire less.
+    std::optional<Lin> trip = tripCount(loop);
+    if (!trip)
+      continue;
+    // The loop ran (its last iteration has the latest event) ...
+    Latest ran = conditions;
+    ran.atLeastZero.push_back(*trip - 1);
+    Instance inner = in;
+    inner.iteration[loop] = *trip - 1;
+    scanBack(kind, nullptr, loop.getBody(), inner, ran, out);
+    // ... or did not.
+    std::optional<int64_t> c = trip->asConstant();
+    if (c && *c >= 1)
+      return true;
+    if (c)
+      continue;
+    conditions.equalZero.push_back(*trip);
+  }
+  return false;
+}
+
+void SystemBuilder::latest(Event kind, Operation *op, const Instance &in,
+                           std::vector<Latest> &out) {
+  Latest conditions;
+  Instance ctx = in;
+  for (Operation *cur = op;;) {
+    if (scanBack(kind, cur, cur->getBlock(), ctx, conditions, out))
+      return;
+    Operation *parent = cur->getParentOp();
+    if (!parent || parent == model.kernel) {
+      conditions.op = nullptr;
+      out.push_back(conditions);
+      return;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(parent);
+        loop && unconditional(kind, *loop.getBody())) {
+      // The previous iteration's last event ...
+      Lin k = ctx.iteration.lookup(loop);
+      Latest previous = conditions;
+      previous.atLeastZero.push_back(k - 1);
+      Instance before = ctx;
+      before.iteration[loop] = k - 1;
+      scanBack(kind, nullptr, loop.getBody(), before, previous, out);
+      // ... or, in the first iteration, one before the loop.
+      conditions.equalZero.push_back(k);
+    }
+    cur = parent;
+  }
+}
