@@ -6,6 +6,7 @@
 
 #include "AMK/Bundle/Bundle.h"
 
+#include "AMK/Dialect/AMK/IR/AMKOps.h"
 #include "AMK/Harness/Harness.h"
 #include "AMK/Target/TargetSpec.h"
 #include "AMK/Version.h"
@@ -106,11 +107,16 @@ std::string mlir::amk::computeBundleCacheKey(const BundleKernel &kernel,
   add(kernel.name);
   add(kernel.signature);
   add(kernel.problemIdentity);
-  add(attrString(kernel.config));
   add(targetToJSON(target));
-  // The manifest, part of a cache entry, records the planner's prediction:
-  // its exact bits, so an entry always holds what its key says.
-  add(std::to_string(llvm::bit_cast<uint64_t>(kernel.predictedUs)));
+  for (const BundleEntry &entry : kernel.entries) {
+    add(entry.entry);
+    add(attrString(entry.config));
+    add(entry.bucket ? entry.bucket->getCondition() : "");
+    // The manifest, part of a cache entry, records the planner's
+    // prediction: its exact bits, so an entry always holds what its key
+    // says.
+    add(std::to_string(llvm::bit_cast<uint64_t>(entry.predictedUs)));
+  }
   return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }
 
@@ -143,18 +149,20 @@ static llvm::json::Object argToJSON(const LaunchArg &arg) {
                             {"shape", std::move(shape)}};
 }
 
-/// The manifest's entry for the kernel: its binaries, launch and verdict.
-static llvm::json::Object kernelToJSON(const BundleKernel &kernel) {
-  const KernelLaunch &launch = kernel.launch;
+/// The manifest's entry for one kernel: its binaries (one cubin holds every
+/// kernel of the bundle), launch and verdict.
+static llvm::json::Object kernelToJSON(const BundleKernel &kernel,
+                                       const BundleEntry &entry) {
+  const KernelLaunch &launch = entry.launch;
   llvm::json::Array params;
   for (const LaunchArg &arg : launch.args)
     params.push_back(arg.name);
   llvm::json::Object json{
-      {"name", kernel.name},
-      {"entry", kernel.name},
+      {"name", entry.entry},
+      {"entry", entry.entry},
       {"cubin", kernel.name + ".cubin"},
       {"ptx", kernel.name + ".ptx"},
-      {"config", attrString(kernel.config)},
+      {"config", attrString(entry.config)},
       {"block",
        llvm::json::Array{launch.block[0], launch.block[1], launch.block[2]}},
       {"grid", llvm::json::Array{launch.grid[0].str(), launch.grid[1].str(),
@@ -162,7 +170,7 @@ static llvm::json::Object kernelToJSON(const BundleKernel &kernel) {
       {"dynamic_smem_bytes", launch.dynamicSmemBytes},
       {"estimated_regs_per_thread", launch.estimatedRegs},
       {"params", std::move(params)},
-      {"predicted_us", kernel.predictedUs},
+      {"predicted_us", entry.predictedUs},
       {"cache_key", kernel.cacheKey},
       {"verdict", verdict()},
   };
@@ -171,15 +179,16 @@ static llvm::json::Object kernelToJSON(const BundleKernel &kernel) {
   return json;
 }
 
-/// The launch sequence: zero what the kernel accumulates into, then run it.
-static llvm::json::Array getSteps(const BundleKernel &kernel) {
+/// The launch sequence of one kernel: zero what it accumulates into, then
+/// run it.
+static llvm::json::Array getSteps(const BundleEntry &entry) {
   llvm::json::Array steps, zeroIds;
-  for (const std::string &buffer : kernel.launch.zeroed) {
+  for (const std::string &buffer : entry.launch.zeroed) {
     std::string id = "zero_" + buffer;
     steps.push_back(llvm::json::Object{{"id", id}, {"zero", buffer}});
     zeroIds.push_back(id);
   }
-  llvm::json::Object run{{"id", "run"}, {"kernel", kernel.name}};
+  llvm::json::Object run{{"id", "run"}, {"kernel", entry.entry}};
   if (!zeroIds.empty())
     run["after"] = std::move(zeroIds);
   steps.push_back(std::move(run));
@@ -188,7 +197,16 @@ static llvm::json::Array getSteps(const BundleKernel &kernel) {
 
 std::string mlir::amk::getBundleManifest(const BundleKernel &kernel,
                                          const TargetSpec &target) {
-  const KernelLaunch &launch = kernel.launch;
+  // Every entry computes the same problem: one set of sizes and buffers.
+  const KernelLaunch &launch = kernel.entries.back().launch;
+  llvm::json::Array kernels, variants;
+  for (const BundleEntry &entry : kernel.entries) {
+    kernels.push_back(kernelToJSON(kernel, entry));
+    llvm::json::Object variant{{"steps", getSteps(entry)}};
+    if (entry.bucket)
+      variant["when"] = entry.bucket->getCondition();
+    variants.push_back(std::move(variant));
+  }
   llvm::json::Object problem(kernel.problem);
   problem["family"] = kernel.family;
   problem["signature"] = kernel.signature;
@@ -211,9 +229,8 @@ std::string mlir::amk::getBundleManifest(const BundleKernel &kernel,
       {"problem", std::move(problem)},
       {"sizes", std::move(sizes)},
       {"args", std::move(args)},
-      {"kernels", llvm::json::Array{kernelToJSON(kernel)}},
-      {"variants",
-       llvm::json::Array{llvm::json::Object{{"steps", getSteps(kernel)}}}},
+      {"kernels", std::move(kernels)},
+      {"variants", std::move(variants)},
       {"verdict", verdict()},
       {"flags", kernel.flags},
   };

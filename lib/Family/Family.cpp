@@ -49,6 +49,46 @@ const SizeSymbol *KernelLaunch::findSymbol(StringRef name) const {
   return nullptr;
 }
 
+FailureOr<SmallVector<DispatchEntry>>
+mlir::amk::getDispatchEntries(KernelOp kernel, std::string &whyNot) {
+  SmallVector<DispatchEntry> entries;
+  Attribute attr = kernel->getAttr(kDispatchAttrName);
+  if (!attr)
+    return entries;
+  auto array = dyn_cast<ArrayAttr>(attr);
+  if (!array) {
+    whyNot = "'" + kDispatchAttrName.str() + "' must be an array";
+    return failure();
+  }
+  for (auto [i, element] : llvm::enumerate(array)) {
+    auto dict = dyn_cast<DictionaryAttr>(element);
+    auto symbol = dict ? dict.getAs<StringAttr>("symbol") : StringAttr();
+    auto upTo = dict ? dict.getAs<IntegerAttr>("up_to") : IntegerAttr();
+    auto config =
+        dict ? dict.getAs<KernelConfigAttrInterface>("config") : nullptr;
+    auto predicted =
+        dict ? dict.getAs<IntegerAttr>("predicted_ns") : IntegerAttr();
+    if (!symbol || !upTo || upTo.getValue().getSExtValue() < 1 || !config) {
+      whyNot = "dispatch variant " + std::to_string(i) +
+               " must be a dictionary of 'symbol' (a string), 'up_to' (an "
+               "integer >= 1) and 'config' (a kernel config)";
+      return failure();
+    }
+    if (config.getProblemFamily() != kernel.getConfig().getProblemFamily()) {
+      whyNot = "dispatch variant " + std::to_string(i) +
+               " has a config of "
+               "family '" +
+               config.getProblemFamily().str() + "', the kernel's is '" +
+               kernel.getConfig().getProblemFamily().str() + "'";
+      return failure();
+    }
+    entries.push_back(DispatchEntry{
+        PlanBucket{symbol.str(), upTo.getValue().getSExtValue()}, config,
+        predicted ? predicted.getValue().getSExtValue() : 0});
+  }
+  return entries;
+}
+
 //===----------------------------------------------------------------------===//
 // Occupancy (cudaOccMaxActiveBlocksPerMultiprocessor)
 //===----------------------------------------------------------------------===//

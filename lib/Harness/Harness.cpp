@@ -228,9 +228,21 @@ mlir::amk::verifyKernelResources(KernelOp kernel, const TargetSpec &target,
   if (!problem || !impl)
     return unsupported("no family '" + family +
                        "' is registered (known: " + listFamilyNames() + ")");
+  std::string whyNot;
+  FailureOr<SmallVector<DispatchEntry>> dispatch =
+      getDispatchEntries(kernel, whyNot);
+  if (failed(dispatch))
+    return unsupported(whyNot);
+  // The kernel's own config and every dispatch variant's: all are emitted.
   std::unique_ptr<ProblemModel> model = impl->getModel(problem, target);
-  return checkKernelResources(*model, kernel.getConfig(), target,
-                              kernel.getLoc(), kernel.getSymName(), findings);
+  bool ok = succeeded(checkKernelResources(*model, kernel.getConfig(), target,
+                                           kernel.getLoc(), kernel.getSymName(),
+                                           findings));
+  for (const DispatchEntry &entry : *dispatch)
+    ok &= succeeded(checkKernelResources(*model, entry.config, target,
+                                         kernel.getLoc(), kernel.getSymName(),
+                                         findings));
+  return success(ok);
 }
 
 std::string mlir::amk::harnessFindingsToJSON(ArrayRef<HarnessFinding> findings,

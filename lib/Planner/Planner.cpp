@@ -295,7 +295,8 @@ Plan mlir::amk::planProblem(const KernelFamily &family,
   MLIRContext *context = problem->getContext();
   Plan plan;
   std::unique_ptr<ProblemModel> model = family.getModel(
-      problem, target, getCalibration(family, options.tuningDB, target));
+      problem, target, getCalibration(family, options.tuningDB, target),
+      options.planningSizes);
   plan.notes = model->getPlanNotes();
 
   llvm::StringMap<unsigned> reasonIndex;
@@ -356,4 +357,39 @@ Plan mlir::amk::planProblem(const KernelFamily &family,
   }
   ladder.addModel(ranked);
   return plan;
+}
+
+SmallVector<DispatchVariant, 1>
+mlir::amk::planDispatch(const KernelFamily &family, ProblemOpInterface problem,
+                        const TargetSpec &target, const PlanOptions &options,
+                        KernelConfigAttrInterface defaultConfig) {
+  CostOverrides calibration = getCalibration(family, options.tuningDB, target);
+  SmallVector<DispatchVariant, 1> variants;
+  SmallVector<PlanBucket> buckets =
+      family.getModel(problem, target, calibration, options.planningSizes)
+          ->getPlanBuckets();
+  llvm::sort(buckets, [](const PlanBucket &a, const PlanBucket &b) {
+    return a.upTo < b.upTo;
+  });
+  for (const PlanBucket &bucket : buckets) {
+    PlanOptions at = options;
+    at.ladderSize = 1;
+    at.diverse = at.explore = false;
+    at.planningSizes[bucket.symbol] = bucket.upTo;
+    Plan plan = planProblem(family, problem, target, at);
+    if (plan.ladder.empty() || plan.ladder.front().config == defaultConfig)
+      continue;
+    // What the default config would take at this size.
+    std::unique_ptr<ProblemModel> model =
+        family.getModel(problem, target, calibration, at.planningSizes);
+    FailureOr<KernelResources> resources = model->getResources(defaultConfig);
+    if (failed(resources))
+      continue;
+    double defaultNs = model->predict(defaultConfig, *resources).totalNs;
+    const PlanCandidate &best = plan.ladder.front();
+    if (!(best.cost.totalNs < 0.9 * defaultNs))
+      continue;
+    variants.push_back(DispatchVariant{bucket, best, defaultNs});
+  }
+  return variants;
 }

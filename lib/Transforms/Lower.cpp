@@ -39,6 +39,7 @@
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -186,8 +187,20 @@ private:
 };
 } // namespace
 
+/// The prediction of the ladder rung holding `config`, us (0: none).
+static double getPredictedUs(KernelOp kernel,
+                             KernelConfigAttrInterface config) {
+  if (std::optional<ArrayAttr> ladder = kernel.getLadder())
+    for (auto rung : ladder->getAsRange<CandidateAttr>())
+      if (rung.getConfig() == config)
+        return rung.getPredictedNs() / 1000.0;
+  return 0;
+}
+
 /// Everything but the code: what the manifest and the cache key need, all
-/// known from the kernel op and the options.
+/// known from the kernel op and the options. The kernel's dispatch variants
+/// come first, each for a range of a dynamic size; its own config serves
+/// every other size.
 FailureOr<LoweredKernel>
 AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
   ProblemOpInterface problem = kernel.getProblem();
@@ -195,23 +208,38 @@ AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
       lookupFamily(kernel, kernel.getConfig().getProblemFamily());
   if (!family)
     return failure();
+  std::string whyNot;
+  FailureOr<SmallVector<DispatchEntry>> dispatch =
+      getDispatchEntries(kernel, whyNot);
+  if (failed(dispatch))
+    return kernel.emitOpError() << whyNot;
 
   LoweredKernel k;
   k.impl = family;
   k.family = family->getName().str();
   k.name = kernel.getSymName().str();
-  k.config = kernel.getConfig();
   k.problem = family->problemToJSON(problem);
   k.signature = problem.getProblemSignature();
   k.problemIdentity = getProblemIdentity(problem);
-  k.launch = family->describeLaunch(problem, k.config, target);
-  // The prediction of the ladder rung holding this config.
-  if (std::optional<ArrayAttr> ladder = kernel.getLadder())
-    for (auto rung : ladder->getAsRange<CandidateAttr>())
-      if (rung.getConfig() == kernel.getConfig()) {
-        k.predictedUs = rung.getPredictedNs() / 1000.0;
-        break;
-      }
+  for (const DispatchEntry &d : *dispatch) {
+    BundleEntry &entry = k.entries.emplace_back();
+    entry.entry =
+        (k.name + "_" + d.bucket.symbol + "le" + std::to_string(d.bucket.upTo));
+    entry.config = d.config;
+    entry.launch = family->describeLaunch(problem, d.config, target);
+    entry.predictedUs = d.predictedNs / 1000.0;
+    entry.bucket = d.bucket;
+    const SizeSymbol *symbol = entry.launch.findSymbol(d.bucket.symbol);
+    if (!symbol || !ShapedType::isDynamic(symbol->value) || !symbol->arg)
+      return kernel.emitOpError("dispatches on '")
+             << d.bucket.symbol << "', which is not a dynamic size of its "
+             << family->getDisplayName() << " problem";
+  }
+  BundleEntry &own = k.entries.emplace_back();
+  own.entry = k.name;
+  own.config = kernel.getConfig();
+  own.launch = family->describeLaunch(problem, own.config, target);
+  own.predictedUs = getPredictedUs(kernel, own.config);
   k.flags = (llvm::Twine("O") + llvm::Twine(optLevel.getValue()) + " " +
              ptxFeaturesFor(target))
                 .str();
@@ -220,27 +248,29 @@ AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
   return k;
 }
 
-/// The generated gpu.module (at the end of the module) with the kernel's
-/// gpu.func.
+/// The generated gpu.module (at the end of the module) with a gpu.func per
+/// entry of the kernel.
 LogicalResult AMKLowerPass::synthesize(KernelOp kernel, LoweredKernel &k,
                                        const TargetSpec &target) {
   ModuleOp module = getOperation();
   OpBuilder b(module.getBodyRegion());
   b.setInsertionPointToEnd(module.getBody());
   k.module = gpu::GPUModuleOp::create(b, kernel.getLoc(), k.name);
-  FailureOr<gpu::GPUFuncOp> func =
-      k.impl->synthesize(k.module, kernel, k.name, target);
-  if (failed(func)) {
-    k.module.erase();
-    return failure();
+  for (const BundleEntry &entry : k.entries) {
+    FailureOr<gpu::GPUFuncOp> func =
+        k.impl->synthesize(k.module, kernel, entry.config, entry.entry, target);
+    if (failed(func)) {
+      k.module.erase();
+      return failure();
+    }
+    // The harness's register estimate becomes the kernel's register budget
+    // (.maxnreg), so what was verified is what ptxas must honor.
+    (*func)->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                     b.getI32IntegerAttr(entry.launch.estimatedRegs));
+    // What every launch provides, for the harness's shared-memory bounds.
+    (*func)->setAttr(kDynamicSmemAttrName,
+                     b.getI64IntegerAttr(entry.launch.dynamicSmemBytes));
   }
-  // The harness's register estimate becomes the kernel's register budget
-  // (.maxnreg), so what was verified is what ptxas must honor.
-  (*func)->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
-                   b.getI32IntegerAttr(k.launch.estimatedRegs));
-  // What every launch provides, for the harness's shared-memory bounds.
-  (*func)->setAttr(kDynamicSmemAttrName,
-                   b.getI64IntegerAttr(k.launch.dynamicSmemBytes));
   // Fold the synthesizer's index arithmetic before anything reads it.
   OpPassManager cleanup(gpu::GPUModuleOp::getOperationName());
   cleanup.addPass(createCanonicalizerPass());
@@ -248,23 +278,17 @@ LogicalResult AMKLowerPass::synthesize(KernelOp kernel, LoweredKernel &k,
   return runPipeline(cleanup, k.module);
 }
 
-/// The launch, where the kernel was: operands cast to the types the kernel
-/// takes, what the family zeroes, the grid from the (possibly dynamic)
-/// sizes. It names the kernel `@name::@name`, which the generated module or
-/// the cached gpu.binary provides.
-void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
-  ProblemOpInterface problem = kernel.getProblem();
-  const KernelLaunch &launch = k.launch;
-  OpBuilder b(kernel);
-  Location loc = kernel.getLoc();
+/// The operands as the kernels take them: sizes that one operand's type
+/// leaves dynamic and another's fixes are checked, then cast to.
+static SmallVector<Value> castOperands(OpBuilder &b, Location loc,
+                                       ProblemOpInterface problem,
+                                       ArrayRef<LaunchArg> kernelArgs) {
   auto idx = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  // Sizes that one operand's type leaves dynamic and another's fixes are
-  // checked, then cast to.
   SmallVector<Value> args;
   for (auto [operand, arg] :
-       llvm::zip_equal(problem.getKernelOperands(), launch.args)) {
+       llvm::zip_equal(problem.getKernelOperands(), kernelArgs)) {
     auto type = cast<MemRefType>(operand.getType());
     if (arg.kernelType != type) {
       for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -284,18 +308,34 @@ void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
     }
     args.push_back(operand);
   }
-  // A symbol is its static value, or the dimension of the argument holding
-  // it as the kernel takes it.
-  auto symbolValue = [&](StringRef name) -> OpFoldResult {
-    const SizeSymbol *symbol = launch.findSymbol(name);
-    assert(symbol && "grid names a symbol the family does not declare");
-    if (!symbol->arg)
-      return b.getIndexAttr(symbol->value);
-    Value arg = args[*symbol->arg];
-    int64_t size = cast<MemRefType>(arg.getType()).getDimSize(symbol->dim);
-    if (!ShapedType::isDynamic(size))
-      return b.getIndexAttr(size);
-    return memref::DimOp::create(b, loc, arg, symbol->dim).getResult();
+  return args;
+}
+
+/// The value of size `name` for a launch on `args`: its static value, or the
+/// dimension of the argument holding it as the kernel takes it.
+static OpFoldResult getSymbolValue(OpBuilder &b, Location loc,
+                                   const KernelLaunch &launch,
+                                   ArrayRef<Value> args, StringRef name) {
+  const SizeSymbol *symbol = launch.findSymbol(name);
+  assert(symbol && "names a symbol the family does not declare");
+  if (!symbol->arg)
+    return b.getIndexAttr(symbol->value);
+  Value arg = args[*symbol->arg];
+  int64_t size = cast<MemRefType>(arg.getType()).getDimSize(symbol->dim);
+  if (!ShapedType::isDynamic(size))
+    return b.getIndexAttr(size);
+  return memref::DimOp::create(b, loc, arg, symbol->dim).getResult();
+}
+
+/// One entry's launch: what it zeroes, then the kernel on its grid.
+static void emitEntryLaunch(OpBuilder &b, Location loc, StringRef module,
+                            const BundleEntry &entry, ArrayRef<Value> args) {
+  const KernelLaunch &launch = entry.launch;
+  auto idx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto symbolValue = [&](StringRef name) {
+    return getSymbolValue(b, loc, launch, args, name);
   };
   std::array<Value, 3> grid;
   for (int i = 0; i < 3; ++i)
@@ -312,13 +352,41 @@ void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
   }
   Value smem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                             launch.dynamicSmemBytes);
-  auto symbol = SymbolRefAttr::get(
-      b.getContext(), k.name, {FlatSymbolRefAttr::get(b.getContext(), k.name)});
+  auto symbol =
+      SymbolRefAttr::get(b.getContext(), module,
+                         {FlatSymbolRefAttr::get(b.getContext(), entry.entry)});
   gpu::LaunchFuncOp::create(
       b, loc, symbol, gpu::KernelDim3{grid[0], grid[1], grid[2]},
       gpu::KernelDim3{idx(launch.block[0]), idx(launch.block[1]),
                       idx(launch.block[2])},
       smem, args);
+}
+
+/// The launch, where the kernel was: operands cast to the types the kernels
+/// take, then the first entry whose range holds the sizes (an scf.if per
+/// dispatch variant). It names the kernels `@name::@entry`, which the
+/// generated module or the cached gpu.binary provides.
+void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
+  OpBuilder b(kernel);
+  Location loc = kernel.getLoc();
+  SmallVector<Value> args =
+      castOperands(b, loc, kernel.getProblem(), k.entries.back().launch.args);
+  for (const BundleEntry &entry : k.entries) {
+    if (!entry.bucket) {
+      emitEntryLaunch(b, loc, k.name, entry, args);
+      break;
+    }
+    OpFoldResult size =
+        getSymbolValue(b, loc, entry.launch, args, entry.bucket->symbol);
+    Value fits = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ule,
+        getValueOrCreateConstantIndexOp(b, loc, size),
+        arith::ConstantIndexOp::create(b, loc, entry.bucket->upTo));
+    auto ifOp = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    emitEntryLaunch(b, loc, k.name, entry, args);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+  }
   kernel.erase();
 }
 

@@ -184,8 +184,38 @@ LogicalResult AMKPlanPass::planOne(ProblemOpInterface problem,
   Block *body = new Block();
   kernel.getBody().push_back(body);
   problem->moveBefore(body, body->end());
-  if (explain)
+  // Kernels of their own for ranges of a dynamic size, picked at launch
+  // (not for tuning rounds, which measure one config per bundle).
+  SmallVector<DispatchVariant, 1> dispatch;
+  if (rung == 0 && !diverse && !explore)
+    dispatch = planDispatch(*family, problem, target, options, best.config);
+  if (!dispatch.empty()) {
+    SmallVector<Attribute> entries;
+    for (const DispatchVariant &v : dispatch)
+      entries.push_back(builder.getDictionaryAttr({
+          builder.getNamedAttr("when",
+                               builder.getStringAttr(v.bucket.getCondition())),
+          builder.getNamedAttr("symbol",
+                               builder.getStringAttr(v.bucket.symbol)),
+          builder.getNamedAttr("up_to",
+                               builder.getI64IntegerAttr(v.bucket.upTo)),
+          builder.getNamedAttr("config", v.best.config),
+          builder.getNamedAttr(
+              "predicted_ns",
+              builder.getI64IntegerAttr(std::llround(v.best.cost.totalNs))),
+      }));
+    kernel->setAttr(kDispatchAttrName, builder.getArrayAttr(entries));
+  }
+  if (explain) {
     explainPlan(kernel, plan, best);
+    for (const DispatchVariant &v : dispatch)
+      mlir::emitRemark(kernel.getLoc())
+          << "dispatch " << kernel.getSymName() << " when "
+          << v.bucket.getCondition() << ": " << v.best.config << ", predicted "
+          << formatUs(v.best.cost.totalNs) << " us at " << v.bucket.symbol
+          << " = " << v.bucket.upTo
+          << " (the default config: " << formatUs(v.defaultNs) << " us)";
+  }
   return success();
 }
 

@@ -17,11 +17,13 @@ func.func @square(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: me
 // -----
 
 func.func @dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
-  // expected-remark-re @+5 {{planned gemm_DxDxD_f32_f32_f32_nn: #amk.gemm_config<{{.*}}math = simt{{.*}}vector = 1{{.*}}>, predicted}}
-  // expected-note-re @+4 {{ladder #1: }}
-  // expected-note-re @+3 {{ladder #2: }}
-  // expected-note-re @+2 {{rejected: {{.*}}AMK-SYNTH-UNSUPPORTED}}
-  // expected-note @+1 {{dynamic sizes planned as 4096 (a dynamic batch as 1)}}
+  // expected-remark-re @+7 {{planned gemm_DxDxD_f32_f32_f32_nn: #amk.gemm_config<{{.*}}math = simt{{.*}}vector = 1{{.*}}>, predicted}}
+  // expected-note-re @+6 {{ladder #1: }}
+  // expected-note-re @+5 {{ladder #2: }}
+  // expected-note-re @+4 {{rejected: {{.*}}AMK-SYNTH-UNSUPPORTED}}
+  // expected-note @+3 {{dynamic sizes planned as 4096 (a dynamic batch as 1)}}
+  // A small M gets a kernel of its own, picked at launch (split-K here).
+  // expected-remark-re @+1 {{dispatch gemm_DxDxD_f32_f32_f32_nn when M <= 64: #amk.gemm_config<{{.*}}split_k = {{[0-9]+}}>, predicted {{[0-9.]+}} us at M = 64 (the default config: {{[0-9.]+}} us)}}
   amk.matmul %a, %b into %c : memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>
   return
 }

@@ -9,7 +9,7 @@
 // RUN: amk-opt %s --amk-plan=b200 --amk-verify | FileCheck %s
 // RUN: amk-opt %s --amk-plan=rtx5060ti --amk-verify | FileCheck %s
 
-// CHECK-COUNT-11: amk.kernel "{{[A-Za-z0-9_]+}}" config({{.*}}) ladder [{{.*}}] attributes {amk.verified} {
+// CHECK-COUNT-11: amk.kernel "{{[A-Za-z0-9_]+}}" config({{.*}}) ladder [{{.*}}] attributes {{{(amk.dispatch = \[.*\], )?}}amk.verified} {
 // CHECK-NOT:      amk.kernel
 
 func.func @gemv(%a: memref<1x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<1x4096xf32>) {

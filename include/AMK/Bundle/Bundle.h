@@ -24,11 +24,27 @@ namespace mlir::amk {
 /// The manifest schema version written into every bundle.
 constexpr int64_t kBundleSchemaVersion = 2;
 
-/// What a manifest records about one lowered kernel. Everything but the
-/// binaries is known before synthesis, so the cache key is too.
+/// One kernel of a bundle: an entry of its cubin.
+struct BundleEntry {
+  /// The gpu.func's (and the cubin entry's) name.
+  std::string entry;
+  KernelConfigAttrInterface config;
+  /// Grid, block, shared memory, arguments, what is zeroed, the register
+  /// estimate (checked against ptxas in the tests).
+  KernelLaunch launch;
+  /// The planner's predicted time (0: unknown), us.
+  double predictedUs = 0;
+  /// The range of sizes a launch picks it for; none: every size the
+  /// entries before it leave (the last entry).
+  std::optional<PlanBucket> bucket;
+};
+
+/// What a manifest records about one lowered `amk.kernel`: its problem and
+/// its kernels (the dispatch variants, then the kernel's own config).
+/// Everything but the binaries is known before synthesis, so the cache key
+/// is too.
 struct BundleKernel {
   std::string name;
-  KernelConfigAttrInterface config;
   /// The problem's family and fields (KernelFamily::problemToJSON).
   std::string family;
   llvm::json::Object problem;
@@ -36,11 +52,8 @@ struct BundleKernel {
   /// The problem op exactly (name, attributes, operand types): the
   /// signature rounds alpha and beta, the key must not.
   std::string problemIdentity;
-  /// Grid, block, shared memory, arguments, what is zeroed, the register
-  /// estimate (checked against ptxas in the tests).
-  KernelLaunch launch;
-  /// The planner's predicted time (0: unknown), us.
-  double predictedUs = 0;
+  /// At least one; the last serves every size.
+  SmallVector<BundleEntry, 1> entries;
   /// Code generation flags and toolkit; part of the cache key.
   std::string flags;
   std::string toolkit;
@@ -49,11 +62,10 @@ struct BundleKernel {
 };
 
 /// The cache key of a kernel: a SHA-256 over everything that determines its
-/// binary and manifest: kernel name (the cubin's entry symbol), problem,
-/// config, target, AMK and schema versions, the build of AMK itself (the
-/// running executable's size and time, as ccache identifies a compiler),
-/// LLVM version, the toolkit's CUDA version and ptxas, flags, and the
-/// planner's predicted time.
+/// binary and manifest: kernel name, problem, each entry (name, config,
+/// range, predicted time), target, AMK and schema versions, the build of AMK
+/// itself (the running executable's size and time, as ccache identifies a
+/// compiler), LLVM version, the toolkit's CUDA version and ptxas, and flags.
 std::string computeBundleCacheKey(const BundleKernel &kernel,
                                   const TargetSpec &target);
 

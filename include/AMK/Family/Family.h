@@ -154,6 +154,24 @@ struct CandidateCost {
 /// Cost-model constants a calibration replaced, by name.
 using CostOverrides = llvm::StringMap<double>;
 
+/// Values to plan dynamic size symbols at, by symbol (others at the
+/// family's representative sizes).
+using PlanningSizes = llvm::StringMap<int64_t>;
+
+/// A range of one dynamic size symbol worth a kernel of its own: sizes up
+/// to `upTo`, planned at `upTo`. Launches pick the kernel when the size is
+/// known (a bundle variant `symbol <= upTo`); every kernel of a bundle is
+/// correct for all sizes, so the choice only decides speed.
+struct PlanBucket {
+  std::string symbol;
+  int64_t upTo = 0;
+
+  /// The manifest condition, e.g. `M <= 64`.
+  std::string getCondition() const {
+    return symbol + " <= " + std::to_string(upTo);
+  }
+};
+
 /// A family's view of one problem on one target: what every stage asks
 /// about a config of this family.
 class ProblemModel {
@@ -198,6 +216,9 @@ public:
   virtual bool hasDynamicSizes() const = 0;
   /// Remarks for explain ("dynamic sizes planned as 4096").
   virtual SmallVector<std::string> getPlanNotes() const { return {}; }
+  /// Ranges of dynamic sizes to plan kernels of their own for (none: one
+  /// kernel serves every size).
+  virtual SmallVector<PlanBucket> getPlanBuckets() const { return {}; }
 };
 
 //===----------------------------------------------------------------------===//
@@ -224,7 +245,8 @@ public:
   /// The model of `problem` (a problem op of this family) on `target`.
   virtual std::unique_ptr<ProblemModel>
   getModel(ProblemOpInterface problem, const TargetSpec &target,
-           const CostOverrides &overrides = {}) const = 0;
+           const CostOverrides &overrides = {},
+           const PlanningSizes &planningSizes = {}) const = 0;
   /// The model of a problem given by its JSON (problemToJSON), as tuning
   /// records keep it; failure when the JSON does not describe one.
   virtual FailureOr<std::unique_ptr<ProblemModel>>
@@ -236,10 +258,12 @@ public:
   virtual KernelLaunch describeLaunch(ProblemOpInterface problem,
                                       KernelConfigAttrInterface config,
                                       const TargetSpec &target) const = 0;
-  /// Builds the kernel's gpu.func `name` in `module`, taking the launch's
-  /// arguments; diagnostics at `kernel` on failure.
+  /// Builds the gpu.func `name` computing the kernel's problem with
+  /// `config` (the kernel's own or a dispatch variant's) in `module`, taking
+  /// the launch's arguments; diagnostics at `kernel` on failure.
   virtual FailureOr<gpu::GPUFuncOp>
-  synthesize(gpu::GPUModuleOp module, KernelOp kernel, llvm::StringRef name,
+  synthesize(gpu::GPUModuleOp module, KernelOp kernel,
+             KernelConfigAttrInterface config, llvm::StringRef name,
              const TargetSpec &target) const = 0;
 
   /// The problem's fields as JSON (the family's field list, shared with the
@@ -274,6 +298,26 @@ const KernelFamily *lookupFamily(llvm::StringRef name);
 /// The family of a problem op or config (an error diagnostic at `op` and
 /// null when none is registered).
 const KernelFamily *lookupFamily(Operation *op, llvm::StringRef name);
+/// The discardable attribute of an `amk.kernel` listing its dispatch
+/// variants: an array of {when, symbol, up_to, config, predicted_ns}
+/// dictionaries, each a config planned for sizes up to `up_to` of a
+/// dynamic `symbol` (Planner.h planDispatch), tried in order before the
+/// kernel's own config.
+inline constexpr llvm::StringLiteral kDispatchAttrName = "amk.dispatch";
+
+/// One dispatch variant of a kernel (kDispatchAttrName).
+struct DispatchEntry {
+  PlanBucket bucket;
+  KernelConfigAttrInterface config;
+  int64_t predictedNs = 0;
+};
+
+/// The kernel's dispatch variants, in order; failure with `whyNot` when the
+/// attribute is malformed (not an array of {symbol, up_to >= 1, config}
+/// dictionaries whose configs are of the kernel's family).
+FailureOr<SmallVector<DispatchEntry>> getDispatchEntries(KernelOp kernel,
+                                                         std::string &whyNot);
+
 /// Every registered family, in registration order.
 SmallVector<const KernelFamily *> getFamilies();
 /// Every registered family's name, comma-separated.

@@ -50,6 +50,8 @@ struct PlanOptions {
   bool explore = false;
   /// Nearby problems: at most this sum of |ln(size ratio)| over the sizes.
   double nearbyLogDistance = 1.5;
+  /// Sizes to plan dynamic symbols at (the family's defaults otherwise).
+  PlanningSizes planningSizes;
 };
 
 /// Where a rung of the ladder came from.
@@ -101,6 +103,23 @@ TuningProblem getTuningProblem(const KernelFamily &family,
 /// Plans `problem` (of `family`) for `target`.
 Plan planProblem(const KernelFamily &family, ProblemOpInterface problem,
                  const TargetSpec &target, const PlanOptions &options = {});
+
+/// A kernel of its own for a range of a dynamic size: the bucket, the best
+/// config planned at its size, and the prediction there of the config that
+/// serves all other sizes.
+struct DispatchVariant {
+  PlanBucket bucket;
+  PlanCandidate best;
+  double defaultNs = 0;
+};
+
+/// The buckets of `problem` (ProblemModel::getPlanBuckets) whose own best
+/// config is predicted at least 10% faster at the bucket's size than
+/// `defaultConfig` (the plan's winner); smallest bucket first.
+SmallVector<DispatchVariant, 1>
+planDispatch(const KernelFamily &family, ProblemOpInterface problem,
+             const TargetSpec &target, const PlanOptions &options,
+             KernelConfigAttrInterface defaultConfig);
 
 /// The cost-model constants of `family` that a calibration in `db` replaces
 /// for `target` (none without a calibration).

@@ -51,11 +51,12 @@ public:
 
   std::unique_ptr<ProblemModel>
   getModel(ProblemOpInterface problem, const TargetSpec &target,
-           const CostOverrides &overrides) const override {
+           const CostOverrides &overrides,
+           const PlanningSizes &planningSizes) const override {
     return createGemmProblemModel(
         problem->getContext(),
         GemmProblem::get(cast<MatmulOp>(problem.getOperation())), target,
-        getParams(overrides));
+        getParams(overrides), planningSizes);
   }
 
   FailureOr<std::unique_ptr<ProblemModel>>
@@ -74,12 +75,13 @@ public:
                               const TargetSpec &target) const override;
 
   FailureOr<gpu::GPUFuncOp> synthesize(gpu::GPUModuleOp module, KernelOp kernel,
+                                       KernelConfigAttrInterface configAttr,
                                        StringRef name,
                                        const TargetSpec &) const override {
-    auto config = dyn_cast<GemmConfigAttr>(kernel.getConfig());
+    auto config = dyn_cast<GemmConfigAttr>(configAttr);
     if (!config)
       return kernel.emitOpError("has no GEMM synthesizer for config ")
-             << kernel.getConfig();
+             << configAttr;
     return synthesizeGemmKernel(module, kernel, config, name);
   }
 

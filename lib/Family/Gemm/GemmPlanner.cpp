@@ -170,10 +170,24 @@ namespace {
 class GemmProblemModel : public ProblemModel {
 public:
   GemmProblemModel(MLIRContext *context, const GemmProblem &problem,
-                   const TargetSpec &target, const GemmCostParams &params)
+                   const TargetSpec &target, const GemmCostParams &params,
+                   const PlanningSizes &planningSizes)
       : context(context), problem(problem),
         rep(getRepresentativeProblem(problem, params)), target(target),
-        params(params) {}
+        params(params) {
+    for (auto [symbol, dynamic, size] :
+         {std::make_tuple("B", problem.batch, &rep.batch),
+          std::make_tuple("M", problem.m, &rep.m),
+          std::make_tuple("N", problem.n, &rep.n),
+          std::make_tuple("K", problem.k, &rep.k)}) {
+      auto it = planningSizes.find(symbol);
+      if (ShapedType::isDynamic(dynamic) && it != planningSizes.end() &&
+          it->second >= 1) {
+        *size = it->second;
+        plannedAt[symbol] = it->second;
+      }
+    }
+  }
 
   FailureOr<KernelResources>
   getResources(KernelConfigAttrInterface config) const override {
@@ -267,9 +281,19 @@ public:
   SmallVector<std::string> getPlanNotes() const override {
     if (!problem.hasDynamicSizes())
       return {};
-    return {llvm::formatv("dynamic sizes planned as {0} (a dynamic batch as 1)",
-                          params.representativeSize)
-                .str()};
+    std::string note =
+        llvm::formatv("dynamic sizes planned as {0} (a dynamic batch as 1)",
+                      params.representativeSize);
+    for (const auto &entry : plannedAt)
+      note += llvm::formatv(", {0} as {1}", entry.getKey(), entry.getValue());
+    return {note};
+  }
+
+  /// A small dynamic M (decode) gets a kernel of its own.
+  SmallVector<PlanBucket> getPlanBuckets() const override {
+    if (!ShapedType::isDynamic(problem.m) || plannedAt.contains("M"))
+      return {};
+    return {PlanBucket{"M", kGemmSmallMBucket}};
   }
 
 private:
@@ -306,11 +330,15 @@ private:
   GemmProblem rep;
   const TargetSpec &target;
   GemmCostParams params;
+  /// The dynamic symbols planned at a given size instead of the
+  /// representative one.
+  llvm::StringMap<int64_t> plannedAt;
 };
 } // namespace
 
 std::unique_ptr<ProblemModel> mlir::amk::createGemmProblemModel(
     MLIRContext *context, const GemmProblem &problem, const TargetSpec &target,
-    const GemmCostParams &params) {
-  return std::make_unique<GemmProblemModel>(context, problem, target, params);
+    const GemmCostParams &params, const PlanningSizes &planningSizes) {
+  return std::make_unique<GemmProblemModel>(context, problem, target, params,
+                                            planningSizes);
 }

@@ -32,10 +32,17 @@ namespace mlir::amk {
 /// The GEMM family (registered by registerAllFamilies).
 std::unique_ptr<KernelFamily> createGemmFamily();
 
-/// The model of `problem` on `target` with the cost constants `params`.
+/// The model of `problem` on `target` with the cost constants `params`;
+/// dynamic sizes are planned at `planningSizes` (symbols B, M, N, K), else
+/// at the representative size.
 std::unique_ptr<ProblemModel>
 createGemmProblemModel(MLIRContext *context, const GemmProblem &problem,
-                       const TargetSpec &target, const GemmCostParams &params);
+                       const TargetSpec &target, const GemmCostParams &params,
+                       const PlanningSizes &planningSizes = {});
+
+/// Dynamic M at or below this gets a kernel of its own (decode-like
+/// products, which the representative size plans badly).
+constexpr int64_t kGemmSmallMBucket = 64;
 
 /// Accumulators each thread of `config` holds (what spills grow with).
 int64_t getAccumulatorsPerThread(GemmConfigAttr config);
