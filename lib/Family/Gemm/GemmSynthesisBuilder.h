@@ -1,0 +1,141 @@
+//===- GemmSynthesisBuilder.h - The GEMM kernel builder ---------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The builder the GEMM synthesizer's parts share: the skeleton and the
+// epilogue (GemmSynthesis.cpp), the simt main loop (GemmSynthesisSimt.cpp)
+// and the mma.sync one (GemmSynthesisMmaSync.cpp, with its shared-memory ring
+// in GemmSynthesisMmaCopies.cpp). Internal to the synthesizer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_LIB_FAMILY_GEMM_GEMMSYNTHESISBUILDER_H
+#define AMK_LIB_FAMILY_GEMM_GEMMSYNTHESISBUILDER_H
+
+#include "GemmSynthesis.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace mlir::amk::gemm {
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic
+//===----------------------------------------------------------------------===//
+
+/// Short names for index arithmetic, so that the kernels read like the math.
+struct IndexMath {
+  ImplicitLocOpBuilder &b;
+
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value add(Value x, int64_t y) { return y == 0 ? x : add(x, c(y)); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  Value mul(Value x, int64_t y) { return y == 1 ? x : mul(x, c(y)); }
+  Value div(Value x, int64_t y) {
+    return y == 1 ? x : arith::DivUIOp::create(b, x, c(y));
+  }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
+  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, x, c(y)); }
+  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
+  Value xori(Value x, Value y) { return arith::XOrIOp::create(b, x, y); }
+  Value min(Value x, Value y) { return arith::MinUIOp::create(b, x, y); }
+  Value ceilDiv(Value x, int64_t y) { return div(add(x, y - 1), y); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x, y);
+  }
+  Value andi(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, cond, x, y);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Shared skeleton
+//===----------------------------------------------------------------------===//
+
+/// Builds one kernel. The skeleton sets up the operands, this block's output
+/// tile and k-tiles; a main loop computes the tile; the epilogue stores it.
+/// The main loops read what the skeleton set up (the public members).
+class GemmKernelBuilder {
+public:
+  GemmKernelBuilder(ImplicitLocOpBuilder &b, GemmConfigAttr config,
+                    const GemmProblem &problem)
+      : b(b), m{b}, config(config), p(problem),
+        layout(getGemmSmemLayout(config, problem)) {}
+
+  /// Emits the kernel body into `func` (whose entry block is empty).
+  void build(gpu::GPUFuncOp func);
+
+  /// Size `dim` of a rank-2 (per-batch) operand: a constant when static.
+  Value operandDim(Value memref, int64_t dim) {
+    return dimOf(memref, dim,
+                 cast<MemRefType>(memref.getType()).getDimSize(dim));
+  }
+
+  // Epilogue: stores `values` (f32) to C[row, col .. col + values.size()).
+  // `biasValues` (from loadBias at `col`) when the operation has a bias.
+  void storeOutput(Value row, Value col, ArrayRef<Value> values,
+                   ArrayRef<Value> biasValues);
+  /// The bias (f32) at columns col .. col + width. The reads are clamped to
+  /// the bias's size, so they need no guard: loaded once per column, they
+  /// serve every row a thread stores.
+  SmallVector<Value> loadBias(Value col, int64_t width);
+
+  /// A zero of `type` (scalar or vector).
+  Value zero(Type type) {
+    return arith::ConstantOp::create(b, type, b.getZeroAttr(type));
+  }
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+  }
+
+  ImplicitLocOpBuilder &b;
+  IndexMath m;
+  GemmConfigAttr config;
+  const GemmProblem &p;
+  GemmSmemLayout layout;
+
+  // Rank-2 views of this block's batch, and the bias row.
+  Value a, bMat, c, bias;
+  Value sizeM, sizeN, sizeK;
+  /// This block's k-tiles: [kTileBegin, kTileBegin + kTiles) (all of K, or
+  /// this block's split of it).
+  Value kTileBegin, kTiles;
+  Value tid, warp, lane;
+  /// First row and column of this block's output tile.
+  Value m0, n0;
+  /// The dynamic shared memory as bytes.
+  Value smem;
+
+private:
+  /// Everything inside the batch guard.
+  void buildBody(ArrayRef<Value> operands, Value batch, Value split);
+
+  // Setup.
+  /// A, B, [bias], C: the kernel's arguments; `batch` this block's batch.
+  void setupOperands(ArrayRef<Value> operands, Value batch);
+  void setupTile();
+  Value dimOf(Value memref, int64_t dim, int64_t staticSize);
+
+  // Paths.
+  /// The simt kernel: main loop and epilogue (GemmSynthesisSimt.cpp).
+  void buildSimt();
+  /// The mma.sync kernel, versioned on dynamic row alignment
+  /// (GemmSynthesisMmaSync.cpp).
+  void buildMmaSync();
+  /// The tensor-core main loop, A and B loaded `aVec` and `bVec` wide:
+  /// returns the warp tile's accumulators (4 per m16n8 tile, row-major).
+  SmallVector<Value> buildMmaSyncMainLoop(int64_t aVec, int64_t bVec);
+  /// Stores the accumulators of buildMmaSyncMainLoop through the epilogue.
+  void storeMmaSyncAccumulators(ArrayRef<Value> acc);
+
+  Value applyActivation(Value x);
+};
+
+} // namespace mlir::amk::gemm
+
+#endif // AMK_LIB_FAMILY_GEMM_GEMMSYNTHESISBUILDER_H
