@@ -1,0 +1,391 @@
+//===- BoundsProver.cpp - Index bounds proofs of the bounds check ---------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "BoundsProver.h"
+
+#include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
+#include "mlir/Analysis/DataFlowFramework.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::amk::bounds;
+
+std::optional<ConstantIntRanges> BoundsProver::range(Value v) const {
+  auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
+  if (!lattice || lattice->getValue().isUninitialized())
+    return std::nullopt;
+  ConstantIntRanges r = lattice->getValue().getValue();
+  if (std::optional<int> d = blockIdDim(v);
+      d && *d < int(launchGrid.size()) && launchGrid[*d] > 0) {
+    unsigned width = r.smax().getBitWidth();
+    APInt hi(width, launchGrid[*d] - 1);
+    if (r.smax().sgt(hi) || r.smin().isNegative())
+      r = ConstantIntRanges::fromSigned(APInt::getZero(width), hi);
+  }
+  return r;
+}
+
+SymbolicSize BoundsProver::sizeOf(Value memref, unsigned dim) const {
+  auto type = cast<MemRefType>(memref.getType());
+  if (!type.isDynamicDim(dim))
+    return SymbolicSize::of(type.getDimSize(dim));
+  if (auto subview = memref.getDefiningOp<memref::SubViewOp>()) {
+    // Map the result dimension to the source's through dropped unit dims.
+    llvm::SmallBitVector dropped = subview.getDroppedDims();
+    SmallVector<OpFoldResult> sizes = subview.getMixedSizes();
+    unsigned seen = 0;
+    for (auto [i, size] : llvm::enumerate(sizes)) {
+      if (dropped.test(i))
+        continue;
+      if (seen++ == dim)
+        return valueSize(size);
+    }
+  }
+  if (auto cast = memref.getDefiningOp<memref::ReinterpretCastOp>())
+    return valueSize(cast.getMixedSizes()[dim]);
+  // Casts and alignment assumptions keep the real sizes.
+  if (auto cast = memref.getDefiningOp<memref::CastOp>())
+    return sizeOf(cast.getSource(), dim);
+  if (auto assume = memref.getDefiningOp<memref::AssumeAlignmentOp>())
+    return sizeOf(assume.getMemref(), dim);
+  // A kernel argument's own dimension; anything else is untraceable.
+  if (isa<BlockArgument>(memref))
+    return SymbolicSize::dimOf(memref, dim);
+  return SymbolicSize::unknown();
+}
+
+SymbolicSize BoundsProver::valueSize(OpFoldResult size) const {
+  if (auto attr = dyn_cast<Attribute>(size))
+    return SymbolicSize::of(cast<IntegerAttr>(attr).getInt());
+  Value v = cast<Value>(size);
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return SymbolicSize::of(c.getSExtValue());
+  if (auto dim = v.getDefiningOp<memref::DimOp>())
+    if (std::optional<int64_t> index = dim.getConstantIndex())
+      return sizeOf(dim.getSource(), *index);
+  // Sizes from strided metadata, and an identity layout's row pitch.
+  if (auto meta = v.getDefiningOp<memref::ExtractStridedMetadataOp>()) {
+    Value source = meta.getSource();
+    auto type = cast<MemRefType>(source.getType());
+    for (auto [i, size] : llvm::enumerate(meta.getSizes()))
+      if (size == v)
+        return sizeOf(source, i);
+    if (type.getLayout().isIdentity() && type.getRank() == 2 &&
+        v == meta.getStrides()[0])
+      return sizeOf(source, 1);
+  }
+  return SymbolicSize::of(v);
+}
+
+bool BoundsProver::proveInBounds(Value v, int64_t width, SymbolicSize size,
+                                 ArrayRef<Value> guards,
+                                 std::string &why) const {
+  std::optional<ConstantIntRanges> r = range(v);
+  if (!r) {
+    why = "its range is unknown";
+    return false;
+  }
+  if (!nonNegative(v, guards, 0)) {
+    why = llvm::formatv("it can be negative ({0})", r->smin().getSExtValue());
+    return false;
+  }
+  if (proveBelow(v, width, size, guards, 0))
+    return true;
+  why = size.constant
+            ? llvm::formatv("its range [{0}, {1}] + {2} exceeds {3}",
+                            r->smin().getSExtValue(), r->smax().getSExtValue(),
+                            width, *size.constant)
+                  .str()
+            : llvm::formatv("its range [{0}, {1}] is not guarded by the "
+                            "dynamic size it indexes",
+                            r->smin().getSExtValue(), r->smax().getSExtValue())
+                  .str();
+  return false;
+}
+
+bool BoundsProver::proveAtLeast(SymbolicSize size, int64_t c,
+                                ArrayRef<Value> guards) const {
+  if (c <= 1 || (size.constant && *size.constant >= c))
+    return true;
+  using P = arith::CmpIPredicate;
+  for (Value guard : guards) {
+    SmallVector<Value> parts;
+    conjuncts(guard, parts);
+    for (Value part : parts) {
+      auto cmp = part.getDefiningOp<arith::CmpIOp>();
+      APInt k;
+      if (!cmp)
+        continue;
+      // size >= k or size > k, in either operand order.
+      P pred = cmp.getPredicate();
+      Value other;
+      if (valueSize(cmp.getLhs()) == size) {
+        other = cmp.getRhs();
+      } else if (valueSize(cmp.getRhs()) == size) {
+        other = cmp.getLhs();
+        // k op size is size op' k, op' the swapped comparison.
+        pred = pred == P::slt   ? P::sgt
+               : pred == P::sle ? P::sge
+               : pred == P::ult ? P::ugt
+               : pred == P::ule ? P::uge
+               : pred == P::sgt ? P::slt
+               : pred == P::sge ? P::sle
+               : pred == P::ugt ? P::ult
+               : pred == P::uge ? P::ule
+                                : pred;
+      } else {
+        continue;
+      }
+      if (!matchPattern(other, m_ConstantInt(&k)) || k.isNegative())
+        continue;
+      int64_t bound = k.getSExtValue();
+      if (((pred == P::sge || pred == P::uge || pred == P::eq) && bound >= c) ||
+          ((pred == P::sgt || pred == P::ugt) && bound + 1 >= c))
+        return true;
+    }
+  }
+  return false;
+}
+
+int64_t BoundsProver::divisor(Value v, int depth) const {
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.isZero() ? int64_t(1) << 30 : std::abs(c.getSExtValue());
+  if (depth > 8)
+    return 1;
+  Operation *op = v.getDefiningOp();
+  if (auto mul = dyn_cast_or_null<arith::MulIOp>(op))
+    return divisor(mul.getLhs(), depth + 1) * divisor(mul.getRhs(), depth + 1);
+  if (auto add = dyn_cast_or_null<arith::AddIOp>(op))
+    return std::gcd(divisor(add.getLhs(), depth + 1),
+                    divisor(add.getRhs(), depth + 1));
+  if (auto sel = dyn_cast_or_null<arith::SelectOp>(op))
+    return std::gcd(divisor(sel.getTrueValue(), depth + 1),
+                    divisor(sel.getFalseValue(), depth + 1));
+  // Low zero bits survive xor; x mod c keeps the common divisor (and is 0
+  // when c divides x).
+  if (auto xorOp = dyn_cast_or_null<arith::XOrIOp>(op))
+    return std::gcd(divisor(xorOp.getLhs(), depth + 1),
+                    divisor(xorOp.getRhs(), depth + 1));
+  APInt modulus;
+  if (auto rem = dyn_cast_or_null<arith::RemUIOp>(op);
+      rem && matchPattern(rem.getRhs(), m_ConstantInt(&modulus))) {
+    int64_t d = divisor(rem.getLhs(), depth + 1);
+    return d % modulus.getSExtValue() == 0
+               ? int64_t(1) << 30
+               : std::gcd(d, modulus.getSExtValue());
+  }
+  return 1;
+}
+
+bool BoundsProver::nonNegative(Value v, ArrayRef<Value> guards,
+                               int depth) const {
+  if (std::optional<ConstantIntRanges> r = range(v))
+    if (!r->smin().isNegative())
+      return true;
+  if (depth > 8)
+    return false;
+  for (Value guard : guards) {
+    SmallVector<Value> parts;
+    conjuncts(guard, parts);
+    for (Value part : parts)
+      if (auto cmp = part.getDefiningOp<arith::CmpIOp>())
+        if (cmp.getPredicate() == arith::CmpIPredicate::ult &&
+            cmp.getLhs() == v)
+          return true;
+  }
+  Operation *op = v.getDefiningOp();
+  if (auto sel = dyn_cast_or_null<arith::SelectOp>(op)) {
+    SmallVector<Value> withCond(guards.begin(), guards.end());
+    withCond.push_back(sel.getCondition());
+    return nonNegative(sel.getTrueValue(), withCond, depth + 1) &&
+           nonNegative(sel.getFalseValue(), guards, depth + 1);
+  }
+  if (isa_and_nonnull<arith::MinUIOp>(op))
+    return nonNegative(op->getOperand(0), guards, depth + 1) ||
+           nonNegative(op->getOperand(1), guards, depth + 1);
+  // A memref's offset: the position of its first element in its buffer
+  // (every memref the kernel forms is checked to lie inside its source;
+  // arguments are assumed valid).
+  if (auto meta = dyn_cast_or_null<memref::ExtractStridedMetadataOp>(op);
+      meta && v == meta.getOffset())
+    return true;
+  APInt c;
+  // x + c with c >= 0 (x is below some size, far from wrapping).
+  if (auto add = dyn_cast_or_null<arith::AddIOp>(op);
+      add && matchPattern(add.getRhs(), m_ConstantInt(&c)) && !c.isNegative())
+    return nonNegative(add.getLhs(), guards, depth + 1);
+  // x * c with 0 <= c < 2^20: x is below some size (under 2^40 elements
+  // on any GPU), so the product cannot reach 2^63.
+  if (auto mul = dyn_cast_or_null<arith::MulIOp>(op);
+      mul && matchPattern(mul.getRhs(), m_ConstantInt(&c)) && !c.isNegative() &&
+      c.getSExtValue() < (int64_t(1) << 20))
+    return nonNegative(mul.getLhs(), guards, depth + 1);
+  // size - 1 (every size is at least 1).
+  if (auto sub = dyn_cast_or_null<arith::SubIOp>(op);
+      sub && isSize(sub.getLhs()) &&
+      matchPattern(sub.getRhs(), m_ConstantInt(&c)) && c.getSExtValue() <= 1)
+    return true;
+  return false;
+}
+
+bool BoundsProver::isSize(Value v) {
+  if (v.getDefiningOp<memref::DimOp>())
+    return true;
+  if (auto meta = v.getDefiningOp<memref::ExtractStridedMetadataOp>())
+    return llvm::is_contained(meta.getSizes(), v);
+  return llvm::any_of(v.getUsers(), [&](Operation *user) {
+    auto cast = dyn_cast<memref::ReinterpretCastOp>(user);
+    return cast && llvm::is_contained(cast.getSizes(), v);
+  });
+}
+
+std::pair<Value, int64_t> BoundsProver::splitConstant(Value v) {
+  if (auto add = v.getDefiningOp<arith::AddIOp>()) {
+    APInt c;
+    if (matchPattern(add.getRhs(), m_ConstantInt(&c)))
+      return {add.getLhs(), c.getSExtValue()};
+    if (matchPattern(add.getLhs(), m_ConstantInt(&c)))
+      return {add.getRhs(), c.getSExtValue()};
+  }
+  return {v, 0};
+}
+
+bool BoundsProver::guardedMultiple(const SymbolicSize &size, int64_t width,
+                                   ArrayRef<Value> guards) const {
+  for (Value guard : guards) {
+    SmallVector<Value> parts;
+    conjuncts(guard, parts);
+    for (Value part : parts) {
+      auto cmp = part.getDefiningOp<arith::CmpIOp>();
+      if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
+        continue;
+      for (auto [lhs, rhs] : {std::pair(cmp.getLhs(), cmp.getRhs()),
+                              std::pair(cmp.getRhs(), cmp.getLhs())}) {
+        auto rem = lhs.getDefiningOp<arith::RemUIOp>();
+        APInt modulus;
+        if (rem && matchPattern(rhs, m_Zero()) &&
+            matchPattern(rem.getRhs(), m_ConstantInt(&modulus)) &&
+            modulus.getSExtValue() % width == 0 &&
+            valueSize(rem.getLhs()) == size)
+          return true;
+      }
+    }
+  }
+  return false;
+}
+
+void BoundsProver::conjuncts(Value cond, SmallVectorImpl<Value> &out) {
+  if (auto andOp = cond.getDefiningOp<arith::AndIOp>()) {
+    conjuncts(andOp.getLhs(), out);
+    conjuncts(andOp.getRhs(), out);
+    return;
+  }
+  out.push_back(cond);
+}
+
+bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
+                              ArrayRef<Value> guards, int depth) const {
+  if (depth > 8)
+    return false;
+  // 1. Ranges against a static size.
+  if (size.constant) {
+    if (std::optional<ConstantIntRanges> r = range(v)) {
+      int64_t max = r->smax().getSExtValue();
+      // An index that is a multiple of the width, below a size that is
+      // one too, is at most size - width.
+      if (width > 1 && divisor(v) % width == 0 && *size.constant % width == 0)
+        max = max / width * width;
+      if (max + width <= *size.constant)
+        return true;
+    }
+  }
+  // Every size is at least 1 (the verifier rejects static zero sizes; the
+  // runtime rejects dynamic ones): element 0 is always in bounds, and so
+  // are the first `width` elements of a size that is a multiple of width.
+  if (std::optional<ConstantIntRanges> r = range(v)) {
+    if (r->smax().getSExtValue() + width <= 1)
+      return true;
+    if (r->smax().getSExtValue() <= 0 && !size.constant &&
+        guardedMultiple(size, width, guards))
+      return true;
+  }
+  // 2/3. A guard `x + c' < size` covering `v = x + c` and its width.
+  auto [base, offset] = splitConstant(v);
+  for (Value guard : guards) {
+    SmallVector<Value> parts;
+    conjuncts(guard, parts);
+    for (Value part : parts) {
+      auto cmp = part.getDefiningOp<arith::CmpIOp>();
+      if (!cmp || (cmp.getPredicate() != arith::CmpIPredicate::ult &&
+                   cmp.getPredicate() != arith::CmpIPredicate::slt))
+        continue;
+      SymbolicSize guardSize = valueSize(cmp.getRhs());
+      auto [gBase, gOffset] = splitConstant(cmp.getLhs());
+      if (gBase != base)
+        continue;
+      // The guard's bound: the size itself, or a constant no larger.
+      int64_t slack = 0;
+      if (guardSize.constant && size.constant &&
+          *guardSize.constant <= *size.constant)
+        slack = *size.constant - *guardSize.constant;
+      else if (!(guardSize == size))
+        continue;
+      // base + gOffset < bound, so base + gOffset + 1 + slack <= size.
+      if (offset + width - 1 <= gOffset + slack)
+        return true;
+      // A vector at a multiple of its width below a bound that is a
+      // multiple of it (statically, or by a guard) ends at the bound at
+      // most.
+      if (offset == gOffset && divisor(v) % width == 0 &&
+          (guardSize.constant ? *guardSize.constant % width == 0
+                              : guardedMultiple(guardSize, width, guards)))
+        return true;
+    }
+  }
+  Operation *op = v.getDefiningOp();
+  // A select proves both ways: the true value under its condition.
+  if (auto sel = dyn_cast_or_null<arith::SelectOp>(op)) {
+    SmallVector<Value> withCond(guards.begin(), guards.end());
+    withCond.push_back(sel.getCondition());
+    return proveBelow(sel.getTrueValue(), width, size, withCond, depth + 1) &&
+           proveBelow(sel.getFalseValue(), width, size, guards, depth + 1);
+  }
+  // min(x, y) is below the size if either is.
+  if (isa_and_nonnull<arith::MinUIOp, arith::MinSIOp>(op))
+    return proveBelow(op->getOperand(0), width, size, guards, depth + 1) ||
+           proveBelow(op->getOperand(1), width, size, guards, depth + 1);
+  // size - k, for k >= width (sizes are at least 1 by contract).
+  if (auto sub = dyn_cast_or_null<arith::SubIOp>(op)) {
+    APInt k;
+    if (valueSize(sub.getLhs()) == size &&
+        matchPattern(sub.getRhs(), m_ConstantInt(&k)) &&
+        k.getSExtValue() >= width)
+      return true;
+  }
+  return false;
+}
+
+std::optional<int> BoundsProver::blockIdDim(Value v) {
+  Operation *op = v.getDefiningOp();
+  if (auto id = dyn_cast_or_null<gpu::BlockIdOp>(op))
+    return int(id.getDimension());
+  if (isa_and_nonnull<NVVM::BlockIdXOp>(op))
+    return 0;
+  if (isa_and_nonnull<NVVM::BlockIdYOp>(op))
+    return 1;
+  if (isa_and_nonnull<NVVM::BlockIdZOp>(op))
+    return 2;
+  return std::nullopt;
+}
