@@ -6,6 +6,8 @@
 
 #include "AMK/Target/TargetSpec.h"
 
+#include "AMK/Target/JSONDepth.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -19,6 +21,9 @@ static llvm::Error makeError(const llvm::Twine &message) {
 }
 
 llvm::Expected<TargetSpec> mlir::amk::parseTargetJSON(llvm::StringRef text) {
+  // The parser recurses per level: bound the depth before it runs.
+  if (std::optional<JSONNestingError> deep = findExcessiveJSONNesting(text))
+    return makeError("invalid JSON: " + deep->message());
   llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
   if (!value)
     return makeError("invalid JSON: " + llvm::toString(value.takeError()));

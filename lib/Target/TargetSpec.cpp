@@ -24,18 +24,41 @@ int64_t TargetSpec::getSmVersion() const {
 }
 
 bool TargetSpec::hasArchSpecificFeatures() const {
-  return getSmVersion() >= 90 && llvm::StringRef(arch).ends_with("a");
+  return getArchInfo() && getSmVersion() >= 90 &&
+         llvm::StringRef(arch).ends_with("a");
+}
+
+/// "sm_70, sm_72, ...": the archs the validator accepts.
+static std::string listAcceptedArchs() {
+  std::string list;
+  for (const ArchInfo &info : getKnownArchs())
+    if (info.minPtxVersion <= info.ptxVersion)
+      list += (list.empty() ? "" : ", ") + info.name.str();
+  return list;
 }
 
 std::string TargetSpec::validate() const {
   if (name.empty())
     return "target name is empty";
   if (getSmVersion() < 0)
-    return llvm::formatv("arch '{0}' is not of the form sm_<version>[a]", arch);
+    return llvm::formatv("arch '{0}' is not of the form sm_<version>[a|f]",
+                         arch);
   if (getSmVersion() < 70)
     return llvm::formatv("arch '{0}' is older than sm_70, which AMK does not "
                          "target",
                          arch);
+  // Only archs of the table: what the synthesizer may use on each is known
+  // there, and LLVM silently ignores a processor it does not know.
+  const ArchInfo *info = getArchInfo();
+  if (!info)
+    return llvm::formatv("unknown arch '{0}' (known: {1})", arch,
+                         listAcceptedArchs());
+  if (info->minPtxVersion > info->ptxVersion)
+    return llvm::formatv("arch '{0}' is not supported yet: LLVM needs PTX ISA "
+                         "{1}.{2} for it, and AMK emits {3}.{4} (known: {5})",
+                         arch, info->minPtxVersion / 10,
+                         info->minPtxVersion % 10, info->ptxVersion / 10,
+                         info->ptxVersion % 10, listAcceptedArchs());
   std::string error;
   // Every count and limit is positive; only reserved shared memory and the
   // peak rates of math paths a GPU lacks may be zero.

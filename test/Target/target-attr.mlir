@@ -51,13 +51,37 @@ module attributes {amk.target = #amk.target<"h200", smem_per_block_optin_bytes =
 
 // -----
 
-// expected-error @+1 {{invalid target 'h200': arch 'gfx942' is not of the form sm_<version>[a]}}
+// expected-error @+1 {{invalid target 'h200': arch 'gfx942' is not of the form sm_<version>[a|f]}}
 module attributes {amk.target = #amk.target<"h200", arch = "gfx942">} {}
 
 // -----
 
 // expected-error @+1 {{invalid target 'h200': arch 'sm_60' is older than sm_70}}
 module attributes {amk.target = #amk.target<"h200", arch = "sm_60">} {}
+
+// -----
+
+// Only archs of the table (lib/Target/Archs.cpp): LLVM would ignore an arch
+// it does not know and the synthesizer would not know what it may use.
+// expected-error @+1 {{invalid target 'h200': unknown arch 'sm_90b' (known: sm_70, sm_72, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_101, sm_101a, sm_120, sm_120a)}}
+module attributes {amk.target = #amk.target<"h200", arch = "sm_90b">} {}
+
+// -----
+
+// expected-error @+1 {{invalid target 'h200': unknown arch 'sm_99999'}}
+module attributes {amk.target = #amk.target<"h200", arch = "sm_99999">} {}
+
+// -----
+
+// Known to LLVM, but it needs a newer PTX ISA than the lowering emits.
+// expected-error @+1 {{invalid target 'h200': arch 'sm_121' is not supported yet: LLVM needs PTX ISA 8.8 for it, and AMK emits 8.7}}
+module attributes {amk.target = #amk.target<"h200", arch = "sm_121">} {}
+
+// -----
+
+// An older arch AMK knows is accepted, with its own feature set.
+// CHECK: module attributes {amk.target = #amk.target<"h200", arch = "sm_75">}
+module attributes {amk.target = #amk.target<"h200", arch = "sm_75">} {}
 
 // -----
 

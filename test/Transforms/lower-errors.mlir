@@ -45,3 +45,18 @@ module attributes {amk.target = #amk.target<"h200">} {
     return
   }
 }
+
+// -----
+
+// A tensor-core kernel marked verified for an arch without cp.async: the
+// synthesizer asks the arch table too, so no cp.async reaches LLVM (which
+// would abort with "Cannot select").
+module attributes {amk.target = #amk.target<"h100", arch = "sm_75">} {
+  func.func @arch_lacks_cp_async(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+    // expected-error @+1 {{cannot synthesize #amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>: mma_sync kernels use cp.async, which sm_75 (target 'h100') lacks: it needs sm_80 or later}}
+    amk.kernel "k" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>
+    }
+    return
+  }
+}

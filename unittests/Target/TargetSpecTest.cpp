@@ -6,6 +6,8 @@
 
 #include "AMK/Target/TargetSpec.h"
 
+#include "AMK/Target/JSONDepth.h"
+
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
@@ -88,6 +90,104 @@ TEST(TargetJSON, Errors) {
   EXPECT_NE(errorOf(R"({"name": "x", "base": "h200", "arch": "gfx942"})")
                 .find("not of the form sm_"),
             std::string::npos);
+}
+
+/// The validator takes exactly the archs of the table that AMK can emit PTX
+/// for; the rest get a diagnostic, never a silent default.
+TEST(TargetArchs, ValidatorAgreesWithTable) {
+  TargetSpec spec = *lookupTargetPreset("h200");
+  auto validateArch = [&](llvm::StringRef arch) {
+    spec.arch = arch.str();
+    return spec.validate();
+  };
+  for (const ArchInfo &info : getKnownArchs()) {
+    std::string error = validateArch(info.name);
+    if (info.minPtxVersion <= info.ptxVersion)
+      EXPECT_EQ(error, "") << info.name.str();
+    else
+      EXPECT_NE(error.find("is not supported yet: LLVM needs PTX ISA"),
+                std::string::npos)
+          << info.name.str() << ": " << error;
+  }
+  EXPECT_NE(validateArch("sm_90b").find("unknown arch 'sm_90b' (known: sm_70"),
+            std::string::npos);
+  EXPECT_NE(validateArch("sm_99999").find("unknown arch 'sm_99999'"),
+            std::string::npos);
+  EXPECT_NE(validateArch("sm_121").find("needs PTX ISA 8.8"),
+            std::string::npos);
+  EXPECT_NE(validateArch("sm_61").find("older than sm_70"), std::string::npos);
+  EXPECT_NE(validateArch("sm_").find("not of the form"), std::string::npos);
+  // Every preset's arch is in the table.
+  for (const TargetSpec &preset : getTargetPresets())
+    EXPECT_NE(preset.getArchInfo(), nullptr) << preset.name;
+}
+
+/// What the synthesizer's instructions need, as LLVM 22 and ptxas 13.0
+/// accept them.
+TEST(TargetArchs, Features) {
+  auto has = [](llvm::StringRef arch, ArchFeature f) {
+    const ArchInfo *info = lookupArch(arch);
+    return info && info->has(f);
+  };
+  EXPECT_FALSE(has("sm_70", ArchFeature::LdMatrix));
+  EXPECT_TRUE(has("sm_75", ArchFeature::LdMatrix));
+  EXPECT_TRUE(has("sm_75", ArchFeature::MmaF16K8));
+  EXPECT_FALSE(has("sm_75", ArchFeature::CpAsync));
+  EXPECT_FALSE(has("sm_75", ArchFeature::MmaF16));
+  EXPECT_FALSE(has("sm_75", ArchFeature::MmaBF16));
+  for (llvm::StringRef arch :
+       {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_120"})
+    for (ArchFeature f : {ArchFeature::CpAsync, ArchFeature::MmaF16,
+                          ArchFeature::MmaBF16, ArchFeature::MmaTF32})
+      EXPECT_TRUE(has(arch, f))
+          << arch.str() << " " << getArchFeatureName(f).str();
+  EXPECT_FALSE(has("sm_88", ArchFeature::MmaFP8));
+  EXPECT_TRUE(has("sm_89", ArchFeature::MmaFP8));
+  EXPECT_TRUE(has("sm_90", ArchFeature::Tma));
+  EXPECT_FALSE(has("sm_90", ArchFeature::Wgmma));
+  EXPECT_TRUE(has("sm_90a", ArchFeature::Wgmma));
+  EXPECT_FALSE(has("sm_100a", ArchFeature::Wgmma));
+  EXPECT_TRUE(has("sm_100a", ArchFeature::SetMaxNReg));
+  EXPECT_FALSE(has("sm_100", ArchFeature::SetMaxNReg));
+  EXPECT_EQ(getMinimumArch(ArchFeature::CpAsync), "sm_80");
+  EXPECT_EQ(getMinimumArch(ArchFeature::LdMatrix), "sm_75");
+  EXPECT_EQ(getMinimumArch(ArchFeature::Wgmma), "sm_90a");
+  EXPECT_FALSE(lookupTargetPreset("a100")->hasFeature(ArchFeature::Tma));
+  EXPECT_TRUE(lookupTargetPreset("h200")->hasFeature(ArchFeature::Wgmma));
+  // The PTX ISA --amk-lower emits for each preset's arch.
+  EXPECT_EQ(lookupArch("sm_90a")->getPtxFeatures(), "+ptx80");
+  EXPECT_EQ(lookupArch("sm_100a")->getPtxFeatures(), "+ptx86");
+  EXPECT_EQ(lookupArch("sm_120")->getPtxFeatures(), "+ptx87");
+  // Ascending, unique.
+  llvm::StringSet<> names;
+  int64_t last = 0;
+  for (const ArchInfo &info : getKnownArchs()) {
+    EXPECT_TRUE(names.insert(info.name).second) << info.name.str();
+    EXPECT_GE(info.smVersion, last);
+    last = info.smVersion;
+  }
+}
+
+/// The parser recurses per level: a deep file is an error before it runs.
+TEST(TargetJSON, DeepNestingIsAnErrorNotAStackOverflow) {
+  std::string deep = std::string(50000, '[') + std::string(50000, ']');
+  std::string error = errorOf(deep);
+  EXPECT_NE(error.find("invalid JSON: nested deeper than 256 levels at line 1, "
+                       "column 257"),
+            std::string::npos)
+      << error;
+  // Inside a value too, after a newline.
+  std::string nested = "{\"name\": \"x\", \"base\": \"h200\",\n \"info\": " +
+                       std::string(300, '{');
+  EXPECT_NE(errorOf(nested).find("at line 2, column 265"), std::string::npos)
+      << errorOf(nested);
+  // Brackets in strings do not count; moderate nesting is just JSON.
+  EXPECT_EQ(errorOf(R"({"name": "[[[[", "base": "h200",
+                        "info": [[[[[[[[[[{"a": [1]}]]]]]]]]]]})"),
+            "");
+  EXPECT_FALSE(findExcessiveJSONNesting(std::string(256, '[')));
+  EXPECT_TRUE(findExcessiveJSONNesting(std::string(257, '[')));
+  EXPECT_FALSE(findExcessiveJSONNesting("\"\\\"[[[\"", 1));
 }
 
 TEST(TargetJSON, ResolveTarget) {

@@ -66,8 +66,10 @@ double mlir::amk::getGemmPeakGflops(GemmConfigAttr config,
   if (config.getMath() == MathInst::mma_sync)
     return peak * (hopperClass ? params.mmaSyncEfficiencyHopper
                                : params.mmaSyncEfficiencyNative);
-  // wgmma: native on sm_90a only.
-  return sm == 90 ? peak * params.mmaSyncEfficiencyNative : 0;
+  // wgmma: sm_90a only (the arch table).
+  return target.hasFeature(ArchFeature::Wgmma)
+             ? peak * params.mmaSyncEfficiencyNative
+             : 0;
 }
 
 GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,

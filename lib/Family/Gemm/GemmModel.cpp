@@ -356,3 +356,53 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
   }
   llvm_unreachable("unknown math instruction");
 }
+
+/// The instructions the synthesizer's kernel of `config` uses that not
+/// every arch has.
+static SmallVector<ArchFeature>
+getGemmArchFeatures(GemmConfigAttr config, const GemmProblem &problem) {
+  switch (config.getMath()) {
+  case MathInst::simt:
+    // FMAs, plain loads and stores, f32 atomics for split-K: every arch.
+    return {};
+  case MathInst::mma_sync: {
+    // A cp.async ring feeds ldmatrix; rows realigned through registers still
+    // share the ring's commit and wait groups.
+    SmallVector<ArchFeature> features = {ArchFeature::CpAsync,
+                                         ArchFeature::LdMatrix};
+    if (problem.inType.isF16())
+      features.push_back(ArchFeature::MmaF16);
+    else if (problem.inType.isBF16())
+      features.push_back(ArchFeature::MmaBF16);
+    else
+      features.push_back(ArchFeature::MmaTF32);
+    return features;
+  }
+  case MathInst::wgmma:
+    return {ArchFeature::Wgmma, ArchFeature::Tma};
+  }
+  llvm_unreachable("unknown math instruction");
+}
+
+LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
+                                            const GemmProblem &problem,
+                                            const TargetSpec &target,
+                                            std::string &whyNot) {
+  if (failed(checkGemmLowerable(config, problem, whyNot)))
+    return failure();
+  if (!target.getArchInfo()) {
+    whyNot = llvm::formatv("arch '{0}' of target '{1}' is unknown", target.arch,
+                           target.name);
+    return failure();
+  }
+  for (ArchFeature feature : getGemmArchFeatures(config, problem))
+    if (!target.hasFeature(feature)) {
+      whyNot = llvm::formatv("{0} kernels use {1}, which {2} (target '{3}') "
+                             "lacks: it needs {4} or later",
+                             stringifyMathInst(config.getMath()),
+                             getArchFeatureName(feature), target.arch,
+                             target.name, getMinimumArch(feature));
+      return failure();
+    }
+  return success();
+}

@@ -204,7 +204,7 @@ public:
       whyNot = "not a #amk.gemm_config";
       return failure();
     }
-    return checkGemmLowerable(gemm, problem, whyNot);
+    return checkGemmLowerable(gemm, problem, target, whyNot);
   }
 
   void

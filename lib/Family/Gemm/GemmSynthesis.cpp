@@ -278,8 +278,12 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
                                 GemmConfigAttr config, StringRef name) {
   auto matmul = cast<MatmulOp>(kernel.getProblem().getOperation());
   GemmProblem problem = GemmProblem::get(matmul);
+  // The arch decides which instructions exist: never emit one it lacks.
+  TargetAttr target = lookupTarget(kernel);
+  if (!target)
+    return kernel.emitOpError("has no #amk.target to synthesize for");
   std::string whyNot;
-  if (failed(checkGemmLowerable(config, problem, whyNot)))
+  if (failed(checkGemmLowerable(config, problem, target.getSpec(), whyNot)))
     return kernel.emitOpError("cannot synthesize ") << config << ": " << whyNot;
 
   OpBuilder builder(module.getBodyRegion());

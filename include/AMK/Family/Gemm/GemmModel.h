@@ -140,10 +140,19 @@ int64_t getRegisterLookahead(GemmConfigAttr config);
 /// synthesizer's own limits beyond the attribute verifier (supported math
 /// paths and element types, a load vector width that some operand's
 /// contiguous extent allows, tile shapes its data movement distributes evenly
-/// over the threads, ...). On failure, `whyNot` says which limit.
+/// over the threads, ...). On failure, `whyNot` says which limit. The part
+/// that does not depend on the target: stages use the overload below.
 LogicalResult checkGemmLowerable(GemmConfigAttr config,
                                  const GemmProblem &problem,
                                  std::string &whyNot);
+
+/// checkGemmLowerable, and whether `target`'s arch has every instruction
+/// the kernel of `config` uses (the table of TargetSpec.h: mma_sync needs
+/// cp.async, ldmatrix and the mma.sync shape of its input type, so sm_80).
+/// This is the check the planner, the harness and the synthesizer share.
+LogicalResult checkGemmLowerable(GemmConfigAttr config,
+                                 const GemmProblem &problem,
+                                 const TargetSpec &target, std::string &whyNot);
 
 } // namespace mlir::amk
 
