@@ -244,6 +244,11 @@ std::string mlir::amk::getBundleManifest(const BundleKernel &kernel,
 LogicalResult mlir::amk::writeBundle(StringRef dir, StringRef name,
                                      StringRef cubin, StringRef ptx,
                                      StringRef manifest, Location loc) {
+  // The amk.kernel verifier admits only such names; anything else could
+  // name a file outside `dir` or a hidden one.
+  if (!KernelOp::isValidName(name))
+    return emitError(loc, "cannot write a bundle for kernel name '")
+           << name << "': not an identifier";
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return emitError(loc, "cannot create bundle directory '")
            << dir << "': " << ec.message();

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AMK/Dialect/AMK/IR/AMKDialect.h"
+#include "AMK/Dialect/AMK/IR/AMKAttrs.h"
 #include "AMK/Dialect/AMK/IR/AMKOps.h"
 
 using namespace mlir;
@@ -18,4 +19,15 @@ void AMKDialect::initialize() {
 #define GET_OP_LIST
 #include "AMK/Dialect/AMK/IR/AMKOps.cpp.inc"
       >();
+}
+
+LogicalResult AMKDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  if (attr.getName() != kTargetAttrName)
+    return success();
+  if (!isa<TargetAttr>(attr.getValue()))
+    return op->emitError() << "'" << kTargetAttrName
+                           << "' must be a #amk.target, not "
+                           << attr.getValue();
+  return success();
 }

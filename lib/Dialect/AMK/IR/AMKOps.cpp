@@ -7,6 +7,7 @@
 #include "AMK/Dialect/AMK/IR/AMKOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -262,6 +263,83 @@ ProblemOpInterface KernelOp::getProblem() {
   if (body.empty())
     return {};
   return dyn_cast<ProblemOpInterface>(body.front());
+}
+
+bool KernelOp::isValidName(StringRef name) {
+  return !name.empty() && name.size() <= kMaxNameLength &&
+         !llvm::isDigit(name.front()) && llvm::all_of(name, [](char c) {
+           return llvm::isAlnum(c) || c == '_';
+         });
+}
+
+/// The name of a kernel that may not have been verified yet (another thread
+/// may be at it): null if it has none.
+static StringAttr getNameIfAny(KernelOp kernel) {
+  std::optional<Attribute> name = kernel->getInherentAttr("sym_name");
+  return dyn_cast_if_present<StringAttr>(name.value_or(Attribute()));
+}
+
+static LogicalResult verifyUniqueName(KernelOp kernel) {
+  // One name per kernel of the module, or the second bundle overwrites the
+  // first. Checked here, where every input passes (a module-level check on
+  // #amk.target is skipped after a pass that preserves everything); the
+  // later kernel of a name is the one in error.
+  auto module = kernel->getParentOfType<ModuleOp>();
+  if (!module)
+    return success();
+  StringRef name = kernel.getSymName();
+  KernelOp first;
+  module.walk([&](KernelOp other) {
+    if (other == kernel)
+      return WalkResult::interrupt();
+    StringAttr otherName = getNameIfAny(other);
+    if (otherName && otherName.getValue() == name) {
+      first = other;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!first)
+    return success();
+  InFlightDiagnostic diag =
+      kernel.emitOpError()
+      << "name '" << name
+      << "' is already the name of another kernel of the module "
+         "(kernel names name their bundle files)";
+  diag.attachNote(first.getLoc()) << "the other kernel";
+  return diag;
+}
+
+LogicalResult KernelOp::verify() {
+  // The name becomes a symbol and file names (bundles): nothing that could
+  // leave the bundle directory, hide a file or break a symbol gets past.
+  StringRef name = getSymName();
+  if (isValidName(name))
+    return verifyUniqueName(*this);
+  static constexpr llvm::StringLiteral rule =
+      "kernel names are identifiers ([A-Za-z_][A-Za-z0-9_]*): they name the "
+      "GPU function and the bundle files";
+  if (name.empty())
+    return emitOpError("needs a name: ") << rule;
+  if (name.size() > kMaxNameLength)
+    return emitOpError() << "name of " << name.size()
+                         << " characters is longer than the " << kMaxNameLength
+                         << " a kernel name may have";
+  size_t bad = 0;
+  while (bad < name.size() && (llvm::isAlnum(name[bad]) || name[bad] == '_') &&
+         !(bad == 0 && llvm::isDigit(name[bad])))
+    ++bad;
+  std::string escaped, what;
+  llvm::raw_string_ostream os(escaped), whatOS(what);
+  llvm::printEscapedString(name, os);
+  if (llvm::isPrint(name[bad]))
+    whatOS << "'" << name[bad] << "'";
+  else
+    whatOS << "byte 0x" << llvm::hexdigit((name[bad] >> 4) & 0xF)
+           << llvm::hexdigit(name[bad] & 0xF);
+  return emitOpError() << "name \"" << escaped
+                       << "\" is not an identifier: " << what << " at position "
+                       << bad << " (" << rule << ")";
 }
 
 LogicalResult KernelOp::verifyRegions() {

@@ -23,6 +23,8 @@ def AMK_Dialect : Dialect {
     synthesizes GPU code from them.
   }];
   let useDefaultAttributePrinterParser = 1;
+  // `amk.target` must hold a #amk.target.
+  let hasOperationAttrVerify = 1;
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
   let extraClassDeclaration = [{
     /// The discardable attribute that carries a module's `#amk.target`.

@@ -102,6 +102,10 @@ def AMK_KernelOp : AMK_Op<"kernel", [
     first. `--amk-verify` checks the config against the module's target and
     `--amk-lower` replaces the kernel with generated GPU code.
 
+    The name becomes the GPU function's symbol and the file names of its
+    bundle, so it is an identifier: `[A-Za-z_][A-Za-z0-9_]*`, at most 200
+    characters, and no two kernels of a module share one.
+
     ```mlir
     amk.kernel "gemm_4096x4096x4096_bf16" config(#amk.gemm_config<...>) {
       amk.matmul %a, %b into %c : memref<4096x4096xbf16>, ...
@@ -116,10 +120,18 @@ def AMK_KernelOp : AMK_Op<"kernel", [
   let assemblyFormat = [{
     $sym_name `config` `(` $config `)` (`ladder` $ladder^)? attr-dict-with-keyword $body
   }];
+  let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     /// The single problem op of the body.
     ProblemOpInterface getProblem();
+
+    /// The longest kernel name: with ".cubin" it stays a valid file name.
+    static constexpr size_t kMaxNameLength = 200;
+    /// Whether `name` may name a kernel: `[A-Za-z_][A-Za-z0-9_]*`, at most
+    /// kMaxNameLength characters. Symbols, bundle files and cache entries
+    /// are derived from names the verifier checked with this.
+    static bool isValidName(::llvm::StringRef name);
   }];
 }
 
