@@ -16,6 +16,11 @@
 // of any byte after the magic goes unnoticed; the key inside guards against
 // a file that was renamed or copied to the wrong name.
 //
+// Files in the directory are opened with O_NOFOLLOW and O_NONBLOCK and must
+// be regular files: a symbolic link planted under an entry's or the
+// counters' name is never read or written through, and a FIFO cannot hang a
+// compile.
+//
 // LLVM's CachePruning is not used: it only touches `llvmcache-*` files,
 // reports nothing about what it removed, and speaks of ThinLTO in its
 // warnings. The LRU pruning below is a sort of one directory listing.
@@ -39,6 +44,12 @@
 
 #include <algorithm>
 #include <mutex>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace mlir::amk;
@@ -66,6 +77,51 @@ static Error cacheError(const Twine &message) {
 static sys::TimePoint<> now() {
   return std::chrono::time_point_cast<std::chrono::nanoseconds>(
       std::chrono::system_clock::now());
+}
+
+/// Opens a file of the cache: never through a symbolic link at the end of
+/// `path`, never blocking (a FIFO), and only a regular file; `fd` is closed
+/// again on failure.
+static std::error_code openCacheFile(const Twine &path, int flags, int &fd) {
+  SmallString<128> storage;
+  StringRef p = path.toNullTerminatedStringRef(storage);
+  do
+    fd = ::open(p.data(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0)
+    return std::error_code(errno, std::generic_category());
+  struct stat st;
+  std::error_code ec;
+  if (::fstat(fd, &st) != 0)
+    ec = std::error_code(errno, std::generic_category());
+  else if (S_ISDIR(st.st_mode))
+    ec = std::make_error_code(std::errc::is_a_directory);
+  else if (!S_ISREG(st.st_mode))
+    ec = std::make_error_code(std::errc::invalid_argument);
+  if (ec) {
+    ::close(fd);
+    fd = -1;
+  }
+  return ec;
+}
+
+/// Why an entry's path is not a cache entry, from what openCacheFile said.
+static std::string describeOpenFailure(std::error_code ec) {
+  if (ec == std::errc::too_many_symbolic_link_levels)
+    return "a symbolic link, not a cache entry (the cache never follows "
+           "links)";
+  if (ec == std::errc::is_a_directory)
+    return "a directory, not a cache entry (remove it)";
+  if (ec == std::errc::invalid_argument)
+    return "not a regular file, so not a cache entry (remove it)";
+  return ec.message();
+}
+
+/// Whether openCacheFile failed because something other than a regular
+/// file is there (as opposed to nothing, or no permission).
+static bool isForeign(std::error_code ec) {
+  return ec == std::errc::too_many_symbolic_link_levels ||
+         ec == std::errc::is_a_directory || ec == std::errc::invalid_argument;
 }
 
 //===----------------------------------------------------------------------===//
@@ -173,16 +229,31 @@ namespace {
 struct Listing {
   std::vector<CacheEntryInfo> entries; // least recently used first
   std::vector<std::pair<std::string, sys::TimePoint<>>> temps;
+  /// Entry names that are not regular files (directories, links, ...):
+  /// never used, never removed, reported by verify.
+  std::vector<CacheProblem> foreign;
 };
 } // namespace
 
+static StringRef describeFileType(sys::fs::file_type type) {
+  switch (type) {
+  case sys::fs::file_type::directory_file:
+    return "a directory, not a cache entry (remove it)";
+  case sys::fs::file_type::symlink_file:
+    return "a symbolic link, not a cache entry (the cache never follows "
+           "links)";
+  default:
+    return "not a regular file, so not a cache entry (remove it)";
+  }
+}
+
 /// The cache's files in `dir`: entries and temporary files; anything else
-/// is not the cache's and is never touched.
+/// is not the cache's and is never touched. Links are not followed.
 static Expected<Listing> scan(StringRef dir) {
   Listing listing;
   std::error_code ec;
-  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec)) {
+  for (sys::fs::directory_iterator it(dir, ec, /*follow_symlinks=*/false), end;
+       it != end && !ec; it.increment(ec)) {
     StringRef name = sys::path::filename(it->path());
     bool temp = name.starts_with(kTempPrefix);
     StringRef key = name;
@@ -191,8 +262,14 @@ static Expected<Listing> scan(StringRef dir) {
       continue;
     // Gone since the listing (a concurrent prune): not there.
     ErrorOr<sys::fs::basic_file_status> status = it->status();
-    if (!status || status->type() != sys::fs::file_type::regular_file)
+    if (!status)
       continue;
+    if (status->type() != sys::fs::file_type::regular_file) {
+      if (!temp)
+        listing.foreign.push_back(
+            {key.str(), describeFileType(status->type()).str()});
+      continue;
+    }
     if (temp) {
       listing.temps.emplace_back(it->path(), status->getLastModificationTime());
       continue;
@@ -228,13 +305,34 @@ Expected<CompileCache> CompileCache::open(StringRef dir, CacheOptions options) {
 }
 
 std::string CompileCache::getDefaultDirectory() {
+  // Empty means unset; so does a relative XDG_CACHE_HOME or HOME (the XDG
+  // base directory specification), which would put the cache wherever the
+  // compiler happens to run. (sys::path::cache_directory takes both as is.)
   if (std::optional<std::string> env = sys::Process::GetEnv("AMK_CACHE_DIR"))
     if (!env->empty())
       return *env;
-  // $XDG_CACHE_HOME, else ~/.cache.
+  auto absolute = [](const char *name) -> std::optional<std::string> {
+    std::optional<std::string> value = sys::Process::GetEnv(name);
+    if (value && !value->empty() && sys::path::is_absolute(*value))
+      return value;
+    return std::nullopt;
+  };
   SmallString<128> path;
-  if (!sys::path::cache_directory(path))
-    return "";
+  if (std::optional<std::string> xdg = absolute("XDG_CACHE_HOME")) {
+    path = *xdg;
+  } else {
+    std::optional<std::string> home = absolute("HOME");
+    if (!home) {
+      // The password database, as the shell would.
+      if (const struct passwd *pw = ::getpwuid(::getuid()))
+        if (pw->pw_dir && sys::path::is_absolute(pw->pw_dir))
+          home = std::string(pw->pw_dir);
+    }
+    if (!home)
+      return "";
+    path = *home;
+    sys::path::append(path, ".cache");
+  }
   sys::path::append(path, "amk");
   return std::string(path);
 }
@@ -299,8 +397,7 @@ void CompileCache::count(const CacheCounters &delta) {
   sys::path::append(path, kCountersName);
   std::lock_guard<std::mutex> guard(countersMutex);
   int fd;
-  if (sys::fs::openFileForReadWrite(path, fd, sys::fs::CD_OpenAlways,
-                                    sys::fs::OF_None))
+  if (openCacheFile(path, O_RDWR | O_CREAT, fd))
     return;
   scope_exit closeFd([&] { sys::fs::closeFile(fd); });
   if (sys::fs::tryLockFile(fd, std::chrono::seconds(1)))
@@ -326,7 +423,7 @@ CacheCounters CompileCache::readCounters() const {
   sys::path::append(path, kCountersName);
   std::lock_guard<std::mutex> guard(countersMutex);
   int fd;
-  if (sys::fs::openFileForRead(path, fd))
+  if (openCacheFile(path, O_RDONLY, fd))
     return {};
   scope_exit closeFd([&] { sys::fs::closeFile(fd); });
   if (sys::fs::tryLockFile(fd, std::chrono::seconds(1),
@@ -355,8 +452,17 @@ std::optional<CacheEntry> CompileCache::lookup(StringRef key,
                                                std::string *corruption) {
   int fd;
   std::string path = getEntryPath(key);
-  if (!isValidKey(key) || sys::fs::openFileForRead(path, fd)) {
+  if (!isValidKey(key)) {
     count(counted(0, 1, 0, 0));
+    return std::nullopt;
+  }
+  if (std::error_code ec = openCacheFile(path, O_RDONLY, fd)) {
+    // A directory or link under the entry's name is a broken entry, said
+    // so; it is not the cache's to remove.
+    bool foreign = isForeign(ec);
+    count(counted(0, 1, foreign, 0));
+    if (foreign && corruption)
+      *corruption = "'" + path + "' is " + describeOpenFailure(ec);
     return std::nullopt;
   }
   scope_exit closeFd([&] { sys::fs::closeFile(fd); });
@@ -365,7 +471,8 @@ std::optional<CacheEntry> CompileCache::lookup(StringRef key,
     std::string why = toString(entry.takeError());
     // Removed, unless a concurrent store has already replaced it.
     sys::fs::file_status opened, current;
-    if (!sys::fs::status(fd, opened) && !sys::fs::status(path, current) &&
+    if (!sys::fs::status(fd, opened) &&
+        !sys::fs::status(path, current, /*follow=*/false) &&
         opened.getUniqueID() == current.getUniqueID())
       (void)sys::fs::remove(path);
     count(counted(0, 1, 1, 0));
@@ -387,6 +494,13 @@ Error CompileCache::store(StringRef key, const CacheEntry &entry) {
     return cacheError("cannot write to the compile cache '" + dir +
                       "': " + why);
   };
+  // rename() replaces a file or a link, never a directory: say what is in
+  // the way rather than leave a permanent miss with a puzzling error.
+  sys::fs::file_status existing;
+  if (!sys::fs::status(getEntryPath(key), existing, /*follow=*/false) &&
+      existing.type() == sys::fs::file_type::directory_file)
+    return cannotWrite("'" + getEntryPath(key) +
+                       "' is a directory, not a cache entry: remove it");
   std::string blob = encodeEntry(key, entry);
   // A unique file beside the entry, renamed over it once complete: readers
   // see the old entry or the new one, never a part; a store that fails
@@ -422,9 +536,13 @@ Expected<CacheEntry> CompileCache::read(StringRef key) const {
     return cacheError("invalid compile cache key '" + key + "'");
   int fd;
   std::string path = getEntryPath(key);
-  if (std::error_code ec = sys::fs::openFileForRead(path, fd))
+  if (std::error_code ec = openCacheFile(path, O_RDONLY, fd)) {
+    if (isForeign(ec))
+      return createStringError(ec,
+                               "'" + path + "' is " + describeOpenFailure(ec));
     return createStringError(ec, "no entry '" + key + "' in '" + dir +
                                      "': " + ec.message());
+  }
   scope_exit closeFd([&] { sys::fs::closeFile(fd); });
   return readEntry(fd, path, key);
 }
@@ -476,6 +594,10 @@ Expected<CacheVerifyResult> CompileCache::verify() const {
     ++result.checked;
     result.corrupt.push_back({e.key, std::move(reason)});
   }
+  for (CacheProblem &p : listing->foreign) {
+    ++result.checked;
+    result.corrupt.push_back(std::move(p));
+  }
   return result;
 }
 
@@ -493,11 +615,22 @@ Expected<CachePruneResult> CompileCache::prune(uint64_t maxBytes) {
       result.keptBytes += e.bytes;
       continue;
     }
-    // Another process may prune the same entry: gone either way.
-    (void)sys::fs::remove(getEntryPath(e.key));
+    // Another process may prune the same entry: gone either way, but not
+    // this call's doing. One that cannot go (read-only) still takes space.
+    std::error_code ec = sys::fs::remove(getEntryPath(e.key));
+    if (ec && ec != errc::no_such_file_or_directory) {
+      ++result.failedEntries;
+      result.failedBytes += e.bytes;
+      if (result.failure.empty())
+        result.failure =
+            "cannot remove '" + getEntryPath(e.key) + "': " + ec.message();
+      continue;
+    }
     total -= e.bytes;
-    ++result.removedEntries;
-    result.removedBytes += e.bytes;
+    if (!ec) {
+      ++result.removedEntries;
+      result.removedBytes += e.bytes;
+    }
   }
   sys::TimePoint<> abandoned = now() - kAbandonedAfter;
   for (const auto &[path, time] : listing->temps)

@@ -8,11 +8,13 @@
 //             | clear   [--cache-dir=<dir>]
 //
 // Exit status: 0 done; 1 the cache (or the entry) is missing or unreadable,
-// or bad usage; 2 verify found corrupt entries.
+// prune could not remove what it had to, or bad usage; 2 verify found
+// corrupt entries (or something else under an entry's name).
 //
 //===----------------------------------------------------------------------===//
 
 #include "AMK/Cache/CompileCache.h"
+#include "AMK/Target/JSONDepth.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -69,6 +71,10 @@ static std::string humanBytes(uint64_t bytes) {
 
 /// The kernel a manifest describes, for listings.
 static std::string kernelName(StringRef manifest) {
+  // Anyone who can write the directory can plant an entry: bound the
+  // parser's recursion.
+  if (findExcessiveJSONNesting(manifest))
+    return "?";
   Expected<json::Value> json = json::parse(manifest);
   if (!json) {
     consumeError(json.takeError());
@@ -153,6 +159,11 @@ static int prune(CompileCache &cache) {
          << humanBytes(result->removedBytes) << "); kept "
          << result->keptEntries << " (" << humanBytes(result->keptBytes)
          << ")\n";
+  // What could not be removed is said, and is not success.
+  if (result->failedEntries)
+    return fail(formatv("could not remove {0} entries ({1}): {2}",
+                        result->failedEntries, humanBytes(result->failedBytes),
+                        result->failure));
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SHA256.h"
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <csignal>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -379,6 +381,141 @@ TEST_F(CacheDirTest, ReadOnlyDirectoryReadsButDoesNotWrite) {
   });
 }
 
+/// Prune in a directory it cannot write: it reports what it removed (none)
+/// and what it could not, never "removed 6 entries".
+TEST_F(CacheDirTest, PruneOnReadOnlyDirectoryReportsOnlyWhatItRemoved) {
+  {
+    CompileCache cache = open();
+    for (int i = 0; i < 3; ++i) {
+      std::string key = keyOf("ro" + std::to_string(i));
+      ASSERT_FALSE(llvm::errorToBool(cache.store(key, Kernel(key).entry())));
+    }
+  }
+  ASSERT_FALSE(
+      fs::setPermissions(root, fs::all_read | fs::all_exe | fs::owner_write));
+  ASSERT_FALSE(fs::setPermissions(dir, fs::all_read | fs::all_exe));
+  expectUnprivileged([&] {
+    llvm::Expected<CompileCache> cache = CompileCache::open(dir);
+    if (!cache)
+      return 10;
+    llvm::Expected<CachePruneResult> pruned = cache->prune(1);
+    if (!pruned)
+      return 11;
+    if (pruned->removedEntries != 0 || pruned->removedBytes != 0)
+      return 12;
+    if (pruned->failedEntries != 3 || pruned->failedBytes == 0)
+      return 13;
+    if (pruned->failure.find("ermission denied") == std::string::npos)
+      return 14;
+    llvm::Expected<CacheStats> stats = cache->stats();
+    return stats && stats->entries == 3 ? 0 : 15;
+  });
+}
+
+/// A symbolic link under the counters' or an entry's name is never read or
+/// written through: the file it points to stays as it was.
+TEST_F(CacheDirTest, LinksAreNeverFollowed) {
+  CompileCache cache = open();
+  llvm::SmallString<128> outside(root), counters(dir);
+  llvm::sys::path::append(outside, "outside");
+  llvm::sys::path::append(counters, "counters");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(outside, ec);
+    ASSERT_FALSE(ec);
+    os << "precious";
+  }
+  ASSERT_FALSE(fs::create_link(outside, counters));
+  std::string key = keyOf("linked");
+  Kernel kernel(key);
+  EXPECT_FALSE(cache.lookup(key)); // counts a miss: not through the link
+  ASSERT_FALSE(llvm::errorToBool(cache.store(key, kernel.entry())));
+  EXPECT_TRUE(cache.lookup(key));
+  llvm::Expected<CacheStats> stats = cache.stats();
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->counters.hits, 0u);
+
+  // An entry that links to a valid entry elsewhere is not used.
+  llvm::SmallString<128> copy(root);
+  llvm::sys::path::append(copy, "copy.amkc");
+  ASSERT_FALSE(fs::copy_file(path(key), copy));
+  ASSERT_FALSE(fs::remove(path(key)));
+  ASSERT_FALSE(fs::create_link(copy, path(key)));
+  fs::file_status before;
+  ASSERT_FALSE(fs::status(copy, before));
+  std::string corruption;
+  EXPECT_FALSE(cache.lookup(key, &corruption));
+  EXPECT_NE(corruption.find("is a symbolic link, not a cache entry"),
+            std::string::npos)
+      << corruption;
+  fs::file_status after;
+  ASSERT_FALSE(fs::status(copy, after));
+  EXPECT_EQ(before.getLastModificationTime(), after.getLastModificationTime())
+      << "a hit through the link would have touched it";
+  llvm::Expected<CacheEntry> read = cache.read(key);
+  ASSERT_FALSE(bool(read));
+  EXPECT_NE(llvm::toString(read.takeError()).find("symbolic link"),
+            std::string::npos);
+  llvm::Expected<CacheVerifyResult> verified = cache.verify();
+  ASSERT_TRUE(bool(verified));
+  ASSERT_EQ(verified->corrupt.size(), 1u);
+  EXPECT_EQ(verified->corrupt[0].key, key);
+  // Storing replaces the link itself, not what it points to.
+  ASSERT_FALSE(llvm::errorToBool(cache.store(key, kernel.entry())));
+  EXPECT_TRUE(cache.lookup(key));
+  ASSERT_FALSE(fs::status(copy, after));
+  EXPECT_EQ(before.getLastModificationTime(), after.getLastModificationTime());
+
+  auto contents = llvm::MemoryBuffer::getFile(outside);
+  ASSERT_TRUE(bool(contents));
+  EXPECT_EQ((*contents)->getBuffer(), "precious");
+}
+
+/// A directory under an entry's name is reported (verify, lookup, store),
+/// not a silent permanent miss; nothing removes it.
+TEST_F(CacheDirTest, ADirectoryUnderAnEntrysNameIsReported) {
+  CompileCache cache = open();
+  std::string key = keyOf("dir");
+  ASSERT_FALSE(fs::create_directory(path(key)));
+  std::string corruption;
+  EXPECT_FALSE(cache.lookup(key, &corruption));
+  EXPECT_NE(corruption.find("is a directory, not a cache entry"),
+            std::string::npos)
+      << corruption;
+  llvm::Error error = cache.store(key, Kernel(key).entry());
+  ASSERT_TRUE(bool(error));
+  EXPECT_NE(llvm::toString(std::move(error))
+                .find("is a directory, not a cache entry: remove it"),
+            std::string::npos);
+  llvm::Expected<CacheVerifyResult> verified = cache.verify();
+  ASSERT_TRUE(bool(verified));
+  EXPECT_EQ(verified->checked, 1u);
+  ASSERT_EQ(verified->corrupt.size(), 1u);
+  EXPECT_EQ(verified->corrupt[0].key, key);
+  EXPECT_NE(verified->corrupt[0].reason.find("a directory"), std::string::npos);
+  llvm::Expected<CacheStats> stats = cache.stats();
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->counters.corrupt, 1u);
+  EXPECT_TRUE(fs::is_directory(path(key)));
+}
+
+/// A FIFO under an entry's or the counters' name cannot hang a lookup.
+TEST_F(CacheDirTest, AFifoDoesNotHang) {
+  CompileCache cache = open();
+  std::string key = keyOf("fifo");
+  ASSERT_EQ(::mkfifo(path(key).c_str(), 0666), 0);
+  llvm::SmallString<128> counters(dir);
+  llvm::sys::path::append(counters, "counters");
+  ASSERT_EQ(::mkfifo(counters.c_str(), 0666), 0);
+  std::string corruption;
+  EXPECT_FALSE(cache.lookup(key, &corruption));
+  EXPECT_NE(corruption.find("not a regular file"), std::string::npos)
+      << corruption;
+  llvm::Expected<CacheStats> stats = cache.stats();
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->counters.misses, 0u); // the FIFO is not the counters
+}
+
 /// A store under a file size limit, which stands in for a full disk: writes
 /// past it fail (EFBIG, as ENOSPC would). The exit code says what went wrong.
 int storeOnFullDisk(CompileCache &cache, const std::string &key,
@@ -482,6 +619,34 @@ TEST(CompileCacheDefault, EnvironmentThenXDG) {
   EXPECT_EQ(CompileCache::getDefaultDirectory(), "/some/where");
   unsetenv("AMK_CACHE_DIR");
   EXPECT_EQ(CompileCache::getDefaultDirectory(), "/xdg/amk");
+}
+
+/// Empty variables are unset, and a relative XDG_CACHE_HOME or HOME is
+/// ignored: the cache never becomes `./amk` of whatever directory.
+TEST(CompileCacheDefault, EmptyOrRelativeVariablesAreUnset) {
+  std::optional<std::string> saved[3] = {
+      llvm::sys::Process::GetEnv("AMK_CACHE_DIR"),
+      llvm::sys::Process::GetEnv("XDG_CACHE_HOME"),
+      llvm::sys::Process::GetEnv("HOME")};
+  const char *names[3] = {"AMK_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
+  auto restore = llvm::scope_exit([&] {
+    for (int i = 0; i < 3; ++i)
+      saved[i] ? setenv(names[i], saved[i]->c_str(), 1) : unsetenv(names[i]);
+  });
+  setenv("HOME", "/home/someone", 1);
+  for (const char *xdg : {"", "relative/cache"}) {
+    setenv("AMK_CACHE_DIR", "", 1);
+    setenv("XDG_CACHE_HOME", xdg, 1);
+    EXPECT_EQ(CompileCache::getDefaultDirectory(), "/home/someone/.cache/amk")
+        << "XDG_CACHE_HOME='" << xdg << "'";
+  }
+  // HOME empty too: the password database's home, absolute, or none.
+  setenv("HOME", "", 1);
+  std::string dir = CompileCache::getDefaultDirectory();
+  EXPECT_TRUE(dir.empty() || llvm::sys::path::is_absolute(dir)) << dir;
+  setenv("HOME", "relative", 1);
+  dir = CompileCache::getDefaultDirectory();
+  EXPECT_TRUE(dir.empty() || llvm::sys::path::is_absolute(dir)) << dir;
 }
 
 /// Hit and miss times of the cache itself (the pass adds its key and IR on

@@ -66,11 +66,18 @@ struct CacheEntryInfo {
 };
 
 struct CachePruneResult {
+  /// What this call removed (not what another process removed meanwhile).
   uint64_t removedEntries = 0, removedBytes = 0;
   uint64_t keptEntries = 0, keptBytes = 0;
+  /// Entries it tried to remove and could not (a read-only directory), and
+  /// why the first of them could not go.
+  uint64_t failedEntries = 0, failedBytes = 0;
+  std::string failure;
 };
 
-/// A corrupt entry that verify() found.
+/// A corrupt entry that verify() found: a file that fails its checks, or
+/// something else under an entry's name (a directory, a symbolic link, which
+/// the cache never follows).
 struct CacheProblem {
   std::string key, reason;
 };
@@ -89,7 +96,10 @@ public:
                                            CacheOptions options = {});
 
   /// $AMK_CACHE_DIR, else $XDG_CACHE_HOME/amk, else ~/.cache/amk; empty when
-  /// none of them can be determined.
+  /// none of them can be determined. A variable that is empty counts as
+  /// unset, and so do a relative XDG_CACHE_HOME or HOME (as the XDG base
+  /// directory specification says), so the cache never lands in whatever
+  /// the current directory is.
   static std::string getDefaultDirectory();
 
   /// Keys name files: 1 to 128 characters of [0-9A-Za-z_-] (AMK's are
@@ -126,7 +136,8 @@ public:
   llvm::Expected<CacheVerifyResult> verify() const;
 
   /// Removes least-recently-used entries until at most `maxBytes` remain,
-  /// and temporary files abandoned for over an hour.
+  /// and temporary files abandoned for over an hour. Entries that cannot be
+  /// removed are counted as failed, not as removed.
   llvm::Expected<CachePruneResult> prune(uint64_t maxBytes);
 
   /// Removes every entry, temporary file and counter, and returns how many
