@@ -8,7 +8,10 @@
 
 #include "AMK/Version.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 using namespace mlir;
@@ -69,6 +72,35 @@ static bool isAllowed(const CalibrationParam &param, double value) {
     return false;
   double base = param.defaultValue;
   return value <= 4 * base && value >= base / 4;
+}
+
+std::string
+mlir::amk::checkCalibration(const TuningRecord &calibration,
+                            llvm::ArrayRef<CalibrationParam> params) {
+  for (const CalibrationParam &p : params) {
+    auto it = calibration.params.find(p.name);
+    if (it == calibration.params.end())
+      continue;
+    // JSON round-trips doubles exactly; the slack only forgives rounding in
+    // whatever else wrote the record.
+    double value = it->getValue(), slack = 1 + 1e-9;
+    if (isAllowed(p, value / slack) || isAllowed(p, value * slack))
+      continue;
+    auto num = [](double v) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%.6g", v);
+      return std::string(text);
+    };
+    return llvm::formatv("calibration parameter '{0}' = {1} is outside "
+                         "[{2}, {3}] (4x its default {4}{5})",
+                         p.name, num(value), num(p.defaultValue / 4),
+                         num(p.defaultValue * 4), num(p.defaultValue),
+                         llvm::StringRef(p.name).ends_with("efficiency")
+                             ? ", at most 1"
+                             : "")
+        .str();
+  }
+  return "";
 }
 
 TuningRecord mlir::amk::calibrate(llvm::ArrayRef<CalibrationPoint> points,

@@ -14,6 +14,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
+#include <limits>
 #include <thread>
 
 using namespace mlir::amk;
@@ -133,11 +134,146 @@ TEST(TuningDB, BadLinesAreSkippedNotFatal) {
   TuningDB db;
   ASSERT_FALSE(llvm::errorToBool(db.load(path)));
   EXPECT_EQ(db.all().size(), 2u);
-  ASSERT_EQ(db.issues().size(), 3u);
+  ASSERT_EQ(db.droppedLines().size(), 3u);
+  EXPECT_EQ(db.droppedLines()[0].line, 2u);
+  EXPECT_EQ(db.droppedLines()[1].line, 3u);
+  EXPECT_NE(db.droppedLines()[1].message.find("schema 99"), std::string::npos);
+  EXPECT_EQ(db.droppedLines()[2].line, 4u);
+  // One issue for the file, with the counts.
+  ASSERT_EQ(db.issues().size(), 1u);
   EXPECT_EQ(db.issues()[0].line, 2u);
-  EXPECT_EQ(db.issues()[1].line, 3u);
-  EXPECT_NE(db.issues()[1].message.find("schema 99"), std::string::npos);
-  EXPECT_EQ(db.issues()[2].line, 4u);
+  EXPECT_EQ(db.issues()[0].message.substr(0, 37),
+            "3 of 5 record(s): 1 not JSON (line 2:");
+  EXPECT_NE(db.issues()[0].message.find("; 1 of another schema (line 3: "
+                                        "schema 99, this AMK reads schema 1)"),
+            std::string::npos)
+      << db.issues()[0].message;
+  EXPECT_NE(db.issues()[0].message.find("; 1 malformed (line 4: missing "
+                                        "field"),
+            std::string::npos)
+      << db.issues()[0].message;
+  llvm::sys::fs::remove(path);
+}
+
+/// Records are checked against their signature and sane ranges when they
+/// load: nothing the planner reads can be absurd.
+TEST(TuningDB, RecordsAreValidated) {
+  auto gemm = [](int64_t m, int64_t n, double us = 10.0) {
+    TuningRecord r = measurement("t", "gemm_4096x4096x64_f16_f32_f16_nn",
+                                 "gemm_f16_f32_f16_nn", 1, "c", us);
+    r.problem.sizes = {{"B", 1}, {"M", m}, {"N", n}, {"K", 64}};
+    return r;
+  };
+  EXPECT_EQ(validateTuningRecord(gemm(4096, 4096)), "");
+  EXPECT_EQ(validateTuningRecord(gemm(-1, 4096)),
+            "signature 'gemm_4096x4096x64_f16_f32_f16_nn' has size 4096, "
+            "which none of the sizes (B = 1, K = 64, M = ?, N = 4096) is");
+  EXPECT_EQ(validateTuningRecord(gemm(4096, int64_t(1) << 62)),
+            "size N = 4611686018427387904 is outside 1..1099511627776");
+  EXPECT_EQ(validateTuningRecord(gemm(4096, 0)),
+            "size N = 0 is outside 1..1099511627776");
+  EXPECT_EQ(validateTuningRecord(gemm(4096, 2048)),
+            "signature 'gemm_4096x4096x64_f16_f32_f16_nn' has size 4096, "
+            "which none of the sizes (B = 1, K = 64, M = 4096, N = 2048) is");
+  {
+    TuningRecord r = gemm(4096, 4096);
+    r.problem.sizes["B"] = 8; // not in an unbatched signature
+    EXPECT_EQ(validateTuningRecord(r), "size B = 8 is not in signature "
+                                       "'gemm_4096x4096x64_f16_f32_f16_nn'");
+  }
+  {
+    // Dynamic sizes are `?` in the signature (either spelling of dynamic).
+    TuningRecord r = gemm(-1, std::numeric_limits<int64_t>::min());
+    r.problem.signature = "gemm_?x?x64_f16_f32_f16_nn";
+    EXPECT_EQ(validateTuningRecord(r), "");
+  }
+  EXPECT_NE(validateTuningRecord(gemm(4096, 4096, 1e-300)).find("time_us"),
+            std::string::npos);
+  EXPECT_NE(validateTuningRecord(gemm(4096, 4096, 1e300)).find("time_us"),
+            std::string::npos);
+  {
+    TuningRecord r = gemm(4096, 4096, 0);
+    r.verdict = "fail";
+    r.failure = "ok";
+    EXPECT_EQ(validateTuningRecord(r),
+              "a failed measurement with failure class 'ok'");
+    r.failure = "mismatch";
+    EXPECT_EQ(validateTuningRecord(r), "");
+    r.timeUs = -1;
+    EXPECT_NE(validateTuningRecord(r).find("time_us = -1"), std::string::npos);
+  }
+  {
+    TuningRecord r = gemm(4096, 4096);
+    r.predictedUs = 1.26e30;
+    EXPECT_NE(validateTuningRecord(r).find("predicted_us"), std::string::npos);
+  }
+  TuningRecord calibration;
+  calibration.kind = TuningRecordKind::Calibration;
+  calibration.target = "t";
+  calibration.params["simt_efficiency"] = 0.7;
+  calibration.params["launch_overhead_ns"] = 3000;
+  EXPECT_EQ(validateTuningRecord(calibration), "");
+  for (double absurd : {1e-300, 1e300}) {
+    calibration.params["launch_overhead_ns"] = absurd;
+    EXPECT_NE(validateTuningRecord(calibration).find("'launch_overhead_ns'"),
+              std::string::npos);
+  }
+  calibration.params["launch_overhead_ns"] = 3000;
+  calibration.params["simt_efficiency"] = 1.5;
+  EXPECT_NE(validateTuningRecord(calibration).find("at most 1"),
+            std::string::npos);
+  TuningRecord repair;
+  repair.kind = TuningRecordKind::Repair;
+  repair.target = "t";
+  repair.rule = "max-smem";
+  repair.scope = "*";
+  repair.value = -1; // would drop every config
+  EXPECT_NE(validateTuningRecord(repair).find("outside 1.."),
+            std::string::npos);
+}
+
+/// Bad records are dropped at load with one issue per file, counted by
+/// reason; a line nested 100,000 deep is one of them, not a stack overflow.
+TEST(TuningDB, BadRecordsAreDroppedWithOneIssuePerFile) {
+  std::string path = tempPath("poisoned.jsonl");
+  TuningRecord good = measurement("t", "gemm_64x64x64_f", "gemm_f", 64, "c", 5);
+  TuningRecord badSize = good, badTime = good, badTime2 = good;
+  badSize.problem.sizes["M"] = -1;
+  badTime.timeUs = 1e300;
+  badTime2.timeUs = 1e-300;
+  TuningRecord calibration;
+  calibration.kind = TuningRecordKind::Calibration;
+  calibration.target = "t";
+  calibration.params["simt_efficiency"] = 1e-300;
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    ASSERT_FALSE(ec);
+    os << good.toJSON() << "\n"
+       << badSize.toJSON() << "\n"
+       << std::string(100000, '[') << std::string(100000, ']') << "\n"
+       << badTime.toJSON() << "\n"
+       << badTime2.toJSON() << "\n"
+       << calibration.toJSON() << "\n";
+  }
+  TuningDB db;
+  ASSERT_FALSE(llvm::errorToBool(db.load(path)));
+  EXPECT_EQ(db.all().size(), 1u);
+  EXPECT_EQ(db.calibration("t"), nullptr);
+  EXPECT_EQ(db.droppedLines().size(), 5u);
+  ASSERT_EQ(db.issues().size(), 1u);
+  const TuningLoadIssue &issue = db.issues()[0];
+  EXPECT_EQ(issue.line, 2u);
+  EXPECT_NE(issue.message.find("5 of 6 record(s): 1 nested too deeply (line "
+                               "3: nested deeper than 256 levels at line 1, "
+                               "column 257); 1 that contradict their "
+                               "signature or themselves (line 2: "),
+            std::string::npos)
+      << issue.message;
+  EXPECT_NE(issue.message.find("; 3 with values out of range (first at line "
+                               "4: time_us = "),
+            std::string::npos)
+      << issue.message;
   llvm::sys::fs::remove(path);
 }
 

@@ -50,6 +50,16 @@ TuningRecord calibrate(llvm::ArrayRef<CalibrationPoint> points,
                        llvm::StringRef targetIdentity,
                        llvm::json::Object &report);
 
+/// Why the constants of `calibration` must not replace the defaults of
+/// `params` ("" when they may): a constant outside 4x of its default or an
+/// efficiency above 1, which calibrate() never fits, so the record was
+/// edited or written by something else. Constants that are not in `params`
+/// are ignored (another family's). A planner checks a calibration with this
+/// before using it (loading checks only ranges any family's constants lie
+/// in: validateTuningRecord).
+std::string checkCalibration(const TuningRecord &calibration,
+                             llvm::ArrayRef<CalibrationParam> params);
+
 } // namespace mlir::amk
 
 #endif // AMK_TUNING_CALIBRATE_H

@@ -15,8 +15,10 @@
 //
 // Every record carries the target identity (name, arch and a hash of the
 // whole target description): a record for another target never applies.
-// Files merge by concatenation; loading skips (and reports) malformed lines
-// and lines of another schema version, so one bad line loses nothing else.
+// Files merge by concatenation; loading skips malformed lines, lines of
+// another schema version and records that fail validateTuningRecord (sizes
+// that contradict the signature, absurd times or constants), so one bad
+// line loses nothing else; each file's drops are reported once, with counts.
 // Appends take an exclusive lock on the file, so concurrent writers do not
 // interleave lines.
 //
@@ -115,11 +117,36 @@ struct TuningLoadIssue {
   std::string message;
 };
 
+/// The largest size a record may give a problem dimension: 2^40 elements
+/// (2 TiB of bf16) is past every real buffer, and keeps products of sizes
+/// far from overflowing.
+constexpr int64_t kMaxTuningSize = int64_t(1) << 40;
+/// The longest plausible kernel time, us (100 s).
+constexpr double kMaxTuningTimeUs = 1e8;
+/// The shortest plausible measured kernel time, us (1 ns).
+constexpr double kMinTuningTimeUs = 1e-3;
+/// Every cost-model constant a calibration may set lies in this range (all
+/// of AMK's, within the 4x of their defaults that calibrate() allows, lie
+/// in [0.01, 20000]); the planner checks the 4x bound itself
+/// (checkCalibration in Calibrate.h).
+constexpr double kMinCalibratedValue = 1e-3, kMaxCalibratedValue = 1e5;
+
+/// Why `record` must not be used ("" when it may): a problem whose sizes are
+/// not those its signature spells (each size 1..kMaxTuningSize, or dynamic
+/// where the signature has `?`), a time outside [kMinTuningTimeUs,
+/// kMaxTuningTimeUs] for a passing measurement or negative for any, a failed
+/// measurement whose failure class is "ok", a calibrated
+/// constant outside [kMinCalibratedValue, kMaxCalibratedValue] (or an
+/// efficiency above 1), a repair with an empty scope or a bound below 1.
+std::string validateTuningRecord(const TuningRecord &record);
+
 class TuningDB {
 public:
-  /// Loads `path`; a missing file is an empty database. Malformed lines and
-  /// lines of another schema are skipped and listed in issues(). Fails only
-  /// when the file exists but cannot be read.
+  /// Loads `path`; a missing file is an empty database. Malformed lines,
+  /// lines nested deeper than kMaxJSONDepth, lines of another schema and
+  /// records validateTuningRecord rejects are skipped: listed in
+  /// droppedLines(), and summarized by one entry of issues() for the file.
+  /// Fails only when the file exists but cannot be read.
   llvm::Error load(llvm::StringRef path);
 
   /// Appends `records` to `path` (creating it) under an exclusive file lock,
@@ -130,7 +157,13 @@ public:
   void add(TuningRecord record) { records.push_back(std::move(record)); }
 
   llvm::ArrayRef<TuningRecord> all() const { return records; }
+  /// One entry per file that had lines dropped: the first such line, and
+  /// a message with the counts by reason ("3 of 120 records: 1 not JSON
+  /// (line 2), 2 with sizes that contradict their signature (first at line
+  /// 7: ...)"). What tools warn about.
   llvm::ArrayRef<TuningLoadIssue> issues() const { return loadIssues; }
+  /// Every dropped line with its own reason.
+  llvm::ArrayRef<TuningLoadIssue> droppedLines() const { return dropped; }
 
   /// Passing measurements of exactly this problem on this target, fastest
   /// first.
@@ -159,6 +192,7 @@ public:
 private:
   std::vector<TuningRecord> records;
   std::vector<TuningLoadIssue> loadIssues;
+  std::vector<TuningLoadIssue> dropped;
 };
 
 /// |ln(a/b)| summed over the sizes of two problems.
