@@ -235,16 +235,6 @@ std::array<int64_t, 3> mlir::amk::getGemmGrid(GemmConfigAttr config,
   return {tiles, 1, batch * config.getSplitK()};
 }
 
-std::array<std::string, 3> mlir::amk::getGemmGridExprs(GemmConfigAttr config) {
-  int64_t bm = config.getBlockM(), bn = config.getBlockN();
-  std::string x =
-      llvm::formatv("((M+{0})/{1})*((N+{2})/{3})", bm - 1, bm, bn - 1, bn);
-  std::string z = config.getSplitK() == 1
-                      ? std::string("B")
-                      : llvm::formatv("B*{0}", config.getSplitK()).str();
-  return {x, "1", z};
-}
-
 //===----------------------------------------------------------------------===//
 // What the synthesizer supports
 //===----------------------------------------------------------------------===//

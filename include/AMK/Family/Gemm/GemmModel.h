@@ -109,11 +109,6 @@ GemmSmemLayout getGemmSmemLayout(GemmConfigAttr config,
 std::array<int64_t, 3> getGemmGrid(GemmConfigAttr config, int64_t batch,
                                    int64_t m, int64_t n);
 
-/// The same grid as expressions over the problem symbols `B`, `M`, `N`
-/// (integer arithmetic with + - * / and parentheses; `/` rounds down), for
-/// bundle manifests.
-std::array<std::string, 3> getGemmGridExprs(GemmConfigAttr config);
-
 /// The load vector width (elements) operand A (`isA`) or B uses: the widest
 /// power of two up to the config's `vector` that divides the operand's
 /// contiguous extent. An odd K narrows only the operand whose rows run along
