@@ -285,75 +285,63 @@ static void inheritRoot(MemRefLayout &view, const MemRefLayout &source) {
   view.rootWhy = source.rootWhy;
 }
 
-FailureOr<MemRefLayout> AddressModel::compute(Value memref,
+/// The layout of a kernel argument: a buffer, or a workgroup or private
+/// attribution.
+static FailureOr<MemRefLayout> argumentLayout(Value memref, MemRefType type,
+                                              MemRefLayout l, int64_t natural,
                                               std::string &whyNot) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  if (!type) {
-    whyNot = "an unranked memref";
+  auto arg = cast<BlockArgument>(memref);
+  auto func = dyn_cast_or_null<gpu::GPUFuncOp>(arg.getOwner()->getParentOp());
+  if (!func || arg.getOwner() != &func.getBody().front()) {
+    whyNot = "a memref block argument that is not the kernel's";
     return failure();
   }
-  MemRefLayout l;
-  l.elemBytes = elementBytes(type.getElementType());
-  l.workgroup = isWorkgroupMemRef(type);
-  if (!l.elemBytes) {
-    whyNot = llvm::formatv("elements of {0} have no byte size",
-                           type.getElementType())
-                 .str();
+  l.root = memref;
+  l.shift = AddressPoly();
+  if (failed(layoutFromType(type, memref, {}, l, whyNot)))
     return failure();
+  StringRef alignName = LLVM::LLVMDialect::getAlignAttrName();
+  auto workgroup = func.getWorkgroupAttributions();
+  auto priv = func.getPrivateAttributions();
+  if (auto it = llvm::find(workgroup, arg); it != workgroup.end()) {
+    int64_t align = attributionAlign(
+        func.getWorkgroupAttributionAttr(it - workgroup.begin(), alignName));
+    l.rootAlign = std::max(align, natural);
+    l.rootWhy = align ? llvm::formatv("a workgroup attribution with {0} = "
+                                      "{1}",
+                                      alignName, align)
+                            .str()
+                      : llvm::formatv("a workgroup attribution without {0}, "
+                                      "aligned to its element ({1} B) only",
+                                      alignName, natural)
+                            .str();
+  } else if (auto it = llvm::find(priv, arg); it != priv.end()) {
+    int64_t align = attributionAlign(
+        func.getPrivateAttributionAttr(it - priv.begin(), alignName));
+    l.rootAlign = std::max(align, natural);
+    l.rootWhy = "a private attribution";
+  } else if (isGlobalMemRef(type)) {
+    // cudaMalloc (and every CUDA allocator) returns 256-byte aligned
+    // memory; the descriptor's offset is accounted for separately.
+    l.rootAlign = 256;
+    l.rootWhy = "a kernel argument (its allocation assumed 256-byte "
+                "aligned, as cudaMalloc guarantees)";
+  } else {
+    l.rootAlign = natural;
+    l.rootWhy = llvm::formatv("a kernel argument outside global memory, "
+                              "aligned to its element ({0} B) only",
+                              natural)
+                    .str();
   }
-  int64_t natural = naturalAlignment(l.elemBytes);
-  auto source = [&](Value v) -> FailureOr<const MemRefLayout *> {
-    return layout(v, whyNot);
-  };
+  return l;
+}
 
-  Operation *def = memref.getDefiningOp();
-  if (!def) {
-    auto arg = cast<BlockArgument>(memref);
-    auto func = dyn_cast_or_null<gpu::GPUFuncOp>(arg.getOwner()->getParentOp());
-    if (!func || arg.getOwner() != &func.getBody().front()) {
-      whyNot = "a memref block argument that is not the kernel's";
-      return failure();
-    }
-    l.root = memref;
-    l.shift = AddressPoly();
-    if (failed(layoutFromType(type, memref, {}, l, whyNot)))
-      return failure();
-    StringRef alignName = LLVM::LLVMDialect::getAlignAttrName();
-    auto workgroup = func.getWorkgroupAttributions();
-    auto priv = func.getPrivateAttributions();
-    if (auto it = llvm::find(workgroup, arg); it != workgroup.end()) {
-      int64_t align = attributionAlign(
-          func.getWorkgroupAttributionAttr(it - workgroup.begin(), alignName));
-      l.rootAlign = std::max(align, natural);
-      l.rootWhy = align ? llvm::formatv("a workgroup attribution with {0} = "
-                                        "{1}",
-                                        alignName, align)
-                              .str()
-                        : llvm::formatv("a workgroup attribution without {0}, "
-                                        "aligned to its element ({1} B) only",
-                                        alignName, natural)
-                              .str();
-    } else if (auto it = llvm::find(priv, arg); it != priv.end()) {
-      int64_t align = attributionAlign(
-          func.getPrivateAttributionAttr(it - priv.begin(), alignName));
-      l.rootAlign = std::max(align, natural);
-      l.rootWhy = "a private attribution";
-    } else if (isGlobalMemRef(type)) {
-      // cudaMalloc (and every CUDA allocator) returns 256-byte aligned
-      // memory; the descriptor's offset is accounted for separately.
-      l.rootAlign = 256;
-      l.rootWhy = "a kernel argument (its allocation assumed 256-byte "
-                  "aligned, as cudaMalloc guarantees)";
-    } else {
-      l.rootAlign = natural;
-      l.rootWhy = llvm::formatv("a kernel argument outside global memory, "
-                                "aligned to its element ({0} B) only",
-                                natural)
-                      .str();
-    }
-    return l;
-  }
-
+/// The layout of an allocation: dynamic shared memory, an alloc or alloca,
+/// a global.
+static FailureOr<MemRefLayout> allocationLayout(Operation *def, Value memref,
+                                                MemRefType type, MemRefLayout l,
+                                                int64_t natural,
+                                                std::string &whyNot) {
   if (auto smem = dyn_cast<gpu::DynamicSharedMemoryOp>(def)) {
     l.root = memref;
     if (failed(layoutFromType(type, memref, {}, l, whyNot)))
@@ -402,7 +390,18 @@ FailureOr<MemRefLayout> AddressModel::compute(Value memref,
                       "only";
     return l;
   }
+  llvm_unreachable("not an allocation");
+}
 
+/// The layout of a view of the memref it is made from: view, subview,
+/// reinterpret_cast, cast, assume_alignment, or the base buffer of strided
+/// metadata.
+static FailureOr<MemRefLayout> viewLayout(AddressModel &model, Operation *def,
+                                          Value memref, MemRefType type,
+                                          MemRefLayout l, std::string &whyNot) {
+  auto source = [&](Value v) -> FailureOr<const MemRefLayout *> {
+    return model.layout(v, whyNot);
+  };
   if (auto view = dyn_cast<memref::ViewOp>(def)) {
     FailureOr<const MemRefLayout *> src = source(view.getSource());
     if (failed(src))
@@ -498,6 +497,32 @@ FailureOr<MemRefLayout> AddressModel::compute(Value memref,
   return failure();
 }
 
+FailureOr<MemRefLayout> AddressModel::compute(Value memref,
+                                              std::string &whyNot) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type) {
+    whyNot = "an unranked memref";
+    return failure();
+  }
+  MemRefLayout l;
+  l.elemBytes = elementBytes(type.getElementType());
+  l.workgroup = isWorkgroupMemRef(type);
+  if (!l.elemBytes) {
+    whyNot = llvm::formatv("elements of {0} have no byte size",
+                           type.getElementType())
+                 .str();
+    return failure();
+  }
+  int64_t natural = naturalAlignment(l.elemBytes);
+  Operation *def = memref.getDefiningOp();
+  if (!def)
+    return argumentLayout(memref, type, l, natural, whyNot);
+  if (isa<gpu::DynamicSharedMemoryOp, memref::AllocOp, memref::AllocaOp,
+          memref::GetGlobalOp>(def))
+    return allocationLayout(def, memref, type, l, natural, whyNot);
+  return viewLayout(*this, def, memref, type, l, whyNot);
+}
+
 FailureOr<AccessAddress> AddressModel::address(Value memref, ValueRange indices,
                                                std::string &whyNot) {
   FailureOr<const MemRefLayout *> l = layout(memref, whyNot);
@@ -540,118 +565,6 @@ std::optional<AddressPoly> AddressModel::metadata(Value v) {
     for (auto [i, stride] : llvm::enumerate(meta.getStrides()))
       if (stride == v && i < (*l)->strides.size())
         return (*l)->strides[i];
-  }
-  return std::nullopt;
-}
-
-//===----------------------------------------------------------------------===//
-// Concrete integer arithmetic
-//===----------------------------------------------------------------------===//
-
-/// Bits of an integer or index type (index: 64).
-static unsigned bitsOf(Type type) {
-  type = getElementTypeOrSelf(type);
-  return type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
-}
-
-std::optional<int64_t> mlir::amk::evaluateIntegerOp(Operation *op,
-                                                    ArrayRef<int64_t> x) {
-  if (op->getNumResults() != 1 ||
-      !getElementTypeOrSelf(op->getResult(0).getType()).isIntOrIndex() ||
-      x.size() != op->getNumOperands())
-    return std::nullopt;
-  auto u = [&](unsigned i) { return uint64_t(x[i]); };
-  unsigned width = bitsOf(op->getResult(0).getType());
-  auto wrap = [&](uint64_t r) -> int64_t {
-    if (width >= 64)
-      return int64_t(r);
-    return llvm::SignExtend64(r, width);
-  };
-  auto unsignedOf = [&](unsigned i) {
-    return width >= 64 ? u(i) : u(i) & ((uint64_t(1) << width) - 1);
-  };
-  if (isa<arith::AddIOp>(op))
-    return wrap(u(0) + u(1));
-  if (isa<arith::SubIOp>(op))
-    return wrap(u(0) - u(1));
-  if (isa<arith::MulIOp>(op))
-    return wrap(u(0) * u(1));
-  if (isa<arith::AndIOp>(op))
-    return wrap(u(0) & u(1));
-  if (isa<arith::OrIOp>(op))
-    return wrap(u(0) | u(1));
-  if (isa<arith::XOrIOp>(op))
-    return wrap(u(0) ^ u(1));
-  if (isa<arith::ShLIOp>(op))
-    return x[1] < 0 || x[1] >= 64 ? std::nullopt
-                                  : std::optional(wrap(u(0) << x[1]));
-  if (isa<arith::ShRUIOp>(op))
-    return x[1] < 0 || x[1] >= 64 ? std::nullopt
-                                  : std::optional(wrap(unsignedOf(0) >> x[1]));
-  if (isa<arith::ShRSIOp>(op))
-    return x[1] < 0 || x[1] >= 64 ? std::nullopt : std::optional(x[0] >> x[1]);
-  if (isa<arith::DivUIOp, arith::RemUIOp, arith::CeilDivUIOp>(op)) {
-    if (unsignedOf(1) == 0)
-      return std::nullopt;
-    uint64_t a = unsignedOf(0), b = unsignedOf(1);
-    if (isa<arith::DivUIOp>(op))
-      return wrap(a / b);
-    if (isa<arith::RemUIOp>(op))
-      return wrap(a % b);
-    return wrap(a / b + (a % b != 0));
-  }
-  if (isa<arith::DivSIOp, arith::RemSIOp, arith::FloorDivSIOp>(op)) {
-    if (x[1] == 0 || (x[1] == -1 && x[0] == INT64_MIN))
-      return std::nullopt;
-    if (isa<arith::DivSIOp>(op))
-      return x[0] / x[1];
-    if (isa<arith::RemSIOp>(op))
-      return x[0] % x[1];
-    return llvm::divideFloorSigned(x[0], x[1]);
-  }
-  if (isa<arith::MinSIOp>(op))
-    return std::min(x[0], x[1]);
-  if (isa<arith::MaxSIOp>(op))
-    return std::max(x[0], x[1]);
-  if (isa<arith::MinUIOp>(op))
-    return unsignedOf(0) < unsignedOf(1) ? x[0] : x[1];
-  if (isa<arith::MaxUIOp>(op))
-    return unsignedOf(0) > unsignedOf(1) ? x[0] : x[1];
-  if (isa<arith::SelectOp>(op))
-    return x[0] ? x[1] : x[2];
-  if (isa<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp>(op))
-    return wrap(u(0));
-  if (isa<arith::IndexCastUIOp, arith::ExtUIOp>(op)) {
-    unsigned from = bitsOf(op->getOperand(0).getType());
-    return from >= 64 ? x[0] : int64_t(u(0) & ((uint64_t(1) << from) - 1));
-  }
-  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-    using P = arith::CmpIPredicate;
-    unsigned from = bitsOf(cmp.getLhs().getType());
-    uint64_t mask = from >= 64 ? ~uint64_t(0) : (uint64_t(1) << from) - 1;
-    uint64_t a = u(0) & mask, b = u(1) & mask;
-    switch (cmp.getPredicate()) {
-    case P::eq:
-      return a == b;
-    case P::ne:
-      return a != b;
-    case P::slt:
-      return x[0] < x[1];
-    case P::sle:
-      return x[0] <= x[1];
-    case P::sgt:
-      return x[0] > x[1];
-    case P::sge:
-      return x[0] >= x[1];
-    case P::ult:
-      return a < b;
-    case P::ule:
-      return a <= b;
-    case P::ugt:
-      return a > b;
-    case P::uge:
-      return a >= b;
-    }
   }
   return std::nullopt;
 }

@@ -29,16 +29,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AMK/Analysis/Address.h"
 #include "Alignment.h"
 #include "Bounds.h"
+#include "ThreadForms.h"
 
 #include "AMK/Analysis/Uniformity.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -47,324 +44,9 @@
 
 using namespace mlir;
 using namespace mlir::amk;
+using namespace mlir::amk::coalescing;
 
 namespace {
-
-using Monomial = SmallVector<AddressFactor, 2>;
-
-/// Products of atoms, each interned once per kernel.
-class Monomials {
-public:
-  unsigned atom(const AddressFactor &a) { return intern(Monomial{a}); }
-  unsigned product(unsigned a, unsigned b) {
-    auto key = std::make_pair(std::min(a, b), std::max(a, b));
-    if (auto it = products.find(key); it != products.end())
-      return it->second;
-    Monomial m = all[a];
-    m.append(all[b].begin(), all[b].end());
-    llvm::sort(m);
-    return products[key] = intern(std::move(m));
-  }
-  const Monomial &get(unsigned id) const { return all[id]; }
-
-private:
-  unsigned intern(Monomial m) {
-    auto [it, inserted] = ids.try_emplace(m, all.size());
-    if (inserted)
-      all.push_back(std::move(m));
-    return it->second;
-  }
-
-  std::map<Monomial, unsigned, bool (*)(const Monomial &, const Monomial &)>
-      ids{[](const Monomial &a, const Monomial &b) {
-        return std::lexicographical_compare(a.begin(), a.end(), b.begin(),
-                                            b.end());
-      }};
-  std::vector<Monomial> all;
-  std::map<std::pair<unsigned, unsigned>, unsigned> products;
-};
-
-/// sum(coefficient * monomial) + constant for one thread, terms sorted by
-/// monomial id.
-struct Form {
-  SmallVector<std::pair<unsigned, int64_t>, 2> terms;
-  int64_t constant = 0;
-
-  static Form of(int64_t c) {
-    Form f;
-    f.constant = c;
-    return f;
-  }
-  static Form monomial(unsigned id) {
-    Form f;
-    f.terms.push_back({id, 1});
-    return f;
-  }
-  bool pure() const { return terms.empty(); }
-};
-
-/// Merges equal monomials and drops zero terms; nullopt on overflow.
-static std::optional<Form> normalized(Form f) {
-  llvm::sort(f.terms);
-  Form out;
-  out.constant = f.constant;
-  for (auto [m, c] : f.terms) {
-    if (!out.terms.empty() && out.terms.back().first == m) {
-      if (llvm::AddOverflow(out.terms.back().second, c,
-                            out.terms.back().second))
-        return std::nullopt;
-      continue;
-    }
-    out.terms.push_back({m, c});
-  }
-  llvm::erase_if(out.terms, [](const auto &t) { return t.second == 0; });
-  return out;
-}
-
-static std::optional<Form> add(const Form &a, const Form &b, int64_t sign = 1) {
-  Form r = a;
-  int64_t bc;
-  if (llvm::MulOverflow(b.constant, sign, bc) ||
-      llvm::AddOverflow(r.constant, bc, r.constant))
-    return std::nullopt;
-  if (b.pure())
-    return r;
-  for (auto [m, c] : b.terms) {
-    int64_t s;
-    if (llvm::MulOverflow(c, sign, s))
-      return std::nullopt;
-    r.terms.push_back({m, s});
-  }
-  return normalized(std::move(r));
-}
-
-static std::optional<Form> mul(const Form &a, const Form &b,
-                               Monomials &monomials) {
-  Form r;
-  if (llvm::MulOverflow(a.constant, b.constant, r.constant))
-    return std::nullopt;
-  auto scaled = [&](const Form &x, int64_t k) -> bool {
-    for (auto [m, c] : x.terms) {
-      int64_t s;
-      if (llvm::MulOverflow(c, k, s))
-        return false;
-      r.terms.push_back({m, s});
-    }
-    return true;
-  };
-  if (!scaled(a, b.constant) || !scaled(b, a.constant))
-    return std::nullopt;
-  for (auto [ma, ca] : a.terms)
-    for (auto [mb, cb] : b.terms) {
-      int64_t c;
-      if (llvm::MulOverflow(ca, cb, c))
-        return std::nullopt;
-      r.terms.push_back({monomials.product(ma, mb), c});
-    }
-  return normalized(std::move(r));
-}
-
-/// "4 x (the dynamic size of dimension 1 of argument 0) + 16".
-static std::string describe(const Form &f, const Monomials &monomials) {
-  std::string s;
-  for (auto [m, c] : f.terms) {
-    if (!s.empty())
-      s += " + ";
-    s += llvm::formatv("{0}", c).str();
-    for (const AddressFactor &a : monomials.get(m))
-      s += " x (" + a.str() + ")";
-  }
-  if (f.constant || s.empty())
-    s += (s.empty() ? "" : " + ") + llvm::formatv("{0}", f.constant).str();
-  return s;
-}
-
-/// Per-thread linear forms of index values.
-class ThreadForms {
-public:
-  ThreadForms(const UniformityInfo &uniformity, AddressModel &addresses,
-              ArrayRef<int64_t> block)
-      : uniformity(uniformity), addresses(addresses),
-        block(block.begin(), block.end()) {}
-
-  void setThread(int64_t linear) {
-    tid[0] = linear % block[0];
-    tid[1] = linear / block[0] % block[1];
-    tid[2] = linear / (block[0] * block[1]);
-    lane = linear % 32;
-    perThread.clear();
-  }
-
-  std::optional<Form> value(Value v, int depth = 0);
-  std::optional<Form> poly(const AddressPoly &p, int depth = 0);
-  Monomials monomials;
-
-private:
-  std::optional<Form> uniform(Value v, int depth);
-  std::optional<Form> divergent(Value v, int depth);
-  std::optional<Form> factor(const AddressFactor &f, int depth) {
-    if (f.kind == AddressFactor::Kind::Value)
-      return value(f.value, depth + 1);
-    return Form::monomial(monomials.atom(f));
-  }
-  Form atom(Value v) {
-    return Form::monomial(monomials.atom(AddressFactor::of(v)));
-  }
-
-  const UniformityInfo &uniformity;
-  AddressModel &addresses;
-  SmallVector<int64_t, 3> block;
-  int64_t tid[3] = {0, 0, 0}, lane = 0;
-  llvm::DenseMap<Value, std::optional<Form>> shared, perThread;
-};
-
-std::optional<Form> ThreadForms::poly(const AddressPoly &p, int depth) {
-  if (!p.valid)
-    return std::nullopt;
-  // Accumulated unnormalized, normalized once: most terms are constants for
-  // a given thread.
-  Form sum;
-  for (const AddressTerm &t : p.terms) {
-    Form term = Form::of(t.coefficient);
-    for (const AddressFactor &f : t.factors) {
-      std::optional<Form> x = factor(f, depth);
-      if (!x)
-        return std::nullopt;
-      if (term.pure() && x->pure()) {
-        if (llvm::MulOverflow(term.constant, x->constant, term.constant))
-          return std::nullopt;
-        continue;
-      }
-      std::optional<Form> product = mul(term, *x, monomials);
-      if (!product)
-        return std::nullopt;
-      term = std::move(*product);
-    }
-    if (llvm::AddOverflow(sum.constant, term.constant, sum.constant))
-      return std::nullopt;
-    sum.terms.append(term.terms.begin(), term.terms.end());
-  }
-  if (sum.terms.size() > 1)
-    return normalized(std::move(sum));
-  return sum;
-}
-
-std::optional<Form> ThreadForms::value(Value v, int depth) {
-  if (depth > 64)
-    return std::nullopt;
-  bool isUniform = !uniformity.isDivergent(v);
-  auto &cache = isUniform ? shared : perThread;
-  if (auto it = cache.find(v); it != cache.end())
-    return it->second;
-  std::optional<Form> r;
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c)))
-    r = Form::of(c.getSExtValue());
-  else if (std::optional<AddressPoly> meta = addresses.metadata(v))
-    r = poly(*meta, depth + 1);
-  else
-    r = isUniform ? uniform(v, depth) : divergent(v, depth);
-  cache[v] = r;
-  return r;
-}
-
-/// A value every thread shares: expanded while linear in shared operands
-/// (so `k0` and `k0 + 8` share the atom `k0`), else an atom.
-std::optional<Form> ThreadForms::uniform(Value v, int depth) {
-  Operation *op = v.getDefiningOp();
-  if (auto dim = dyn_cast_or_null<gpu::BlockDimOp>(op))
-    return Form::of(block[int(dim.getDimension())]);
-  if (isa_and_nonnull<NVVM::BlockDimXOp, NVVM::BlockDimYOp, NVVM::BlockDimZOp>(
-          op))
-    return Form::of(block[isa<NVVM::BlockDimXOp>(op)   ? 0
-                          : isa<NVVM::BlockDimYOp>(op) ? 1
-                                                       : 2]);
-  bool linear = isa_and_nonnull<arith::AddIOp, arith::SubIOp, arith::MulIOp,
-                                arith::IndexCastOp, arith::IndexCastUIOp,
-                                arith::ExtSIOp, arith::ExtUIOp>(op) &&
-                llvm::none_of(op->getOperands(), [&](Value x) {
-                  return uniformity.isDivergent(x);
-                });
-  if (!linear)
-    return atom(v);
-  SmallVector<Form, 2> x;
-  for (Value operand : op->getOperands()) {
-    std::optional<Form> f = value(operand, depth + 1);
-    if (!f)
-      return atom(v);
-    x.push_back(std::move(*f));
-  }
-  std::optional<Form> r;
-  if (isa<arith::AddIOp>(op))
-    r = add(x[0], x[1]);
-  else if (isa<arith::SubIOp>(op))
-    r = add(x[0], x[1], -1);
-  else if (isa<arith::MulIOp>(op))
-    r = mul(x[0], x[1], monomials);
-  else
-    r = x[0];
-  return r ? r : atom(v);
-}
-
-/// A thread-dependent value: evaluated for the current thread.
-std::optional<Form> ThreadForms::divergent(Value v, int depth) {
-  Operation *op = v.getDefiningOp();
-  if (!op)
-    return std::nullopt; // loop-carried or region values
-  if (auto t = dyn_cast<gpu::ThreadIdOp>(op))
-    return Form::of(tid[int(t.getDimension())]);
-  if (isa<NVVM::ThreadIdXOp>(op))
-    return Form::of(tid[0]);
-  if (isa<NVVM::ThreadIdYOp>(op))
-    return Form::of(tid[1]);
-  if (isa<NVVM::ThreadIdZOp>(op))
-    return Form::of(tid[2]);
-  if (isa<gpu::LaneIdOp, NVVM::LaneIdOp>(op))
-    return Form::of(lane);
-  if (op->getNumResults() != 1 || !isa<arith::ArithDialect>(op->getDialect()))
-    return std::nullopt;
-  SmallVector<std::optional<Form>, 3> x;
-  for (Value operand : op->getOperands())
-    x.push_back(value(operand, depth + 1));
-  auto known = [&](unsigned i) { return x[i].has_value(); };
-  // Linear ops keep the atoms.
-  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op)) {
-    if (!known(0) || !known(1))
-      return std::nullopt;
-    if (isa<arith::AddIOp>(op))
-      return add(*x[0], *x[1]);
-    if (isa<arith::SubIOp>(op))
-      return add(*x[0], *x[1], -1);
-    return mul(*x[0], *x[1], monomials);
-  }
-  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-          arith::ExtUIOp>(op) &&
-      known(0) && !x[0]->pure())
-    return x[0];
-  // Everything known for this thread: evaluate.
-  if (llvm::all_of(
-          x, [](const std::optional<Form> &f) { return f && f->pure(); })) {
-    SmallVector<int64_t, 3> values;
-    for (const std::optional<Form> &f : x)
-      values.push_back(f->constant);
-    if (std::optional<int64_t> r = evaluateIntegerOp(op, values))
-      return Form::of(*r);
-    return std::nullopt;
-  }
-  // Masks and clamps: the main path.
-  if (auto sel = dyn_cast<arith::SelectOp>(op)) {
-    if (known(0) && x[0]->pure())
-      return x[0]->constant ? x[1] : x[2];
-    return x[1];
-  }
-  if (isa<arith::MinUIOp, arith::MinSIOp, arith::MaxUIOp, arith::MaxSIOp>(op)) {
-    bool d0 = uniformity.isDivergent(op->getOperand(0)),
-         d1 = uniformity.isDivergent(op->getOperand(1));
-    if (d0 != d1)
-      return d0 ? x[0] : x[1];
-  }
-  return std::nullopt;
-}
 
 /// One global access and its address for every thread.
 struct GlobalAccess {
@@ -407,23 +89,54 @@ static WarpFootprint footprint(ArrayRef<std::pair<int64_t, int64_t>> spans) {
   return fp;
 }
 
+/// The coalescing check of one kernel of `block` threads.
+class CoalescingChecker {
+public:
+  CoalescingChecker(Operation *kernel, const UniformityInfo &uniformity,
+                    AddressModel &addresses, ArrayRef<int64_t> block,
+                    llvm::function_ref<void(HarnessFinding)> report)
+      : kernel(kernel), addresses(addresses), block(block.begin(), block.end()),
+        threads(block[0] * block[1] * block[2]),
+        forms(uniformity, addresses, block), report(report) {}
+
+  void run();
+
+private:
+  /// The global accesses whose address the model traces.
+  void collectAccesses();
+  /// Every access's form for the threads of the checked warps; drops the
+  /// accesses the evaluation cannot follow.
+  void evaluateForms();
+  /// Groups: same buffer, direction and loop iteration, the same forms up to
+  /// one constant (warp 0 decides); in the order they first appear.
+  std::vector<SmallVector<size_t>> groupAccesses();
+  /// Reports a group at its first access if a checked warp touches more
+  /// than twice the sectors its bytes need (one warp is enough).
+  void checkGroup(ArrayRef<size_t> members);
+  bool checkWarp(ArrayRef<size_t> members, int64_t w);
+  /// The monomials whose coefficient varies over lanes [lo, hi): they stand
+  /// for large values (each its own); the others shift the warp as a whole.
+  llvm::DenseMap<unsigned, int64_t> getLargeMonomials(ArrayRef<size_t> members,
+                                                      int64_t lo, int64_t hi);
+  /// The stride between the first two adjacent active lanes of `first`, as
+  /// text and JSON.
+  void describeStride(const GlobalAccess &first, int64_t lo, int64_t hi,
+                      std::string &strideText, llvm::json::Object &strideJson);
+
+  Operation *kernel;
+  AddressModel &addresses;
+  SmallVector<int64_t, 3> block;
+  int64_t threads;
+  /// The first and the last warp.
+  SmallVector<int64_t, 2> warpIds;
+  ThreadForms forms;
+  std::vector<GlobalAccess> accesses;
+  llvm::function_ref<void(HarnessFinding)> report;
+};
+
 } // namespace
 
-void mlir::amk::checkKernelCoalescing(
-    Operation *kernel, const UniformityInfo &uniformity,
-    AddressModel &addresses, llvm::function_ref<void(HarnessFinding)> report) {
-  auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
-  DenseI32ArrayAttr blockAttr = func ? func.getKnownBlockSizeAttr() : nullptr;
-  if (!blockAttr)
-    return;
-  SmallVector<int64_t, 3> block(blockAttr.asArrayRef().begin(),
-                                blockAttr.asArrayRef().end());
-  int64_t threads = block[0] * block[1] * block[2];
-  if (threads <= 0 || threads > 1024)
-    return;
-
-  // The global accesses whose address the model traces.
-  std::vector<GlobalAccess> accesses;
+void CoalescingChecker::collectAccesses() {
   kernel->walk([&](Operation *op) {
     FailureOr<SmallVector<MemoryAccess>> list = getMemoryAccesses(op);
     if (failed(list))
@@ -460,17 +173,9 @@ void mlir::amk::checkKernelCoalescing(
       accesses.push_back(std::move(g));
     }
   });
-  if (accesses.empty())
-    return;
+}
 
-  // The threads of the first and the last warp: GEMM-like kernels give
-  // every warp the same pattern shifted, and a kernel that specializes
-  // warps usually gives the odd role to the first or the last one.
-  int64_t warps = llvm::divideCeil(threads, 32);
-  SmallVector<int64_t, 2> warpIds = {0};
-  if (warps > 1)
-    warpIds.push_back(warps - 1);
-  ThreadForms forms(uniformity, addresses, block);
+void CoalescingChecker::evaluateForms() {
   for (GlobalAccess &g : accesses) {
     g.forms.resize(threads);
     g.active.resize(threads);
@@ -500,9 +205,9 @@ void mlir::amk::checkKernelCoalescing(
     }
     return !any;
   });
+}
 
-  // Groups: same buffer, direction and loop iteration, the same forms up to
-  // one constant (warp 0 decides).
+std::vector<SmallVector<size_t>> CoalescingChecker::groupAccesses() {
   std::map<std::vector<int64_t>, SmallVector<size_t>> groups;
   std::vector<const std::vector<int64_t> *> order;
   for (auto [i, g] : llvm::enumerate(accesses)) {
@@ -527,121 +232,165 @@ void mlir::amk::checkKernelCoalescing(
       order.push_back(&it->first);
     it->second.push_back(i);
   }
+  std::vector<SmallVector<size_t>> ordered;
+  for (const std::vector<int64_t> *key : order)
+    ordered.push_back(groups[*key]);
+  return ordered;
+}
 
-  for (const std::vector<int64_t> *key : order) {
-    const SmallVector<size_t> &members = groups[*key];
-    const GlobalAccess &first = accesses[members.front()];
-    for (int64_t w : warpIds) {
-      int64_t lo = w * 32, hi = std::min(threads, lo + 32);
-      // Monomials whose coefficient varies over the warp's lanes stand for
-      // large values; the others shift the warp as a whole.
-      std::set<unsigned> monomials;
-      for (size_t m : members)
-        for (int64_t t = lo; t < hi; ++t)
-          if (accesses[m].active[t])
-            for (const auto &term : accesses[m].forms[t]->terms)
-              monomials.insert(term.first);
-      llvm::DenseMap<unsigned, int64_t> large;
-      for (unsigned mono : monomials) {
-        std::optional<int64_t> seen;
-        bool varies = false;
-        for (size_t m : members)
-          for (int64_t t = lo; t < hi && !varies; ++t) {
-            if (!accesses[m].active[t])
-              continue;
-            int64_t c = 0;
-            for (const auto &term : accesses[m].forms[t]->terms)
-              if (term.first == mono)
-                c = term.second;
-            varies = seen && *seen != c;
-            seen = c;
-          }
-        if (varies)
-          large[mono] = int64_t(large.size() + 1) << 24;
+llvm::DenseMap<unsigned, int64_t>
+CoalescingChecker::getLargeMonomials(ArrayRef<size_t> members, int64_t lo,
+                                     int64_t hi) {
+  std::set<unsigned> monomials;
+  for (size_t m : members)
+    for (int64_t t = lo; t < hi; ++t)
+      if (accesses[m].active[t])
+        for (const auto &term : accesses[m].forms[t]->terms)
+          monomials.insert(term.first);
+  llvm::DenseMap<unsigned, int64_t> large;
+  for (unsigned mono : monomials) {
+    std::optional<int64_t> seen;
+    bool varies = false;
+    for (size_t m : members)
+      for (int64_t t = lo; t < hi && !varies; ++t) {
+        if (!accesses[m].active[t])
+          continue;
+        int64_t c = 0;
+        for (const auto &term : accesses[m].forms[t]->terms)
+          if (term.first == mono)
+            c = term.second;
+        varies = seen && *seen != c;
+        seen = c;
       }
-      SmallVector<std::pair<int64_t, int64_t>> spans;
-      bool overflow = false;
-      auto concrete = [&](const Form &f) {
-        int64_t a = f.constant;
-        for (auto [mono, c] : f.terms)
-          if (auto it = large.find(mono); it != large.end()) {
-            int64_t p;
-            overflow |= llvm::MulOverflow(c, it->second, p) ||
-                        llvm::AddOverflow(a, p, a);
-          }
-        return a;
-      };
-      for (size_t m : members)
-        for (int64_t t = lo; t < hi; ++t)
-          if (accesses[m].active[t])
-            spans.push_back(
-                {concrete(*accesses[m].forms[t]), accesses[m].width});
-      if (overflow || spans.empty())
-        continue;
-      WarpFootprint fp = footprint(spans);
-      int64_t ideal = llvm::divideCeil(fp.bytes, 32);
-      if (fp.sectors <= 2 * ideal)
-        continue;
-
-      // The stride between the first two adjacent active lanes of the
-      // first access.
-      std::optional<Form> stride;
-      for (int64_t t = lo; t + 1 < hi && !stride; ++t)
-        if (first.active[t] && first.active[t + 1] &&
-            (block[0] == 1 || (t % block[0]) + 1 < block[0]))
-          stride = add(*first.forms[t + 1], *first.forms[t], -1);
-      int64_t elemBytes = first.layout->elemBytes;
-      llvm::json::Object strideJson;
-      std::string strideText;
-      if (stride && stride->pure()) {
-        strideText = llvm::formatv("{0} B", stride->constant).str();
-        strideJson["bytes"] = stride->constant;
-        if (stride->constant % elemBytes == 0) {
-          strideText +=
-              llvm::formatv(" ({0} elements)", stride->constant / elemBytes)
-                  .str();
-          strideJson["elements"] = stride->constant / elemBytes;
-        } else {
-          strideJson["elements"] = nullptr;
-        }
-      } else if (stride) {
-        strideText = describe(*stride, forms.monomials) + " B";
-        strideJson["bytes"] = nullptr;
-        strideJson["elements"] = nullptr;
-        strideJson["expr"] = describe(*stride, forms.monomials);
-      } else {
-        strideText = "an unknown number of bytes";
-        strideJson["bytes"] = nullptr;
-        strideJson["elements"] = nullptr;
-      }
-      auto type = cast<MemRefType>(first.access.memref.getType());
-      std::string message =
-          llvm::formatv("global {0} of {1} is uncoalesced: adjacent threads "
-                        "access addresses {2} apart, so warp {3} touches {4} "
-                        "sectors of 32 B for the {5} B it {6} ({7} would do)",
-                        first.access.what, type, strideText, w, fp.sectors,
-                        fp.bytes, first.access.write ? "writes" : "reads",
-                        ideal)
-              .str();
-      if (members.size() > 1)
-        message += llvm::formatv(", counting {0} accesses that fill each "
-                                 "other's sectors",
-                                 members.size())
-                       .str();
-      HarnessFinding f{check::kUncoalesced.str(),
-                       first.op->getLoc(),
-                       "",
-                       message,
-                       fp.sectors,
-                       ideal};
-      f.severity = HarnessFinding::Severity::Warning;
-      f.details["stride"] = std::move(strideJson);
-      f.details["sectors"] = fp.sectors;
-      f.details["idealSectors"] = ideal;
-      f.details["warp"] = w;
-      f.details["accesses"] = int64_t(members.size());
-      report(std::move(f));
-      break; // one warp is enough
-    }
+    if (varies)
+      large[mono] = int64_t(large.size() + 1) << 24;
   }
+  return large;
+}
+
+void CoalescingChecker::describeStride(const GlobalAccess &first, int64_t lo,
+                                       int64_t hi, std::string &strideText,
+                                       llvm::json::Object &strideJson) {
+  std::optional<Form> stride;
+  for (int64_t t = lo; t + 1 < hi && !stride; ++t)
+    if (first.active[t] && first.active[t + 1] &&
+        (block[0] == 1 || (t % block[0]) + 1 < block[0]))
+      stride = add(*first.forms[t + 1], *first.forms[t], -1);
+  int64_t elemBytes = first.layout->elemBytes;
+  if (stride && stride->pure()) {
+    strideText = llvm::formatv("{0} B", stride->constant).str();
+    strideJson["bytes"] = stride->constant;
+    if (stride->constant % elemBytes == 0) {
+      strideText +=
+          llvm::formatv(" ({0} elements)", stride->constant / elemBytes).str();
+      strideJson["elements"] = stride->constant / elemBytes;
+    } else {
+      strideJson["elements"] = nullptr;
+    }
+  } else if (stride) {
+    strideText = describe(*stride, forms.monomials) + " B";
+    strideJson["bytes"] = nullptr;
+    strideJson["elements"] = nullptr;
+    strideJson["expr"] = describe(*stride, forms.monomials);
+  } else {
+    strideText = "an unknown number of bytes";
+    strideJson["bytes"] = nullptr;
+    strideJson["elements"] = nullptr;
+  }
+}
+
+bool CoalescingChecker::checkWarp(ArrayRef<size_t> members, int64_t w) {
+  const GlobalAccess &first = accesses[members.front()];
+  int64_t lo = w * 32, hi = std::min(threads, lo + 32);
+  llvm::DenseMap<unsigned, int64_t> large = getLargeMonomials(members, lo, hi);
+  SmallVector<std::pair<int64_t, int64_t>> spans;
+  bool overflow = false;
+  auto concrete = [&](const Form &f) {
+    int64_t a = f.constant;
+    for (auto [mono, c] : f.terms)
+      if (auto it = large.find(mono); it != large.end()) {
+        int64_t p;
+        overflow |=
+            llvm::MulOverflow(c, it->second, p) || llvm::AddOverflow(a, p, a);
+      }
+    return a;
+  };
+  for (size_t m : members)
+    for (int64_t t = lo; t < hi; ++t)
+      if (accesses[m].active[t])
+        spans.push_back({concrete(*accesses[m].forms[t]), accesses[m].width});
+  if (overflow || spans.empty())
+    return false;
+  WarpFootprint fp = footprint(spans);
+  int64_t ideal = llvm::divideCeil(fp.bytes, 32);
+  if (fp.sectors <= 2 * ideal)
+    return false;
+
+  llvm::json::Object strideJson;
+  std::string strideText;
+  describeStride(first, lo, hi, strideText, strideJson);
+  auto type = cast<MemRefType>(first.access.memref.getType());
+  std::string message =
+      llvm::formatv("global {0} of {1} is uncoalesced: adjacent threads "
+                    "access addresses {2} apart, so warp {3} touches {4} "
+                    "sectors of 32 B for the {5} B it {6} ({7} would do)",
+                    first.access.what, type, strideText, w, fp.sectors,
+                    fp.bytes, first.access.write ? "writes" : "reads", ideal)
+          .str();
+  if (members.size() > 1)
+    message += llvm::formatv(", counting {0} accesses that fill each "
+                             "other's sectors",
+                             members.size())
+                   .str();
+  HarnessFinding f{check::kUncoalesced.str(),
+                   first.op->getLoc(),
+                   "",
+                   message,
+                   fp.sectors,
+                   ideal};
+  f.severity = HarnessFinding::Severity::Warning;
+  f.details["stride"] = std::move(strideJson);
+  f.details["sectors"] = fp.sectors;
+  f.details["idealSectors"] = ideal;
+  f.details["warp"] = w;
+  f.details["accesses"] = int64_t(members.size());
+  report(std::move(f));
+  return true;
+}
+
+void CoalescingChecker::checkGroup(ArrayRef<size_t> members) {
+  for (int64_t w : warpIds)
+    if (checkWarp(members, w))
+      break; // one warp is enough
+}
+
+void CoalescingChecker::run() {
+  collectAccesses();
+  if (accesses.empty())
+    return;
+  // The threads of the first and the last warp: GEMM-like kernels give
+  // every warp the same pattern shifted, and a kernel that specializes
+  // warps usually gives the odd role to the first or the last one.
+  int64_t warps = llvm::divideCeil(threads, 32);
+  warpIds = {0};
+  if (warps > 1)
+    warpIds.push_back(warps - 1);
+  evaluateForms();
+  for (const SmallVector<size_t> &members : groupAccesses())
+    checkGroup(members);
+}
+
+void mlir::amk::checkKernelCoalescing(
+    Operation *kernel, const UniformityInfo &uniformity,
+    AddressModel &addresses, llvm::function_ref<void(HarnessFinding)> report) {
+  auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
+  DenseI32ArrayAttr blockAttr = func ? func.getKnownBlockSizeAttr() : nullptr;
+  if (!blockAttr)
+    return;
+  SmallVector<int64_t, 3> block(blockAttr.asArrayRef().begin(),
+                                blockAttr.asArrayRef().end());
+  int64_t threads = block[0] * block[1] * block[2];
+  if (threads <= 0 || threads > 1024)
+    return;
+  CoalescingChecker(kernel, uniformity, addresses, block, report).run();
 }

@@ -107,7 +107,38 @@ private:
   std::optional<std::pair<int64_t, scf::ForOp>>
   executors(Operation *op, StringRef what, bool counts = true);
   std::optional<Parity> parity(Value v, scf::ForOp loop, int depth = 0) const;
+
+  /// An arrive statement: each completes one phase.
+  struct Round {
+    Operation *op;
+    scf::ForOp loop;
+    int64_t threads;
+  };
   void check(Uses &uses);
+  /// The init of `uses` and its count C: one init, a positive constant
+  /// count, by one thread or all, outside loops.
+  std::optional<std::pair<nvgpu::MBarrierInitOp, int64_t>>
+  checkInit(Uses &uses);
+  /// Whether a block barrier after the init precedes every other use.
+  bool checkVisible(Uses &uses, nvgpu::MBarrierInitOp init);
+  /// The arrives: each by C threads, at most one per loop.
+  std::optional<SmallVector<Round>>
+  getRounds(Uses &uses, nvgpu::MBarrierInitOp init, int64_t count);
+  /// Whether `wait` waits for the parity of the phase its round completes.
+  bool checkWait(nvgpu::MBarrierTryWaitParityOp wait, const std::string &name,
+                 ArrayRef<Round> rounds);
+  /// In `loop`: the round's arrive is before the wait in the iteration and,
+  /// when fewer threads than the block's arrive, a block barrier separates
+  /// the wait from the next iteration's arrive.
+  bool checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait, scf::ForOp loop,
+                      const std::string &name, ArrayRef<Round> rounds);
+  /// At the top level: after `before` arrives, at least one.
+  bool checkTopLevelRounds(nvgpu::MBarrierTryWaitParityOp wait,
+                           const std::string &name, int64_t before,
+                           ArrayRef<Round> rounds);
+  /// In iteration k the wait needs phase before + k (top level: before - 1).
+  bool checkParity(nvgpu::MBarrierTryWaitParityOp wait, scf::ForOp loop,
+                   const std::string &name, int64_t before);
 
   Operation *kernel;
   const UniformityInfo &uniformity;
@@ -334,7 +365,8 @@ void MBarrierChecker::run() {
     check(uses);
 }
 
-void MBarrierChecker::check(Uses &uses) {
+std::optional<std::pair<nvgpu::MBarrierInitOp, int64_t>>
+MBarrierChecker::checkInit(Uses &uses) {
   const std::string &name = uses.name;
   Operation *firstUse = !uses.arrives.empty() ? uses.arrives.front()
                         : !uses.waits.empty() ? uses.waits.front()
@@ -343,12 +375,12 @@ void MBarrierChecker::check(Uses &uses) {
     if (firstUse)
       report(check::kMBarrierPhase, firstUse,
              name + " is used but never initialized (nvgpu.mbarrier.init)");
-    return;
+    return std::nullopt;
   }
   if (uses.inits.size() > 1) {
     report(check::kUnprovable, uses.inits[1],
            name + " is initialized more than once: not modelled");
-    return;
+    return std::nullopt;
   }
   auto init = cast<nvgpu::MBarrierInitOp>(uses.inits.front());
   std::optional<int64_t> count = constantOf(init.getCount());
@@ -356,7 +388,7 @@ void MBarrierChecker::check(Uses &uses) {
     report(check::kUnprovable, init,
            name + " is initialized with a count that is not a positive "
                   "constant: not modelled");
-    return;
+    return std::nullopt;
   }
   // The init: by one thread or all, outside loops.
   int64_t threads = block[0] * block[1] * block[2];
@@ -364,7 +396,7 @@ void MBarrierChecker::check(Uses &uses) {
     std::optional<std::pair<int64_t, scf::ForOp>> by =
         executors(init, "the mbarrier init");
     if (!by)
-      return;
+      return std::nullopt;
     int64_t initThreads = by->first;
     if (Value pred = init.getPredicate()) {
       std::optional<int64_t> n = guardThreads(pred, true);
@@ -374,9 +406,14 @@ void MBarrierChecker::check(Uses &uses) {
       report(check::kUnprovable, init,
              name + " is initialized in a loop, or by neither one thread nor "
                     "all: not modelled");
-      return;
+      return std::nullopt;
     }
   }
+  return std::make_pair(init, *count);
+}
+
+bool MBarrierChecker::checkVisible(Uses &uses, nvgpu::MBarrierInitOp init) {
+  const std::string &name = uses.name;
   // A block barrier after the init makes it visible to every thread.
   Operation *initTop = topLevel(init);
   Operation *visible = nullptr;
@@ -395,33 +432,31 @@ void MBarrierChecker::check(Uses &uses) {
       ordered = false;
     }
   }
-  if (!ordered)
-    return;
+  return ordered;
+}
 
-  // Arrives: each completes one phase (C threads), at most one per loop.
-  struct Round {
-    Operation *op;
-    scf::ForOp loop;
-    int64_t threads;
-  };
+std::optional<SmallVector<MBarrierChecker::Round>>
+MBarrierChecker::getRounds(Uses &uses, nvgpu::MBarrierInitOp init,
+                           int64_t count) {
+  const std::string &name = uses.name;
   SmallVector<Round> rounds;
   for (Operation *arrive : uses.arrives) {
     std::optional<std::pair<int64_t, scf::ForOp>> by =
         executors(arrive, "the arrive on " + name);
     if (!by)
-      return;
-    if (by->first != *count) {
+      return std::nullopt;
+    if (by->first != count) {
       report(check::kMBarrierPhase, arrive,
              llvm::formatv("{0} on {1} each time, but it was "
                            "initialized with count {2} ({3}): {4}",
-                           threadsArrive(by->first), name, *count,
+                           threadsArrive(by->first), name, count,
                            describeOp(init),
-                           by->first < *count
+                           by->first < count
                                ? "the phase never completes"
                                : "phases complete early, before the threads "
                                  "that wait on them arrived")
                  .str());
-      return;
+      return std::nullopt;
     }
     if (by->second && llvm::any_of(rounds, [&](const Round &r) {
           return r.loop == by->second;
@@ -429,127 +464,162 @@ void MBarrierChecker::check(Uses &uses) {
       report(check::kUnprovable, arrive,
              "more than one arrive on " + name +
                  " in one loop is not modelled");
-      return;
+      return std::nullopt;
     }
     rounds.push_back({arrive, by->second, by->first});
   }
+  return rounds;
+}
 
-  // Waits: the parity of the phase their round completes.
-  for (Operation *op : uses.waits) {
-    auto wait = cast<nvgpu::MBarrierTryWaitParityOp>(op);
-    std::optional<std::pair<int64_t, scf::ForOp>> by =
-        executors(wait, "the wait on " + name, /*counts=*/false);
-    if (!by)
-      return;
-    scf::ForOp loop = by->second;
-    Operation *top = topLevel(wait);
-    // Phases completed before `top` at the top level; loops of arrives
-    // before it are not counted statically.
-    int64_t before = 0;
-    bool counted = true;
-    for (const Round &r : rounds) {
-      Operation *rtop = topLevel(r.op);
-      if (rtop == top && loop && r.loop == loop)
-        continue;
-      if (!rtop->isBeforeInBlock(top) && rtop != top)
-        continue;
-      if (r.loop)
-        counted = false;
-      else
-        ++before;
-    }
-    if (!counted) {
-      report(check::kUnprovable, wait,
-             "a wait on " + name +
-                 " after a loop of its phases is not modelled");
-      return;
-    }
-    const Round *own = nullptr;
-    if (loop) {
-      for (const Round &r : rounds)
-        if (r.loop == loop)
-          own = &r;
-      Block *body = loop.getBody();
-      auto inBody = [&](Operation *x) {
-        return body->findAncestorOpInBlock(*x);
-      };
-      if (!own || !inBody(own->op)->isBeforeInBlock(inBody(wait))) {
-        report(check::kUnprovable, wait,
-               "a wait on " + name +
-                   " in a loop without an arrive before it in the same "
-                   "iteration is not modelled");
-        return;
-      }
-      // Fewer arrivers than threads: a barrier must keep the next round's
-      // arrive behind every thread's wait.
-      if (own->threads < block[0] * block[1] * block[2]) {
-        Operation *a = inBody(own->op), *w = inBody(wait);
-        bool separated = false;
-        for (Operation &x : *body)
-          if (isBlockBarrier(&x) &&
-              (x.isBeforeInBlock(a) || w->isBeforeInBlock(&x)))
-            separated = true;
-        if (!separated) {
-          report(check::kMBarrierPhase, wait,
-                 llvm::formatv("{0} on {1} per iteration, "
-                               "fewer than the block's, and no block barrier "
-                               "separates a wait from the next iteration's "
-                               "arrive: the phase can complete again (its "
-                               "parity flip back) before a slow thread waits",
-                               threadsArrive(own->threads), name)
-                     .str());
-          return;
-        }
-      }
-    } else {
-      if (before == 0) {
-        report(check::kMBarrierPhase, wait,
-               "waits on " + name +
-                   " before any arrive on it: no phase has completed for it "
-                   "to see");
-        return;
-      }
-      if (before > 1 && llvm::any_of(rounds, [&](const Round &r) {
-            return r.threads < block[0] * block[1] * block[2];
-          })) {
-        report(check::kUnprovable, wait,
-               "repeated arrives by fewer threads than the block outside a "
-               "loop are not modelled");
-        return;
-      }
-    }
-    std::optional<Parity> p = parity(wait.getPhaseParity(), loop);
-    if (!p) {
-      report(check::kUnprovable, wait,
-             "the parity this wait on " + name +
-                 " expects is not a function of the loop iteration the "
-                 "mbarrier check evaluates");
-      return;
-    }
-    // In iteration k the wait needs phase before + k (top level: before - 1).
-    Parity want = loop ? Parity{1, before & 1} : Parity{0, (before - 1) & 1};
-    if (p->a != want.a || p->b != want.b) {
-      auto text = [&](Parity x) {
-        if (!loop)
-          return std::to_string(x.b);
-        return x.a ? (x.b ? std::string("(k + 1) mod 2")
-                          : std::string("k mod 2"))
-                   : std::to_string(x.b);
-      };
+bool MBarrierChecker::checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait,
+                                     scf::ForOp loop, const std::string &name,
+                                     ArrayRef<Round> rounds) {
+  const Round *own = nullptr;
+  for (const Round &r : rounds)
+    if (r.loop == loop)
+      own = &r;
+  Block *body = loop.getBody();
+  auto inBody = [&](Operation *x) { return body->findAncestorOpInBlock(*x); };
+  if (!own || !inBody(own->op)->isBeforeInBlock(inBody(wait))) {
+    report(check::kUnprovable, wait,
+           "a wait on " + name +
+               " in a loop without an arrive before it in the same "
+               "iteration is not modelled");
+    return false;
+  }
+  // Fewer arrivers than threads: a barrier must keep the next round's
+  // arrive behind every thread's wait.
+  if (own->threads < block[0] * block[1] * block[2]) {
+    Operation *a = inBody(own->op), *w = inBody(wait);
+    bool separated = false;
+    for (Operation &x : *body)
+      if (isBlockBarrier(&x) &&
+          (x.isBeforeInBlock(a) || w->isBeforeInBlock(&x)))
+        separated = true;
+    if (!separated) {
       report(check::kMBarrierPhase, wait,
-             llvm::formatv("waits on {0} for parity {1}{2}, but the phase "
-                           "its arrive completes has parity {3}: the wait "
-                           "{4}",
-                           name, text(*p), loop ? " in iteration k" : "",
-                           text(want),
-                           loop ? "passes early or blocks for good in some "
-                                  "iterations"
-                                : "passes before the phase completes, or "
-                                  "blocks for good")
+             llvm::formatv("{0} on {1} per iteration, "
+                           "fewer than the block's, and no block barrier "
+                           "separates a wait from the next iteration's "
+                           "arrive: the phase can complete again (its "
+                           "parity flip back) before a slow thread waits",
+                           threadsArrive(own->threads), name)
                  .str());
-      return;
+      return false;
     }
   }
+  return true;
+}
+
+bool MBarrierChecker::checkTopLevelRounds(nvgpu::MBarrierTryWaitParityOp wait,
+                                          const std::string &name,
+                                          int64_t before,
+                                          ArrayRef<Round> rounds) {
+  if (before == 0) {
+    report(check::kMBarrierPhase, wait,
+           "waits on " + name +
+               " before any arrive on it: no phase has completed for it "
+               "to see");
+    return false;
+  }
+  if (before > 1 && llvm::any_of(rounds, [&](const Round &r) {
+        return r.threads < block[0] * block[1] * block[2];
+      })) {
+    report(check::kUnprovable, wait,
+           "repeated arrives by fewer threads than the block outside a "
+           "loop are not modelled");
+    return false;
+  }
+  return true;
+}
+
+bool MBarrierChecker::checkParity(nvgpu::MBarrierTryWaitParityOp wait,
+                                  scf::ForOp loop, const std::string &name,
+                                  int64_t before) {
+  std::optional<Parity> p = parity(wait.getPhaseParity(), loop);
+  if (!p) {
+    report(check::kUnprovable, wait,
+           "the parity this wait on " + name +
+               " expects is not a function of the loop iteration the "
+               "mbarrier check evaluates");
+    return false;
+  }
+  // In iteration k the wait needs phase before + k (top level: before - 1).
+  Parity want = loop ? Parity{1, before & 1} : Parity{0, (before - 1) & 1};
+  if (p->a != want.a || p->b != want.b) {
+    auto text = [&](Parity x) {
+      if (!loop)
+        return std::to_string(x.b);
+      return x.a ? (x.b ? std::string("(k + 1) mod 2") : std::string("k mod 2"))
+                 : std::to_string(x.b);
+    };
+    report(check::kMBarrierPhase, wait,
+           llvm::formatv("waits on {0} for parity {1}{2}, but the phase "
+                         "its arrive completes has parity {3}: the wait "
+                         "{4}",
+                         name, text(*p), loop ? " in iteration k" : "",
+                         text(want),
+                         loop ? "passes early or blocks for good in some "
+                                "iterations"
+                              : "passes before the phase completes, or "
+                                "blocks for good")
+               .str());
+    return false;
+  }
+  return true;
+}
+
+bool MBarrierChecker::checkWait(nvgpu::MBarrierTryWaitParityOp wait,
+                                const std::string &name,
+                                ArrayRef<Round> rounds) {
+  std::optional<std::pair<int64_t, scf::ForOp>> by =
+      executors(wait, "the wait on " + name, /*counts=*/false);
+  if (!by)
+    return false;
+  scf::ForOp loop = by->second;
+  Operation *top = topLevel(wait);
+  // Phases completed before `top` at the top level; loops of arrives
+  // before it are not counted statically.
+  int64_t before = 0;
+  bool counted = true;
+  for (const Round &r : rounds) {
+    Operation *rtop = topLevel(r.op);
+    if (rtop == top && loop && r.loop == loop)
+      continue;
+    if (!rtop->isBeforeInBlock(top) && rtop != top)
+      continue;
+    if (r.loop)
+      counted = false;
+    else
+      ++before;
+  }
+  if (!counted) {
+    report(check::kUnprovable, wait,
+           "a wait on " + name + " after a loop of its phases is not modelled");
+    return false;
+  }
+  if (loop ? !checkLoopRound(wait, loop, name, rounds)
+           : !checkTopLevelRounds(wait, name, before, rounds))
+    return false;
+  return checkParity(wait, loop, name, before);
+}
+
+void MBarrierChecker::check(Uses &uses) {
+  std::optional<std::pair<nvgpu::MBarrierInitOp, int64_t>> initAndCount =
+      checkInit(uses);
+  if (!initAndCount)
+    return;
+  auto [init, count] = *initAndCount;
+  if (!checkVisible(uses, init))
+    return;
+  std::optional<SmallVector<Round>> rounds = getRounds(uses, init, count);
+  if (!rounds)
+    return;
+  // Waits: the parity of the phase their round completes.
+  for (Operation *op : uses.waits)
+    if (!checkWait(cast<nvgpu::MBarrierTryWaitParityOp>(op), uses.name,
+                   *rounds))
+      return;
 }
 
 } // namespace
