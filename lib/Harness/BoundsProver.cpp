@@ -6,6 +6,8 @@
 
 #include "BoundsProver.h"
 
+#include "AMK/Analysis/DimIndex.h"
+
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,6 +38,10 @@ std::optional<ConstantIntRanges> BoundsProver::range(Value v) const {
 }
 
 SymbolicSize BoundsProver::sizeOf(Value memref, unsigned dim) const {
+  // A dimension the memref does not have (dim -1 of a rank-1 memref, any of
+  // an unranked one) has no size to prove anything with.
+  if (!isDimensionOf(memref, dim))
+    return SymbolicSize::unknown();
   auto type = cast<MemRefType>(memref.getType());
   if (!type.isDynamicDim(dim))
     return SymbolicSize::of(type.getDimSize(dim));
@@ -72,7 +78,7 @@ SymbolicSize BoundsProver::valueSize(OpFoldResult size) const {
   if (matchPattern(v, m_ConstantInt(&c)))
     return SymbolicSize::of(c.getSExtValue());
   if (auto dim = v.getDefiningOp<memref::DimOp>())
-    if (std::optional<int64_t> index = dim.getConstantIndex())
+    if (std::optional<unsigned> index = getDimIndex(dim))
       return sizeOf(dim.getSource(), *index);
   // Sizes from strided metadata, and an identity layout's row pitch.
   if (auto meta = v.getDefiningOp<memref::ExtractStridedMetadataOp>()) {
@@ -179,8 +185,10 @@ int64_t BoundsProver::divisor(Value v, int depth) const {
     return std::gcd(divisor(xorOp.getLhs(), depth + 1),
                     divisor(xorOp.getRhs(), depth + 1));
   APInt modulus;
+  // (x mod 0 is undefined: no divisor.)
   if (auto rem = dyn_cast_or_null<arith::RemUIOp>(op);
-      rem && matchPattern(rem.getRhs(), m_ConstantInt(&modulus))) {
+      rem && matchPattern(rem.getRhs(), m_ConstantInt(&modulus)) &&
+      !modulus.isZero() && modulus.isSignedIntN(63)) {
     int64_t d = divisor(rem.getLhs(), depth + 1);
     return d % modulus.getSExtValue() == 0
                ? int64_t(1) << 30
@@ -241,8 +249,9 @@ bool BoundsProver::nonNegative(Value v, ArrayRef<Value> guards,
 }
 
 bool BoundsProver::isSize(Value v) {
-  if (v.getDefiningOp<memref::DimOp>())
-    return true;
+  // Only the size of a dimension the memref has: any other is undefined.
+  if (auto dim = v.getDefiningOp<memref::DimOp>())
+    return getDimIndex(dim).has_value();
   if (auto meta = v.getDefiningOp<memref::ExtractStridedMetadataOp>())
     return llvm::is_contained(meta.getSizes(), v);
   return llvm::any_of(v.getUsers(), [&](Operation *user) {

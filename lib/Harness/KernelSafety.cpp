@@ -226,6 +226,31 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
   // its module agrees on (bounds block ids for the bounds check).
   SmallVector<int64_t, 3> grid;
   auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
+  // Every check below sizes threads and blocks by these attributes: a
+  // dimension below 1 (which the GPU dialect accepts) is no launch at all,
+  // and would size their tables negatively.
+  if (func) {
+    static const char *const dims[] = {"x", "y", "z"};
+    bool bad = false;
+    for (auto [attr, what, id] :
+         {std::make_tuple(func.getKnownBlockSizeAttr(), "known_block_size",
+                          check::kThreads),
+          std::make_tuple(func.getKnownGridSizeAttr(), "known_grid_size",
+                          check::kGrid)}) {
+      if (!attr)
+        continue;
+      for (auto [i, size] : llvm::enumerate(attr.asArrayRef()))
+        if (size < 1 && i < 3) {
+          report(id, kernel,
+                 llvm::formatv("{0} gives dimension {1} the size {2}: every "
+                               "dimension of a launch is at least 1",
+                               what, dims[i], size));
+          bad = true;
+        }
+    }
+    if (bad)
+      return failure();
+  }
   if (func) {
     if (DenseI32ArrayAttr size = func.getKnownGridSizeAttr())
       grid.assign(size.asArrayRef().begin(), size.asArrayRef().end());
