@@ -18,8 +18,8 @@
 
 namespace amk::runtime {
 
-Status readTarget(const ManifestReader &reader, const JsonValue &json,
-                  TargetDesc &target) {
+static Status readTarget(const ManifestReader &reader, const JsonValue &json,
+                         TargetDesc &target) {
   const std::string path = "target";
   if (Status s = reader.getString(json, path, "name", target.name); !s.ok())
     return s;
@@ -39,8 +39,8 @@ Status readTarget(const ManifestReader &reader, const JsonValue &json,
   return status;
 }
 
-Status readArch(const ManifestReader &reader, const JsonValue &json,
-                std::string &arch) {
+Status readArchAndTarget(const ManifestReader &reader, const JsonValue &json,
+                         std::string &arch, TargetDesc &target) {
   if (Status s = reader.getString(json, "", "arch", arch); !s.ok())
     return s;
   ArchName parsed;
@@ -48,7 +48,10 @@ Status readArch(const ManifestReader &reader, const JsonValue &json,
     return reader.error(*json.find("arch"), "arch",
                         "expected sm_<major><minor>[a|f], found '" + arch +
                             "'");
-  return Status::success();
+  const JsonValue *targetJson = nullptr;
+  if (Status s = reader.getObject(json, "", "target", targetJson); !s.ok())
+    return s;
+  return readTarget(reader, *targetJson, target);
 }
 
 //===----------------------------------------------------------------------===//

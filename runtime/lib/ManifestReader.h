@@ -90,12 +90,9 @@ private:
 // Parts both schemas share (ManifestParts.cpp)
 //===----------------------------------------------------------------------===//
 
-/// The "target" object.
-Status readTarget(const ManifestReader &reader, const JsonValue &json,
-                  TargetDesc &target);
-/// "arch" (checked to be sm_XY[a|f]).
-Status readArch(const ManifestReader &reader, const JsonValue &json,
-                std::string &arch);
+/// "arch" (checked to be sm_XY[a|f]) and the "target" object.
+Status readArchAndTarget(const ManifestReader &reader, const JsonValue &json,
+                         std::string &arch, TargetDesc &target);
 /// A list of buffers at `json[key]` (args or workspace). Argument buffers
 /// must say kind "memref"; workspace buffers may leave it out. Shapes may
 /// name only the symbols of `declared`.

@@ -110,12 +110,7 @@ Status readManifestV1(const ManifestReader &reader, const JsonValue &json,
     if (s.ok())
       s = reader.getString(json, "", key, *field);
   if (s.ok())
-    s = readArch(reader, json, m.arch);
-  const JsonValue *target = nullptr;
-  if (s.ok())
-    s = reader.getObject(json, "", "target", target);
-  if (s.ok())
-    s = readTarget(reader, *target, m.target);
+    s = readArchAndTarget(reader, json, m.arch, m.target);
   if (s.ok())
     s = readProblemV1(reader, json, m);
   if (s.ok())

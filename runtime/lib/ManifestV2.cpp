@@ -368,12 +368,7 @@ Status readManifestV2(const ManifestReader &reader, const JsonValue &json,
                       const std::string &dir, Manifest &m) {
   Status s = reader.getString(json, "", "name", m.name);
   if (s.ok())
-    s = readArch(reader, json, m.arch);
-  const JsonValue *target = nullptr;
-  if (s.ok())
-    s = reader.getObject(json, "", "target", target);
-  if (s.ok())
-    s = readTarget(reader, *target, m.target);
+    s = readArchAndTarget(reader, json, m.arch, m.target);
   if (s.ok())
     s = readProblem(reader, json, m);
   if (s.ok())

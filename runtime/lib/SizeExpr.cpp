@@ -111,6 +111,8 @@ private:
   Status parseAnd(Value &value, int depth);
   Status parseNot(Value &value, int depth);
   Status parseCompare(Value &value, int depth);
+  Status parseChain(Value &value, int depth, std::string_view ops,
+                    Status (ExprParser::*operand)(Value &, int));
   Status parseSum(Value &value, int depth);
   Status parseTerm(Value &value, int depth);
   Status parseFactor(Value &value, int depth);
@@ -225,18 +227,21 @@ Status ExprParser::parseCompare(Value &value, int depth) {
   return Status::success();
 }
 
-Status ExprParser::parseSum(Value &value, int depth) {
-  if (Status s = parseTerm(value, depth); !s.ok())
+/// A left-associative chain of `operand`s joined by the operators in
+/// `ops`: the sums and terms of the grammar.
+Status ExprParser::parseChain(Value &value, int depth, std::string_view ops,
+                              Status (ExprParser::*operand)(Value &, int)) {
+  if (Status s = (this->*operand)(value, depth); !s.ok())
     return s;
-  while (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
+  while (pos < text.size() && ops.find(text[pos]) != std::string_view::npos) {
     size_t at = pos;
     char op = text[pos++];
     skipSpaces();
     Value rhs;
-    if (Status s = parseTerm(rhs, depth); !s.ok())
+    if (Status s = (this->*operand)(rhs, depth); !s.ok())
       return s;
-    for (const Value *operand : {&value, &rhs})
-      if (Status s = expectKind(*operand, false, at); !s.ok())
+    for (const Value *v : {&value, &rhs})
+      if (Status s = expectKind(*v, false, at); !s.ok())
         return s;
     if (Status s = arithmetic(op, at, value.number, rhs.number, value.number);
         !s.ok())
@@ -245,25 +250,12 @@ Status ExprParser::parseSum(Value &value, int depth) {
   return Status::success();
 }
 
+Status ExprParser::parseSum(Value &value, int depth) {
+  return parseChain(value, depth, "+-", &ExprParser::parseTerm);
+}
+
 Status ExprParser::parseTerm(Value &value, int depth) {
-  if (Status s = parseFactor(value, depth); !s.ok())
-    return s;
-  while (pos < text.size() &&
-         (text[pos] == '*' || text[pos] == '/' || text[pos] == '%')) {
-    size_t at = pos;
-    char op = text[pos++];
-    skipSpaces();
-    Value rhs;
-    if (Status s = parseFactor(rhs, depth); !s.ok())
-      return s;
-    for (const Value *operand : {&value, &rhs})
-      if (Status s = expectKind(*operand, false, at); !s.ok())
-        return s;
-    if (Status s = arithmetic(op, at, value.number, rhs.number, value.number);
-        !s.ok())
-      return s;
-  }
-  return Status::success();
+  return parseChain(value, depth, "*/%", &ExprParser::parseFactor);
 }
 
 Status ExprParser::arithmetic(char op, size_t at, int64_t lhs, int64_t rhs,
