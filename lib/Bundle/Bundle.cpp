@@ -13,6 +13,7 @@
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
@@ -149,17 +150,37 @@ static llvm::json::Object argToJSON(const LaunchArg &arg) {
                             {"shape", std::move(shape)}};
 }
 
-/// The manifest's entry for one kernel: its binaries (one cubin holds every
-/// kernel of the bundle), launch and verdict.
+/// A workspace buffer: its extents as symbols or integers.
+static llvm::json::Object workspaceToJSON(const WorkspaceBuffer &buffer) {
+  llvm::json::Array shape;
+  for (const SizeExpr &extent : buffer.shape) {
+    auto noSymbols = [](StringRef) -> std::optional<int64_t> {
+      return std::nullopt;
+    };
+    if (std::optional<int64_t> constant = extent.evaluate(noSymbols))
+      shape.push_back(*constant);
+    else
+      shape.push_back(extent.str());
+  }
+  return llvm::json::Object{
+      {"name", buffer.name},
+      {"kind", "memref"},
+      {"elem", typeName(buffer.kernelType.getElementType())},
+      {"shape", std::move(shape)}};
+}
+
+/// The manifest's entry for one kernel of an entry's launch: its binaries
+/// (one cubin holds every kernel of the bundle), launch and verdict.
 static llvm::json::Object kernelToJSON(const BundleKernel &kernel,
-                                       const BundleEntry &entry) {
-  const KernelLaunch &launch = entry.launch;
+                                       const BundleEntry &entry,
+                                       const LaunchKernel &launch) {
+  std::string name = entry.entry + launch.suffix;
   llvm::json::Array params;
-  for (const LaunchArg &arg : launch.args)
-    params.push_back(arg.name);
+  for (const std::string &param : launch.params)
+    params.push_back(param);
   llvm::json::Object json{
-      {"name", entry.entry},
-      {"entry", entry.entry},
+      {"name", name},
+      {"entry", name},
       {"cubin", kernel.name + ".cubin"},
       {"ptx", kernel.name + ".ptx"},
       {"config", attrString(entry.config)},
@@ -170,17 +191,21 @@ static llvm::json::Object kernelToJSON(const BundleKernel &kernel,
       {"dynamic_smem_bytes", launch.dynamicSmemBytes},
       {"estimated_regs_per_thread", launch.estimatedRegs},
       {"params", std::move(params)},
-      {"predicted_us", entry.predictedUs},
       {"cache_key", kernel.cacheKey},
       {"verdict", verdict()},
   };
-  for (const auto &[key, value] : launch.manifestFields)
-    json[key] = value;
+  // The prediction and the family's fields describe the whole launch: they
+  // go with its first kernel.
+  if (&launch == &entry.launch.kernels.front()) {
+    json["predicted_us"] = entry.predictedUs;
+    for (const auto &[key, value] : entry.launch.manifestFields)
+      json[key] = value;
+  }
   return json;
 }
 
-/// The launch sequence of one kernel: zero what it accumulates into, then
-/// run it.
+/// The launch sequence of one entry: zero what it accumulates into, then
+/// run its kernels, each after the step before it.
 static llvm::json::Array getSteps(const BundleEntry &entry) {
   llvm::json::Array steps, zeroIds;
   for (const std::string &buffer : entry.launch.zeroed) {
@@ -188,10 +213,17 @@ static llvm::json::Array getSteps(const BundleEntry &entry) {
     steps.push_back(llvm::json::Object{{"id", id}, {"zero", buffer}});
     zeroIds.push_back(id);
   }
-  llvm::json::Object run{{"id", "run"}, {"kernel", entry.entry}};
-  if (!zeroIds.empty())
-    run["after"] = std::move(zeroIds);
-  steps.push_back(std::move(run));
+  std::string previous;
+  for (const LaunchKernel &launch : entry.launch.kernels) {
+    std::string id = "run" + launch.suffix;
+    llvm::json::Object run{{"id", id}, {"kernel", entry.entry + launch.suffix}};
+    if (!previous.empty())
+      run["after"] = llvm::json::Array{previous};
+    else if (!zeroIds.empty())
+      run["after"] = std::move(zeroIds);
+    steps.push_back(std::move(run));
+    previous = id;
+  }
   return steps;
 }
 
@@ -201,7 +233,8 @@ std::string mlir::amk::getBundleManifest(const BundleKernel &kernel,
   const KernelLaunch &launch = kernel.entries.back().launch;
   llvm::json::Array kernels, variants;
   for (const BundleEntry &entry : kernel.entries) {
-    kernels.push_back(kernelToJSON(kernel, entry));
+    for (const LaunchKernel &launchKernel : entry.launch.kernels)
+      kernels.push_back(kernelToJSON(kernel, entry, launchKernel));
     llvm::json::Object variant{{"steps", getSteps(entry)}};
     if (entry.bucket)
       variant["when"] = entry.bucket->getCondition();
@@ -217,6 +250,14 @@ std::string mlir::amk::getBundleManifest(const BundleKernel &kernel,
   llvm::json::Array args;
   for (const LaunchArg &arg : launch.args)
     args.push_back(argToJSON(arg));
+  // Every entry's workspace, once by name (entries that share a name share
+  // the buffer: the runtime sizes it for the variant it runs).
+  llvm::json::Array workspace;
+  llvm::StringSet<> seen;
+  for (const BundleEntry &entry : kernel.entries)
+    for (const WorkspaceBuffer &buffer : entry.launch.workspace)
+      if (seen.insert(buffer.name).second)
+        workspace.push_back(workspaceToJSON(buffer));
   // targetToJSON writes valid JSON; parsed back to nest it.
   llvm::json::Value targetJSON =
       llvm::cantFail(llvm::json::parse(targetToJSON(target)));
@@ -234,6 +275,8 @@ std::string mlir::amk::getBundleManifest(const BundleKernel &kernel,
       {"verdict", verdict()},
       {"flags", kernel.flags},
   };
+  if (!workspace.empty())
+    manifest["workspace"] = std::move(workspace);
 
   std::string json;
   llvm::raw_string_ostream os(json);

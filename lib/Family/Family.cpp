@@ -49,6 +49,16 @@ const SizeSymbol *KernelLaunch::findSymbol(StringRef name) const {
   return nullptr;
 }
 
+std::optional<unsigned> KernelLaunch::findBuffer(StringRef name) const {
+  for (auto [i, arg] : llvm::enumerate(args))
+    if (arg.name == name)
+      return i;
+  for (auto [i, buffer] : llvm::enumerate(workspace))
+    if (buffer.name == name)
+      return args.size() + i;
+  return std::nullopt;
+}
+
 FailureOr<SmallVector<DispatchEntry>>
 mlir::amk::getDispatchEntries(KernelOp kernel, std::string &whyNot) {
   SmallVector<DispatchEntry> entries;

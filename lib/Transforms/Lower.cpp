@@ -257,19 +257,26 @@ LogicalResult AMKLowerPass::synthesize(KernelOp kernel, LoweredKernel &k,
   b.setInsertionPointToEnd(module.getBody());
   k.module = gpu::GPUModuleOp::create(b, kernel.getLoc(), k.name);
   for (const BundleEntry &entry : k.entries) {
-    FailureOr<gpu::GPUFuncOp> func =
+    FailureOr<SmallVector<gpu::GPUFuncOp>> funcs =
         k.impl->synthesize(k.module, kernel, entry.config, entry.entry, target);
-    if (failed(func)) {
+    if (succeeded(funcs) && funcs->size() != entry.launch.kernels.size())
+      funcs = kernel.emitOpError("the ")
+              << k.impl->getDisplayName() << " synthesizer built "
+              << funcs->size() << " kernels for a launch of "
+              << entry.launch.kernels.size();
+    if (failed(funcs)) {
       k.module.erase();
       return failure();
     }
-    // The harness's register estimate becomes the kernel's register budget
-    // (.maxnreg), so what was verified is what ptxas must honor.
-    (*func)->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
-                     b.getI32IntegerAttr(entry.launch.estimatedRegs));
-    // What every launch provides, for the harness's shared-memory bounds.
-    (*func)->setAttr(kDynamicSmemAttrName,
-                     b.getI64IntegerAttr(entry.launch.dynamicSmemBytes));
+    for (auto [func, launch] : llvm::zip_equal(*funcs, entry.launch.kernels)) {
+      // The harness's register estimate becomes the kernel's register
+      // budget (.maxnreg), so what was verified is what ptxas must honor.
+      func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                    b.getI32IntegerAttr(launch.estimatedRegs));
+      // What every launch provides, for the harness's shared-memory bounds.
+      func->setAttr(kDynamicSmemAttrName,
+                    b.getI64IntegerAttr(launch.dynamicSmemBytes));
+    }
   }
   // Fold the synthesizer's index arithmetic before anything reads it.
   OpPassManager cleanup(gpu::GPUModuleOp::getOperationName());
@@ -327,7 +334,8 @@ static OpFoldResult getSymbolValue(OpBuilder &b, Location loc,
   return memref::DimOp::create(b, loc, arg, symbol->dim).getResult();
 }
 
-/// One entry's launch: what it zeroes, then the kernel on its grid.
+/// One entry's launch: what it zeroes, its workspace, then its kernels in
+/// order, each on its grid; the workspace is freed after the last.
 static void emitEntryLaunch(OpBuilder &b, Location loc, StringRef module,
                             const BundleEntry &entry, ArrayRef<Value> args) {
   const KernelLaunch &launch = entry.launch;
@@ -337,29 +345,49 @@ static void emitEntryLaunch(OpBuilder &b, Location loc, StringRef module,
   auto symbolValue = [&](StringRef name) {
     return getSymbolValue(b, loc, launch, args, name);
   };
-  std::array<Value, 3> grid;
-  for (int i = 0; i < 3; ++i)
-    grid[i] = launch.grid[i].materialize(b, loc, symbolValue);
   for (const std::string &name : launch.zeroed) {
-    auto it = llvm::find_if(launch.args,
-                            [&](const LaunchArg &a) { return a.name == name; });
-    assert(it != launch.args.end() && "zeroes an argument it does not take");
-    Value buffer = args[it - launch.args.begin()];
+    std::optional<unsigned> arg = launch.findBuffer(name);
+    assert(arg && *arg < args.size() && "zeroes an argument it does not take");
+    Value buffer = args[*arg];
     Type elem = cast<MemRefType>(buffer.getType()).getElementType();
     gpu::MemsetOp::create(b, loc, TypeRange{}, ValueRange{}, buffer,
                           arith::ConstantOp::create(
                               b, loc, cast<TypedAttr>(b.getZeroAttr(elem))));
   }
-  Value smem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                            launch.dynamicSmemBytes);
-  auto symbol =
-      SymbolRefAttr::get(b.getContext(), module,
-                         {FlatSymbolRefAttr::get(b.getContext(), entry.entry)});
-  gpu::LaunchFuncOp::create(
-      b, loc, symbol, gpu::KernelDim3{grid[0], grid[1], grid[2]},
-      gpu::KernelDim3{idx(launch.block[0]), idx(launch.block[1]),
-                      idx(launch.block[2])},
-      smem, args);
+  SmallVector<Value> buffers(args);
+  for (const WorkspaceBuffer &w : launch.workspace) {
+    SmallVector<Value> dynamicSizes;
+    for (auto [d, extent] : llvm::enumerate(w.shape))
+      if (w.kernelType.isDynamicDim(d))
+        dynamicSizes.push_back(extent.materialize(b, loc, symbolValue));
+    buffers.push_back(gpu::AllocOp::create(b, loc, w.kernelType, Type(),
+                                           ValueRange{}, dynamicSizes,
+                                           ValueRange{}, /*hostShared=*/false)
+                          .getMemref());
+  }
+  for (const LaunchKernel &kernel : launch.kernels) {
+    std::array<Value, 3> grid;
+    for (int i = 0; i < 3; ++i)
+      grid[i] = kernel.grid[i].materialize(b, loc, symbolValue);
+    SmallVector<Value> params;
+    for (const std::string &name : kernel.params) {
+      std::optional<unsigned> buffer = launch.findBuffer(name);
+      assert(buffer && "a parameter names no buffer of the launch");
+      params.push_back(buffers[*buffer]);
+    }
+    Value smem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                              kernel.dynamicSmemBytes);
+    auto symbol = SymbolRefAttr::get(
+        b.getContext(), module,
+        {FlatSymbolRefAttr::get(b.getContext(), entry.entry + kernel.suffix)});
+    gpu::LaunchFuncOp::create(
+        b, loc, symbol, gpu::KernelDim3{grid[0], grid[1], grid[2]},
+        gpu::KernelDim3{idx(kernel.block[0]), idx(kernel.block[1]),
+                        idx(kernel.block[2])},
+        smem, params);
+  }
+  for (Value workspace : ArrayRef(buffers).drop_front(args.size()))
+    gpu::DeallocOp::create(b, loc, TypeRange{}, ValueRange{}, workspace);
 }
 
 /// The launch, where the kernel was: operands cast to the types the kernels

@@ -35,7 +35,7 @@ class Case:
 
     def __init__(self, name, m, n, k, dtype, dynamic=False, batch=0,
                  ta=False, tb=False, bias=False, act=None, alpha=None,
-                 beta=None, perf=True, shapes=None, sizes=None):
+                 beta=None, perf=True, shapes=None, sizes=None, config=None):
         self.name, self.m, self.n, self.k = name, m, n, k
         self.dtype, self.dynamic, self.batch = dtype, dynamic, batch
         self.ta, self.tb, self.bias, self.act = ta, tb, bias, act
@@ -44,6 +44,8 @@ class Case:
         # whose operands disagree on which sizes they state, and the sizes
         # (batch, M, N, K) to run such a kernel at.
         self.shapes, self.sizes = shapes, sizes
+        # An explicit #amk.gemm_config (the planner's choice when None).
+        self.config = config
 
     def module(self):
         in_t, out_t, attrs = DTYPES[self.dtype]
@@ -77,9 +79,15 @@ class Case:
         args = ", ".join(f"%{n}: {t}" for n, t in operands)
         types = ", ".join(t for _, t in operands)
         bias_use = " bias(%bias)" if self.bias else ""
+        matmul = f"amk.matmul %a, %b{bias_use} into %c{attr_dict} : {types}"
+        if self.config:
+            matmul = (f'amk.kernel "{self.name}" config({self.config}) {{\n'
+                      f"      {matmul}\n    }}")
+        # (A kernel's name may not be taken by its function.)
+        func = f"run_{self.name}" if self.config else self.name
         return (f"module {{\n"
-                f"  func.func @{self.name}({args}) {{\n"
-                f"    amk.matmul %a, %b{bias_use} into %c{attr_dict} : {types}\n"
+                f"  func.func @{func}({args}) {{\n"
+                f"    {matmul}\n"
                 f"    return\n"
                 f"  }}\n"
                 f"}}\n")
@@ -139,6 +147,59 @@ def suite_cases(quick=False):
              perf=False, shapes=("?x?x?", "3x64x?", "?x?x96"),
              sizes=[(3, 1, 96, 64), (3, 130, 96, 64)]),
     ]
+    # Workspace split-K (a second kernel sums the splits, then the
+    # epilogue): bf16 out with bias and GELU, f32 beta over a batch, and
+    # one kernel for every size.
+    ws_mma = ("#amk.gemm_config<block = [16, 64, 64], warp = [16, 32], "
+              "math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, "
+              "threads = 64, split_k = {s}, split_reduce = workspace>")
+    ws_simt = ("#amk.gemm_config<block = [16, 32, 32], warp = [16, 32], "
+               "math = simt, thread = [2, 8], stages = 2, vector = 1, "
+               "threads = 32, split_k = 3, split_reduce = workspace>")
+    cases += [
+        Case("bf16_split_ws_bias_gelu", 16, 4096, 4096, "bf16", bias=True,
+             act="gelu", perf=False, config=ws_mma.format(s=8)),
+        Case("fp32_split_ws_batched_beta", 40, 97, 1000, "fp32", batch=3,
+             bias=True, alpha=0.5, beta=2.0, perf=False, config=ws_simt),
+        Case("fp16_split_ws_dynamic", -1, -1, -1, "fp16", dynamic=True,
+             perf=False, config=ws_mma.format(s=4).replace(
+                 "[16, 64, 64]", "[16, 64, 32]").replace(
+                 "stages = 4", "stages = 3"),
+             sizes=[(1, 1, 4096, 4096), (1, 33, 1000, 999),
+                    (1, 1, 8, 8), (1, 300, 130, 4097)]),
+    ]
+    return cases
+
+
+def split_study_cases():
+    """Decode-like GEMMs with the planner's kernel beside explicit split-K
+    kernels (both reductions), to fit the cost model's split-K terms."""
+    cases = []
+    tile = ("block = [16, {bn}, 64], warp = [16, 32], math = mma_sync, "
+            "inst = [16, 8, 16], stages = 4, vector = 8, threads = {t}")
+    for dtype in ("bf16", "fp16"):
+        for m, n, k, tb in [(1, 4096, 4096, False), (16, 4096, 4096, False),
+                            (16, 4096, 14336, False), (64, 4096, 4096, False),
+                            (1, 8192, 8192, True), (128, 4096, 4096, False)]:
+            name = f"{dtype}_{m}x{n}x{k}{'_nt' if tb else ''}"
+            cases.append(Case(name, m, n, k, dtype, tb=tb))
+            for bn, t in ((32, 32), (64, 64)):
+                for split in (2, 4, 8, 16):
+                    config = (f"#amk.gemm_config<{tile.format(bn=bn, t=t)}, "
+                              f"split_k = {split}, split_reduce = workspace>")
+                    cases.append(Case(f"{name}_bn{bn}_ws{split}", m, n, k,
+                                      dtype, tb=tb, config=config))
+    for m, n, k in [(1, 4096, 4096), (16, 4096, 4096)]:
+        name = f"fp32_{m}x{n}x{k}"
+        cases.append(Case(name, m, n, k, "fp32"))
+        simt = ("block = [16, 128, 16], warp = [16, 64], math = simt, "
+                "thread = [4, 8], stages = 2, vector = 4, threads = 64")
+        for split in (8, 16):
+            for reduce in ("atomic", "workspace"):
+                config = (f"#amk.gemm_config<{simt}, split_k = {split}, "
+                          f"split_reduce = {reduce}>")
+                cases.append(Case(f"{name}_{reduce}{split}", m, n, k, "fp32",
+                                  config=config))
     return cases
 
 
@@ -196,9 +257,13 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--quick", action="store_true",
                         help="three shapes per dtype")
+    parser.add_argument("--split-study", action="store_true",
+                        help="decode GEMMs with explicit split-K kernels "
+                             "instead of the suite")
     args = parser.parse_args()
-    sys.exit(1 if build(args.amk_opt, args.target, args.out,
-                        suite_cases(args.quick)) else 0)
+    cases = split_study_cases() if args.split_study else \
+        suite_cases(args.quick)
+    sys.exit(1 if build(args.amk_opt, args.target, args.out, cases) else 0)
 
 
 if __name__ == "__main__":

@@ -233,7 +233,7 @@ func.func @occupancy_over(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c
 
 module attributes {amk.target = #amk.target<"h200">} {
 func.func @split_k_bf16_out(%a: memref<16x4096xbf16>, %b: memref<4096x256xbf16>, %c: memref<16x256xbf16>) {
-  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: split_k > 1 needs an f32 C and accumulator without beta, bias or activation (partial sums are added atomically)}}
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: split_k > 1 with split_reduce = atomic needs an f32 C and accumulator without beta, bias or activation (partial sums are added atomically); split_reduce = workspace serves the others}}
   amk.kernel "split_bf16" config(#amk.gemm_config<block = [16, 32, 64], warp = [16, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 32, split_k = 8>) {
     amk.matmul %a, %b into %c : memref<16x4096xbf16>, memref<4096x256xbf16>, memref<16x256xbf16>
   }
@@ -296,7 +296,7 @@ func.func @grid_dynamic(%a: memref<?x16x32xbf16>, %b: memref<?x32x16xbf16>, %c: 
 // -----
 
 // No target: every kernel is reported.
-func.func @no_target(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
+func.func @without_target(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
   // expected-error @+1 {{[AMK-NO-TARGET] module has no #amk.target to verify against: run --amk-target=<preset> first (presets: a100, rtx4060ti, l4, h100, h200, b200, rtx5060ti)}}
   amk.kernel "no_target" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 128>) {
     amk.matmul %a, %b into %c : memref<256x256xbf16>, memref<256x256xbf16>, memref<256x256xf32>

@@ -117,25 +117,51 @@ struct LaunchArg {
   SmallVector<std::string> shape;
 };
 
-/// Everything about a kernel's launch except its code, known from the
-/// problem, the config and the target: the bundle manifest, the cache key
-/// and the emitted launch are all made from it.
-struct KernelLaunch {
-  SmallVector<SizeSymbol> symbols;
+/// A buffer the launch allocates for its kernels, e.g. a split-K's partial
+/// sums. Its contents start undefined: the kernels write before they read.
+struct WorkspaceBuffer {
+  std::string name;
+  /// The type the kernels take it as (static where the problem fixes it).
+  MemRefType kernelType;
+  /// Each dimension: a size symbol or a constant extent.
+  SmallVector<SizeExpr> shape;
+};
+
+/// One kernel of a launch; the kernels run in order, on one stream.
+struct LaunchKernel {
+  /// Appended to the entry's name for its gpu.func ("" for the first).
+  std::string suffix;
   std::array<SizeExpr, 3> grid;
   std::array<int64_t, 3> block = {1, 1, 1};
   int64_t dynamicSmemBytes = 0;
   /// The harness's register estimate: the kernel's .maxnreg.
   int64_t estimatedRegs = 0;
+  /// Its parameters, by argument or workspace name, in order.
+  SmallVector<std::string> params;
+};
+
+/// Everything about a launch except its code, known from the problem, the
+/// config and the target: the bundle manifest, the cache key and the
+/// emitted launch are all made from it. A launch zeroes what it must, then
+/// runs its kernels in order.
+struct KernelLaunch {
+  SmallVector<SizeSymbol> symbols;
   /// The problem op's kernel operands, in order.
   SmallVector<LaunchArg> args;
-  /// Arguments the launch zeroes before the kernel runs (all bytes).
+  /// Buffers the launch allocates (no two names alike, none an argument's).
+  SmallVector<WorkspaceBuffer> workspace;
+  /// Arguments the launch zeroes before the kernels run (all bytes).
   SmallVector<std::string> zeroed;
-  /// Family-specific manifest fields (GEMM: "tile").
+  /// At least one.
+  SmallVector<LaunchKernel, 1> kernels;
+  /// Family-specific manifest fields of the first kernel (GEMM: "tile").
   llvm::json::Object manifestFields;
 
   /// The symbol called `name`, or null.
   const SizeSymbol *findSymbol(llvm::StringRef name) const;
+  /// The kernel's parameter `name` as an index: an argument's position,
+  /// then workspace buffers after the arguments; none if unknown.
+  std::optional<unsigned> findBuffer(llvm::StringRef name) const;
 };
 
 //===----------------------------------------------------------------------===//
@@ -258,10 +284,11 @@ public:
   virtual KernelLaunch describeLaunch(ProblemOpInterface problem,
                                       KernelConfigAttrInterface config,
                                       const TargetSpec &target) const = 0;
-  /// Builds the gpu.func `name` computing the kernel's problem with
-  /// `config` (the kernel's own or a dispatch variant's) in `module`, taking
-  /// the launch's arguments; diagnostics at `kernel` on failure.
-  virtual FailureOr<gpu::GPUFuncOp>
+  /// Builds the gpu.funcs computing the kernel's problem with `config`
+  /// (the kernel's own or a dispatch variant's) in `module`: one per kernel
+  /// of describeLaunch, in order, each called `name` + its suffix and taking
+  /// its parameters. Diagnostics at `kernel` on failure.
+  virtual FailureOr<SmallVector<gpu::GPUFuncOp>>
   synthesize(gpu::GPUModuleOp module, KernelOp kernel,
              KernelConfigAttrInterface config, llvm::StringRef name,
              const TargetSpec &target) const = 0;

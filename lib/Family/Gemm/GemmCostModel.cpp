@@ -163,11 +163,15 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
     if (bUnique > l2 / 2)
       bTraffic = std::max(bUnique, waves * bWave);
   }
-  // C: written once (read too with beta); split-K zeroes it, then every
-  // split adds into it.
-  double cTraffic = double(problem.batch) * problem.m * problem.n * outBytes *
-                    (problem.beta != 0.0 ? 2 : 1) *
-                    (splits > 1 ? double(splits + 1) : 1.0);
+  // C: written once (read too with beta). Atomic split-K zeroes it, then
+  // every split adds into it; a workspace split writes f32 partial tiles
+  // that the reduction reads back.
+  double elements = double(problem.batch) * problem.m * problem.n;
+  bool workspace = usesSplitWorkspace(config);
+  double cTraffic = elements * outBytes * (problem.beta != 0.0 ? 2 : 1) *
+                    (splits > 1 && !workspace ? double(splits + 1) : 1.0);
+  if (workspace)
+    cTraffic += elements * 4.0 * 2 * splits;
   if (problem.bias)
     cTraffic += double(problem.batch) * problem.n * outBytes;
   cost.hbmBytes = aTraffic + bTraffic + cTraffic;
@@ -195,10 +199,11 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
 
   // Prologue of each round of blocks (filling the pipeline) is not hidden.
   cost.fixedNs = rounds * params.memLatencyNs;
-  // Split-K zeroes C first: one more operation on the stream (a memset of
-  // C, about a microsecond on the H200).
+  // Atomic split-K zeroes C first: one more operation on the stream (a
+  // memset of C, about a microsecond on the H200); a workspace split runs
+  // a second kernel after the first.
   if (splits > 1)
-    cost.fixedNs += params.launchOverheadNs / 3;
+    cost.fixedNs += params.launchOverheadNs / (workspace ? 2 : 3);
 
   double terms[] = {cost.computeNs, cost.hbmNs, cost.l2Ns, cost.feedNs,
                     cost.smemNs};

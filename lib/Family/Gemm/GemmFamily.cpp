@@ -74,15 +74,23 @@ public:
                               KernelConfigAttrInterface configAttr,
                               const TargetSpec &target) const override;
 
-  FailureOr<gpu::GPUFuncOp> synthesize(gpu::GPUModuleOp module, KernelOp kernel,
-                                       KernelConfigAttrInterface configAttr,
-                                       StringRef name,
-                                       const TargetSpec &) const override {
+  FailureOr<SmallVector<gpu::GPUFuncOp>>
+  synthesize(gpu::GPUModuleOp module, KernelOp kernel,
+             KernelConfigAttrInterface configAttr, StringRef name,
+             const TargetSpec &) const override {
     auto config = dyn_cast<GemmConfigAttr>(configAttr);
     if (!config)
       return kernel.emitOpError("has no GEMM synthesizer for config ")
              << configAttr;
-    return synthesizeGemmKernel(module, kernel, config, name);
+    FailureOr<gpu::GPUFuncOp> main =
+        synthesizeGemmKernel(module, kernel, config, name);
+    if (failed(main))
+      return failure();
+    SmallVector<gpu::GPUFuncOp> funcs = {*main};
+    if (usesSplitWorkspace(config))
+      funcs.push_back(synthesizeGemmSplitReduceKernel(
+          module, kernel, config, (name + "_reduce").str()));
+    return funcs;
   }
 
   llvm::json::Object problemToJSON(ProblemOpInterface problem) const override {
@@ -176,20 +184,47 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
 
   // Output tiles on x (remapped in the kernel for `swizzle`), batch x
   // split_k on z: no 65535 limit on y and z for the tiles.
+  LaunchKernel &main = launch.kernels.emplace_back();
   SizeExpr x = SizeExpr::ceilDiv(SizeExpr::symbol("M"), config.getBlockM()) *
                SizeExpr::ceilDiv(SizeExpr::symbol("N"), config.getBlockN());
   SizeExpr z = SizeExpr::symbol("B");
   if (config.getSplitK() > 1)
     z = z * SizeExpr::constant(config.getSplitK());
-  launch.grid = {x, SizeExpr::constant(1), z};
-  launch.block = {config.getThreads(), 1, 1};
-  launch.dynamicSmemBytes = getGemmSmemLayout(config, p).totalBytes();
-  launch.estimatedRegs = getGemmResources(config, p, target).regsPerThread;
-  // Split-K kernels add their partial sums into C: it starts at zero.
-  if (config.getSplitK() > 1)
-    launch.zeroed.push_back("C");
+  main.grid = {x, SizeExpr::constant(1), z};
+  main.block = {config.getThreads(), 1, 1};
+  main.dynamicSmemBytes = getGemmSmemLayout(config, p).totalBytes();
+  main.estimatedRegs = getGemmResources(config, p, target).regsPerThread;
+  for (const LaunchArg &arg : launch.args)
+    main.params.push_back(arg.name);
   launch.manifestFields["tile"] = llvm::json::Array{
       config.getBlockM(), config.getBlockN(), config.getBlockK()};
+
+  if (!usesSplitWorkspace(config)) {
+    // Atomic split-K adds its partial sums into C: it starts at zero.
+    if (config.getSplitK() > 1)
+      launch.zeroed.push_back("C");
+    return launch;
+  }
+  // Workspace split-K: the main kernel stores partial tiles, a second
+  // kernel sums them into C (grid x over B's M x N elements, z the batch).
+  launch.workspace.push_back(WorkspaceBuffer{
+      "partials", getSplitWorkspaceType(config, p),
+      {SizeExpr::symbol("B"), SizeExpr::constant(config.getSplitK()),
+       SizeExpr::symbol("M"), SizeExpr::symbol("N")}});
+  main.params.push_back("partials");
+  LaunchKernel &reduce = launch.kernels.emplace_back();
+  reduce.suffix = "_reduce";
+  int64_t perBlock = kSplitReduceThreads * getSplitReduceVector(p);
+  reduce.grid = {SizeExpr::ceilDiv(SizeExpr::symbol("M") *
+                                       SizeExpr::symbol("N"),
+                                   perBlock),
+                 SizeExpr::constant(1), SizeExpr::symbol("B")};
+  reduce.block = {kSplitReduceThreads, 1, 1};
+  reduce.estimatedRegs = kSplitReduceRegs;
+  reduce.params.push_back("partials");
+  if (p.bias)
+    reduce.params.push_back("bias");
+  reduce.params.push_back("C");
   return launch;
 }
 

@@ -281,6 +281,22 @@ bool mlir::amk::supportsSplitK(const GemmProblem &problem) {
          problem.activation == Activation::none;
 }
 
+bool mlir::amk::usesSplitWorkspace(GemmConfigAttr config) {
+  return config.getSplitK() > 1 &&
+         config.getSplitReduce() == SplitReduce::workspace;
+}
+
+MemRefType mlir::amk::getSplitWorkspaceType(GemmConfigAttr config,
+                                            const GemmProblem &problem) {
+  int64_t batch = problem.batched ? problem.batch : 1;
+  return MemRefType::get({batch, config.getSplitK(), problem.m, problem.n},
+                         Float32Type::get(config.getContext()));
+}
+
+int64_t mlir::amk::getSplitReduceVector(const GemmProblem &problem) {
+  return !ShapedType::isDynamic(problem.n) && problem.n % 4 == 0 ? 4 : 1;
+}
+
 LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
                                             const GemmProblem &problem,
                                             std::string &whyNot) {
@@ -293,11 +309,26 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
           vector = config.getVector();
   if (config.getSplitK() < 1)
     return fail("split_k must be at least 1");
-  // Split-K adds partial sums to C with f32 atomics after the launch zeroes
-  // it: a linear epilogue into f32 only.
-  if (config.getSplitK() > 1 && !supportsSplitK(problem))
-    return fail("split_k > 1 needs an f32 C and accumulator without beta, "
-                "bias or activation (partial sums are added atomically)");
+  // Atomic split-K adds partial sums to C with f32 atomics after the launch
+  // zeroes it: a linear epilogue into f32 only. A workspace holds f32
+  // partial sums, so the accumulator is f32.
+  if (config.getSplitK() > 1 && !usesSplitWorkspace(config) &&
+      !supportsSplitK(problem))
+    return fail("split_k > 1 with split_reduce = atomic needs an f32 C and "
+                "accumulator without beta, bias or activation (partial sums "
+                "are added atomically); split_reduce = workspace serves the "
+                "others");
+  if (usesSplitWorkspace(config)) {
+    if (!problem.accType.isF32())
+      return fail("split_reduce = workspace keeps f32 partial sums: the "
+                  "accumulator must be f32");
+    // B x split_k x M x N f32 partials must have a byte size.
+    int64_t bytes = 4;
+    for (int64_t size : getSplitWorkspaceType(config, problem).getShape())
+      if (!ShapedType::isDynamic(size) &&
+          llvm::MulOverflow(bytes, size, bytes))
+        return fail("the split-K workspace exceeds 2^63 bytes");
+  }
   // Each operand narrows `vector` to what its rows allow; a width neither
   // can use is a config error, not something to reinterpret silently.
   if (getOperandVersionedVector(config, problem, true) != vector &&

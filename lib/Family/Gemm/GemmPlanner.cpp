@@ -210,8 +210,8 @@ public:
   void
   enumerate(function_ref<void(KernelConfigAttrInterface)> fn) const override {
     enumerateRaw(problem, [&](const RawConfig &raw) {
-      for (int64_t splitK : getSplits(raw))
-        if (GemmConfigAttr config = getConfig(raw, splitK))
+      for (auto [splitK, reduce] : getSplits(raw))
+        if (GemmConfigAttr config = getConfig(raw, splitK, reduce))
           fn(config);
     });
   }
@@ -256,7 +256,9 @@ public:
                  const KernelResources &resources) const override {
     auto c = cast<GemmConfigAttr>(config);
     bool notMult32 = c.getBlockM() % 32 != 0 || c.getBlockN() % 32 != 0;
-    return {notMult32,      c.getSplitK(),  resources.dynamicSmemBytes,
+    // On a tie the deterministic split reduction wins.
+    bool atomic = c.getSplitK() > 1 && !usesSplitWorkspace(c);
+    return {notMult32,      c.getSplitK(),  atomic, resources.dynamicSmemBytes,
             c.getThreads(), c.getSwizzle(), c.getBlockK()};
   }
 
@@ -300,28 +302,36 @@ private:
   /// Split-K for grids that fill at most a quarter of the SMs (measured on
   /// the H200: it pays on decode-like shapes, 0.17x -> 0.75x cuBLAS at fp32
   /// 1x4096x4096, but a grid of 64 tiles lost to its zeroing and atomics):
-  /// up to 32 splits of at least 4 k-tiles each, where the problem allows.
-  SmallVector<int64_t, 6> getSplits(const RawConfig &raw) const {
-    SmallVector<int64_t, 6> splits = {1};
+  /// up to 32 splits of at least 4 k-tiles each, summed through a workspace
+  /// (any problem with an f32 accumulator) or atomically (where the problem
+  /// allows).
+  SmallVector<std::pair<int64_t, SplitReduce>, 12>
+  getSplits(const RawConfig &raw) const {
+    SmallVector<std::pair<int64_t, SplitReduce>, 12> splits = {
+        {1, SplitReduce::atomic}};
     int64_t outputTiles = rep.batch * llvm::divideCeil(rep.m, raw.block[0]) *
                           llvm::divideCeil(rep.n, raw.block[1]);
     int64_t kTiles = llvm::divideCeil(rep.k, raw.block[2]);
-    if (!supportsSplitK(problem) || 4 * outputTiles > target.sm_count)
+    if (!problem.accType.isF32() || outputTiles > 2 * target.sm_count)
       return splits;
-    for (int64_t s = 2; s <= 32 && kTiles / s >= 4; s *= 2)
-      splits.push_back(s);
+    for (int64_t s = 2; s <= 32 && kTiles / s >= 4; s *= 2) {
+      splits.push_back({s, SplitReduce::workspace});
+      if (supportsSplitK(problem))
+        splits.push_back({s, SplitReduce::atomic});
+    }
     return splits;
   }
 
   /// The config, or null when the attribute's verifier refuses it (such
   /// configs are not candidates).
-  GemmConfigAttr getConfig(const RawConfig &raw, int64_t splitK) const {
+  GemmConfigAttr getConfig(const RawConfig &raw, int64_t splitK,
+                           SplitReduce reduce) const {
     auto silent = [&]() -> InFlightDiagnostic { return InFlightDiagnostic(); };
     return GemmConfigAttr::getChecked(
         silent, context, ArrayRef<int64_t>(raw.block),
         ArrayRef<int64_t>(raw.warp), raw.math, ArrayRef<int64_t>(raw.inst),
         ArrayRef<int64_t>(raw.thread), raw.stages, raw.vector, raw.threads,
-        raw.swizzle, splitK);
+        raw.swizzle, splitK, reduce);
   }
 
   MLIRContext *context;

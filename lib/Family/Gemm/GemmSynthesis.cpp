@@ -74,6 +74,8 @@ void GemmKernelBuilder::setupOperands(ArrayRef<Value> operands, Value batch) {
   if (p.bias)
     bias = operand(arg++);
   c = operand(arg++);
+  if (usesSplitWorkspace(config))
+    partials = operands[arg++];
   sizeM = dimOf(c, 0, p.m);
   sizeN = dimOf(c, 1, p.n);
   sizeK = dimOf(a, p.transposeA ? 0 : 1, p.k);
@@ -109,65 +111,19 @@ void GemmKernelBuilder::setupTile() {
                              b.getContext(), gpu::AddressSpace::Workgroup)));
 }
 
-void GemmKernelBuilder::build(gpu::GPUFuncOp func) {
-  b.setInsertionPointToStart(&func.getBody().front());
-  SmallVector<Value> operands(func.getArguments());
-  // Grid z enumerates batch x split_k.
-  Value z = gpu::BlockIdOp::create(b, gpu::Dimension::z);
-  int64_t splits = config.getSplitK();
-  Value batch = splits == 1 ? z : m.div(z, splits);
-  // (z < batch x split_k, so z / split_k < batch: the clamp, a no-op, says
-  // so to the range analysis, which bounds z itself but not z / split_k.)
-  if (splits > 1 && p.batched && !ShapedType::isDynamic(p.batch))
-    batch = m.min(batch, m.c(p.batch - 1));
-  Value split = splits == 1 ? m.c(0) : m.rem(z, splits);
-  // The launch sizes grid z by C's batch; an operand with a dynamic batch
-  // may hold fewer. Blocks past any operand's batch do nothing (this guard
-  // is also what proves each batch subview in bounds).
+/// The batch guard: blocks past the batch of an operand whose batch is
+/// dynamic do nothing (null: no such operand).
+static Value getBatchGuard(IndexMath &m, ArrayRef<Value> operands,
+                           Value batch) {
   Value inBatch;
-  if (p.batched) {
-    for (Value operand : operands) {
-      if (!cast<MemRefType>(operand.getType()).isDynamicDim(0))
-        continue;
-      Value inside = m.lt(batch, memref::DimOp::create(b, operand, 0));
-      inBatch = inBatch ? m.andi(inBatch, inside) : inside;
-    }
+  for (Value operand : operands) {
+    if (!cast<MemRefType>(operand.getType()).isDynamicDim(0))
+      continue;
+    Value inside = m.lt(batch, memref::DimOp::create(m.b, operand, 0));
+    inBatch = inBatch ? m.andi(inBatch, inside) : inside;
   }
-  if (inBatch) {
-    auto ifOp = scf::IfOp::create(b, TypeRange{}, inBatch, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    buildBody(operands, batch, split);
-  } else {
-    buildBody(operands, batch, split);
-  }
-  gpu::ReturnOp::create(b);
+  return inBatch;
 }
-
-void GemmKernelBuilder::buildBody(ArrayRef<Value> operands, Value batch,
-                                  Value split) {
-  setupOperands(operands, batch);
-  setupTile();
-  // Split-K: split s takes k-tiles [s * per, min((s + 1) * per, all)).
-  Value allTiles = m.ceilDiv(sizeK, config.getBlockK());
-  if (config.getSplitK() == 1) {
-    kTileBegin = m.c(0);
-    kTiles = allTiles;
-  } else {
-    Value per = m.ceilDiv(allTiles, config.getSplitK());
-    kTileBegin = m.mul(split, per);
-    Value end = m.min(allTiles, m.add(kTileBegin, per));
-    kTiles = m.select(m.lt(kTileBegin, end), m.sub(end, kTileBegin), m.c(0));
-  }
-  if (config.getMath() == MathInst::simt)
-    buildSimt();
-  else
-    buildMmaSync();
-}
-
-//===----------------------------------------------------------------------===//
-// Epilogue
-//===----------------------------------------------------------------------===//
 
 Value GemmKernelBuilder::applyActivation(Value x) {
   switch (p.activation) {
@@ -209,9 +165,43 @@ SmallVector<Value> GemmKernelBuilder::loadBias(Value col, int64_t width) {
   return values;
 }
 
+void GemmKernelBuilder::storePartials(Value row, Value col,
+                                      ArrayRef<Value> values) {
+  // Guarded by the workspace's own sizes (equal to C's), which is what
+  // proves each store in bounds.
+  Value rows = operandDim(partials, 2), cols = operandDim(partials, 3);
+  Value rowOk = m.lt(row, rows);
+  int64_t width = values.size();
+  auto store = [&](Value v, Value colI) {
+    memref::StoreOp::create(b, v, partials,
+                            ValueRange{batchIndex, splitIndex, row, colI});
+  };
+  if (width > 1 && !ShapedType::isDynamic(p.n) && p.n % width == 0) {
+    auto ifOp = scf::IfOp::create(b, m.andi(rowOk, m.lt(col, cols)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    auto vecType = VectorType::get({width}, b.getF32Type());
+    Value vec = vector::FromElementsOp::create(b, vecType, values);
+    vector::StoreOp::create(b, vec, partials,
+                            ValueRange{batchIndex, splitIndex, row, col},
+                            /*nontemporal=*/false, llvm::MaybeAlign(4 * width));
+    return;
+  }
+  for (int64_t i = 0; i < width; ++i) {
+    Value colI = m.add(col, i);
+    auto ifOp = scf::IfOp::create(b, m.andi(rowOk, m.lt(colI, cols)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    store(values[i], colI);
+  }
+}
+
 void GemmKernelBuilder::storeOutput(Value row, Value col,
                                     ArrayRef<Value> values,
                                     ArrayRef<Value> biasValues) {
+  if (partials)
+    return storePartials(row, col, values);
+  bool atomic = config.getSplitK() > 1 && !usesSplitWorkspace(config);
   Type outType = p.outType;
   Type f32Type = b.getF32Type();
   int64_t width = values.size();
@@ -239,8 +229,7 @@ void GemmKernelBuilder::storeOutput(Value row, Value col,
   // aligned: N a static multiple of the run, so `col` (a multiple of the run)
   // is in bounds exactly when the whole run is.
   bool vectorStore = width > 1 && !ShapedType::isDynamic(p.n) &&
-                     p.n % width == 0 && p.beta == 0.0 &&
-                     config.getSplitK() == 1;
+                     p.n % width == 0 && p.beta == 0.0 && !atomic;
   if (vectorStore) {
     Value ok = m.andi(rowOk, m.lt(col, sizeN));
     auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);
@@ -262,10 +251,10 @@ void GemmKernelBuilder::storeOutput(Value row, Value col,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     Value v = finish(values[i], row, colI, i);
-    // Split-K: every split adds its partial sum to C, which the launch
-    // zeroes first (f32 only, no beta, bias or activation: see
+    // Atomic split-K: every split adds its partial sum to C, which the
+    // launch zeroes first (f32 only, no beta, bias or activation: see
     // checkGemmLowerable).
-    if (config.getSplitK() > 1)
+    if (atomic)
       memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf, v, c,
                                   ValueRange{row, colI});
     else
@@ -292,6 +281,8 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
   for (auto [i, operand] : llvm::enumerate(matmul.getKernelOperands()))
     argTypes.push_back(
         getKernelOperandType(problem, i, cast<MemRefType>(operand.getType())));
+  if (usesSplitWorkspace(config))
+    argTypes.push_back(getSplitWorkspaceType(config, problem));
   auto func = gpu::GPUFuncOp::create(builder, kernel.getLoc(), name,
                                      builder.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
@@ -301,5 +292,151 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
 
   ImplicitLocOpBuilder b(kernel.getLoc(), builder);
   GemmKernelBuilder(b, config, problem).build(func);
+  return func;
+}
+
+void GemmKernelBuilder::build(gpu::GPUFuncOp func) {
+  b.setInsertionPointToStart(&func.getBody().front());
+  SmallVector<Value> operands(func.getArguments());
+  // Grid z enumerates batch x split_k.
+  Value z = gpu::BlockIdOp::create(b, gpu::Dimension::z);
+  int64_t splits = config.getSplitK();
+  Value batch = splits == 1 ? z : m.div(z, splits);
+  // (z < batch x split_k, so z / split_k < batch: the clamp, a no-op, says
+  // so to the range analysis, which bounds z itself but not z / split_k.)
+  if (splits > 1 && p.batched && !ShapedType::isDynamic(p.batch))
+    batch = m.min(batch, m.c(p.batch - 1));
+  Value split = splits == 1 ? m.c(0) : m.rem(z, splits);
+  // The launch sizes grid z by C's batch; an operand with a dynamic batch
+  // may hold fewer. Blocks past any operand's batch do nothing (this guard
+  // is also what proves each batch subview in bounds).
+  Value inBatch = p.batched ? getBatchGuard(m, operands, batch) : Value();
+  if (inBatch) {
+    auto ifOp = scf::IfOp::create(b, TypeRange{}, inBatch, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    buildBody(operands, batch, split);
+  } else {
+    buildBody(operands, batch, split);
+  }
+  gpu::ReturnOp::create(b);
+}
+
+void GemmKernelBuilder::buildBody(ArrayRef<Value> operands, Value batch,
+                                  Value split) {
+  setupOperands(operands, batch);
+  batchIndex = p.batched ? batch : m.c(0);
+  splitIndex = split;
+  setupTile();
+  // Split-K: split s takes k-tiles [s * per, min((s + 1) * per, all)).
+  Value allTiles = m.ceilDiv(sizeK, config.getBlockK());
+  if (config.getSplitK() == 1) {
+    kTileBegin = m.c(0);
+    kTiles = allTiles;
+  } else {
+    Value per = m.ceilDiv(allTiles, config.getSplitK());
+    kTileBegin = m.mul(split, per);
+    Value end = m.min(allTiles, m.add(kTileBegin, per));
+    kTiles = m.select(m.lt(kTileBegin, end), m.sub(end, kTileBegin), m.c(0));
+  }
+  if (config.getMath() == MathInst::simt)
+    buildSimt();
+  else
+    buildMmaSync();
+}
+
+//===----------------------------------------------------------------------===//
+// The split-K reduction (split_reduce = workspace)
+//===----------------------------------------------------------------------===//
+
+/// One thread: `width` adjacent elements of C, each the sum over the splits
+/// in split order (so the result does not depend on scheduling), then the
+/// epilogue.
+static void buildSplitReduceBody(GemmKernelBuilder &kb, Value workspace,
+                                 Value batch) {
+  ImplicitLocOpBuilder &b = kb.b;
+  IndexMath &m = kb.m;
+  int64_t width = getSplitReduceVector(kb.p);
+  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value first = m.mul(m.add(m.mul(bid, kSplitReduceThreads), tid), width);
+  // Rows and columns from the workspace's own sizes, which bound its reads.
+  Value rows = kb.operandDim(workspace, 2), cols = kb.operandDim(workspace, 3);
+  Value row = m.div(first, cols), col = m.rem(first, cols);
+  // (col < cols holds by construction; the guard states it for the bounds
+  // proof, which takes a remainder by a dynamic size as unbounded.)
+  auto ifOp =
+      scf::IfOp::create(b, m.andi(m.lt(row, rows), m.lt(col, cols)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Type f32 = b.getF32Type();
+  SmallVector<Value> sums(width, kb.f32(0.0));
+  for (int64_t s = 0; s < kb.config.getSplitK(); ++s) {
+    SmallVector<Value, 4> at = {batch, m.c(s), row, col};
+    SmallVector<Value> parts;
+    if (width == 1) {
+      parts.push_back(memref::LoadOp::create(b, workspace, at));
+    } else {
+      Value vec = vector::LoadOp::create(b, VectorType::get({width}, f32),
+                                         workspace, at, /*nontemporal=*/false,
+                                         llvm::MaybeAlign(4 * width));
+      for (int64_t i = 0; i < width; ++i)
+        parts.push_back(vector::ExtractOp::create(b, vec, i));
+    }
+    for (int64_t i = 0; i < width; ++i)
+      sums[i] = arith::AddFOp::create(b, sums[i], parts[i]);
+  }
+  kb.storeOutput(row, col, sums, kb.loadBias(col, width));
+}
+
+gpu::GPUFuncOp mlir::amk::synthesizeGemmSplitReduceKernel(
+    gpu::GPUModuleOp module, KernelOp kernel, GemmConfigAttr config,
+    StringRef name) {
+  auto matmul = cast<MatmulOp>(kernel.getProblem().getOperation());
+  GemmProblem problem = GemmProblem::get(matmul);
+  OpBuilder builder(module.getBodyRegion());
+  builder.setInsertionPointToEnd(module.getBody());
+  // (workspace, [bias], C): the matmul's operands after A and B.
+  SmallVector<Type> argTypes = {getSplitWorkspaceType(config, problem)};
+  for (auto [i, operand] : llvm::enumerate(matmul.getKernelOperands()))
+    if (i >= 2)
+      argTypes.push_back(getKernelOperandType(
+          problem, i, cast<MemRefType>(operand.getType())));
+  auto func = gpu::GPUFuncOp::create(builder, kernel.getLoc(), name,
+                                     builder.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(kSplitReduceThreads), 1, 1}));
+
+  ImplicitLocOpBuilder b(kernel.getLoc(), builder);
+  b.setInsertionPointToStart(&func.getBody().front());
+  GemmKernelBuilder kb(b, config, problem);
+  SmallVector<Value> operands(func.getArguments());
+  Value batch = problem.batched
+                    ? Value(gpu::BlockIdOp::create(b, gpu::Dimension::z))
+                    : kb.m.c(0);
+  auto body = [&] {
+    auto operand = [&](Value v) {
+      return problem.batched ? selectBatch(b, v, batch) : v;
+    };
+    if (problem.bias)
+      kb.bias = operand(operands[1]);
+    kb.c = operand(operands.back());
+    kb.sizeM = kb.operandDim(kb.c, 0);
+    kb.sizeN = kb.operandDim(kb.c, 1);
+    buildSplitReduceBody(kb, operands[0], batch);
+  };
+  Value inBatch =
+      problem.batched ? getBatchGuard(kb.m, operands, batch) : Value();
+  if (inBatch) {
+    auto ifOp = scf::IfOp::create(b, TypeRange{}, inBatch, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body();
+  } else {
+    body();
+  }
+  gpu::ReturnOp::create(b);
   return func;
 }

@@ -19,11 +19,20 @@
 namespace mlir::amk {
 
 /// Builds `gpu.func @name` inside `module`, taking the matmul's operands (A,
-/// B, optional bias, C) as memref arguments of the same types, with
-/// `known_block_size` set. The kernel is launched on the grid of getGemmGrid()
+/// B, optional bias, C) as memref arguments of the same types (and the
+/// workspace with split_reduce = workspace), with `known_block_size` set. The kernel is launched on the grid of getGemmGrid()
 /// with getGemmSmemLayout(...).totalBytes() of dynamic shared memory. Fails
 /// (with a diagnostic at `kernel`) if checkGemmLowerable() rejects the config.
 FailureOr<gpu::GPUFuncOp> synthesizeGemmKernel(gpu::GPUModuleOp module,
+                                               KernelOp kernel,
+                                               GemmConfigAttr config,
+                                               StringRef name);
+
+/// Builds `gpu.func @name`, the second kernel of a split_reduce = workspace
+/// config: it takes (workspace, [bias], C), sums the partial tiles in split
+/// order and applies the epilogue (kSplitReduceThreads threads per block,
+/// getSplitReduceVector() elements each, grid z the batch).
+gpu::GPUFuncOp synthesizeGemmSplitReduceKernel(gpu::GPUModuleOp module,
                                                KernelOp kernel,
                                                GemmConfigAttr config,
                                                StringRef name);

@@ -101,6 +101,9 @@ public:
 
   // Rank-2 views of this block's batch, and the bias row.
   Value a, bMat, c, bias;
+  /// split_reduce = workspace: the [B, split_k, M, N] partial tiles, and
+  /// this block's batch (0 unbatched) and split in them.
+  Value partials, batchIndex, splitIndex;
   Value sizeM, sizeN, sizeK;
   /// This block's k-tiles: [kTileBegin, kTileBegin + kTiles) (all of K, or
   /// this block's split of it).
@@ -134,6 +137,8 @@ private:
   void storeMmaSyncAccumulators(ArrayRef<Value> acc);
 
   Value applyActivation(Value x);
+  /// Stores `values` (f32) unfinished to partials[batch, split, row, col..].
+  void storePartials(Value row, Value col, ArrayRef<Value> values);
 };
 
 } // namespace mlir::amk::gemm

@@ -137,3 +137,19 @@ func.func @twice_without_target(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c
 // amk.target holds a #amk.target.
 // expected-error @+1 {{'amk.target' must be a #amk.target, not "h200"}}
 module attributes {amk.target = "h200"} {}
+
+// -----
+
+// A kernel may not take the name of another symbol of the module: its
+// lowered form is a gpu.module of that name (before, the launch named the
+// function and lowering failed with "kernel module 'k' is undefined").
+module {
+// expected-note @+1 {{the other symbol}}
+func.func @k(%a: memref<16x64xf32>, %b: memref<64x64xf32>, %c: memref<16x64xf32>) {
+  // expected-error @+1 {{'amk.kernel' op name 'k' is already the name of the module's func.func (the lowered kernel is a gpu.module of that name)}}
+  amk.kernel "k" config(#amk.gemm_config<block = [16, 64, 16], warp = [16, 64], math = simt, thread = [4, 8], stages = 2, vector = 4, threads = 32>) {
+    amk.matmul %a, %b into %c : memref<16x64xf32>, memref<64x64xf32>, memref<16x64xf32>
+  }
+  return
+}
+}

@@ -72,6 +72,25 @@ MemRefType getKernelOperandType(const GemmProblem &problem, unsigned i,
 /// are f32 and the epilogue is linear (no beta, bias or activation).
 bool supportsSplitK(const GemmProblem &problem);
 
+/// Whether `config` stores partial tiles to a workspace that a second kernel
+/// sums (split_reduce = workspace), instead of adding them into C.
+bool usesSplitWorkspace(GemmConfigAttr config);
+
+/// The workspace of a split_reduce = workspace config: f32 partial tiles
+/// [B, split_k, M, N] (B = 1 unbatched), static where the problem is.
+MemRefType getSplitWorkspaceType(GemmConfigAttr config,
+                                 const GemmProblem &problem);
+
+/// The kernel that sums a workspace split: each of its threads sums
+/// getSplitReduceVector() adjacent elements of C over the splits, in order,
+/// then applies the epilogue.
+constexpr int64_t kSplitReduceThreads = 256;
+/// Its register budget (.maxnreg): a few accumulators and addresses.
+constexpr int64_t kSplitReduceRegs = 64;
+/// Elements per thread: 4 (one 16-byte load per split) when N is a static
+/// multiple of 4, else 1.
+int64_t getSplitReduceVector(const GemmProblem &problem);
+
 /// The dynamic shared memory of a GEMM kernel: per pipeline stage one tile of
 /// A and one of B, each `rows x pitch` elements of the input type (pitch >=
 /// cols; the extra columns are padding against bank conflicts). Every stage

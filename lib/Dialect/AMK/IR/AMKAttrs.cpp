@@ -189,7 +189,8 @@ GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        ArrayRef<int64_t> block, ArrayRef<int64_t> warp,
                        MathInst math, ArrayRef<int64_t> inst,
                        ArrayRef<int64_t> thread, int64_t stages, int64_t vector,
-                       int64_t threads, int64_t swizzle, int64_t splitK) {
+                       int64_t threads, int64_t swizzle, int64_t splitK,
+                       SplitReduce splitReduce) {
   if (block.size() != 3)
     return emitError() << "block tile must be [BM, BN, BK], got "
                        << block.size() << " sizes";
@@ -215,6 +216,9 @@ GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "swizzle must be at least 1, got " << swizzle;
   if (splitK < 1)
     return emitError() << "split_k must be at least 1, got " << splitK;
+  if (splitReduce != SplitReduce::atomic && splitK == 1)
+    return emitError() << "split_reduce = " << stringifySplitReduce(splitReduce)
+                       << " needs split_k > 1";
 
   int64_t warpsM = block[0] / warp[0], warpsN = block[1] / warp[1];
   int64_t expectedThreads = 32 * warpsM * warpsN;

@@ -299,8 +299,20 @@ static LogicalResult verifyUniqueName(KernelOp kernel) {
     }
     return WalkResult::advance();
   });
-  if (!first)
-    return success();
+  if (!first) {
+    // The lowered kernel becomes a gpu.module of this name at the top of
+    // the module: no other symbol may hold it.
+    Operation *taken = SymbolTable::lookupSymbolIn(module, name);
+    if (!taken)
+      return success();
+    InFlightDiagnostic diag =
+        kernel.emitOpError()
+        << "name '" << name << "' is already the name of the module's "
+        << taken->getName()
+        << " (the lowered kernel is a gpu.module of that name)";
+    diag.attachNote(taken->getLoc()) << "the other symbol";
+    return diag;
+  }
   InFlightDiagnostic diag =
       kernel.emitOpError()
       << "name '" << name

@@ -23,6 +23,14 @@ def AMK_MathInst : I32EnumAttr<"MathInst", "math instruction of a kernel", [
   let genSpecializedAttr = 0;
 }
 
+def AMK_SplitReduce : I32EnumAttr<"SplitReduce",
+    "how the K splits of a GEMM are summed", [
+    I32EnumAttrCase<"atomic", 0>,
+    I32EnumAttrCase<"workspace", 1>]> {
+  let cppNamespace = "::mlir::amk";
+  let genSpecializedAttr = 0;
+}
+
 def AMK_Precision : I32EnumAttr<"Precision", "math mode of an f32 product", [
     I32EnumAttrCase<"ieee", 0>,
     I32EnumAttrCase<"tf32", 1>]> {
@@ -98,6 +106,11 @@ class AMK_OptionalDimsParameter<string desc>
   let printer = "::mlir::amk::printDims($_printer, $_self)";
 }
 
+// `atomic` unless written: configs from before it was a choice mean that.
+def AMK_SplitReduceParameter : EnumParameter<AMK_SplitReduce> {
+  let defaultValue = "::mlir::amk::SplitReduce::atomic";
+}
+
 def AMK_GemmConfigAttr : AMK_Attr<"GemmConfig", "gemm_config",
     [DeclareAttrInterfaceMethods<AMK_KernelConfigAttrInterface>]> {
   let summary = "A planned GEMM kernel design";
@@ -110,7 +123,11 @@ def AMK_GemmConfigAttr : AMK_Attr<"GemmConfig", "gemm_config",
     warpgroup per 64 rows of the warp tile). `stages` shared-memory buffers
     pipeline the K loop; `vector` is the width in elements of each global
     load; `swizzle` groups block rows for L2 reuse (1: none); `split_k`
-    splits K across blocks (1: none).
+    splits K across blocks (1: none). `split_reduce` says how the splits are
+    summed: `atomic` adds each split's partial tile into C with f32 atomics
+    (C zeroed first; f32 C without beta, bias or activation), `workspace`
+    stores the partial tiles to a workspace that a second kernel sums in
+    split order, then applies the epilogue: deterministic, any output type.
 
     ```mlir
     #amk.gemm_config<block = [128, 128, 32], warp = [64, 64], math = mma_sync,
@@ -132,7 +149,8 @@ def AMK_GemmConfigAttr : AMK_Attr<"GemmConfig", "gemm_config",
     "int64_t":$vector,
     "int64_t":$threads,
     DefaultValuedParameter<"int64_t", "1", "block rasterization group">:$swizzle,
-    DefaultValuedParameter<"int64_t", "1", "K splits across blocks">:$split_k
+    DefaultValuedParameter<"int64_t", "1", "K splits across blocks">:$split_k,
+    AMK_SplitReduceParameter:$split_reduce
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
