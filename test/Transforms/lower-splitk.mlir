@@ -59,3 +59,55 @@ func.func @planned(%a: memref<1x4096xf32>, %b: memref<4096x4096xf32>, %c: memref
   return
 }
 }
+
+// -----
+
+// A workspace split (any output type and epilogue): the launch allocates
+// the [B, split_k, M, N] partial tiles, the main kernel stores its split's
+// tile there (nothing atomic, nothing zeroed), a second kernel sums the
+// splits in order and applies the epilogue, and the workspace is freed.
+// CHECK-LABEL: func.func @workspace
+// CHECK-NOT:     gpu.memset
+// CHECK:         %[[WS:.*]] = gpu.alloc  () : memref<1x8x16x4096xf32>
+// CHECK:         gpu.launch_func @ws::@ws blocks in (%{{.*}}, %{{.*}}, %c8){{.*}}args({{.*}}, %[[WS]] : memref<1x8x16x4096xf32>)
+// CHECK:         gpu.launch_func @ws::@ws_reduce blocks in (%c64{{[_0-9]*}}, %{{.*}}, %{{.*}}) threads in (%c256, {{.*}}args(%[[WS]] : memref<1x8x16x4096xf32>, %{{.*}} : memref<4096xbf16>, %{{.*}} : memref<16x4096xbf16>)
+// CHECK:         gpu.dealloc  %[[WS]]
+// CHECK:       gpu.func @ws(
+// CHECK-NOT:     memref.atomic_rmw
+// CHECK:         vector.store %{{.*}}, %arg4[%c0, %{{.*}}, %{{.*}}, %{{.*}}] {{.*}} : memref<1x8x16x4096xf32>, vector<2xf32>
+// CHECK:       gpu.func @ws_reduce(%[[P:.*]]: memref<1x8x16x4096xf32>, %{{.*}}: memref<4096xbf16>, %[[C:.*]]: memref<16x4096xbf16>)
+// CHECK-SAME:    known_block_size = array<i32: 256, 1, 1>
+// CHECK:         vector.load %[[P]][%c0, %c0, {{.*}}] {alignment = 16 : i64} : memref<1x8x16x4096xf32>, vector<4xf32>
+// CHECK:         vector.load %[[P]][%c0, %c7, {{.*}}] {alignment = 16 : i64} : memref<1x8x16x4096xf32>, vector<4xf32>
+// CHECK:         math.erf
+// CHECK:         vector.store %{{.*}}, %[[C]]{{.*}} : memref<16x4096xbf16>, vector<4xbf16>
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @workspace(%a: memref<16x4096xbf16>, %b: memref<4096x4096xbf16>, %bias: memref<4096xbf16>, %c: memref<16x4096xbf16>) {
+  amk.kernel "ws" config(#amk.gemm_config<block = [16, 64, 64], warp = [16, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 64, split_k = 8, split_reduce = workspace>) {
+    amk.matmul %a, %b bias(%bias) into %c {activation = #amk.activation<gelu>} : memref<16x4096xbf16>, memref<4096x4096xbf16>, memref<4096xbf16>, memref<16x4096xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Dynamic sizes and batch: the workspace takes them from the operands, the
+// reduction runs a block row per batch and guards by the workspace's sizes.
+// CHECK-LABEL: func.func @workspace_dynamic
+// CHECK:         %[[WS:.*]] = gpu.alloc  (%{{.*}}, %{{.*}}, %{{.*}}) : memref<?x3x?x?xf32>
+// CHECK:         gpu.launch_func @ws_dynamic::@ws_dynamic
+// CHECK:         gpu.launch_func @ws_dynamic::@ws_dynamic_reduce
+// CHECK:         gpu.dealloc  %[[WS]]
+// CHECK:       gpu.func @ws_dynamic_reduce(%[[P:.*]]: memref<?x3x?x?xf32>
+// CHECK:         %[[Z:.*]] = gpu.block_id  z
+// CHECK:         memref.dim %[[P]], %c0
+// CHECK:         memref.load %[[P]][%[[Z]], %c2, %{{.*}}, %{{.*}}] : memref<?x3x?x?xf32>
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @workspace_dynamic(%a: memref<?x?x333xf32>, %b: memref<?x333x?xf32>, %c: memref<?x?x?xf32>) {
+  amk.kernel "ws_dynamic" config(#amk.gemm_config<block = [16, 32, 32], warp = [16, 32], math = simt, thread = [2, 8], stages = 2, vector = 1, threads = 32, split_k = 3, split_reduce = workspace>) {
+    amk.matmul %a, %b into %c {beta = 2.0} : memref<?x?x333xf32>, memref<?x333x?xf32>, memref<?x?x?xf32>
+  }
+  return
+}
+}

@@ -269,6 +269,17 @@ func.func @kernel_bad_ladder(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: m
 
 // -----
 
+// expected-error @+1 {{split_reduce = workspace needs split_k > 1}}
+#c = #amk.gemm_config<block = [64, 64, 8], warp = [32, 32], math = simt, thread = [4, 8], stages = 2, vector = 4, threads = 128, split_reduce = workspace>
+
+// -----
+
+// expected-error @+2 {{expected ::mlir::amk::SplitReduce to be one of: atomic, workspace}}
+// expected-error @+1 {{failed to parse AMK_GemmConfigAttr parameter 'split_reduce'}}
+#c = #amk.gemm_config<block = [64, 64, 8], warp = [32, 32], math = simt, thread = [4, 8], stages = 2, vector = 4, threads = 128, split_k = 2, split_reduce = tree>
+
+// -----
+
 // expected-error @+1 {{simt takes a thread tile, not an instruction shape}}
 #c = #amk.gemm_config<block = [64, 64, 8], warp = [32, 32], math = simt, inst = [16, 8, 8], thread = [4, 8], stages = 2, vector = 4, threads = 128>
 

@@ -15,3 +15,9 @@ func.func @batched_bias(%a: memref<4x64x32xf16>, %b: memref<4x32x128xf16>, %bias
   amk.matmul %a, %b bias(%bias) into %c : memref<4x64x32xf16>, memref<4x32x128xf16>, memref<4x128xf16>, memref<4x64x128xf16>
   return
 }
+func.func @split_workspace(%a: memref<16x1024xbf16>, %b: memref<1024x512xbf16>, %c: memref<16x512xbf16>) {
+  amk.kernel "split_ws" config(#amk.gemm_config<block = [16, 64, 64], warp = [16, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 64, split_k = 4, split_reduce = workspace>) {
+    amk.matmul %a, %b into %c : memref<16x1024xbf16>, memref<1024x512xbf16>, memref<16x512xbf16>
+  }
+  return
+}
