@@ -4,30 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// One file per entry, `<key>.amkc`:
-//
-//   offset  0  magic "AMKCACHE"
-//           8  format version (u32), 12  section count (u32)
-//          16  xxh3-128 checksum of bytes 32..end (low, high: u64 each)
-//          32  section sizes (u64 each): key, verdict, manifest, PTX, cubin
-//          72  the sections, back to back
-//
-// All integers little-endian. The checksum covers the sizes too, so no flip
-// of any byte after the magic goes unnoticed; the key inside guards against
-// a file that was renamed or copied to the wrong name.
+// The cache's directory, keys and counters, and its lookups and stores. An
+// entry's bytes are CacheEntryFormat.cpp's; the maintenance of the directory
+// as a whole (list, stats, verify, prune, clear) is CacheMaintenance.cpp's.
 //
 // Files in the directory are opened with O_NOFOLLOW and O_NONBLOCK and must
 // be regular files: a symbolic link planted under an entry's or the
 // counters' name is never read or written through, and a FIFO cannot hang a
 // compile.
 //
-// LLVM's CachePruning is not used: it only touches `llvmcache-*` files,
-// reports nothing about what it removed, and speaks of ThinLTO in its
-// warnings. The LRU pruning below is a sort of one directory listing.
-//
 //===----------------------------------------------------------------------===//
 
-#include "AMK/Cache/CompileCache.h"
+#include "CacheFiles.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
@@ -40,9 +28,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Support/xxhash.h"
 
-#include <algorithm>
 #include <mutex>
 
 #include <cerrno>
@@ -53,31 +39,10 @@
 
 using namespace llvm;
 using namespace mlir::amk;
+using namespace mlir::amk::cache;
 namespace endian = llvm::support::endian;
 
-namespace {
-constexpr char kMagic[] = "AMKCACHE";
-constexpr uint32_t kFormatVersion = 1;
-constexpr size_t kSections = 5; // key, verdict, manifest, PTX, cubin
-constexpr size_t kChecksumOffset = 16;
-constexpr size_t kSizesOffset = 32;
-constexpr size_t kHeaderSize = kSizesOffset + 8 * kSections;
-constexpr StringLiteral kEntrySuffix = ".amkc";
-constexpr StringLiteral kTempPrefix = ".tmp-";
-constexpr StringLiteral kCountersName = "counters";
-constexpr size_t kCountersSize = 4 * 8;
-/// A temporary file this old belongs to a killed process, not a store.
-constexpr std::chrono::hours kAbandonedAfter(1);
-} // namespace
-
-static Error cacheError(const Twine &message) {
-  return createStringError(inconvertibleErrorCode(), message);
-}
-
-static sys::TimePoint<> now() {
-  return std::chrono::time_point_cast<std::chrono::nanoseconds>(
-      std::chrono::system_clock::now());
-}
+static constexpr size_t kCountersSize = 4 * 8;
 
 /// Opens a file of the cache: never through a symbolic link at the end of
 /// `path`, never blocking (a FIFO), and only a regular file; `fd` is closed
@@ -125,167 +90,8 @@ static bool isForeign(std::error_code ec) {
 }
 
 //===----------------------------------------------------------------------===//
-// Entry format
-//===----------------------------------------------------------------------===//
-
-static XXH128_hash_t checksum(StringRef blob) {
-  return xxh3_128bits(arrayRefFromStringRef(blob.drop_front(kSizesOffset)));
-}
-
-static std::string encodeEntry(StringRef key, const CacheEntry &entry) {
-  StringRef sections[kSections] = {key, entry.verdict, entry.manifest,
-                                   entry.ptx, entry.cubin};
-  size_t total = kHeaderSize;
-  for (StringRef s : sections)
-    total += s.size();
-  std::string blob(total, '\0');
-  char *p = blob.data();
-  std::memcpy(p, kMagic, 8);
-  endian::write32le(p + 8, kFormatVersion);
-  endian::write32le(p + 12, kSections);
-  size_t offset = kHeaderSize;
-  for (size_t i = 0; i < kSections; ++i) {
-    endian::write64le(p + kSizesOffset + 8 * i, sections[i].size());
-    if (!sections[i].empty())
-      std::memcpy(p + offset, sections[i].data(), sections[i].size());
-    offset += sections[i].size();
-  }
-  XXH128_hash_t sum = checksum(blob);
-  endian::write64le(p + kChecksumOffset, sum.low64);
-  endian::write64le(p + kChecksumOffset + 8, sum.high64);
-  return blob;
-}
-
-/// The entry in `buffer`, or why it is corrupt.
-static Expected<CacheEntry> decodeEntry(std::unique_ptr<MemoryBuffer> buffer,
-                                        StringRef key) {
-  StringRef blob = buffer->getBuffer();
-  const char *p = blob.data();
-  if (blob.size() < kHeaderSize)
-    return cacheError("truncated: " + Twine(blob.size()) +
-                      " bytes, shorter than the header");
-  if (blob.take_front(8) != StringRef(kMagic, 8))
-    return cacheError("not a cache entry (bad magic)");
-  if (uint32_t version = endian::read32le(p + 8); version != kFormatVersion)
-    return cacheError("format version " + Twine(version) + ", expected " +
-                      Twine(kFormatVersion));
-  if (endian::read32le(p + 12) != kSections)
-    return cacheError("bad section count");
-  uint64_t sizes[kSections];
-  uint64_t total = kHeaderSize;
-  for (size_t i = 0; i < kSections; ++i) {
-    sizes[i] = endian::read64le(p + kSizesOffset + 8 * i);
-    // No real section comes near 1 TiB; bounded, the sum cannot overflow.
-    if (sizes[i] > (uint64_t(1) << 40))
-      return cacheError("bad section size " + Twine(sizes[i]));
-    total += sizes[i];
-  }
-  if (total > blob.size())
-    return cacheError("truncated: " + Twine(blob.size()) + " of " +
-                      Twine(total) + " bytes");
-  if (total < blob.size())
-    return cacheError(Twine(blob.size() - total) +
-                      " bytes past the last section");
-  XXH128_hash_t sum = checksum(blob);
-  if (sum.low64 != endian::read64le(p + kChecksumOffset) ||
-      sum.high64 != endian::read64le(p + kChecksumOffset + 8))
-    return cacheError("checksum mismatch");
-  StringRef sections[kSections];
-  size_t offset = kHeaderSize;
-  for (size_t i = 0; i < kSections; ++i) {
-    sections[i] = blob.substr(offset, sizes[i]);
-    offset += sizes[i];
-  }
-  if (sections[0] != key)
-    return cacheError("holds the entry of key '" + sections[0] + "'");
-  CacheEntry entry;
-  entry.verdict = sections[1];
-  entry.manifest = sections[2];
-  entry.ptx = sections[3];
-  entry.cubin = sections[4];
-  entry.storage = std::move(buffer);
-  return entry;
-}
-
-/// Reads an entry file from `fd`: copied, not mapped, so a file truncated
-/// underneath cannot fault the reader.
-static Expected<CacheEntry> readEntry(int fd, StringRef path, StringRef key) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
-      MemoryBuffer::getOpenFile(fd, path, /*FileSize=*/-1,
-                                /*RequiresNullTerminator=*/false,
-                                /*IsVolatile=*/true);
-  if (!buffer)
-    return createStringError(buffer.getError(),
-                             "cannot read '" + path +
-                                 "': " + buffer.getError().message());
-  return decodeEntry(std::move(*buffer), key);
-}
-
-//===----------------------------------------------------------------------===//
 // The directory
 //===----------------------------------------------------------------------===//
-
-namespace {
-struct Listing {
-  std::vector<CacheEntryInfo> entries; // least recently used first
-  std::vector<std::pair<std::string, sys::TimePoint<>>> temps;
-  /// Entry names that are not regular files (directories, links, ...):
-  /// never used, never removed, reported by verify.
-  std::vector<CacheProblem> foreign;
-};
-} // namespace
-
-static StringRef describeFileType(sys::fs::file_type type) {
-  switch (type) {
-  case sys::fs::file_type::directory_file:
-    return "a directory, not a cache entry (remove it)";
-  case sys::fs::file_type::symlink_file:
-    return "a symbolic link, not a cache entry (the cache never follows "
-           "links)";
-  default:
-    return "not a regular file, so not a cache entry (remove it)";
-  }
-}
-
-/// The cache's files in `dir`: entries and temporary files; anything else
-/// is not the cache's and is never touched. Links are not followed.
-static Expected<Listing> scan(StringRef dir) {
-  Listing listing;
-  std::error_code ec;
-  for (sys::fs::directory_iterator it(dir, ec, /*follow_symlinks=*/false), end;
-       it != end && !ec; it.increment(ec)) {
-    StringRef name = sys::path::filename(it->path());
-    bool temp = name.starts_with(kTempPrefix);
-    StringRef key = name;
-    if (!temp &&
-        !(key.consume_back(kEntrySuffix) && CompileCache::isValidKey(key)))
-      continue;
-    // Gone since the listing (a concurrent prune): not there.
-    ErrorOr<sys::fs::basic_file_status> status = it->status();
-    if (!status)
-      continue;
-    if (status->type() != sys::fs::file_type::regular_file) {
-      if (!temp)
-        listing.foreign.push_back(
-            {key.str(), describeFileType(status->type()).str()});
-      continue;
-    }
-    if (temp) {
-      listing.temps.emplace_back(it->path(), status->getLastModificationTime());
-      continue;
-    }
-    listing.entries.push_back(
-        {key.str(), status->getSize(), status->getLastModificationTime()});
-  }
-  if (ec)
-    return createStringError(ec, "cannot read the compile cache '" + dir +
-                                     "': " + ec.message());
-  llvm::sort(listing.entries,
-             [](const CacheEntryInfo &a, const CacheEntryInfo &b) {
-               return std::tie(a.lastUse, a.key) < std::tie(b.lastUse, b.key);
-             });
-  return listing;
-}
 
 Expected<CompileCache> CompileCache::open(StringRef dir, CacheOptions options) {
   if (dir.empty())
@@ -545,120 +351,4 @@ Expected<CacheEntry> CompileCache::read(StringRef key) const {
   }
   scope_exit closeFd([&] { sys::fs::closeFile(fd); });
   return readEntry(fd, path, key);
-}
-
-//===----------------------------------------------------------------------===//
-// Maintenance
-//===----------------------------------------------------------------------===//
-
-Expected<std::vector<CacheEntryInfo>> CompileCache::list() const {
-  Expected<Listing> listing = scan(dir);
-  if (!listing)
-    return listing.takeError();
-  return std::move(listing->entries);
-}
-
-Expected<CacheStats> CompileCache::stats() const {
-  Expected<Listing> listing = scan(dir);
-  if (!listing)
-    return listing.takeError();
-  CacheStats stats;
-  stats.entries = listing->entries.size();
-  for (const CacheEntryInfo &e : listing->entries)
-    stats.bytes += e.bytes;
-  stats.tempFiles = listing->temps.size();
-  stats.counters = readCounters();
-  return stats;
-}
-
-Expected<CacheVerifyResult> CompileCache::verify() const {
-  Expected<Listing> listing = scan(dir);
-  if (!listing)
-    return listing.takeError();
-  CacheVerifyResult result;
-  for (const CacheEntryInfo &e : listing->entries) {
-    Expected<CacheEntry> entry = read(e.key);
-    if (entry) {
-      ++result.checked;
-      continue;
-    }
-    std::string reason;
-    std::error_code ec;
-    handleAllErrors(entry.takeError(), [&](const ErrorInfoBase &error) {
-      reason = error.message();
-      ec = error.convertToErrorCode();
-    });
-    // Pruned or replaced since the listing: nothing to check.
-    if (ec == errc::no_such_file_or_directory)
-      continue;
-    ++result.checked;
-    result.corrupt.push_back({e.key, std::move(reason)});
-  }
-  for (CacheProblem &p : listing->foreign) {
-    ++result.checked;
-    result.corrupt.push_back(std::move(p));
-  }
-  return result;
-}
-
-Expected<CachePruneResult> CompileCache::prune(uint64_t maxBytes) {
-  Expected<Listing> listing = scan(dir);
-  if (!listing)
-    return listing.takeError();
-  uint64_t total = 0;
-  for (const CacheEntryInfo &e : listing->entries)
-    total += e.bytes;
-  CachePruneResult result;
-  for (const CacheEntryInfo &e : listing->entries) {
-    if (total <= maxBytes) {
-      ++result.keptEntries;
-      result.keptBytes += e.bytes;
-      continue;
-    }
-    // Another process may prune the same entry: gone either way, but not
-    // this call's doing. One that cannot go (read-only) still takes space.
-    std::error_code ec = sys::fs::remove(getEntryPath(e.key));
-    if (ec && ec != errc::no_such_file_or_directory) {
-      ++result.failedEntries;
-      result.failedBytes += e.bytes;
-      if (result.failure.empty())
-        result.failure =
-            "cannot remove '" + getEntryPath(e.key) + "': " + ec.message();
-      continue;
-    }
-    total -= e.bytes;
-    if (!ec) {
-      ++result.removedEntries;
-      result.removedBytes += e.bytes;
-    }
-  }
-  sys::TimePoint<> abandoned = now() - kAbandonedAfter;
-  for (const auto &[path, time] : listing->temps)
-    if (time < abandoned)
-      (void)sys::fs::remove(path);
-  return result;
-}
-
-Expected<uint64_t> CompileCache::clear() {
-  Expected<Listing> listing = scan(dir);
-  if (!listing)
-    return listing.takeError();
-  auto remove = [&](StringRef path) -> Error {
-    std::error_code ec = sys::fs::remove(path);
-    if (ec && ec != errc::no_such_file_or_directory)
-      return createStringError(ec,
-                               "cannot remove '" + path + "': " + ec.message());
-    return Error::success();
-  };
-  for (const CacheEntryInfo &e : listing->entries)
-    if (Error error = remove(getEntryPath(e.key)))
-      return std::move(error);
-  for (const auto &temp : listing->temps)
-    if (Error error = remove(temp.first))
-      return std::move(error);
-  SmallString<128> counters(dir);
-  sys::path::append(counters, kCountersName);
-  if (Error error = remove(counters))
-    return std::move(error);
-  return listing->entries.size();
 }
