@@ -1,0 +1,124 @@
+//===- MBarrierChecker.h - The mbarrier check's parts -----------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The checker behind checkMBarriers, in three parts: the uses of each
+// mbarrier collected and its init and arrives checked (MBarrier.cpp, which
+// states the model), the waits against the rounds of arrives
+// (MBarrierWaits.cpp), and what the checks evaluate, the threads that run an
+// op and the parity a value has per iteration (MBarrierEvaluate.cpp).
+// Internal to the harness.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_LIB_HARNESS_MBARRIERCHECKER_H
+#define AMK_LIB_HARNESS_MBARRIERCHECKER_H
+
+#include "MBarrier.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace mlir::amk::mbarrier {
+
+/// The value of `v` when it is a constant integer.
+std::optional<int64_t> constantOf(Value v);
+
+/// "1 thread arrives", "128 threads arrive".
+std::string threadsArrive(int64_t n);
+
+/// A barrier of the whole block (gpu.barrier, nvvm.barrier0, nvvm.barrier).
+bool isBlockBarrier(Operation *op);
+
+/// (a k + b) mod 2 over the iteration k of one loop.
+struct Parity {
+  int64_t a = 0, b = 0;
+  Parity operator+(const Parity &o) const {
+    return {(a + o.a) & 1, (b + o.b) & 1};
+  }
+};
+
+/// AMK-MBARRIER-PHASE on one kernel (the model is stated in MBarrier.cpp).
+class MBarrierChecker {
+public:
+  MBarrierChecker(
+      Operation *kernel, const UniformityInfo &uniformity,
+      llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
+      : kernel(kernel), uniformity(uniformity), report(report) {
+    if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
+      if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr())
+        for (auto [i, d] : llvm::enumerate(size.asArrayRef()))
+          if (i < 3)
+            block[i] = d;
+  }
+
+  void run();
+
+private:
+  struct Uses {
+    std::string name;
+    SmallVector<Operation *> inits, arrives, waits;
+  };
+
+  /// The op's ancestor in the kernel's body block.
+  Operation *topLevel(Operation *op) const {
+    while (op->getParentOp() != kernel)
+      op = op->getParentOp();
+    return op;
+  }
+  /// Threads that pass `cond` (true branch), when it is a thread guard.
+  std::optional<int64_t> guardThreads(Value cond, bool truth) const;
+  /// Threads that run `op` each time its loops run, with its one loop (or
+  /// null); reports and returns nullopt outside the model.
+  std::optional<std::pair<int64_t, scf::ForOp>>
+  executors(Operation *op, StringRef what, bool counts = true);
+  std::optional<Parity> parity(Value v, scf::ForOp loop, int depth = 0) const;
+
+  /// An arrive statement: each completes one phase.
+  struct Round {
+    Operation *op;
+    scf::ForOp loop;
+    int64_t threads;
+  };
+  void check(Uses &uses);
+  /// The init of `uses` and its count C: one init, a positive constant
+  /// count, by one thread or all, outside loops.
+  std::optional<std::pair<nvgpu::MBarrierInitOp, int64_t>>
+  checkInit(Uses &uses);
+  /// Whether a block barrier after the init precedes every other use.
+  bool checkVisible(Uses &uses, nvgpu::MBarrierInitOp init);
+  /// The arrives: each by C threads, at most one per loop.
+  std::optional<SmallVector<Round>>
+  getRounds(Uses &uses, nvgpu::MBarrierInitOp init, int64_t count);
+  /// Whether `wait` waits for the parity of the phase its round completes.
+  bool checkWait(nvgpu::MBarrierTryWaitParityOp wait, const std::string &name,
+                 ArrayRef<Round> rounds);
+  /// In `loop`: the round's arrive is before the wait in the iteration and,
+  /// when fewer threads than the block's arrive, a block barrier separates
+  /// the wait from the next iteration's arrive.
+  bool checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait, scf::ForOp loop,
+                      const std::string &name, ArrayRef<Round> rounds);
+  /// At the top level: after `before` arrives, at least one.
+  bool checkTopLevelRounds(nvgpu::MBarrierTryWaitParityOp wait,
+                           const std::string &name, int64_t before,
+                           ArrayRef<Round> rounds);
+  /// In iteration k the wait needs phase before + k (top level: before - 1).
+  bool checkParity(nvgpu::MBarrierTryWaitParityOp wait, scf::ForOp loop,
+                   const std::string &name, int64_t before);
+
+  Operation *kernel;
+  const UniformityInfo &uniformity;
+  llvm::function_ref<void(StringRef, Operation *, const Twine &)> report;
+  int64_t block[3] = {0, 0, 0};
+};
+
+} // namespace mlir::amk::mbarrier
+
+#endif // AMK_LIB_HARNESS_MBARRIERCHECKER_H

@@ -1,0 +1,154 @@
+//===- MBarrierWaits.cpp - mbarrier waits against their rounds ------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The waits of AMK-MBARRIER-PHASE (the model is MBarrier.cpp's): each after
+// the arrive of its round, at the top level or in that arrive's loop, with
+// the parity of the phase the round completes, and, where fewer threads
+// arrive than the block has, a block barrier between one round's wait and
+// the next arrive.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MBarrierChecker.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+using namespace mlir::amk::mbarrier;
+
+bool MBarrierChecker::checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait,
+                                     scf::ForOp loop, const std::string &name,
+                                     ArrayRef<Round> rounds) {
+  const Round *own = nullptr;
+  for (const Round &r : rounds)
+    if (r.loop == loop)
+      own = &r;
+  Block *body = loop.getBody();
+  auto inBody = [&](Operation *x) { return body->findAncestorOpInBlock(*x); };
+  if (!own || !inBody(own->op)->isBeforeInBlock(inBody(wait))) {
+    report(check::kUnprovable, wait,
+           "a wait on " + name +
+               " in a loop without an arrive before it in the same "
+               "iteration is not modelled");
+    return false;
+  }
+  // Fewer arrivers than threads: a barrier must keep the next round's
+  // arrive behind every thread's wait.
+  if (own->threads < block[0] * block[1] * block[2]) {
+    Operation *a = inBody(own->op), *w = inBody(wait);
+    bool separated = false;
+    for (Operation &x : *body)
+      if (isBlockBarrier(&x) &&
+          (x.isBeforeInBlock(a) || w->isBeforeInBlock(&x)))
+        separated = true;
+    if (!separated) {
+      report(check::kMBarrierPhase, wait,
+             llvm::formatv("{0} on {1} per iteration, "
+                           "fewer than the block's, and no block barrier "
+                           "separates a wait from the next iteration's "
+                           "arrive: the phase can complete again (its "
+                           "parity flip back) before a slow thread waits",
+                           threadsArrive(own->threads), name)
+                 .str());
+      return false;
+    }
+  }
+  return true;
+}
+
+bool MBarrierChecker::checkTopLevelRounds(nvgpu::MBarrierTryWaitParityOp wait,
+                                          const std::string &name,
+                                          int64_t before,
+                                          ArrayRef<Round> rounds) {
+  if (before == 0) {
+    report(check::kMBarrierPhase, wait,
+           "waits on " + name +
+               " before any arrive on it: no phase has completed for it "
+               "to see");
+    return false;
+  }
+  if (before > 1 && llvm::any_of(rounds, [&](const Round &r) {
+        return r.threads < block[0] * block[1] * block[2];
+      })) {
+    report(check::kUnprovable, wait,
+           "repeated arrives by fewer threads than the block outside a "
+           "loop are not modelled");
+    return false;
+  }
+  return true;
+}
+
+bool MBarrierChecker::checkParity(nvgpu::MBarrierTryWaitParityOp wait,
+                                  scf::ForOp loop, const std::string &name,
+                                  int64_t before) {
+  std::optional<Parity> p = parity(wait.getPhaseParity(), loop);
+  if (!p) {
+    report(check::kUnprovable, wait,
+           "the parity this wait on " + name +
+               " expects is not a function of the loop iteration the "
+               "mbarrier check evaluates");
+    return false;
+  }
+  // In iteration k the wait needs phase before + k (top level: before - 1).
+  Parity want = loop ? Parity{1, before & 1} : Parity{0, (before - 1) & 1};
+  if (p->a != want.a || p->b != want.b) {
+    auto text = [&](Parity x) {
+      if (!loop)
+        return std::to_string(x.b);
+      return x.a ? (x.b ? std::string("(k + 1) mod 2") : std::string("k mod 2"))
+                 : std::to_string(x.b);
+    };
+    report(check::kMBarrierPhase, wait,
+           llvm::formatv("waits on {0} for parity {1}{2}, but the phase "
+                         "its arrive completes has parity {3}: the wait "
+                         "{4}",
+                         name, text(*p), loop ? " in iteration k" : "",
+                         text(want),
+                         loop ? "passes early or blocks for good in some "
+                                "iterations"
+                              : "passes before the phase completes, or "
+                                "blocks for good")
+               .str());
+    return false;
+  }
+  return true;
+}
+
+bool MBarrierChecker::checkWait(nvgpu::MBarrierTryWaitParityOp wait,
+                                const std::string &name,
+                                ArrayRef<Round> rounds) {
+  std::optional<std::pair<int64_t, scf::ForOp>> by =
+      executors(wait, "the wait on " + name, /*counts=*/false);
+  if (!by)
+    return false;
+  scf::ForOp loop = by->second;
+  Operation *top = topLevel(wait);
+  // Phases completed before `top` at the top level; loops of arrives
+  // before it are not counted statically.
+  int64_t before = 0;
+  bool counted = true;
+  for (const Round &r : rounds) {
+    Operation *rtop = topLevel(r.op);
+    if (rtop == top && loop && r.loop == loop)
+      continue;
+    if (!rtop->isBeforeInBlock(top) && rtop != top)
+      continue;
+    if (r.loop)
+      counted = false;
+    else
+      ++before;
+  }
+  if (!counted) {
+    report(check::kUnprovable, wait,
+           "a wait on " + name + " after a loop of its phases is not modelled");
+    return false;
+  }
+  if (loop ? !checkLoopRound(wait, loop, name, rounds)
+           : !checkTopLevelRounds(wait, name, before, rounds))
+    return false;
+  return checkParity(wait, loop, name, before);
+}
