@@ -14,44 +14,21 @@
 // and skips everything else, a miss compiles and stores what the harness
 // accepted (docs/CACHE.md).
 //
+// This file is the pass; the host-side launch is LowerLaunch.cpp's, the NVVM
+// pipeline and the compilation into the gpu.binary LowerNVVM.cpp's.
+//
 //===----------------------------------------------------------------------===//
 
-#include "AMK/Transforms/Passes.h"
+#include "Lower.h"
 
-#include "AMK/Bundle/Bundle.h"
 #include "AMK/Cache/CompileCache.h"
 #include "AMK/Family/Family.h"
 #include "AMK/Harness/KernelSafety.h"
 
-#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
-#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
-#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
-#include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
-#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
-#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
-#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
-#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
-#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
-#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
-#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
-#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
-#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
-#include "mlir/Dialect/Arith/Utils/Utils.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVM/NVVM/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/Process.h"
 
 namespace mlir::amk {
 #define GEN_PASS_DEF_AMKLOWERPASS
@@ -60,49 +37,7 @@ namespace mlir::amk {
 
 using namespace mlir;
 using namespace mlir::amk;
-
-void mlir::amk::registerLoweringExtensions(DialectRegistry &registry) {
-  arith::registerConvertArithToLLVMInterface(registry);
-  cf::registerConvertControlFlowToLLVMInterface(registry);
-  registerConvertFuncToLLVMInterface(registry);
-  index::registerConvertIndexToLLVMInterface(registry);
-  registerConvertMathToLLVMInterface(registry);
-  registerConvertMemRefToLLVMInterface(registry);
-  registerConvertNVVMToLLVMInterface(registry);
-  ub::registerConvertUBToLLVMInterface(registry);
-  vector::registerConvertVectorToLLVMInterface(registry);
-  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerGPUDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerNVVMDialectTranslation(registry);
-}
-
-/// The CUDA toolkit ptxas comes from: the option, $CUDA_HOME, or the default.
-static std::string getToolkitPath(StringRef option) {
-  if (!option.empty())
-    return option.str();
-  if (std::optional<std::string> home = llvm::sys::Process::GetEnv("CUDA_HOME"))
-    return *home;
-  return "/usr/local/cuda";
-}
-
-/// The PTX ISA version an arch needs (ptxas in CUDA 13 takes up to 9.0).
-static StringRef ptxFeaturesFor(const TargetSpec &target) {
-  int64_t sm = target.getSmVersion();
-  if (sm >= 120)
-    return "+ptx87";
-  if (sm >= 100)
-    return "+ptx86";
-  return "+ptx80";
-}
-
-/// The NVVM target every kernel module (and so every gpu.object) carries.
-static NVVM::NVVMTargetAttr getNVVMTarget(MLIRContext *ctx, int optLevel,
-                                          const TargetSpec &target) {
-  return NVVM::NVVMTargetAttr::get(ctx, optLevel, "nvptx64-nvidia-cuda",
-                                   target.arch, ptxFeaturesFor(target));
-}
+using namespace mlir::amk::lower;
 
 /// The problem op exactly, for the cache key.
 static std::string getProblemIdentity(Operation *op) {
@@ -123,20 +58,6 @@ static bool isVerified(StringRef verdict) {
   }
   const llvm::json::Object *o = json->getAsObject();
   return o && o->getString("status") == "verified";
-}
-
-/// The upstream lowering of a generated kernel module to the NVVM and LLVM
-/// dialects (the device half of upstream's gpu-lower-to-nvvm-pipeline).
-static void buildKernelToNVVMPipeline(OpPassManager &pm) {
-  pm.addPass(createConvertNVGPUToNVVMPass());
-  pm.addPass(createConvertVectorToSCFPass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertGpuOpsToNVVMOps());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 namespace {
@@ -171,7 +92,6 @@ private:
                                           const TargetSpec &target);
   LogicalResult synthesize(KernelOp kernel, LoweredKernel &k,
                            const TargetSpec &target);
-  void emitLaunch(KernelOp kernel, const LoweredKernel &k);
   LogicalResult checkGenerated(LoweredKernel &k, const TargetSpec &t);
   LogicalResult lowerToNVVM(gpu::GPUModuleOp module, const TargetSpec &target);
   LogicalResult serialize(LoweredKernel &k, const TargetSpec &target);
@@ -285,139 +205,6 @@ LogicalResult AMKLowerPass::synthesize(KernelOp kernel, LoweredKernel &k,
   return runPipeline(cleanup, k.module);
 }
 
-/// The operands as the kernels take them: sizes that one operand's type
-/// leaves dynamic and another's fixes are checked, then cast to.
-static SmallVector<Value> castOperands(OpBuilder &b, Location loc,
-                                       ProblemOpInterface problem,
-                                       ArrayRef<LaunchArg> kernelArgs) {
-  auto idx = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  SmallVector<Value> args;
-  for (auto [operand, arg] :
-       llvm::zip_equal(problem.getKernelOperands(), kernelArgs)) {
-    auto type = cast<MemRefType>(operand.getType());
-    if (arg.kernelType != type) {
-      for (int64_t d = 0; d < type.getRank(); ++d) {
-        if (!type.isDynamicDim(d) || arg.kernelType.isDynamicDim(d))
-          continue;
-        Value agrees =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                  memref::DimOp::create(b, loc, operand, d),
-                                  idx(arg.kernelType.getDimSize(d)));
-        cf::AssertOp::create(b, loc, agrees,
-                             llvm::formatv("{0}: size {1} of {2} must be {3}",
-                                           problem->getName(), d, arg.name,
-                                           arg.kernelType.getDimSize(d))
-                                 .str());
-      }
-      operand = memref::CastOp::create(b, loc, arg.kernelType, operand);
-    }
-    args.push_back(operand);
-  }
-  return args;
-}
-
-/// The value of size `name` for a launch on `args`: its static value, or the
-/// dimension of the argument holding it as the kernel takes it.
-static OpFoldResult getSymbolValue(OpBuilder &b, Location loc,
-                                   const KernelLaunch &launch,
-                                   ArrayRef<Value> args, StringRef name) {
-  const SizeSymbol *symbol = launch.findSymbol(name);
-  assert(symbol && "names a symbol the family does not declare");
-  if (!symbol->arg)
-    return b.getIndexAttr(symbol->value);
-  Value arg = args[*symbol->arg];
-  int64_t size = cast<MemRefType>(arg.getType()).getDimSize(symbol->dim);
-  if (!ShapedType::isDynamic(size))
-    return b.getIndexAttr(size);
-  return memref::DimOp::create(b, loc, arg, symbol->dim).getResult();
-}
-
-/// One entry's launch: what it zeroes, its workspace, then its kernels in
-/// order, each on its grid; the workspace is freed after the last.
-static void emitEntryLaunch(OpBuilder &b, Location loc, StringRef module,
-                            const BundleEntry &entry, ArrayRef<Value> args) {
-  const KernelLaunch &launch = entry.launch;
-  auto idx = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  auto symbolValue = [&](StringRef name) {
-    return getSymbolValue(b, loc, launch, args, name);
-  };
-  for (const std::string &name : launch.zeroed) {
-    std::optional<unsigned> arg = launch.findBuffer(name);
-    assert(arg && *arg < args.size() && "zeroes an argument it does not take");
-    Value buffer = args[*arg];
-    Type elem = cast<MemRefType>(buffer.getType()).getElementType();
-    gpu::MemsetOp::create(b, loc, TypeRange{}, ValueRange{}, buffer,
-                          arith::ConstantOp::create(
-                              b, loc, cast<TypedAttr>(b.getZeroAttr(elem))));
-  }
-  SmallVector<Value> buffers(args);
-  for (const WorkspaceBuffer &w : launch.workspace) {
-    SmallVector<Value> dynamicSizes;
-    for (auto [d, extent] : llvm::enumerate(w.shape))
-      if (w.kernelType.isDynamicDim(d))
-        dynamicSizes.push_back(extent.materialize(b, loc, symbolValue));
-    buffers.push_back(gpu::AllocOp::create(b, loc, w.kernelType, Type(),
-                                           ValueRange{}, dynamicSizes,
-                                           ValueRange{}, /*hostShared=*/false)
-                          .getMemref());
-  }
-  for (const LaunchKernel &kernel : launch.kernels) {
-    std::array<Value, 3> grid;
-    for (int i = 0; i < 3; ++i)
-      grid[i] = kernel.grid[i].materialize(b, loc, symbolValue);
-    SmallVector<Value> params;
-    for (const std::string &name : kernel.params) {
-      std::optional<unsigned> buffer = launch.findBuffer(name);
-      assert(buffer && "a parameter names no buffer of the launch");
-      params.push_back(buffers[*buffer]);
-    }
-    Value smem = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                              kernel.dynamicSmemBytes);
-    auto symbol = SymbolRefAttr::get(
-        b.getContext(), module,
-        {FlatSymbolRefAttr::get(b.getContext(), entry.entry + kernel.suffix)});
-    gpu::LaunchFuncOp::create(
-        b, loc, symbol, gpu::KernelDim3{grid[0], grid[1], grid[2]},
-        gpu::KernelDim3{idx(kernel.block[0]), idx(kernel.block[1]),
-                        idx(kernel.block[2])},
-        smem, params);
-  }
-  for (Value workspace : ArrayRef(buffers).drop_front(args.size()))
-    gpu::DeallocOp::create(b, loc, TypeRange{}, ValueRange{}, workspace);
-}
-
-/// The launch, where the kernel was: operands cast to the types the kernels
-/// take, then the first entry whose range holds the sizes (an scf.if per
-/// dispatch variant). It names the kernels `@name::@entry`, which the
-/// generated module or the cached gpu.binary provides.
-void AMKLowerPass::emitLaunch(KernelOp kernel, const LoweredKernel &k) {
-  OpBuilder b(kernel);
-  Location loc = kernel.getLoc();
-  SmallVector<Value> args =
-      castOperands(b, loc, kernel.getProblem(), k.entries.back().launch.args);
-  for (const BundleEntry &entry : k.entries) {
-    if (!entry.bucket) {
-      emitEntryLaunch(b, loc, k.name, entry, args);
-      break;
-    }
-    OpFoldResult size =
-        getSymbolValue(b, loc, entry.launch, args, entry.bucket->symbol);
-    Value fits = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ule,
-        getValueOrCreateConstantIndexOp(b, loc, size),
-        arith::ConstantIndexOp::create(b, loc, entry.bucket->upTo));
-    auto ifOp = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    emitEntryLaunch(b, loc, k.name, entry, args);
-    b.setInsertionPointToStart(ifOp.elseBlock());
-  }
-  kernel.erase();
-}
-
 /// The harness on generated code: the kernel checks (launch resources,
 /// structure, barriers, bounds, alignment, races; coalescing as warnings)
 /// against the target. The config was verified; this guards the synthesizer
@@ -454,45 +241,14 @@ LogicalResult AMKLowerPass::lowerToNVVM(gpu::GPUModuleOp module,
   return runPipeline(pm, module);
 }
 
-/// The gpu.binary: the cubin first, since the default offloading handler
-/// loads the first object, then the PTX.
-static void createBinary(OpBuilder &b, Location loc, StringRef name,
-                         Attribute target, StringRef cubin, StringRef ptx) {
-  MLIRContext *ctx = b.getContext();
-  auto object = [&](gpu::CompilationTarget format, StringRef bytes) {
-    return gpu::ObjectAttr::get(ctx, target, format,
-                                StringAttr::get(ctx, bytes), nullptr, nullptr);
-  };
-  gpu::BinaryOp::create(
-      b, loc, name, nullptr,
-      ArrayRef<Attribute>{object(gpu::CompilationTarget::Binary, cubin),
-                          object(gpu::CompilationTarget::Assembly, ptx)});
-}
-
 LogicalResult AMKLowerPass::serialize(LoweredKernel &k,
                                       const TargetSpec &target) {
   gpu::GPUModuleOp module = k.module;
-  auto nvvmTarget = cast<gpu::TargetAttrInterface>(module.getTargetsAttr()[0]);
-  // One compilation: LLVM emits the PTX (kept through the ISA callback),
-  // ptxas assembles it into the cubin.
-  std::optional<SmallVector<char, 0>> ptx;
-  auto keepPtx = [&](StringRef isa) { ptx.emplace(isa.begin(), isa.end()); };
-  gpu::TargetOptions options(k.toolkit, {}, "", "",
-                             gpu::CompilationTarget::Binary, {}, {}, {}, {},
-                             keepPtx);
-  std::optional<SmallVector<char, 0>> cubin =
-      nvvmTarget.serializeToObject(module, options);
-  if (!ptx)
-    return module.emitError("failed to generate PTX for ") << target.arch;
-  if (!cubin)
-    return module.emitError("ptxas failed to assemble the kernel for ")
-           << target.arch << " (toolkit '" << k.toolkit << "')";
-
-  StringRef cubinBytes(cubin->data(), cubin->size());
-  StringRef ptxBytes(ptx->data(), ptx->size());
-  OpBuilder b(module);
-  createBinary(b, module.getLoc(), module.getName(), nvvmTarget, cubinBytes,
-               ptxBytes);
+  FailureOr<KernelBinary> binary = emitKernelBinary(module, k.toolkit, target);
+  if (failed(binary))
+    return failure();
+  StringRef cubinBytes = binary->getCubin();
+  StringRef ptxBytes = binary->getPtx();
   std::string manifest;
   if (compileCache || !bundleDir.empty())
     manifest = getBundleManifest(k, target);
@@ -566,7 +322,7 @@ LogicalResult AMKLowerPass::emitCached(KernelOp kernel, const LoweredKernel &k,
   createBinary(b, kernel.getLoc(), k.name,
                getNVVMTarget(&getContext(), optLevel, target), entry.cubin,
                entry.ptx);
-  emitLaunch(kernel, k);
+  emitKernelLaunch(kernel, k);
   return success();
 }
 
@@ -637,7 +393,7 @@ void AMKLowerPass::runOnOperation() {
     if (failed(synthesize(kernel, *k, target)))
       return signalPassFailure();
     // The launch first: the harness bounds block ids by the grid it uses.
-    emitLaunch(kernel, *k);
+    emitKernelLaunch(kernel, *k);
     if (failed(checkGenerated(*k, target)))
       return signalPassFailure();
     lowered.push_back(std::move(*k));
