@@ -206,82 +206,80 @@ FailureOr<int64_t> mlir::amk::getStaticSharedMemory(
   return total ? total + padding - minPad : 0;
 }
 
-LogicalResult
-mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
-                             SmallVectorImpl<HarnessFinding> &findings) {
-  size_t before = findings.size();
-  std::string name;
-  if (auto sym = SymbolTable::getSymbolName(kernel))
-    name = sym.str();
-  auto report = [&](StringRef check, Operation *at, const Twine &message) {
-    findings.push_back(
-        HarnessFinding{check.str(), at->getLoc(), name, message.str(), 0, 0});
-  };
-  auto errors = [&] {
-    return llvm::count_if(llvm::drop_begin(findings, before),
-                          [](const HarnessFinding &f) { return f.isError(); });
-  };
+namespace {
+/// How the steps below report: a finding of `check` at `at`.
+using Report = llvm::function_ref<void(StringRef, Operation *, const Twine &)>;
+} // namespace
 
-  // The grid: known_grid_size, else the one every launch of the kernel in
-  // its module agrees on (bounds block ids for the bounds check).
-  SmallVector<int64_t, 3> grid;
-  auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
-  // Every check below sizes threads and blocks by these attributes: a
-  // dimension below 1 (which the GPU dialect accepts) is no launch at all,
-  // and would size their tables negatively.
-  if (func) {
-    static const char *const dims[] = {"x", "y", "z"};
-    bool bad = false;
-    for (auto [attr, what, id] :
-         {std::make_tuple(func.getKnownBlockSizeAttr(), "known_block_size",
-                          check::kThreads),
-          std::make_tuple(func.getKnownGridSizeAttr(), "known_grid_size",
-                          check::kGrid)}) {
-      if (!attr)
-        continue;
-      for (auto [i, size] : llvm::enumerate(attr.asArrayRef()))
-        if (size < 1 && i < 3) {
-          report(id, kernel,
-                 llvm::formatv("{0} gives dimension {1} the size {2}: every "
-                               "dimension of a launch is at least 1",
-                               what, dims[i], size));
-          bad = true;
-        }
-    }
-    if (bad)
-      return failure();
+/// Whether every dimension of known_block_size and known_grid_size is at
+/// least 1. Every check below sizes threads and blocks by these attributes:
+/// a dimension below 1 (which the GPU dialect accepts) is no launch at all,
+/// and would size their tables negatively.
+static bool checkLaunchDimensions(gpu::GPUFuncOp func, Report report) {
+  static const char *const dims[] = {"x", "y", "z"};
+  bool bad = false;
+  for (auto [attr, what, id] :
+       {std::make_tuple(func.getKnownBlockSizeAttr(), "known_block_size",
+                        check::kThreads),
+        std::make_tuple(func.getKnownGridSizeAttr(), "known_grid_size",
+                        check::kGrid)}) {
+    if (!attr)
+      continue;
+    for (auto [i, size] : llvm::enumerate(attr.asArrayRef()))
+      if (size < 1 && i < 3) {
+        report(id, func,
+               llvm::formatv("{0} gives dimension {1} the size {2}: every "
+                             "dimension of a launch is at least 1",
+                             what, dims[i], size));
+        bad = true;
+      }
   }
+  return !bad;
+}
+
+/// The grid: known_grid_size, else the one every launch of the kernel in
+/// its module agrees on (bounds block ids for the bounds check).
+static SmallVector<int64_t, 3> getGrid(gpu::GPUFuncOp func) {
+  SmallVector<int64_t, 3> grid;
   if (func) {
     if (DenseI32ArrayAttr size = func.getKnownGridSizeAttr())
       grid.assign(size.asArrayRef().begin(), size.asArrayRef().end());
     else
       grid = getLaunchGrid(func);
   }
+  return grid;
+}
 
-  // Launch resources against the target: the block from known_block_size,
-  // shared memory from what the launch provides plus the static allocations.
-  if (target) {
-    SmallVector<int64_t, 3> block;
-    if (func)
-      if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr())
-        block.assign(size.asArrayRef().begin(), size.asArrayRef().end());
-    int64_t smem = 0;
-    if (auto attr = kernel->getAttrOfType<IntegerAttr>(kDynamicSmemAttrName))
-      smem = attr.getInt();
-    FailureOr<int64_t> staticSmem =
-        getStaticSharedMemory(kernel, [&](Operation *at, const Twine &why) {
-          report(check::kUnprovable, at, why);
-        });
-    SmallVector<int64_t, 3> knownGrid;
-    if (func)
-      if (DenseI32ArrayAttr size = func.getKnownGridSizeAttr())
-        knownGrid.assign(size.asArrayRef().begin(), size.asArrayRef().end());
-    checkLaunchResources(block, smem, *target, kernel->getLoc(), name, findings,
-                         succeeded(staticSmem) ? *staticSmem : 0, knownGrid);
-  }
+/// Launch resources against the target: the block from known_block_size,
+/// shared memory from what the launch provides plus the static allocations.
+static void checkResources(Operation *kernel, gpu::GPUFuncOp func,
+                           const TargetSpec &target, StringRef name,
+                           SmallVectorImpl<HarnessFinding> &findings,
+                           Report report) {
+  SmallVector<int64_t, 3> block;
+  if (func)
+    if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr())
+      block.assign(size.asArrayRef().begin(), size.asArrayRef().end());
+  int64_t smem = 0;
+  if (auto attr = kernel->getAttrOfType<IntegerAttr>(kDynamicSmemAttrName))
+    smem = attr.getInt();
+  FailureOr<int64_t> staticSmem =
+      getStaticSharedMemory(kernel, [&](Operation *at, const Twine &why) {
+        report(check::kUnprovable, at, why);
+      });
+  SmallVector<int64_t, 3> knownGrid;
+  if (func)
+    if (DenseI32ArrayAttr size = func.getKnownGridSizeAttr())
+      knownGrid.assign(size.asArrayRef().begin(), size.asArrayRef().end());
+  checkLaunchResources(block, smem, target, kernel->getLoc(), name, findings,
+                       succeeded(staticSmem) ? *staticSmem : 0, knownGrid);
+}
 
-  // Structure first: the analyses below need structured control flow and
-  // known ops; anything else is unprovable, not accepted.
+/// Structure first: the analyses below need structured control flow and
+/// known ops; anything else is unprovable, not accepted. Whether every
+/// region has one block (calls and ops the harness does not model are
+/// reported, and the checks still run).
+static bool checkStructure(Operation *kernel, Report report) {
   bool structured = true;
   kernel->walk([&](Operation *op) {
     for (Region &region : op->getRegions())
@@ -308,10 +306,13 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
       report(check::kUnprovable, op,
              "op " + describeOp(op) + " is not modelled by the harness");
   });
-  if (!structured)
-    return failure();
+  return structured;
+}
 
-  UniformityInfo uniformity(kernel);
+/// Barriers that some threads of the block may not reach.
+static void checkBarrierUniformity(Operation *kernel,
+                                   const UniformityInfo &uniformity,
+                                   Report report) {
   kernel->walk([&](Operation *op) {
     if (!isBarrier(op))
       return;
@@ -323,12 +324,16 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
                  "how often) it runs, so threads of the block can wait "
                  "forever");
   });
+}
 
-  checkMBarriers(kernel, uniformity,
-                 [&](StringRef check, Operation *at, const Twine &message) {
-                   report(check, at, message);
-                 });
-
+/// The memory checks, on one integer range analysis: bounds, alignment,
+/// races and async ordering, coalescing. `before` is where the kernel's
+/// findings start.
+static LogicalResult
+checkMemoryAccesses(Operation *kernel, const UniformityInfo &uniformity,
+                    ArrayRef<int64_t> grid, const std::string &name,
+                    size_t before, SmallVectorImpl<HarnessFinding> &findings,
+                    Report report) {
   // One integer range analysis for every check: thread ids bounded by
   // known_block_size, loop variables by their bounds.
   DataFlowSolver solver;
@@ -365,13 +370,43 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
                     [](const HarnessFinding &f) {
                       return f.check == check::kBarrierDivergent;
                     }))
-    checkSharedMemory(
-        kernel, uniformity, solver,
-        [&](StringRef check, Operation *at, const Twine &message) {
-          report(check, at, message);
-        });
+    checkSharedMemory(kernel, uniformity, solver, report);
 
   // Performance, not safety: warnings.
   checkKernelCoalescing(kernel, uniformity, addresses, add);
+  return success();
+}
+
+LogicalResult
+mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
+                             SmallVectorImpl<HarnessFinding> &findings) {
+  size_t before = findings.size();
+  std::string name;
+  if (auto sym = SymbolTable::getSymbolName(kernel))
+    name = sym.str();
+  auto report = [&](StringRef check, Operation *at, const Twine &message) {
+    findings.push_back(
+        HarnessFinding{check.str(), at->getLoc(), name, message.str(), 0, 0});
+  };
+  auto errors = [&] {
+    return llvm::count_if(llvm::drop_begin(findings, before),
+                          [](const HarnessFinding &f) { return f.isError(); });
+  };
+
+  auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
+  if (func && !checkLaunchDimensions(func, report))
+    return failure();
+  SmallVector<int64_t, 3> grid = getGrid(func);
+  if (target)
+    checkResources(kernel, func, *target, name, findings, report);
+  if (!checkStructure(kernel, report))
+    return failure();
+
+  UniformityInfo uniformity(kernel);
+  checkBarrierUniformity(kernel, uniformity, report);
+  checkMBarriers(kernel, uniformity, report);
+  if (failed(checkMemoryAccesses(kernel, uniformity, grid, name, before,
+                                 findings, report)))
+    return failure();
   return success(errors() == 0);
 }
