@@ -208,16 +208,16 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
   // Workspace split-K: the main kernel stores partial tiles, a second
   // kernel sums them into C (grid x over B's M x N elements, z the batch).
   launch.workspace.push_back(WorkspaceBuffer{
-      "partials", getSplitWorkspaceType(config, p),
+      "partials",
+      getSplitWorkspaceType(config, p),
       {SizeExpr::symbol("B"), SizeExpr::constant(config.getSplitK()),
        SizeExpr::symbol("M"), SizeExpr::symbol("N")}});
   main.params.push_back("partials");
   LaunchKernel &reduce = launch.kernels.emplace_back();
   reduce.suffix = "_reduce";
   int64_t perBlock = kSplitReduceThreads * getSplitReduceVector(p);
-  reduce.grid = {SizeExpr::ceilDiv(SizeExpr::symbol("M") *
-                                       SizeExpr::symbol("N"),
-                                   perBlock),
+  reduce.grid = {SizeExpr::ceilDiv(
+                     SizeExpr::symbol("M") * SizeExpr::symbol("N"), perBlock),
                  SizeExpr::constant(1), SizeExpr::symbol("B")};
   reduce.block = {kSplitReduceThreads, 1, 1};
   reduce.estimatedRegs = kSplitReduceRegs;

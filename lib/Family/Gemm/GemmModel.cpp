@@ -325,8 +325,7 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
     // B x split_k x M x N f32 partials must have a byte size.
     int64_t bytes = 4;
     for (int64_t size : getSplitWorkspaceType(config, problem).getShape())
-      if (!ShapedType::isDynamic(size) &&
-          llvm::MulOverflow(bytes, size, bytes))
+      if (!ShapedType::isDynamic(size) && llvm::MulOverflow(bytes, size, bytes))
         return fail("the split-K workspace exceeds 2^63 bytes");
   }
   // Each operand narrows `vector` to what its rows allow; a width neither

@@ -258,8 +258,10 @@ public:
     bool notMult32 = c.getBlockM() % 32 != 0 || c.getBlockN() % 32 != 0;
     // On a tie the deterministic split reduction wins.
     bool atomic = c.getSplitK() > 1 && !usesSplitWorkspace(c);
-    return {notMult32,      c.getSplitK(),  atomic, resources.dynamicSmemBytes,
-            c.getThreads(), c.getSwizzle(), c.getBlockK()};
+    return {notMult32,      c.getSplitK(),
+            atomic,         resources.dynamicSmemBytes,
+            c.getThreads(), c.getSwizzle(),
+            c.getBlockK()};
   }
 
   std::string getShapeKey(KernelConfigAttrInterface config,

@@ -20,9 +20,10 @@ namespace mlir::amk {
 
 /// Builds `gpu.func @name` inside `module`, taking the matmul's operands (A,
 /// B, optional bias, C) as memref arguments of the same types (and the
-/// workspace with split_reduce = workspace), with `known_block_size` set. The kernel is launched on the grid of getGemmGrid()
-/// with getGemmSmemLayout(...).totalBytes() of dynamic shared memory. Fails
-/// (with a diagnostic at `kernel`) if checkGemmLowerable() rejects the config.
+/// workspace with split_reduce = workspace), with `known_block_size` set. The
+/// kernel is launched on the grid of getGemmGrid() with
+/// getGemmSmemLayout(...).totalBytes() of dynamic shared memory. Fails (with a
+/// diagnostic at `kernel`) if checkGemmLowerable() rejects the config.
 FailureOr<gpu::GPUFuncOp> synthesizeGemmKernel(gpu::GPUModuleOp module,
                                                KernelOp kernel,
                                                GemmConfigAttr config,

@@ -184,13 +184,11 @@ static bool isValidWgmmaShape(ArrayRef<int64_t> inst) {
          inst[1] % 8 == 0 && llvm::is_contained({8, 16, 32}, inst[2]);
 }
 
-LogicalResult
-GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                       ArrayRef<int64_t> block, ArrayRef<int64_t> warp,
-                       MathInst math, ArrayRef<int64_t> inst,
-                       ArrayRef<int64_t> thread, int64_t stages, int64_t vector,
-                       int64_t threads, int64_t swizzle, int64_t splitK,
-                       SplitReduce splitReduce) {
+LogicalResult GemmConfigAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> block,
+    ArrayRef<int64_t> warp, MathInst math, ArrayRef<int64_t> inst,
+    ArrayRef<int64_t> thread, int64_t stages, int64_t vector, int64_t threads,
+    int64_t swizzle, int64_t splitK, SplitReduce splitReduce) {
   if (block.size() != 3)
     return emitError() << "block tile must be [BM, BN, BK], got "
                        << block.size() << " sizes";

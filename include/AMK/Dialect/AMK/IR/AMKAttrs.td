@@ -53,6 +53,20 @@ def AMK_ActivationAttr : EnumAttr<AMK_Dialect, AMK_Activation, "activation"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def AMK_RowOp : I32EnumAttr<"RowOp", "what a row-wise problem computes", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"mean", 2>,
+    I32EnumAttrCase<"softmax", 3>,
+    I32EnumAttrCase<"rms_norm", 4>,
+    I32EnumAttrCase<"layer_norm", 5>]> {
+  let cppNamespace = "::mlir::amk";
+  let genSpecializedAttr = 0;
+}
+def AMK_RowOpAttr : EnumAttr<AMK_Dialect, AMK_RowOp, "row_op"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 //===----------------------------------------------------------------------===//
 // #amk.target
 //===----------------------------------------------------------------------===//
@@ -162,6 +176,41 @@ def AMK_GemmConfigAttr : AMK_Attr<"GemmConfig", "gemm_config",
     int64_t getWarpN() const { return getWarp()[1]; }
     /// Warps that compute (the warp layout of the block tile).
     int64_t getNumComputeWarps() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// #amk.row_config
+//===----------------------------------------------------------------------===//
+
+def AMK_RowConfigAttr : AMK_Attr<"RowConfig", "row_config",
+    [DeclareAttrInterfaceMethods<AMK_KernelConfigAttrInterface>]> {
+  let summary = "A planned row-wise kernel design (reductions, softmax, norms)";
+  let description = [{
+    `threads_per_row` threads share one row (a power of two: lanes of a
+    warp up to 32, whole warps above, up to the block), a block holds
+    `rows_per_block` rows, each thread loads `vector` adjacent elements at a
+    time. `passes` is how often the
+    statistics read the row before the output pass: 1 (online softmax: max
+    and sum together; sum and sum of squares for LayerNorm) or 2 (the max,
+    then the sum of exponentials; the mean, then the variance).
+
+    ```mlir
+    #amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 4>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$threads_per_row,
+    "int64_t":$rows_per_block,
+    "int64_t":$vector,
+    DefaultValuedParameter<"int64_t", "1", "statistics passes over a row">:$passes
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getThreads() const { return getThreadsPerRow() * getRowsPerBlock(); }
+    /// Warps one row spans (0: a row takes part of a warp).
+    int64_t getWarpsPerRow() const { return getThreadsPerRow() / 32; }
   }];
 }
 

@@ -88,6 +88,65 @@ def AMK_MatmulOp : AMK_Op<"matmul", [
 }
 
 //===----------------------------------------------------------------------===//
+// amk.row_reduce
+//===----------------------------------------------------------------------===//
+
+def AMK_RowReduceOp : AMK_Op<"row_reduce", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<AMK_ProblemOpInterface>]> {
+  let summary = "A reduction, softmax or normalization of each row";
+  let description = [{
+    `x` is `[M, N]` or `[B, M, N]`; each of its rows (the last dimension)
+    is reduced or normalized, accumulating in f32:
+
+    - `sum`, `max`, `mean`: `y` is `[M]` (`[B, M]`), the row's sum, maximum
+      or mean;
+    - `softmax`: `y[i] = exp(x[i] - max) / sum_j exp(x[j] - max)`;
+    - `rms_norm`: `y[i] = x[i] / sqrt(mean(x^2) + eps) * weight[i]`;
+    - `layer_norm`: `y[i] = (x[i] - mean) / sqrt(var + eps) * weight[i]
+      (+ bias[i])`, the biased variance.
+
+    The normalizations give `y` the shape of `x`; `weight` and `bias` are
+    `[N]` of `y`'s type, and `eps` (default 1e-5) is in (0, 1]. Element
+    types are f32, f16 or bf16, in and out independently. Sizes may be
+    dynamic.
+
+    ```mlir
+    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>}
+      : memref<?x4096xbf16>, memref<?x4096xbf16>
+    amk.row_reduce %x weight(%w) into %y {kind = #amk.row_op<rms_norm>, eps = 1.0e-6}
+      : memref<16x4096xbf16>, memref<4096xbf16>, memref<16x4096xbf16>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "x", [MemRead]>:$x,
+    Arg<Optional<AnyMemRef>, "weight", [MemRead]>:$weight,
+    Arg<Optional<AnyMemRef>, "bias", [MemRead]>:$bias,
+    Arg<AnyMemRef, "y", [MemWrite]>:$y,
+    AMK_RowOpAttr:$kind,
+    OptionalAttr<F64Attr>:$eps);
+  let assemblyFormat = [{
+    $x (`weight` `(` $weight^ `)`)? (`bias` `(` $bias^ `)`)? `into` $y
+    attr-dict `:` type(operands)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool isBatched() { return getX().getType().getRank() == 3; }
+    /// Whether `y` has the shape of `x` (softmax and the norms) rather than
+    /// one value per row.
+    bool isElementwiseOutput() {
+      return getKind() == RowOp::softmax || getKind() == RowOp::rms_norm ||
+             getKind() == RowOp::layer_norm;
+    }
+    /// Static sizes, or ShapedType::kDynamic: batch (1 unbatched), rows and
+    /// the row length.
+    int64_t getBatchSize();
+    int64_t getM();
+    int64_t getN();
+    double getEpsValue() { return getEps() ? getEps()->convertToDouble() : 1e-5; }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // amk.kernel
 //===----------------------------------------------------------------------===//
 

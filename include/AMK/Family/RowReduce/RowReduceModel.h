@@ -1,0 +1,86 @@
+//===- RowReduceModel.h - What a row-wise kernel needs and does -*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The row-wise family (amk.row_reduce): reductions of the last dimension,
+// softmax, RMSNorm, LayerNorm. One model of a kernel, shared by the planner,
+// the harness and the synthesizer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_FAMILY_ROWREDUCE_ROWREDUCEMODEL_H
+#define AMK_FAMILY_ROWREDUCE_ROWREDUCEMODEL_H
+
+#include "AMK/Dialect/AMK/IR/AMKOps.h"
+#include "AMK/Family/Family.h"
+
+#include "llvm/Support/JSON.h"
+
+namespace mlir::amk {
+
+/// A row-wise problem; sizes are ShapedType::kDynamic when unknown. The
+/// fields are those of RowReduceProblemFields.def.
+struct RowProblem {
+  RowOp kind = RowOp::sum;
+  int64_t batch = 1, m = 0, n = 0;
+  bool batched = false;
+  Type inType, outType;
+  bool weight = false, bias = false;
+  double eps = 1e-5;
+
+  static RowProblem get(RowReduceOp op);
+  /// The problem of a manifest's or tuning record's JSON; failure on a
+  /// missing or malformed field.
+  static FailureOr<RowProblem> fromJSON(MLIRContext *context,
+                                        const llvm::json::Object &json);
+  llvm::json::Object toJSON() const;
+
+  /// Softmax and the norms write a row per row; the reductions a value.
+  bool isElementwiseOutput() const {
+    return kind == RowOp::softmax || kind == RowOp::rms_norm ||
+           kind == RowOp::layer_norm;
+  }
+  /// Whether passes = 2 means something (a second statistics pass).
+  bool hasTwoPassForm() const {
+    return kind == RowOp::softmax || kind == RowOp::layer_norm;
+  }
+  int64_t inBytes() const { return inType.getIntOrFloatBitWidth() / 8; }
+  int64_t outBytes() const { return outType.getIntOrFloatBitWidth() / 8; }
+  bool hasDynamicSizes() const {
+    return ShapedType::isDynamic(batch) || ShapedType::isDynamic(m) ||
+           ShapedType::isDynamic(n);
+  }
+};
+
+/// The register budget of every row-wise kernel (.maxnreg): a few
+/// statistics, one vector of the row and addresses.
+constexpr int64_t kRowKernelRegs = 64;
+
+/// Shared memory for the cross-warp combine of rows wider than a warp: per
+/// row, per warp, two f32 statistics, for each of the two combines.
+int64_t getRowSmemBytes(RowConfigAttr config);
+
+/// Threads, shared memory, registers, occupancy and grid of `config`.
+KernelResources getRowResources(RowConfigAttr config, const RowProblem &problem,
+                                const TargetSpec &target);
+
+/// What the synthesizer can generate: `vector` must divide a static row
+/// length (a dynamic one takes vector 1), `passes = 2` only where it means
+/// something.
+LogicalResult checkRowLowerable(RowConfigAttr config, const RowProblem &problem,
+                                std::string &whyNot);
+
+/// Builds the kernel `name` in `module` for `kernel`'s problem.
+FailureOr<gpu::GPUFuncOp> synthesizeRowKernel(gpu::GPUModuleOp module,
+                                              KernelOp kernel,
+                                              RowConfigAttr config,
+                                              StringRef name);
+
+/// The family, for registerAllFamilies.
+std::unique_ptr<KernelFamily> createRowReduceFamily();
+
+} // namespace mlir::amk
+
+#endif // AMK_FAMILY_ROWREDUCE_ROWREDUCEMODEL_H

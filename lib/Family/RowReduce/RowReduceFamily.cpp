@@ -1,0 +1,352 @@
+//===- RowReduceFamily.cpp - The row-wise family and its planner ----------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// Candidates: threads per row (a few lanes to a whole block), rows per
+// block, the load vector width and, for softmax and LayerNorm, one or two
+// statistics passes. The cost model is a memory model: the row is read once
+// from HBM per statistics pass that does not find it in L2, plus the output
+// pass; the loads in flight per SM bound what latency allows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Family/RowReduce/RowReduceModel.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::amk;
+
+namespace {
+
+/// Constants of the cost model a calibration may refit.
+struct RowCostParams {
+  double hbmEfficiency = 0.9;
+  double l2BandwidthPerHbm = 2.5;
+  double memLatencyNs = 700;
+  double loadsInFlight = 4;
+  double launchOverheadNs = 3000;
+  /// Dynamic sizes are planned at this size.
+  double representativeSize = 4096;
+};
+
+template <typename Fn> static void forEachParam(RowCostParams &p, Fn fn) {
+  fn("row_hbm_efficiency", p.hbmEfficiency);
+  fn("row_l2_bandwidth_per_hbm", p.l2BandwidthPerHbm);
+  fn("row_mem_latency_ns", p.memLatencyNs);
+  fn("row_loads_in_flight", p.loadsInFlight);
+  fn("row_launch_overhead_ns", p.launchOverheadNs);
+}
+
+class RowProblemModel : public ProblemModel {
+public:
+  RowProblemModel(MLIRContext *context, const RowProblem &problem,
+                  const TargetSpec &target, const RowCostParams &params)
+      : context(context), problem(problem), rep(problem), target(target),
+        params(params) {
+    int64_t size = static_cast<int64_t>(params.representativeSize);
+    if (ShapedType::isDynamic(rep.batch))
+      rep.batch = 1;
+    if (ShapedType::isDynamic(rep.m))
+      rep.m = size;
+    if (ShapedType::isDynamic(rep.n))
+      rep.n = size;
+  }
+
+  FailureOr<KernelResources>
+  getResources(KernelConfigAttrInterface config) const override {
+    auto row = dyn_cast<RowConfigAttr>(config);
+    if (!row)
+      return failure();
+    return getRowResources(row, problem, target);
+  }
+
+  LogicalResult checkLowerable(KernelConfigAttrInterface config,
+                               std::string &whyNot) const override {
+    auto row = dyn_cast<RowConfigAttr>(config);
+    if (!row) {
+      whyNot = "not a #amk.row_config";
+      return failure();
+    }
+    return checkRowLowerable(row, problem, whyNot);
+  }
+
+  void enumerate(
+      llvm::function_ref<void(KernelConfigAttrInterface)> fn) const override {
+    auto silent = [] { return InFlightDiagnostic(); };
+    for (int64_t perRow = 1; perRow <= 1024; perRow *= 2)
+      for (int64_t threads = 32; threads <= 1024; threads *= 2) {
+        if (threads < perRow)
+          continue;
+        for (int64_t vector : {1, 2, 4, 8})
+          for (int64_t passes : {1, 2}) {
+            if (passes == 2 && !problem.hasTwoPassForm())
+              continue;
+            if (auto config = RowConfigAttr::getChecked(
+                    silent, context, perRow, threads / perRow, vector, passes))
+              fn(config);
+          }
+      }
+  }
+
+  std::optional<std::pair<std::string, std::string>>
+  prune(KernelConfigAttrInterface config) const override {
+    auto c = cast<RowConfigAttr>(config);
+    // Threads past twice the row's vectors would only idle.
+    if (c.getThreadsPerRow() > 1 &&
+        c.getThreadsPerRow() * c.getVector() > 2 * rep.n)
+      return std::make_pair(
+          std::string("heuristic:threads-exceed-row"),
+          llvm::formatv("{0} threads of {1} elements for rows of {2}",
+                        c.getThreadsPerRow(), c.getVector(), rep.n)
+              .str());
+    return std::nullopt;
+  }
+
+  CandidateCost predict(KernelConfigAttrInterface config,
+                        const KernelResources &resources) const override {
+    auto c = cast<RowConfigAttr>(config);
+    CandidateCost cost;
+    if (resources.blocksPerSM <= 0 || target.sm_count <= 0 ||
+        target.hbm_gbps <= 0) {
+      cost.totalNs = std::numeric_limits<double>::infinity();
+      return cost;
+    }
+    double rows = double(rep.batch) * rep.m;
+    double rowBytes = double(rep.n) * rep.inBytes();
+    // Statistics passes, then the output pass of softmax and the norms.
+    int64_t reads = c.getPasses() + (rep.isElementwiseOutput() ? 1 : 0);
+    double outBytes = rep.isElementwiseOutput() ? rows * rep.n * rep.outBytes()
+                                                : rows * rep.outBytes();
+    // Rows in flight at once: re-reads come from L2 while they fit in it.
+    double resident =
+        double(target.sm_count) * resources.blocksPerSM * c.getRowsPerBlock();
+    bool rereadsHitL2 = resident * rowBytes < 0.5 * target.l2_bytes;
+    double hbmBytes = rows * rowBytes * (rereadsHitL2 ? 1 : reads) + outBytes +
+                      (rep.weight ? rep.n * rep.outBytes() : 0) +
+                      (rep.bias ? rep.n * rep.outBytes() : 0);
+    double l2Bytes = rows * rowBytes * reads + outBytes;
+    double hbmNs = hbmBytes / (target.hbm_gbps * params.hbmEfficiency);
+    double l2Ns = l2Bytes / (target.hbm_gbps * params.l2BandwidthPerHbm);
+    // Latency: each thread keeps a few independent vector loads in flight
+    // (the compiler unrolls the run loop).
+    double inFlight = double(target.sm_count) * resources.blocksPerSM *
+                      c.getThreads() * c.getVector() * rep.inBytes() *
+                      params.loadsInFlight;
+    double latencyNs = rows * rowBytes * reads / inFlight * params.memLatencyNs;
+    // L1: a warp's load costs one wavefront per 128-byte line it touches;
+    // rows narrower than a warp spread one load over several rows.
+    int64_t lanesPerRow = std::min<int64_t>(c.getThreadsPerRow(), 32);
+    double linesPerLoad =
+        (32.0 / lanesPerRow) *
+        std::ceil(double(lanesPerRow) * c.getVector() * rep.inBytes() / 128);
+    double warpLoads = rows * rep.n *
+                       (reads + (rep.weight ? 1 : 0) + (rep.bias ? 1 : 0)) /
+                       (32.0 * c.getVector());
+    double l1Ns = warpLoads * linesPerLoad /
+                  (double(target.sm_count) * target.clock_mhz / 1000.0);
+    // A row's combine: shuffles, and a barrier per combine across warps.
+    double steps =
+        std::log2(double(std::min<int64_t>(c.getThreadsPerRow(), 32)));
+    double waves = std::ceil(rows / std::max(resident, 1.0));
+    double combineNs = waves * (c.getPasses() + 1) *
+                       (steps * 30 + (c.getWarpsPerRow() > 1 ? 200 : 0));
+    double largest = std::max({hbmNs, l2Ns, latencyNs, l1Ns});
+    cost.totalNs = params.launchOverheadNs + largest + combineNs;
+    cost.terms = llvm::formatv("hbm {0:f1}, l2 {1:f1}, latency {2:f1}, l1 "
+                               "{3:f1}, combine {4:f1} us",
+                               hbmNs / 1000, l2Ns / 1000, latencyNs / 1000,
+                               l1Ns / 1000, combineNs / 1000)
+                     .str();
+    cost.notes =
+        llvm::formatv("{0:f0} rows, {1} read pass(es)", rows, reads).str();
+    return cost;
+  }
+
+  SmallVector<int64_t>
+  getTieBreakers(KernelConfigAttrInterface config,
+                 const KernelResources &resources) const override {
+    auto c = cast<RowConfigAttr>(config);
+    // Fewer passes, wider vectors, then smaller blocks.
+    return {c.getPasses(), -c.getVector(), c.getThreads(),
+            c.getThreadsPerRow()};
+  }
+
+  std::string getShapeKey(KernelConfigAttrInterface config,
+                          bool coarse) const override {
+    auto c = cast<RowConfigAttr>(config);
+    std::string key =
+        llvm::formatv("{0}x{1}", c.getThreadsPerRow(), c.getRowsPerBlock());
+    if (!coarse)
+      key += llvm::formatv("/v{0}", c.getVector()).str();
+    return key;
+  }
+
+  bool hasPartialTiles(KernelConfigAttrInterface config) const override {
+    auto c = cast<RowConfigAttr>(config);
+    return problem.hasDynamicSizes() || problem.m % c.getRowsPerBlock() ||
+           problem.n % (c.getThreadsPerRow() * c.getVector());
+  }
+
+  bool hasDynamicSizes() const override { return problem.hasDynamicSizes(); }
+
+  SmallVector<std::string> getPlanNotes() const override {
+    if (!problem.hasDynamicSizes())
+      return {};
+    return {llvm::formatv("dynamic sizes planned as {0:f0} (a dynamic batch "
+                          "as 1)",
+                          params.representativeSize)
+                .str()};
+  }
+
+private:
+  MLIRContext *context;
+  RowProblem problem;
+  /// The problem at its representative sizes, for the cost model.
+  RowProblem rep;
+  const TargetSpec &target;
+  RowCostParams params;
+};
+
+class RowReduceFamily : public KernelFamily {
+public:
+  StringRef getName() const override { return "row_reduce"; }
+  StringRef getDisplayName() const override { return "row-wise"; }
+
+  std::unique_ptr<ProblemModel> getModel(ProblemOpInterface problem,
+                                         const TargetSpec &target,
+                                         const CostOverrides &overrides,
+                                         const PlanningSizes &) const override {
+    return std::make_unique<RowProblemModel>(
+        problem->getContext(),
+        RowProblem::get(cast<RowReduceOp>(problem.getOperation())), target,
+        getParams(overrides));
+  }
+
+  FailureOr<std::unique_ptr<ProblemModel>>
+  getModel(MLIRContext *context, const llvm::json::Object &json,
+           const TargetSpec &target,
+           const CostOverrides &overrides) const override {
+    FailureOr<RowProblem> problem = RowProblem::fromJSON(context, json);
+    if (failed(problem))
+      return failure();
+    return std::unique_ptr<ProblemModel>(std::make_unique<RowProblemModel>(
+        context, *problem, target, getParams(overrides)));
+  }
+
+  KernelLaunch describeLaunch(ProblemOpInterface op,
+                              KernelConfigAttrInterface configAttr,
+                              const TargetSpec &target) const override;
+
+  FailureOr<SmallVector<gpu::GPUFuncOp>>
+  synthesize(gpu::GPUModuleOp module, KernelOp kernel,
+             KernelConfigAttrInterface configAttr, StringRef name,
+             const TargetSpec &) const override {
+    auto config = dyn_cast<RowConfigAttr>(configAttr);
+    if (!config)
+      return kernel.emitOpError("has no row-wise synthesizer for config ")
+             << configAttr;
+    FailureOr<gpu::GPUFuncOp> func =
+        synthesizeRowKernel(module, kernel, config, name);
+    if (failed(func))
+      return failure();
+    return SmallVector<gpu::GPUFuncOp>{*func};
+  }
+
+  llvm::json::Object problemToJSON(ProblemOpInterface problem) const override {
+    return RowProblem::get(cast<RowReduceOp>(problem.getOperation())).toJSON();
+  }
+
+  llvm::StringMap<int64_t>
+  getSizes(const llvm::json::Object &json) const override {
+    llvm::StringMap<int64_t> sizes;
+    for (auto [key, symbol] : {std::pair<StringRef, StringRef>{"batch", "B"},
+                               {"m", "M"},
+                               {"n", "N"}}) {
+      int64_t v = json.getInteger(key).value_or(-1);
+      sizes[symbol] = v == -1 ? ShapedType::kDynamic : v;
+    }
+    return sizes;
+  }
+
+  /// Elements read once.
+  double getWork(const llvm::json::Object &json) const override {
+    double work = 1;
+    for (const auto &entry : getSizes(json))
+      work *= ShapedType::isDynamic(entry.getValue()) ? 0 : entry.getValue();
+    return work;
+  }
+
+  SmallVector<std::pair<std::string, double>> getCostParams() const override {
+    SmallVector<std::pair<std::string, double>> out;
+    RowCostParams defaults;
+    forEachParam(defaults, [&](StringRef name, double &value) {
+      out.push_back({name.str(), value});
+    });
+    return out;
+  }
+
+private:
+  static RowCostParams getParams(const CostOverrides &overrides) {
+    RowCostParams params;
+    forEachParam(params, [&](StringRef name, double &value) {
+      auto it = overrides.find(name);
+      if (it != overrides.end())
+        value = it->second;
+    });
+    return params;
+  }
+};
+} // namespace
+
+KernelLaunch
+RowReduceFamily::describeLaunch(ProblemOpInterface op,
+                                KernelConfigAttrInterface configAttr,
+                                const TargetSpec &target) const {
+  auto rowOp = cast<RowReduceOp>(op.getOperation());
+  auto config = cast<RowConfigAttr>(configAttr);
+  RowProblem p = RowProblem::get(rowOp);
+  KernelLaunch launch;
+  SmallVector<std::string> rowShape, vectorShape = {"N"};
+  if (p.batched)
+    rowShape.push_back("B");
+  rowShape.append({"M", "N"});
+  SmallVector<std::string> outShape(rowShape);
+  if (!p.isElementwiseOutput())
+    outShape.pop_back();
+  SmallVector<std::pair<std::string, SmallVector<std::string>>> names = {
+      {"x", rowShape}};
+  if (p.weight)
+    names.push_back({"weight", vectorShape});
+  if (p.bias)
+    names.push_back({"bias", vectorShape});
+  names.push_back({"y", outShape});
+  // Each operand at its own type; where one leaves a size dynamic that
+  // another fixes, the kernel still reads it from the operand it indexes.
+  for (auto [i, operand] : llvm::enumerate(rowOp.getKernelOperands()))
+    launch.args.push_back(LaunchArg{
+        names[i].first, cast<MemRefType>(operand.getType()), names[i].second});
+  unsigned off = p.batched ? 1 : 0;
+  launch.symbols = {
+      p.batched ? SizeSymbol{"B", p.batch, 0u, 0} : SizeSymbol{"B", 1, {}, 0},
+      SizeSymbol{"M", p.m, 0u, off}, SizeSymbol{"N", p.n, 0u, off + 1}};
+  LaunchKernel &kernel = launch.kernels.emplace_back();
+  kernel.grid = {
+      SizeExpr::ceilDiv(SizeExpr::symbol("M"), config.getRowsPerBlock()),
+      SizeExpr::constant(1), SizeExpr::symbol("B")};
+  kernel.block = {config.getThreads(), 1, 1};
+  kernel.dynamicSmemBytes = getRowSmemBytes(config);
+  kernel.estimatedRegs = kRowKernelRegs;
+  for (const LaunchArg &arg : launch.args)
+    kernel.params.push_back(arg.name);
+  return launch;
+}
+
+std::unique_ptr<KernelFamily> mlir::amk::createRowReduceFamily() {
+  return std::make_unique<RowReduceFamily>();
+}

@@ -1,0 +1,147 @@
+//===- RowReduceModel.cpp - What a row-wise kernel needs and does ---------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Family/RowReduce/RowReduceModel.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+RowProblem RowProblem::get(RowReduceOp op) {
+  RowProblem p;
+  p.kind = op.getKind();
+  p.batched = op.isBatched();
+  p.batch = op.getBatchSize();
+  p.m = op.getM();
+  p.n = op.getN();
+  p.inType = op.getX().getType().getElementType();
+  p.outType = op.getY().getType().getElementType();
+  p.weight = static_cast<bool>(op.getWeight());
+  p.bias = static_cast<bool>(op.getBias());
+  p.eps = op.getEpsValue();
+  return p;
+}
+
+static std::string typeName(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+FailureOr<RowProblem> RowProblem::fromJSON(MLIRContext *context,
+                                           const llvm::json::Object &json) {
+  RowProblem p;
+  bool ok = true;
+  auto readSize = [&](StringRef key, int64_t &out) {
+    std::optional<int64_t> v = json.getInteger(key);
+    ok &= v && (*v >= 1 || *v == -1);
+    if (v)
+      out = *v == -1 ? ShapedType::kDynamic : *v;
+  };
+  auto readBool = [&](StringRef key, bool &out) {
+    std::optional<bool> v = json.getBoolean(key);
+    ok &= v.has_value();
+    out = v.value_or(false);
+  };
+  auto readFloat = [&](StringRef key, double &out) {
+    std::optional<double> v = json.getNumber(key);
+    ok &= v.has_value();
+    out = v.value_or(0);
+  };
+  auto readType = [&](StringRef key, Type &out) {
+    std::optional<StringRef> v = json.getString(key);
+    Builder b(context);
+    if (v && *v == "f32")
+      out = b.getF32Type();
+    else if (v && *v == "f16")
+      out = b.getF16Type();
+    else if (v && *v == "bf16")
+      out = b.getBF16Type();
+    else
+      ok = false;
+  };
+  auto readRowOp = [&](StringRef key, RowOp &out) {
+    std::optional<StringRef> v = json.getString(key);
+    std::optional<RowOp> kind = v ? symbolizeRowOp(*v) : std::nullopt;
+    ok &= kind.has_value();
+    out = kind.value_or(RowOp::sum);
+  };
+#define AMK_ROW_FIELD(Kind, key, member, doc) read##Kind(#key, p.member);
+#include "AMK/Family/RowReduce/RowReduceProblemFields.def"
+  if (!ok)
+    return failure();
+  return p;
+}
+
+llvm::json::Object RowProblem::toJSON() const {
+  auto writeSize = [](int64_t v) -> llvm::json::Value {
+    return ShapedType::isDynamic(v) ? -1 : v;
+  };
+  auto writeBool = [](bool v) -> llvm::json::Value { return v; };
+  auto writeFloat = [](double v) -> llvm::json::Value { return v; };
+  auto writeType = [](Type t) -> llvm::json::Value { return typeName(t); };
+  auto writeRowOp = [](RowOp k) -> llvm::json::Value {
+    return stringifyRowOp(k);
+  };
+  llvm::json::Object json;
+#define AMK_ROW_FIELD(Kind, key, member, doc) json[#key] = write##Kind(member);
+#include "AMK/Family/RowReduce/RowReduceProblemFields.def"
+  return json;
+}
+
+int64_t mlir::amk::getRowSmemBytes(RowConfigAttr config) {
+  int64_t warps = config.getWarpsPerRow();
+  if (warps <= 1)
+    return 0;
+  return 2 * warps * config.getRowsPerBlock() * 2 * 4;
+}
+
+KernelResources mlir::amk::getRowResources(RowConfigAttr config,
+                                           const RowProblem &problem,
+                                           const TargetSpec &target) {
+  KernelResources r;
+  r.threadsPerBlock = config.getThreads();
+  r.block = {r.threadsPerBlock, 1, 1};
+  r.dynamicSmemBytes = getRowSmemBytes(config);
+  r.regsPerThread = kRowKernelRegs;
+  computeOccupancy(r, target);
+  // Row groups on x, the batch on z.
+  if (!ShapedType::isDynamic(problem.m))
+    r.grid[0] = llvm::divideCeil(problem.m, config.getRowsPerBlock());
+  r.grid[1] = 1;
+  if (!ShapedType::isDynamic(problem.batch))
+    r.grid[2] = problem.batch;
+  return r;
+}
+
+LogicalResult mlir::amk::checkRowLowerable(RowConfigAttr config,
+                                           const RowProblem &problem,
+                                           std::string &whyNot) {
+  int64_t vector = config.getVector();
+  if (vector > 1 && ShapedType::isDynamic(problem.n)) {
+    whyNot = "a dynamic row length takes vector width 1 (rows would not "
+             "stay aligned)";
+    return failure();
+  }
+  if (!ShapedType::isDynamic(problem.n) && problem.n % vector != 0) {
+    whyNot = llvm::formatv("vector width {0} does not divide the row length "
+                           "{1}",
+                           vector, problem.n);
+    return failure();
+  }
+  if (vector * problem.inType.getIntOrFloatBitWidth() > 128 ||
+      vector * problem.outType.getIntOrFloatBitWidth() > 128) {
+    whyNot = llvm::formatv("vector width {0} exceeds a 16-byte access", vector);
+    return failure();
+  }
+  if (config.getPasses() == 2 && !problem.hasTwoPassForm()) {
+    whyNot = "passes = 2 applies to softmax and layer_norm only";
+    return failure();
+  }
+  return success();
+}

@@ -1,0 +1,57 @@
+// RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics
+// Configs the row-wise synthesizer cannot serve are refused by the harness
+// before anything is generated.
+
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @odd_length(%x: memref<64x1001xf32>, %y: memref<64xf32>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: vector width 4 does not divide the row length 1001}}
+  amk.kernel "odd" config(#amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 4>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<sum>} : memref<64x1001xf32>, memref<64xf32>
+  }
+  return
+}
+}
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @dynamic_length(%x: memref<64x?xf16>, %y: memref<64x?xf16>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: a dynamic row length takes vector width 1 (rows would not stay aligned)}}
+  amk.kernel "dyn" config(#amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 2>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<64x?xf16>, memref<64x?xf16>
+  }
+  return
+}
+}
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @two_pass_sum(%x: memref<64x64xf32>, %y: memref<64xf32>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: passes = 2 applies to softmax and layer_norm only}}
+  amk.kernel "two" config(#amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 1, passes = 2>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<sum>} : memref<64x64xf32>, memref<64xf32>
+  }
+  return
+}
+}
+
+// -----
+
+func.func @wrong_family(%x: memref<64x64xf32>, %y: memref<64xf32>) {
+  // expected-error @+1 {{'amk.kernel' op config for 'gemm' kernels cannot compute a 'row_reduce' problem}}
+  amk.kernel "gemm_on_rows" config(#amk.gemm_config<block = [64, 64, 8], warp = [32, 32], math = simt, thread = [4, 8], stages = 2, vector = 4, threads = 128>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<sum>} : memref<64x64xf32>, memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @wide_vector(%x: memref<64x64xf32>, %y: memref<64xf32>) {
+  // expected-error @+1 {{vector width 8 of 'f32' exceeds a 16-byte access}}
+  amk.kernel "wide" config(#amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 8>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<sum>} : memref<64x64xf32>, memref<64xf32>
+  }
+  return
+}

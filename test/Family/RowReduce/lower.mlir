@@ -1,0 +1,100 @@
+// RUN: amk-opt %s --split-input-file --amk-verify --amk-lower=stop-at=gpu | FileCheck %s
+// Row-wise kernels: a row's threads fold their runs of the row, combine by
+// xor shuffles (and across warps through shared memory with one barrier),
+// then write.
+
+// A sum with 4 lanes per row, 8 rows per block: shuffles at offsets 2 and
+// 1 only, no shared memory, the row's first lane stores.
+// CHECK-LABEL: func.func @sum
+// CHECK:         gpu.launch_func @sum_rows::@sum_rows blocks in (%c128, %c1, %c1{{.*}}) threads in (%c32,
+// CHECK:       gpu.func @sum_rows(%[[X:.*]]: memref<1024x1000xf32>, %[[Y:.*]]: memref<1024xf32>)
+// CHECK-NOT:     gpu.dynamic_shared_memory
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c250 step %c4 iter_args
+// CHECK:           vector.load %[[X]][{{.*}}] {alignment = 16 : i64} : memref<1024x1000xf32>, vector<4xf32>
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK-NOT:     gpu.shuffle
+// CHECK-NOT:     gpu.barrier
+// CHECK:         scf.if
+// CHECK:           memref.store %{{.*}}, %[[Y]][%{{.*}}] : memref<1024xf32>
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @sum(%x: memref<1024x1000xf32>, %y: memref<1024xf32>) {
+  amk.kernel "sum_rows" config(#amk.row_config<threads_per_row = 4, rows_per_block = 8, vector = 4>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<sum>} : memref<1024x1000xf32>, memref<1024xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// Softmax of 4096-wide bf16 rows, a block per row (8 warps): the online
+// (max, sum) pass, warps combined through shared memory after one barrier,
+// then the output pass; 8-wide loads and stores.
+// CHECK-LABEL: func.func @softmax
+// CHECK:         gpu.launch_func @softmax_block::@softmax_block {{.*}} threads in (%c256, {{.*}} dynamic_shared_memory_size %c128_i32
+// CHECK:       gpu.func @softmax_block(
+// CHECK:         gpu.dynamic_shared_memory
+// CHECK:         scf.for {{.*}} to %c512 step %c256 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32)
+// CHECK:           vector.load {{.*}} : memref<64x4096xbf16>, vector<8xbf16>
+// CHECK:           math.exp
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK:         gpu.barrier
+// CHECK:         scf.for {{.*}} to %c512 step %c256 {
+// CHECK:           math.exp
+// CHECK:           vector.store {{.*}} : memref<64x4096xbf16>, vector<8xbf16>
+// CHECK-NOT:     gpu.barrier
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @softmax(%x: memref<64x4096xbf16>, %y: memref<64x4096xbf16>) {
+  amk.kernel "softmax_block" config(#amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 8>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<64x4096xbf16>, memref<64x4096xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Two-pass softmax: a max pass, then a sum of exponentials (its own shared
+// memory region, so a second barrier suffices), then the output.
+// CHECK-LABEL: func.func @softmax_two_pass
+// CHECK:       gpu.func @softmax_two(
+// CHECK:         scf.for {{.*}} -> (f32)
+// CHECK:           arith.maximumf
+// CHECK:         gpu.barrier
+// CHECK:         scf.for {{.*}} -> (f32)
+// CHECK:           math.exp
+// CHECK:         gpu.barrier
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @softmax_two_pass(%x: memref<8x2048xf32>, %y: memref<8x2048xf32>) {
+  amk.kernel "softmax_two" config(#amk.row_config<threads_per_row = 128, rows_per_block = 2, vector = 4, passes = 2>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<8x2048xf32>, memref<8x2048xf32>
+  }
+  return
+}
+}
+
+// -----
+
+// A batched LayerNorm with dynamic sizes: the batch guard, the row guard on
+// both buffers, loads clamped by the sizes they index, y's store guarded.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK:       gpu.func @ln_dynamic(%[[X:.*]]: memref<?x?x?xf16>, %[[W:.*]]: memref<?xf16>, %[[B:.*]]: memref<?xf16>, %[[Y:.*]]: memref<?x?x?xf16>)
+// CHECK:         %[[Z:.*]] = gpu.block_id  z
+// CHECK:         memref.dim %[[X]], %c0
+// CHECK:         memref.dim %[[Y]], %c0
+// CHECK:         scf.if
+// CHECK:           memref.subview %[[X]][%[[Z]], 0, 0]
+// CHECK:           memref.load %{{.*}} : memref<?x?xf16, strided<[?, 1], offset: ?>>
+// CHECK:           memref.dim %[[W]], %c0
+// CHECK:           memref.load %[[W]]
+// CHECK:           memref.load %[[B]]
+// CHECK:           memref.store %{{.*}} : memref<?x?xf16, strided<[?, 1], offset: ?>>
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @layer_norm(%x: memref<?x?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16>, %y: memref<?x?x?xf16>) {
+  amk.kernel "ln_dynamic" config(#amk.row_config<threads_per_row = 32, rows_per_block = 4, vector = 1>) {
+    amk.row_reduce %x weight(%w) bias(%b) into %y {kind = #amk.row_op<layer_norm>} : memref<?x?x?xf16>, memref<?xf16>, memref<?xf16>, memref<?x?x?xf16>
+  }
+  return
+}
+}

@@ -1,0 +1,51 @@
+// RUN: amk-opt %s --amk-target=h200 --amk-plan=explain 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: amk-opt %s --amk-pipeline="target=h200 bundle-dir=%t" -o /dev/null
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/softmax_4096x4096_bf16_bf16.json
+// The planner ranks row configs with the family's memory model and the
+// pipeline exports a verified bundle of the family's problem.
+
+// EXPLAIN: remark: planned softmax_4096x4096_bf16_bf16: #amk.row_config<threads_per_row = {{[0-9]+}}, rows_per_block = {{[0-9]+}}, vector = 8>, predicted {{.*}} us ({{[0-9]+}} candidates, 0 rejected)
+// EXPLAIN: note: ladder #1: #amk.row_config<{{.*}}>: {{.*}} us (hbm {{.*}}, l2 {{.*}}, latency {{.*}}, l1 {{.*}}, combine {{.*}} us; {{.*}}, 4096 rows, 2 read pass(es))
+func.func @softmax(%x: memref<4096x4096xbf16>, %y: memref<4096x4096xbf16>) {
+  amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<4096x4096xbf16>, memref<4096x4096xbf16>
+  return
+}
+
+// A dynamic row length takes vector width 1 (the others are rejected as
+// unsynthesizable), and the plan says at what size it was made.
+// EXPLAIN: remark: planned rms_norm_Dx{{.*}}: #amk.row_config<{{.*}}vector = 1>
+// EXPLAIN: note: rejected: {{.*}}AMK-SYNTH-UNSUPPORTED
+// EXPLAIN: note: dynamic sizes planned as 4096 (a dynamic batch as 1)
+func.func @rms(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?xf32>) {
+  amk.row_reduce %x weight(%w) into %y {kind = #amk.row_op<rms_norm>} : memref<?x?xf32>, memref<?xf32>, memref<?x?xf32>
+  return
+}
+
+// MANIFEST:      "args": [
+// MANIFEST:          "name": "x",
+// MANIFEST:          "shape": [
+// MANIFEST-NEXT:       "M",
+// MANIFEST-NEXT:       "N"
+// MANIFEST:          "name": "y",
+// MANIFEST:      "family": "row_reduce",
+// MANIFEST:          "grid": [
+// MANIFEST-NEXT:       "M",
+// MANIFEST-NEXT:       "1",
+// MANIFEST-NEXT:       "B"
+// MANIFEST:      "problem": {
+// MANIFEST-NEXT:   "batch": 1,
+// MANIFEST-NEXT:   "batched": false,
+// MANIFEST-NEXT:   "bias": false,
+// MANIFEST-NEXT:   "eps": 1.0000000000000001e-05,
+// MANIFEST-NEXT:   "family": "row_reduce",
+// MANIFEST-NEXT:   "in_type": "bf16",
+// MANIFEST-NEXT:   "kind": "softmax",
+// MANIFEST-NEXT:   "m": 4096,
+// MANIFEST-NEXT:   "n": 4096,
+// MANIFEST-NEXT:   "out_type": "bf16",
+// MANIFEST-NEXT:   "signature": "softmax_4096x4096_bf16_bf16",
+// MANIFEST-NEXT:   "weight": false
+// MANIFEST:      "sizes": {
+// MANIFEST-NEXT:   "B": 1,
+// MANIFEST-NEXT:   "M": 4096,
+// MANIFEST-NEXT:   "N": 4096
