@@ -6,6 +6,7 @@
 
 #include "AMK/Family/Family.h"
 #include "AMK/Family/Gemm/GemmFamily.h"
+#include "AMK/Family/RowReduce/RowReduceModel.h"
 
 #include "gtest/gtest.h"
 
@@ -28,7 +29,11 @@ TEST(FamilyRegistry, RegistersOnceAndRefusesADuplicate) {
             "family 'gemm' is registered twice");
   // The first registration stands.
   EXPECT_EQ(lookupFamily("gemm"), gemm);
-  EXPECT_EQ(listFamilyNames(), "gemm");
+  // Every family, in registration order.
+  EXPECT_EQ(listFamilyNames(), "gemm, row_reduce");
+  const KernelFamily *rows = lookupFamily("row_reduce");
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(rows->getDisplayName(), "row-wise");
 }
 
 TEST(FamilyRegistry, ComparableKeyDropsSizeTokens) {
@@ -66,5 +71,47 @@ TEST(Occupancy, FollowsTheTightestLimit) {
   EXPECT_EQ(r.blocksPerSMByRegs, 0);
   EXPECT_EQ(r.blocksPerSM, 0);
   EXPECT_EQ(r.getOccupancyLimiter(), "registers");
+}
+
+// The row-wise problem's JSON (RowReduceProblemFields.def) reads back as
+// written, and a missing or malformed field is a failure, not a default.
+TEST(RowReduceFamily, ProblemJSONRoundTrips) {
+  MLIRContext context;
+  Builder b(&context);
+  RowProblem p;
+  p.kind = RowOp::layer_norm;
+  p.batch = 3;
+  p.m = ShapedType::kDynamic;
+  p.n = 4096;
+  p.batched = true;
+  p.inType = b.getBF16Type();
+  p.outType = b.getF32Type();
+  p.weight = p.bias = true;
+  p.eps = 1e-6;
+  llvm::json::Object json = p.toJSON();
+  EXPECT_EQ(json.getInteger("m"), -1);
+  EXPECT_EQ(json.getString("kind"), "layer_norm");
+  FailureOr<RowProblem> back = RowProblem::fromJSON(&context, json);
+  ASSERT_TRUE(succeeded(back));
+  EXPECT_EQ(back->kind, RowOp::layer_norm);
+  EXPECT_EQ(back->batch, 3);
+  EXPECT_TRUE(ShapedType::isDynamic(back->m));
+  EXPECT_EQ(back->n, 4096);
+  EXPECT_TRUE(back->inType.isBF16());
+  EXPECT_TRUE(back->outType.isF32());
+  EXPECT_TRUE(back->weight && back->bias && back->batched);
+  EXPECT_EQ(back->eps, 1e-6);
+
+  for (const char *key : {"kind", "n", "in_type", "eps", "bias"}) {
+    llvm::json::Object broken = json;
+    broken.erase(key);
+    EXPECT_TRUE(failed(RowProblem::fromJSON(&context, broken))) << key;
+  }
+  llvm::json::Object badKind = json;
+  badKind["kind"] = "median";
+  EXPECT_TRUE(failed(RowProblem::fromJSON(&context, badKind)));
+  llvm::json::Object badSize = json;
+  badSize["n"] = 0;
+  EXPECT_TRUE(failed(RowProblem::fromJSON(&context, badSize)));
 }
 } // namespace
