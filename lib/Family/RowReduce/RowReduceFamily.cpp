@@ -123,9 +123,12 @@ public:
     int64_t reads = c.getPasses() + (rep.isElementwiseOutput() ? 1 : 0);
     double outBytes = rep.isElementwiseOutput() ? rows * rep.n * rep.outBytes()
                                                 : rows * rep.outBytes();
-    // Rows in flight at once: re-reads come from L2 while they fit in it.
-    double resident =
-        double(target.sm_count) * resources.blocksPerSM * c.getRowsPerBlock();
+    // Blocks and rows in flight at once (no more than there are): re-reads
+    // come from L2 while those rows fit in it.
+    double blocks = std::ceil(rows / c.getRowsPerBlock());
+    double residentBlocks =
+        std::min(blocks, double(target.sm_count) * resources.blocksPerSM);
+    double resident = residentBlocks * c.getRowsPerBlock();
     bool rereadsHitL2 = resident * rowBytes < 0.5 * target.l2_bytes;
     double hbmBytes = rows * rowBytes * (rereadsHitL2 ? 1 : reads) + outBytes +
                       (rep.weight ? rep.n * rep.outBytes() : 0) +
@@ -135,9 +138,8 @@ public:
     double l2Ns = l2Bytes / (target.hbm_gbps * params.l2BandwidthPerHbm);
     // Latency: each thread keeps a few independent vector loads in flight
     // (the compiler unrolls the run loop).
-    double inFlight = double(target.sm_count) * resources.blocksPerSM *
-                      c.getThreads() * c.getVector() * rep.inBytes() *
-                      params.loadsInFlight;
+    double inFlight = residentBlocks * c.getThreads() * c.getVector() *
+                      rep.inBytes() * params.loadsInFlight;
     double latencyNs = rows * rowBytes * reads / inFlight * params.memLatencyNs;
     // L1: a warp's load costs one wavefront per 128-byte line it touches;
     // rows narrower than a warp spread one load over several rows.

@@ -1,0 +1,101 @@
+"""Build the row-wise benchmark (softmax, norms, reductions) into bundles.
+
+    python3 -m amk.rowsuite --amk-opt build/bin/amk-opt --target h200 --out DIR
+
+Each case is a one-op MLIR module (amk.row_reduce), planned, verified and
+lowered by `amk-opt --amk-pipeline`; DIR/suite.json indexes the bundles for
+`python3 -m amk.rowbench` on the GPU machine (torch, Triton and the copy
+ceiling in the same run). Large shapes are the issue's targets; odd and
+skinny ones check edges (one column, primes, 2^k + 1, ~100K-wide rows, many
+short rows) and dynamic sizes run at several sizes.
+"""
+
+import argparse
+import sys
+
+from amk.suite import build
+
+MLIR_TYPE = {"fp32": "f32", "bf16": "bf16", "fp16": "f16"}
+NORMS = ("rms_norm", "layer_norm")
+
+
+class RowCase:
+    def __init__(self, kind, m, n, dtype, batch=0, dynamic=False, bias=False,
+                 out=None, perf=True, sizes=None, eps=None):
+        self.kind, self.m, self.n, self.dtype = kind, m, n, dtype
+        self.batch, self.dynamic, self.bias = batch, dynamic, bias
+        self.out = out or dtype
+        self.perf, self.sizes, self.eps = perf, sizes, eps
+        self.k = 0
+        self.config = None
+        shape = "x".join(("D" if dynamic else str(v))
+                         for v in ([batch] if batch else []) + [m, n])
+        suffix = "" if self.out == dtype else f"_to_{self.out}"
+        self.name = f"{kind}_{shape}_{dtype}{suffix}{'_bias' if bias else ''}"
+
+    def module(self):
+        t, o = MLIR_TYPE[self.dtype], MLIR_TYPE[self.out]
+        dim = lambda v: "?" if self.dynamic else str(v)
+        lead = f"{dim(self.batch)}x" if self.batch else ""
+        x = f"memref<{lead}{dim(self.m)}x{dim(self.n)}x{t}>"
+        elementwise = self.kind in NORMS or self.kind == "softmax"
+        y = (f"memref<{lead}{dim(self.m)}x{dim(self.n)}x{o}>" if elementwise
+             else f"memref<{lead}{dim(self.m)}x{o}>")
+        vec = f"memref<{dim(self.n)}x{o}>"
+        operands = [("x", x)]
+        if self.kind in NORMS:
+            operands.append(("w", vec))
+        if self.bias:
+            operands.append(("b", vec))
+        operands.append(("y", y))
+        attrs = [f"kind = #amk.row_op<{self.kind}>"]
+        if self.eps is not None:
+            attrs.append(f"eps = {self.eps:.6e}")
+        uses = " weight(%w)" if self.kind in NORMS else ""
+        uses += " bias(%b)" if self.bias else ""
+        args = ", ".join(f"%{n}: {ty}" for n, ty in operands)
+        types = ", ".join(ty for _, ty in operands)
+        return (f"module {{\n  func.func @{self.name}({args}) {{\n"
+                f"    amk.row_reduce %x{uses} into %y {{{', '.join(attrs)}}}"
+                f" : {types}\n    return\n  }}\n}}\n")
+
+
+def row_cases():
+    cases = []
+    large = [(8192, 32768), (32768, 1024), (4096, 4096)]
+    for dtype in ("fp32", "bf16"):
+        for m, n in large:
+            for kind in ("softmax", "rms_norm", "layer_norm", "sum"):
+                cases.append(RowCase(kind, m, n, dtype))
+    odd = [(4096, 1), (1000, 4099), (2048, 4097), (64, 100000),
+           (1 << 20, 8), (3, 7), (7, 129)]
+    for m, n in odd:
+        for kind in ("softmax", "rms_norm", "layer_norm", "max", "mean"):
+            cases.append(RowCase(kind, m, n, "bf16"))
+    cases += [
+        RowCase("softmax", 4096, 4096, "bf16", out="fp32"),
+        RowCase("layer_norm", 300, 1000, "fp16", batch=3, bias=True,
+                eps=1e-6),
+        RowCase("softmax", 2, 4096, "fp16", batch=8),
+    ]
+    dynamic_sizes = [(1, 1, 1), (1, 7, 4099), (1, 4096, 4096), (1, 300, 100000)]
+    for kind in ("softmax", "rms_norm", "layer_norm", "sum"):
+        cases.append(RowCase(kind, -1, -1, "bf16", dynamic=True,
+                             sizes=dynamic_sizes))
+    cases.append(RowCase("softmax", -1, -1, "fp32", batch=1, dynamic=True,
+                         sizes=[(3, 5, 33), (2, 1000, 2048)]))
+    return cases
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--amk-opt", default="build/bin/amk-opt")
+    parser.add_argument("--target", default="h200")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    sys.exit(1 if build(args.amk_opt, args.target, args.out, row_cases())
+             else 0)
+
+
+if __name__ == "__main__":
+    main()

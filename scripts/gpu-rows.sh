@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs the row-wise benchmark on a GPU machine (CUDA, torch; no MLIR):
+#   scripts/gpu-rows.sh BUNDLE_DIR RESULT_DIR
+# BUNDLE_DIR is what `python3 -m amk.rowsuite` wrote here. Builds the
+# runtime (its C interface for Python), checks and times every bundle
+# against torch and Triton (python -m amk.rowbench), then runs
+# compute-sanitizer memcheck on the small and odd cases.
+set -uo pipefail
+bundles="$1"; results="$2"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+mkdir -p "$results"
+"$root/scripts/build-runtime.sh" "$results/build.log" >/dev/null || exit 1
+export AMK_RUNTIME_LIB=/tmp/amk-runtime-build/lib/libamk_runtime.so
+export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
+status=0
+echo "== row-wise kernels: correctness and speed against torch and Triton"
+python3 -m amk.rowbench "$bundles" --json "$results/rows.json" \
+  >"$results/rows.log" 2>&1 || status=1
+cat "$results/rows.log"
+echo "== memcheck on small and odd cases"
+compute-sanitizer --tool memcheck --error-exitcode 9 \
+  python3 -m amk.rowbench "$bundles" --iters 1 \
+  --only _3x7_,_7x129_,_4096x1_,_DxD_,_1xDxD_,_3x300x1000_ \
+  >"$results/memcheck.log" 2>&1 || { status=1; echo "memcheck FAIL"; }
+grep -h "ERROR SUMMARY" "$results/memcheck.log" | sort | uniq -c
+exit $status
