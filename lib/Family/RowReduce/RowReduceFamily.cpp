@@ -87,11 +87,25 @@ public:
           for (int64_t passes : {1, 2}) {
             if (passes == 2 && !problem.hasTwoPassForm())
               continue;
-            if (auto config = RowConfigAttr::getChecked(
-                    silent, context, perRow, threads / perRow, vector, passes))
-              fn(config);
+            for (int64_t cached : getCachedRunChoices(perRow, vector))
+              if (auto config = RowConfigAttr::getChecked(
+                      silent, context, perRow, threads / perRow, vector, passes,
+                      cached))
+                fn(config);
           }
       }
+  }
+
+  /// Streaming (0), and the cache that holds a static row where it fits.
+  SmallVector<int64_t, 2> getCachedRunChoices(int64_t perRow,
+                                              int64_t vector) const {
+    SmallVector<int64_t, 2> choices = {0};
+    if (ShapedType::isDynamic(problem.n))
+      return choices;
+    int64_t runs = llvm::divideCeil(problem.n, perRow * vector);
+    if (getCachedRegisters(runs, vector, problem) <= kMaxCachedRegisters)
+      choices.push_back(runs);
+    return choices;
   }
 
   std::optional<std::pair<std::string, std::string>>
@@ -120,7 +134,10 @@ public:
     double rows = double(rep.batch) * rep.m;
     double rowBytes = double(rep.n) * rep.inBytes();
     // Statistics passes, then the output pass of softmax and the norms.
-    int64_t reads = c.getPasses() + (rep.isElementwiseOutput() ? 1 : 0);
+    // A cached row is read once, whatever the passes.
+    bool cached = c.getCachedRuns() > 0;
+    int64_t reads =
+        cached ? 1 : c.getPasses() + (rep.isElementwiseOutput() ? 1 : 0);
     double outBytes = rep.isElementwiseOutput() ? rows * rep.n * rep.outBytes()
                                                 : rows * rep.outBytes();
     // Blocks and rows in flight at once (no more than there are): re-reads
@@ -133,14 +150,22 @@ public:
     double hbmBytes = rows * rowBytes * (rereadsHitL2 ? 1 : reads) + outBytes +
                       (rep.weight ? rep.n * rep.outBytes() : 0) +
                       (rep.bias ? rep.n * rep.outBytes() : 0);
-    double l2Bytes = rows * rowBytes * reads + outBytes;
+    // Re-reads from L2 do not overlap the stream from HBM: they add (the
+    // H200 measured a streaming two-read softmax at 0.77 of the copy
+    // ceiling where a one-read kernel reached 0.9).
+    double l2Bytes = rereadsHitL2 ? rows * rowBytes * (reads - 1) : 0;
     double hbmNs = hbmBytes / (target.hbm_gbps * params.hbmEfficiency);
     double l2Ns = l2Bytes / (target.hbm_gbps * params.l2BandwidthPerHbm);
     // Latency: each thread keeps a few independent vector loads in flight
     // (the compiler unrolls the run loop).
-    double inFlight = residentBlocks * c.getThreads() * c.getVector() *
-                      rep.inBytes() * params.loadsInFlight;
+    // (A cached row issues all its runs at once.)
+    double loads =
+        cached ? std::max<double>(params.loadsInFlight, c.getCachedRuns())
+               : params.loadsInFlight;
+    double inFlight =
+        residentBlocks * c.getThreads() * c.getVector() * rep.inBytes() * loads;
     double latencyNs = rows * rowBytes * reads / inFlight * params.memLatencyNs;
+    double waves = std::ceil(rows / std::max(resident, 1.0));
     // L1: a warp's load costs one wavefront per 128-byte line it touches;
     // rows narrower than a warp spread one load over several rows.
     int64_t lanesPerRow = std::min<int64_t>(c.getThreadsPerRow(), 32);
@@ -155,15 +180,21 @@ public:
     // A row's combine: shuffles, and a barrier per combine across warps.
     double steps =
         std::log2(double(std::min<int64_t>(c.getThreadsPerRow(), 32)));
-    double waves = std::ceil(rows / std::max(resident, 1.0));
     double combineNs = waves * (c.getPasses() + 1) *
                        (steps * 30 + (c.getWarpsPerRow() > 1 ? 200 : 0));
-    double largest = std::max({hbmNs, l2Ns, latencyNs, l1Ns});
+    // A row's own chain: each of a thread's runs waits for its load (a few
+    // at a time), pass after pass; waves of rows run one after another.
+    double iterations =
+        std::ceil(double(rep.n) / (c.getThreadsPerRow() * c.getVector()));
+    double chainNs =
+        waves * std::ceil(iterations / loads) * reads * params.memLatencyNs;
+    double largest = std::max({hbmNs + l2Ns, latencyNs, l1Ns, chainNs});
     cost.totalNs = params.launchOverheadNs + largest + combineNs;
-    cost.terms = llvm::formatv("hbm {0:f1}, l2 {1:f1}, latency {2:f1}, l1 "
-                               "{3:f1}, combine {4:f1} us",
+    cost.terms = llvm::formatv("hbm {0:f1}, l2 re-reads {1:f1}, latency "
+                               "{2:f1}, l1 "
+                               "{3:f1}, chain {4:f1}, combine {5:f1} us",
                                hbmNs / 1000, l2Ns / 1000, latencyNs / 1000,
-                               l1Ns / 1000, combineNs / 1000)
+                               l1Ns / 1000, chainNs / 1000, combineNs / 1000)
                      .str();
     cost.notes =
         llvm::formatv("{0:f0} rows, {1} read pass(es)", rows, reads).str();
@@ -174,9 +205,9 @@ public:
   getTieBreakers(KernelConfigAttrInterface config,
                  const KernelResources &resources) const override {
     auto c = cast<RowConfigAttr>(config);
-    // Fewer passes, wider vectors, then smaller blocks.
-    return {c.getPasses(), -c.getVector(), c.getThreads(),
-            c.getThreadsPerRow()};
+    // A cached row, fewer passes, wider vectors, then smaller blocks.
+    return {c.getCachedRuns() == 0, c.getPasses(), -c.getVector(),
+            c.getThreads(), c.getThreadsPerRow()};
   }
 
   std::string getShapeKey(KernelConfigAttrInterface config,
@@ -185,7 +216,8 @@ public:
     std::string key =
         llvm::formatv("{0}x{1}", c.getThreadsPerRow(), c.getRowsPerBlock());
     if (!coarse)
-      key += llvm::formatv("/v{0}", c.getVector()).str();
+      key +=
+          llvm::formatv("/v{0}/c{1}", c.getVector(), c.getCachedRuns()).str();
     return key;
   }
 
@@ -343,7 +375,7 @@ RowReduceFamily::describeLaunch(ProblemOpInterface op,
       SizeExpr::constant(1), SizeExpr::symbol("B")};
   kernel.block = {config.getThreads(), 1, 1};
   kernel.dynamicSmemBytes = getRowSmemBytes(config);
-  kernel.estimatedRegs = kRowKernelRegs;
+  kernel.estimatedRegs = getRowRegisters(config, p);
   for (const LaunchArg &arg : launch.args)
     kernel.params.push_back(arg.name);
   return launch;

@@ -101,6 +101,15 @@ int64_t mlir::amk::getRowSmemBytes(RowConfigAttr config) {
   return 2 * warps * config.getRowsPerBlock() * 2 * 4;
 }
 
+int64_t mlir::amk::getRowRegisters(RowConfigAttr config,
+                                   const RowProblem &problem) {
+  // Cached runs stay in the input type: 32-bit registers hold one f32 or
+  // two 16-bit values.
+  int64_t cached =
+      getCachedRegisters(config.getCachedRuns(), config.getVector(), problem);
+  return cached == 0 ? 64 : llvm::alignTo(48 + cached, 8);
+}
+
 KernelResources mlir::amk::getRowResources(RowConfigAttr config,
                                            const RowProblem &problem,
                                            const TargetSpec &target) {
@@ -108,7 +117,7 @@ KernelResources mlir::amk::getRowResources(RowConfigAttr config,
   r.threadsPerBlock = config.getThreads();
   r.block = {r.threadsPerBlock, 1, 1};
   r.dynamicSmemBytes = getRowSmemBytes(config);
-  r.regsPerThread = kRowKernelRegs;
+  r.regsPerThread = getRowRegisters(config, problem);
   computeOccupancy(r, target);
   // Row groups on x, the batch on z.
   if (!ShapedType::isDynamic(problem.m))
@@ -138,6 +147,27 @@ LogicalResult mlir::amk::checkRowLowerable(RowConfigAttr config,
       vector * problem.outType.getIntOrFloatBitWidth() > 128) {
     whyNot = llvm::formatv("vector width {0} exceeds a 16-byte access", vector);
     return failure();
+  }
+  if (int64_t runs = config.getCachedRuns()) {
+    int64_t perPass = config.getThreadsPerRow() * vector;
+    if (ShapedType::isDynamic(problem.n)) {
+      whyNot = "a cached row needs a static row length";
+      return failure();
+    }
+    if (getCachedRegisters(runs, vector, problem) > kMaxCachedRegisters) {
+      whyNot = llvm::formatv("{0} cached runs of {1} exceed the {2} registers "
+                             "a thread gives to its row",
+                             runs, vector, kMaxCachedRegisters);
+      return failure();
+    }
+    // Exactly the runs the row needs: fewer cannot hold it, more are dead.
+    if (runs != llvm::divideCeil(problem.n, perPass)) {
+      whyNot = llvm::formatv("a row of {0} in runs of {1} x {2} threads needs "
+                             "cached_runs = {3}",
+                             problem.n, vector, config.getThreadsPerRow(),
+                             llvm::divideCeil(problem.n, perPass));
+      return failure();
+    }
   }
   if (config.getPasses() == 2 && !problem.hasTwoPassForm()) {
     whyNot = "passes = 2 applies to softmax and layer_norm only";

@@ -79,8 +79,15 @@ private:
   Value lengthF32();
 
   /// `vector` elements of `memref` at [row, col] (or [col] for rank 1), as
-  /// f32.
-  SmallVector<Value> loadRun(Value memref, ValueRange at);
+  /// f32 (or as stored).
+  SmallVector<Value> loadRun(Value memref, ValueRange at, bool asF32 = true);
+  /// A cached run as f32.
+  SmallVector<Value> cachedAsF32(ArrayRef<Value> run) {
+    SmallVector<Value> out;
+    for (Value v : run)
+      out.push_back(toF32(v));
+    return out;
+  }
   /// `index` into dimension `d` of `memref`, clamped to 0 where it is
   /// dynamic (it never is past it; the clamp says so to the bounds proof,
   /// which does not relate different buffers' dynamic sizes or take a loop
@@ -104,10 +111,21 @@ private:
   void writeReduction(Value value);
   void writeRows(llvm::function_ref<Value(Value, int64_t, Value)> element);
 
+  /// cached_runs > 0: loads this thread's runs of the row once (clamped
+  /// into the row; `cachedValid` says which exist).
+  void loadCachedRow();
+  /// Folds the cached runs that exist into `stats`.
+  Stats foldCached(const StatPass &pass);
+
   ImplicitLocOpBuilder &b;
   RowConfigAttr config;
   const RowProblem &p;
   Value x, weight, bias, y;
+  /// The cached runs (f32), whether each is in the row, and its column.
+  SmallVector<SmallVector<Value>> cachedRuns;
+  SmallVector<Value> cachedValid, cachedColumn;
+  /// The weight and bias of the run being written (f32).
+  SmallVector<Value> runWeight, runBias;
   Value tid, lane, warpInRow, rowInBlock, row, active;
   Value smem;
 };
@@ -140,12 +158,14 @@ Value RowKernelBuilder::lengthF32() {
   return arith::UIToFPOp::create(b, b.getF32Type(), n);
 }
 
-SmallVector<Value> RowKernelBuilder::loadRun(Value memref, ValueRange at) {
+SmallVector<Value> RowKernelBuilder::loadRun(Value memref, ValueRange at,
+                                             bool asF32) {
   int64_t width = config.getVector();
   auto type = cast<MemRefType>(memref.getType());
   SmallVector<Value> values;
+  auto convert = [&](Value v) { return asF32 ? toF32(v) : v; };
   if (width == 1) {
-    values.push_back(toF32(memref::LoadOp::create(b, memref, at)));
+    values.push_back(convert(memref::LoadOp::create(b, memref, at)));
     return values;
   }
   Type elem = type.getElementType();
@@ -154,7 +174,7 @@ SmallVector<Value> RowKernelBuilder::loadRun(Value memref, ValueRange at) {
       vector::LoadOp::create(b, VectorType::get({width}, elem), memref, at,
                              /*nontemporal=*/false, llvm::MaybeAlign(align));
   for (int64_t i = 0; i < width; ++i)
-    values.push_back(toF32(vector::ExtractOp::create(b, vec, i)));
+    values.push_back(convert(vector::ExtractOp::create(b, vec, i)));
   return values;
 }
 
@@ -186,7 +206,61 @@ void RowKernelBuilder::forEachRun(llvm::function_ref<void(Value)> body) {
   body(runColumn(loop));
 }
 
+void RowKernelBuilder::loadCachedRow() {
+  int64_t width = config.getVector(), count = config.getCachedRuns();
+  // Static: checkRowLowerable takes cached rows of a static length only.
+  int64_t runs = p.n / width;
+  for (int64_t k = 0; k < count; ++k) {
+    Value run =
+        arith::AddIOp::create(b, lane, c(k * config.getThreadsPerRow()));
+    cachedValid.push_back(
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, run, c(runs)));
+    // Clamped to the last run: equal to the run's own column wherever it
+    // is valid, and inside the row by its range alone (the bounds proof
+    // does not carry the guard through the multiplication).
+    Value clamped = arith::MinUIOp::create(b, run, c(runs - 1));
+    cachedColumn.push_back(arith::MulIOp::create(b, clamped, c(width)));
+  }
+  // Rows past the end load nothing; their zeros are never written.
+  Type elem = p.inType;
+  SmallVector<Type> types(count * width, elem);
+  auto ifOp = scf::IfOp::create(b, types, active, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    Value zero = arith::ConstantOp::create(b, elem, b.getZeroAttr(elem));
+    scf::YieldOp::create(b, SmallVector<Value>(count * width, zero));
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    SmallVector<Value> values;
+    // Kept as stored (bf16 and f16 take half the registers).
+    for (Value col : cachedColumn)
+      llvm::append_range(values, loadRun(x, ValueRange{row, col}, false));
+    scf::YieldOp::create(b, values);
+  }
+  for (int64_t k = 0; k < count; ++k)
+    cachedRuns.push_back(
+        SmallVector<Value>(ifOp.getResults().slice(k * width, width)));
+}
+
+Stats RowKernelBuilder::foldCached(const StatPass &pass) {
+  Stats stats = pass.init();
+  for (auto [run, valid] : llvm::zip_equal(cachedRuns, cachedValid)) {
+    Stats next = stats;
+    SmallVector<Value> values = cachedAsF32(run);
+    if (pass.foldRun)
+      next = pass.foldRun(next, values);
+    else
+      for (Value v : values)
+        next = pass.fold(next, v);
+    for (auto [s, n] : llvm::zip_equal(stats, next))
+      s = arith::SelectOp::create(b, valid, n, s);
+  }
+  return stats;
+}
+
 Stats RowKernelBuilder::foldRow(const StatPass &pass) {
+  if (!cachedRuns.empty())
+    return foldCached(pass);
   Stats init = pass.init();
   SmallVector<Type> types(init.size(), b.getF32Type());
   auto ifOp = scf::IfOp::create(b, types, active, /*withElseRegion=*/true);
@@ -351,8 +425,14 @@ void RowKernelBuilder::writeRows(
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
   int64_t width = config.getVector();
-  forEachRun([&](Value col) {
-    SmallVector<Value> in = loadRun(x, ValueRange{row, clampTo(x, 1, col)});
+  auto writeRun = [&](Value col, ArrayRef<Value> in) {
+    // The weight and bias of these columns, a run each, read as x is.
+    runWeight.clear();
+    runBias.clear();
+    if (weight)
+      runWeight = loadRun(weight, ValueRange{clampTo(weight, 0, col)});
+    if (bias)
+      runBias = loadRun(bias, ValueRange{clampTo(bias, 0, col)});
     SmallVector<Value> out;
     for (int64_t i = 0; i < width; ++i) {
       Value v = element(in[i], i, col);
@@ -377,7 +457,20 @@ void RowKernelBuilder::writeRows(
     vector::StoreOp::create(b, vec, y, ValueRange{row, col},
                             /*nontemporal=*/false,
                             llvm::MaybeAlign(width * p.outBytes()));
-  });
+  };
+  if (cachedRuns.empty()) {
+    forEachRun([&](Value col) {
+      writeRun(col, loadRun(x, ValueRange{row, clampTo(x, 1, col)}));
+    });
+    return;
+  }
+  for (auto [run, valid, col] :
+       llvm::zip_equal(cachedRuns, cachedValid, cachedColumn)) {
+    OpBuilder::InsertionGuard inner(b);
+    auto exists = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(exists.thenBlock());
+    writeRun(col, cachedAsF32(run));
+  }
 }
 
 void RowKernelBuilder::build(gpu::GPUFuncOp func) {
@@ -434,14 +527,13 @@ void RowKernelBuilder::build(gpu::GPUFuncOp func) {
         raw, c(0), ValueRange{});
   }
 
+  if (config.getCachedRuns() > 0)
+    loadCachedRow();
+
   auto identity = [](Value v) { return v; };
   auto square = [this](Value v) { return mul(v, v); };
   auto rstdOf = [this](Value meanSquare) {
     return math::RsqrtOp::create(b, add(meanSquare, f32(p.eps)));
-  };
-  auto loadAt = [this](Value memref, Value col, int64_t i) {
-    Value at = clampTo(memref, 0, arith::AddIOp::create(b, col, c(i)));
-    return toF32(memref::LoadOp::create(b, memref, ValueRange{at}));
   };
   auto rowStats = [&](const StatPass &pass, int64_t stage) {
     return combineRow(pass, foldRow(pass), stage);
@@ -481,7 +573,7 @@ void RowKernelBuilder::build(gpu::GPUFuncOp func) {
     Value sumSq = rowStats(sumPass(square), 0)[0];
     Value rstd = rstdOf(arith::DivFOp::create(b, sumSq, lengthF32()));
     writeRows([&](Value v, int64_t i, Value col) {
-      return mul(mul(v, rstd), loadAt(weight, col, i));
+      return mul(mul(v, rstd), runWeight[i]);
     });
     break;
   }
@@ -513,8 +605,8 @@ void RowKernelBuilder::build(gpu::GPUFuncOp func) {
     }
     Value rstd = rstdOf(var);
     writeRows([&](Value v, int64_t i, Value col) {
-      Value out = mul(mul(sub(v, mean), rstd), loadAt(weight, col, i));
-      return bias ? add(out, loadAt(bias, col, i)) : out;
+      Value out = mul(mul(sub(v, mean), rstd), runWeight[i]);
+      return bias ? add(out, runBias[i]) : out;
     });
     break;
   }

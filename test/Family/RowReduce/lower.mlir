@@ -98,3 +98,28 @@ func.func @layer_norm(%x: memref<?x?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16
   return
 }
 }
+
+// -----
+
+// A cached row: each thread loads its runs once (clamped to the last run,
+// kept as bf16), the statistics fold only the runs that exist (selects),
+// and each existing run is written from registers: no second read.
+// CHECK-LABEL: func.func @cached
+// CHECK:       gpu.func @softmax_cached(%[[X:.*]]: memref<16x1000xbf16>, %[[Y:.*]]: memref<16x1000xbf16>)
+// CHECK-SAME:    nvvm.maxnreg = 56
+// CHECK:         arith.minui %{{.*}}, %c124 : index
+// CHECK:         scf.if %{{.*}} -> (bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16)
+// CHECK-COUNT-2:   vector.load %[[X]]{{.*}} : memref<16x1000xbf16>, vector<8xbf16>
+// CHECK-NOT:       vector.load %[[X]]
+// CHECK:         arith.select
+// CHECK:         gpu.shuffle  xor
+// CHECK-NOT:     vector.load %[[X]]
+// CHECK:         vector.store %{{.*}}, %[[Y]]
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @cached(%x: memref<16x1000xbf16>, %y: memref<16x1000xbf16>) {
+  amk.kernel "softmax_cached" config(#amk.row_config<threads_per_row = 64, rows_per_block = 1, vector = 8, cached_runs = 2>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<16x1000xbf16>, memref<16x1000xbf16>
+  }
+  return
+}
+}

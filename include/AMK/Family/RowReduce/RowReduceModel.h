@@ -54,9 +54,18 @@ struct RowProblem {
   }
 };
 
-/// The register budget of every row-wise kernel (.maxnreg): a few
-/// statistics, one vector of the row and addresses.
-constexpr int64_t kRowKernelRegs = 64;
+/// The register budget of a row-wise kernel (.maxnreg): a few statistics,
+/// one vector of the row and addresses (64), plus the cached runs.
+int64_t getRowRegisters(RowConfigAttr config, const RowProblem &problem);
+
+/// Most registers a thread gives to a cached row.
+constexpr int64_t kMaxCachedRegisters = 32;
+
+/// Registers `runs` cached runs of `vector` elements take.
+inline int64_t getCachedRegisters(int64_t runs, int64_t vector,
+                                  const RowProblem &problem) {
+  return (runs * vector * problem.inType.getIntOrFloatBitWidth() + 31) / 32;
+}
 
 /// Shared memory for the cross-warp combine of rows wider than a warp: per
 /// row, per warp, two f32 statistics, for each of the two combines.

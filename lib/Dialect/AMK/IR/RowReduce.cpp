@@ -169,7 +169,7 @@ std::string RowReduceOp::getProblemSignature() {
 LogicalResult
 RowConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       int64_t threadsPerRow, int64_t rowsPerBlock,
-                      int64_t vector, int64_t passes) {
+                      int64_t vector, int64_t passes, int64_t cachedRuns) {
   if (threadsPerRow < 1 || threadsPerRow > 1024 ||
       !llvm::isPowerOf2_64(threadsPerRow))
     return emitError() << "threads_per_row must be a power of two in [1, "
@@ -189,6 +189,8 @@ RowConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << vector;
   if (passes != 1 && passes != 2)
     return emitError() << "passes must be 1 or 2, got " << passes;
+  if (cachedRuns < 0 || cachedRuns > 32)
+    return emitError() << "cached_runs must be in [0, 32], got " << cachedRuns;
   return success();
 }
 

@@ -194,6 +194,9 @@ def AMK_RowConfigAttr : AMK_Attr<"RowConfig", "row_config",
     statistics read the row before the output pass: 1 (online softmax: max
     and sum together; sum and sum of squares for LayerNorm) or 2 (the max,
     then the sum of exponentials; the mean, then the variance).
+    `cached_runs = K` (K >= 1) keeps each thread's K runs of the row in
+    registers: the row is read from memory once, whatever the passes (0:
+    every pass reads the row again).
 
     ```mlir
     #amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 4>
@@ -203,7 +206,8 @@ def AMK_RowConfigAttr : AMK_Attr<"RowConfig", "row_config",
     "int64_t":$threads_per_row,
     "int64_t":$rows_per_block,
     "int64_t":$vector,
-    DefaultValuedParameter<"int64_t", "1", "statistics passes over a row">:$passes
+    DefaultValuedParameter<"int64_t", "1", "statistics passes over a row">:$passes,
+    DefaultValuedParameter<"int64_t", "0", "runs kept in registers">:$cached_runs
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
