@@ -35,6 +35,11 @@ struct RowCostParams {
   double representativeSize = 4096;
 };
 
+/// The row length a dynamic one is planned at, and the fewest threads a
+/// row of dynamic length gets.
+constexpr int64_t kDynamicRowLength = 32768;
+constexpr int64_t kDynamicRowThreads = 256;
+
 template <typename Fn> static void forEachParam(RowCostParams &p, Fn fn) {
   fn("row_hbm_efficiency", p.hbmEfficiency);
   fn("row_l2_bandwidth_per_hbm", p.l2BandwidthPerHbm);
@@ -54,8 +59,11 @@ public:
       rep.batch = 1;
     if (ShapedType::isDynamic(rep.m))
       rep.m = size;
+    // A dynamic row length is planned long: a block sized for long rows
+    // wastes a little on short ones, one sized for short rows crawls on
+    // long ones (H200: a warp per 100000-wide row ran 20x slower than torch).
     if (ShapedType::isDynamic(rep.n))
-      rep.n = size;
+      rep.n = kDynamicRowLength;
   }
 
   FailureOr<KernelResources>
@@ -111,6 +119,18 @@ public:
   std::optional<std::pair<std::string, std::string>>
   prune(KernelConfigAttrInterface config) const override {
     auto c = cast<RowConfigAttr>(config);
+    // A dynamic row may be long and come in few rows: fewer threads per row
+    // then crawl through it (H200, 300 rows of 100000: a warp per row took
+    // 20x torch's time), while a wide block only idles a little on short
+    // rows.
+    if (ShapedType::isDynamic(problem.n) &&
+        c.getThreadsPerRow() < kDynamicRowThreads)
+      return std::make_pair(
+          std::string("heuristic:dynamic-row-narrow"),
+          llvm::formatv("{0} threads for a row of dynamic length (at least "
+                        "{1})",
+                        c.getThreadsPerRow(), kDynamicRowThreads)
+              .str());
     // Threads past twice the row's vectors would only idle.
     if (c.getThreadsPerRow() > 1 &&
         c.getThreadsPerRow() * c.getVector() > 2 * rep.n)
@@ -232,9 +252,11 @@ public:
   SmallVector<std::string> getPlanNotes() const override {
     if (!problem.hasDynamicSizes())
       return {};
-    return {llvm::formatv("dynamic sizes planned as {0:f0} (a dynamic batch "
-                          "as 1)",
-                          params.representativeSize)
+    return {llvm::formatv("dynamic sizes planned as {0:f0} rows of {1} (a "
+                          "dynamic batch as 1)",
+                          params.representativeSize,
+                          ShapedType::isDynamic(problem.n) ? kDynamicRowLength
+                                                           : problem.n)
                 .str()};
   }
 

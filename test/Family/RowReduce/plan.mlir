@@ -15,7 +15,7 @@ func.func @softmax(%x: memref<4096x4096xbf16>, %y: memref<4096x4096xbf16>) {
 // unsynthesizable), and the plan says at what size it was made.
 // EXPLAIN: remark: planned rms_norm_Dx{{.*}}: #amk.row_config<{{.*}}vector = 1>
 // EXPLAIN: note: rejected: {{.*}}AMK-SYNTH-UNSUPPORTED
-// EXPLAIN: note: dynamic sizes planned as 4096 (a dynamic batch as 1)
+// EXPLAIN: note: dynamic sizes planned as 4096 rows of 32768 (a dynamic batch as 1)
 func.func @rms(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?xf32>) {
   amk.row_reduce %x weight(%w) into %y {kind = #amk.row_op<rms_norm>} : memref<?x?xf32>, memref<?xf32>, memref<?x?xf32>
   return
