@@ -19,8 +19,8 @@ ProblemModel::~ProblemModel() = default;
 KernelFamily::~KernelFamily() = default;
 
 LogicalResult KernelFamily::importOp(RewriterBase &, Operation *,
-                                     std::string &whyNot) const {
-  whyNot = ("family '" + getName() + "' imports no upstream ops").str();
+                                     ImportDecline &why) const {
+  why.reason = ("family '" + getName() + "' imports no upstream ops").str();
   return failure();
 }
 

@@ -32,7 +32,8 @@ LogicalResult mlir::amk::initializeFamilies(MLIRContext *context) {
   return success();
 }
 
-void mlir::amk::importUpstreamOps(Operation *root, StringRef warningPrefix) {
+LogicalResult mlir::amk::importUpstreamOps(Operation *root,
+                                           StringRef warningPrefix) {
   SmallVector<std::pair<Operation *, const KernelFamily *>> candidates;
   root->walk([&](Operation *op) {
     if (op->getParentOfType<KernelOp>())
@@ -44,11 +45,20 @@ void mlir::amk::importUpstreamOps(Operation *root, StringRef warningPrefix) {
       }
   });
   IRRewriter rewriter(root->getContext());
+  bool refused = false;
   for (auto [op, family] : candidates) {
-    std::string whyNot;
-    if (failed(family->importOp(rewriter, op, whyNot)))
-      op->emitWarning(warningPrefix) << whyNot;
+    ImportDecline why;
+    if (succeeded(family->importOp(rewriter, op, why)))
+      continue;
+    if (why.isError) {
+      op->emitError("the ") << family->getDisplayName()
+                            << " family cannot compute this op: " << why.reason;
+      refused = true;
+    } else {
+      op->emitWarning(warningPrefix) << why.reason;
+    }
   }
+  return failure(refused);
 }
 
 namespace {
@@ -61,7 +71,8 @@ struct AMKImportLinalgPass
   }
 
   void runOnOperation() override {
-    importUpstreamOps(getOperation(), "not imported into AMK: ");
+    if (failed(importUpstreamOps(getOperation(), "not imported into AMK: ")))
+      signalPassFailure();
   }
 };
 } // namespace

@@ -254,7 +254,8 @@ void AMKPlanPass::runOnOperation() {
     return signalPassFailure();
 
   // Upstream ops the families take enter as their problem ops.
-  importUpstreamOps(module, "not planned by AMK: ");
+  if (failed(importUpstreamOps(module, "not planned by AMK: ")))
+    return signalPassFailure();
 
   llvm::StringSet<> names;
   SmallVector<ProblemOpInterface> problems;

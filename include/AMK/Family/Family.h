@@ -198,6 +198,16 @@ struct PlanBucket {
   }
 };
 
+/// Why a family did not import an upstream op.
+struct ImportDecline {
+  std::string reason;
+  /// The op is the family's kind but cannot be served as written (a
+  /// reduction whose combiner is unknown, a reduced dimension that is not
+  /// the last): an error. Otherwise (e.g. tensors, not yet bufferized) the
+  /// op stays for another pipeline, with a warning.
+  bool isError = false;
+};
+
 /// A family's view of one problem on one target: what every stage asks
 /// about a config of this family.
 class ProblemModel {
@@ -264,9 +274,9 @@ public:
   /// imports.
   virtual bool canImport(Operation *op) const { return false; }
   /// Replaces `op` by the family's problem op; on failure `op` stays and
-  /// `whyNot` says why.
+  /// `why` says why.
   virtual LogicalResult importOp(RewriterBase &rewriter, Operation *op,
-                                 std::string &whyNot) const;
+                                 ImportDecline &why) const;
 
   /// The model of `problem` (a problem op of this family) on `target`.
   virtual std::unique_ptr<ProblemModel>

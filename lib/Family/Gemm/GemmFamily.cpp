@@ -45,8 +45,8 @@ public:
     return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
   }
   LogicalResult importOp(RewriterBase &rewriter, Operation *op,
-                         std::string &whyNot) const override {
-    return importLinalgMatmul(rewriter, op, whyNot);
+                         ImportDecline &why) const override {
+    return importLinalgMatmul(rewriter, op, why.reason);
   }
 
   std::unique_ptr<ProblemModel>

@@ -14,6 +14,7 @@
 
 #include "AMK/Family/RowReduce/RowReduceModel.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -273,6 +274,14 @@ class RowReduceFamily : public KernelFamily {
 public:
   StringRef getName() const override { return "row_reduce"; }
   StringRef getDisplayName() const override { return "row-wise"; }
+
+  bool canImport(Operation *op) const override {
+    return isa<linalg::SoftmaxOp, linalg::ReduceOp>(op);
+  }
+  LogicalResult importOp(RewriterBase &rewriter, Operation *op,
+                         ImportDecline &why) const override {
+    return importLinalgRowOp(rewriter, op, why);
+  }
 
   std::unique_ptr<ProblemModel> getModel(ProblemOpInterface problem,
                                          const TargetSpec &target,

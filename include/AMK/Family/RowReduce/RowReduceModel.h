@@ -87,6 +87,11 @@ FailureOr<gpu::GPUFuncOp> synthesizeRowKernel(gpu::GPUModuleOp module,
                                               RowConfigAttr config,
                                               StringRef name);
 
+/// Replaces a linalg.softmax or linalg.reduce (see ImportLinalg.cpp) by
+/// amk.row_reduce.
+LogicalResult importLinalgRowOp(RewriterBase &rewriter, Operation *op,
+                                ImportDecline &why);
+
 /// The family, for registerAllFamilies.
 std::unique_ptr<KernelFamily> createRowReduceFamily();
 
