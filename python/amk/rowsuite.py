@@ -21,17 +21,20 @@ NORMS = ("rms_norm", "layer_norm")
 
 class RowCase:
     def __init__(self, kind, m, n, dtype, batch=0, dynamic=False, bias=False,
-                 out=None, perf=True, sizes=None, eps=None):
+                 out=None, perf=True, sizes=None, eps=None, config=None,
+                 tag=""):
         self.kind, self.m, self.n, self.dtype = kind, m, n, dtype
         self.batch, self.dynamic, self.bias = batch, dynamic, bias
         self.out = out or dtype
         self.perf, self.sizes, self.eps = perf, sizes, eps
         self.k = 0
-        self.config = None
+        # An explicit #amk.row_config (the planner's choice when None).
+        self.config = config
         shape = "x".join(("D" if dynamic else str(v))
                          for v in ([batch] if batch else []) + [m, n])
         suffix = "" if self.out == dtype else f"_to_{self.out}"
-        self.name = f"{kind}_{shape}_{dtype}{suffix}{'_bias' if bias else ''}"
+        self.name = (f"{kind}_{shape}_{dtype}{suffix}"
+                     f"{'_bias' if bias else ''}{tag}")
 
     def module(self):
         t, o = MLIR_TYPE[self.dtype], MLIR_TYPE[self.out]
@@ -55,9 +58,15 @@ class RowCase:
         uses += " bias(%b)" if self.bias else ""
         args = ", ".join(f"%{n}: {ty}" for n, ty in operands)
         types = ", ".join(ty for _, ty in operands)
-        return (f"module {{\n  func.func @{self.name}({args}) {{\n"
-                f"    amk.row_reduce %x{uses} into %y {{{', '.join(attrs)}}}"
-                f" : {types}\n    return\n  }}\n}}\n")
+        op = (f"amk.row_reduce %x{uses} into %y {{{', '.join(attrs)}}}"
+              f" : {types}")
+        func = self.name
+        if self.config:
+            op = (f'amk.kernel "{self.name}" config({self.config}) {{\n'
+                  f"      {op}\n    }}")
+            func = "run_" + self.name
+        return (f"module {{\n  func.func @{func}({args}) {{\n"
+                f"    {op}\n    return\n  }}\n}}\n")
 
 
 def row_cases():
@@ -87,14 +96,37 @@ def row_cases():
     return cases
 
 
+def softmax_study_cases():
+    """Softmax with cached rows, online (one statistics pass) against two
+    passes that keep each exponential, beside the planner's kernel."""
+    cases = []
+    for dtype, m, n, t, v in [("bf16", 4096, 4096, 64, 8),
+                              ("bf16", 32768, 1024, 16, 8),
+                              ("fp32", 32768, 1024, 32, 4),
+                              ("fp32", 4096, 4096, 128, 4),
+                              ("bf16", 8192, 32768, 512, 8),
+                              ("bf16", 8192, 32768, 1024, 8)]:
+        cases.append(RowCase("softmax", m, n, dtype))
+        runs = -(-n // (t * v))
+        for passes in (1, 2):
+            config = (f"#amk.row_config<threads_per_row = {t}, "
+                      f"rows_per_block = 1, vector = {v}, passes = {passes}, "
+                      f"cached_runs = {runs}>")
+            cases.append(RowCase("softmax", m, n, dtype, config=config,
+                                 tag=f"_t{t}_p{passes}"))
+    return cases
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--amk-opt", default="build/bin/amk-opt")
     parser.add_argument("--target", default="h200")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--softmax-study", action="store_true",
+                        help="cached softmax kernels, one pass against two")
     args = parser.parse_args()
-    sys.exit(1 if build(args.amk_opt, args.target, args.out, row_cases())
-             else 0)
+    cases = softmax_study_cases() if args.softmax_study else row_cases()
+    sys.exit(1 if build(args.amk_opt, args.target, args.out, cases) else 0)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ struct RowCostParams {
   double l2BandwidthPerHbm = 2.5;
   double memLatencyNs = 700;
   double loadsInFlight = 4;
+  double sfuExposed = 0.3;
   double launchOverheadNs = 3000;
   /// Dynamic sizes are planned at this size.
   double representativeSize = 4096;
@@ -46,6 +47,7 @@ template <typename Fn> static void forEachParam(RowCostParams &p, Fn fn) {
   fn("row_l2_bandwidth_per_hbm", p.l2BandwidthPerHbm);
   fn("row_mem_latency_ns", p.memLatencyNs);
   fn("row_loads_in_flight", p.loadsInFlight);
+  fn("row_sfu_exposed", p.sfuExposed);
   fn("row_launch_overhead_ns", p.launchOverheadNs);
 }
 
@@ -198,25 +200,46 @@ public:
                        (32.0 * c.getVector());
     double l1Ns = warpLoads * linesPerLoad /
                   (double(target.sm_count) * target.clock_mhz / 1000.0);
-    // A row's combine: shuffles, and a barrier per combine across warps.
+    // A row's combines (one per statistics pass): shuffles, and a barrier
+    // across warps; part of the row's chain, hidden by other rows' loads.
     double steps =
         std::log2(double(std::min<int64_t>(c.getThreadsPerRow(), 32)));
-    double combineNs = waves * (c.getPasses() + 1) *
+    double combineNs = waves * c.getPasses() *
                        (steps * 30 + (c.getWarpsPerRow() > 1 ? 200 : 0));
     // A row's own chain: each of a thread's runs waits for its load (a few
     // at a time), pass after pass; waves of rows run one after another.
     double iterations =
         std::ceil(double(rep.n) / (c.getThreadsPerRow() * c.getVector()));
     double chainNs =
-        waves * std::ceil(iterations / loads) * reads * params.memLatencyNs;
-    double largest = std::max({hbmNs + l2Ns, latencyNs, l1Ns, chainNs});
-    cost.totalNs = params.launchOverheadNs + largest + combineNs;
-    cost.terms = llvm::formatv("hbm {0:f1}, l2 re-reads {1:f1}, latency "
-                               "{2:f1}, l1 "
-                               "{3:f1}, chain {4:f1}, combine {5:f1} us",
-                               hbmNs / 1000, l2Ns / 1000, latencyNs / 1000,
-                               l1Ns / 1000, chainNs / 1000, combineNs / 1000)
-                     .str();
+        waves * std::ceil(iterations / loads) * reads * params.memLatencyNs +
+        combineNs;
+    // Exponentials (softmax) on the SFUs, 16 per clock per SM: the online
+    // pass takes vector + 2 per run, the output pass one per element; a
+    // cached two-pass softmax computes each once.
+    double expsPerElement = 0;
+    if (rep.kind == RowOp::softmax) {
+      if (cached && c.getPasses() == 2)
+        expsPerElement = 1;
+      else if (c.getPasses() == 2)
+        expsPerElement = 2;
+      else
+        expsPerElement = 1 + (c.getVector() + 2.0) / c.getVector();
+    }
+    double sfuNs = rows * rep.n * expsPerElement /
+                   (double(target.sm_count) * 16 * target.clock_mhz / 1000.0);
+    // They overlap the memory stream only in part: on the H200 a cached
+    // 4096x4096 bf16 softmax ran 1.5 us faster with 1.25 fewer exps per
+    // element (5 us of SFU time), so 0.3 of it adds.
+    double largest = std::max({hbmNs + l2Ns, latencyNs, l1Ns, chainNs, sfuNs}) +
+                     params.sfuExposed * sfuNs;
+    cost.totalNs = params.launchOverheadNs + largest;
+    cost.terms =
+        llvm::formatv("hbm {0:f1}, l2 re-reads {1:f1}, latency "
+                      "{2:f1}, l1 {3:f1}, chain {4:f1}, sfu {5:f1}, "
+                      "combine {6:f1} us",
+                      hbmNs / 1000, l2Ns / 1000, latencyNs / 1000, l1Ns / 1000,
+                      chainNs / 1000, sfuNs / 1000, combineNs / 1000)
+            .str();
     cost.notes =
         llvm::formatv("{0:f0} rows, {1} read pass(es)", rows, reads).str();
     return cost;
@@ -237,8 +260,9 @@ public:
     std::string key =
         llvm::formatv("{0}x{1}", c.getThreadsPerRow(), c.getRowsPerBlock());
     if (!coarse)
-      key +=
-          llvm::formatv("/v{0}/c{1}", c.getVector(), c.getCachedRuns()).str();
+      key += llvm::formatv("/v{0}/c{1}/p{2}", c.getVector(), c.getCachedRuns(),
+                           c.getPasses())
+                 .str();
     return key;
   }
 

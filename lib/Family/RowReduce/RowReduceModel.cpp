@@ -107,6 +107,9 @@ int64_t mlir::amk::getRowRegisters(RowConfigAttr config,
   // two 16-bit values.
   int64_t cached =
       getCachedRegisters(config.getCachedRuns(), config.getVector(), problem);
+  // A cached two-pass softmax keeps each exp(x - max) too, in f32.
+  if (cached && problem.kind == RowOp::softmax && config.getPasses() == 2)
+    cached += config.getCachedRuns() * config.getVector();
   return cached == 0 ? 64 : llvm::alignTo(48 + cached, 8);
 }
 

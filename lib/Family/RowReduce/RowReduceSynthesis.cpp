@@ -109,7 +109,10 @@ private:
                              const Stats &c);
 
   void writeReduction(Value value);
-  void writeRows(llvm::function_ref<Value(Value, int64_t, Value)> element);
+  /// Writes y: `element(v, i, col)` of each element v of this thread's
+  /// runs (for a cached row, `values[k]` in place of run k where given).
+  void writeRows(llvm::function_ref<Value(Value, int64_t, Value)> element,
+                 ArrayRef<SmallVector<Value>> values = {});
 
   /// cached_runs > 0: loads this thread's runs of the row once (clamped
   /// into the row; `cachedValid` says which exist).
@@ -420,7 +423,8 @@ void RowKernelBuilder::writeReduction(Value value) {
 }
 
 void RowKernelBuilder::writeRows(
-    llvm::function_ref<Value(Value, int64_t, Value)> element) {
+    llvm::function_ref<Value(Value, int64_t, Value)> element,
+    ArrayRef<SmallVector<Value>> values) {
   auto ifOp = scf::IfOp::create(b, active, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
@@ -464,12 +468,12 @@ void RowKernelBuilder::writeRows(
     });
     return;
   }
-  for (auto [run, valid, col] :
-       llvm::zip_equal(cachedRuns, cachedValid, cachedColumn)) {
+  for (auto [k, run] : llvm::enumerate(cachedRuns)) {
     OpBuilder::InsertionGuard inner(b);
-    auto exists = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
+    auto exists =
+        scf::IfOp::create(b, cachedValid[k], /*withElseRegion=*/false);
     b.setInsertionPointToStart(exists.thenBlock());
-    writeRun(col, cachedAsF32(run));
+    writeRun(cachedColumn[k], values.empty() ? cachedAsF32(run) : values[k]);
   }
 }
 
@@ -552,6 +556,26 @@ void RowKernelBuilder::build(gpu::GPUFuncOp func) {
     break;
   case RowOp::softmax: {
     Value m, s;
+    if (!cachedRuns.empty() && config.getPasses() == 2) {
+      // A cached row: the max costs no exponential, and each exp(x - max)
+      // is computed once, summed and kept for the output.
+      m = rowStats(maxPass(), 0)[0];
+      SmallVector<SmallVector<Value>> exps;
+      Value sum = f32(0.0);
+      for (auto [run, valid] : llvm::zip_equal(cachedRuns, cachedValid)) {
+        SmallVector<Value> &e = exps.emplace_back();
+        Value runSum = f32(0.0);
+        for (Value v : cachedAsF32(run)) {
+          e.push_back(math::ExpOp::create(b, sub(v, m)));
+          runSum = add(runSum, e.back());
+        }
+        sum = arith::SelectOp::create(b, valid, add(sum, runSum), sum);
+      }
+      s = combineRow(sumPass([](Value v) { return v; }), {sum}, 1)[0];
+      Value inv = arith::DivFOp::create(b, f32(1.0), s);
+      writeRows([&](Value e, int64_t, Value) { return mul(e, inv); }, exps);
+      break;
+    }
     if (config.getPasses() == 1) {
       Stats st = rowStats(onlineSoftmaxPass(), 0);
       m = st[0];

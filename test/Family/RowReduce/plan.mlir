@@ -4,8 +4,8 @@
 // The planner ranks row configs with the family's memory model and the
 // pipeline exports a verified bundle of the family's problem.
 
-// EXPLAIN: remark: planned softmax_4096x4096_bf16_bf16: #amk.row_config<threads_per_row = {{[0-9]+}}, rows_per_block = {{[0-9]+}}, vector = 8{{(, cached_runs = [0-9]+)?}}>, predicted {{.*}} us ({{[0-9]+}} candidates, {{[0-9]+}} rejected)
-// EXPLAIN: note: ladder #1: #amk.row_config<{{.*}}>: {{.*}} us (hbm {{.*}}, l2 re-reads {{.*}}, latency {{.*}}, l1 {{.*}}, chain {{.*}}, combine {{.*}} us; {{.*}}, 4096 rows, {{[12]}} read pass(es))
+// EXPLAIN: remark: planned softmax_4096x4096_bf16_bf16: #amk.row_config<threads_per_row = {{[0-9]+}}, rows_per_block = {{[0-9]+}}, vector = 8{{.*}}>, predicted {{.*}} us ({{[0-9]+}} candidates, {{[0-9]+}} rejected)
+// EXPLAIN: note: ladder #1: #amk.row_config<{{.*}}>: {{.*}} us (hbm {{.*}}, l2 re-reads {{.*}}, latency {{.*}}, l1 {{.*}}, chain {{.*}}, sfu {{.*}}, combine {{.*}} us; {{.*}}, 4096 rows, {{[12]}} read pass(es))
 func.func @softmax(%x: memref<4096x4096xbf16>, %y: memref<4096x4096xbf16>) {
   amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<4096x4096xbf16>, memref<4096x4096xbf16>
   return
