@@ -103,6 +103,15 @@ int amk_bundle_launch(amk_bundle *bundle, int num_sizes,
     return fail("amk_bundle_launch: " + bundle->bundle.manifest().name +
                 " takes " + std::to_string(expected) + " buffers, got " +
                 std::to_string(num_args));
+  // The harness proves every access aligned for buffers that start on
+  // 16 bytes (it takes cudaMalloc's 256; no access needs more than 16): a
+  // view at an odd offset would fault, so it is refused here.
+  for (int i = 0; i < num_args; ++i)
+    if (args[i] % 16 != 0)
+      return fail("amk_bundle_launch: buffer " + std::to_string(i) + " ('" +
+                  bundle->bundle.manifest().args[i].name +
+                  "') is not 16-byte aligned; AMK kernels take buffers that "
+                  "start on 16 bytes (copy the view to a fresh tensor)");
   std::vector<CUdeviceptr> pointers(args, args + num_args);
   if (Status s = bundle->launcher.launch(sizes, pointers,
                                          static_cast<CUstream>(stream));

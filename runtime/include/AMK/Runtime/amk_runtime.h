@@ -39,8 +39,10 @@ const char *amk_bundle_manifest(const amk_bundle *bundle);
 
 /* Launches on `stream` (a CUstream; 0: the default stream) with the values
  * of the dynamic size symbols (`names[i]` = `values[i]`) and the device
- * pointers of the manifest's args, in order. Workspace is allocated by the
- * bundle and kept for later launches. */
+ * pointers of the manifest's args, in order, each 16-byte aligned (the
+ * harness proved the kernels' accesses for such buffers; others are
+ * refused). Workspace is allocated by the bundle and kept for later
+ * launches. */
 int amk_bundle_launch(amk_bundle *bundle, int num_sizes,
                       const char *const *names, const int64_t *values,
                       int num_args, const uint64_t *args, void *stream);
