@@ -13,6 +13,8 @@ mkdir -p "$results"
 export AMK_RUNTIME_LIB=/tmp/amk-runtime-build/lib/libamk_runtime.so
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
 status=0
+echo "== the runtime's C interface refuses bad launches"
+python3 -m amk.rowbench "$bundles" --self-test || status=1
 echo "== row-wise kernels: correctness and speed against torch and Triton"
 python3 -m amk.rowbench "$bundles" --json "$results/rows.json" \
   >"$results/rows.log" 2>&1 || status=1

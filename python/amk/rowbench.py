@@ -191,14 +191,50 @@ def bench_one(manifest_path, sizes, iters, flush, triton_run):
             "config": bundle.manifest["kernels"][-1].get("config")}
 
 
+def self_test(directory):
+    """The C interface refuses what it cannot run, with a message: a
+    missing manifest, a wrong buffer count, an unknown size symbol, a
+    misaligned buffer. Returns the number of failed expectations."""
+    manifest = next(os.path.join(directory, c["manifest"])
+                    for c in json.load(open(os.path.join(
+                        directory, "suite.json")))["cases"]
+                    if c["manifest"] and not c["dynamic"])
+    bundle = Bundle(manifest)
+    buffers = [torch.zeros(1 << 20, dtype=torch.uint8, device="cuda")
+               for _ in bundle.arg_names]
+    good = [t.data_ptr() for t in buffers]
+    cases = [
+        ("missing manifest", lambda: Bundle(manifest + ".missing"), ""),
+        ("one buffer too few", lambda: bundle.launch(good[:-1]), "buffers"),
+        ("unknown size", lambda: bundle.launch(good, {"Q": 3}), "Q"),
+        ("misaligned buffer",
+         lambda: bundle.launch([good[0] + 2] + good[1:]), "16-byte aligned"),
+    ]
+    failed = 0
+    for name, call, needle in cases:
+        try:
+            call()
+            print(f"self-test FAIL {name}: no error")
+            failed += 1
+        except RuntimeError as e:
+            ok = needle in str(e)
+            failed += not ok
+            print(f"self-test {'ok  ' if ok else 'FAIL'} {name}: {e}")
+    return failed
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir")
     parser.add_argument("--json")
     parser.add_argument("--iters", type=int, default=20)
+    parser.add_argument("--self-test", action="store_true",
+                        help="check that bad launches are refused, then stop")
     parser.add_argument("--only", default="",
                         help="comma-separated substrings of the cases to run")
     args = parser.parse_args()
+    if args.self_test:
+        sys.exit(1 if self_test(args.dir) else 0)
     index = json.load(open(os.path.join(args.dir, "suite.json")))
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     triton_run = triton_softmax()
