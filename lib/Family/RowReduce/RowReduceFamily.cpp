@@ -41,6 +41,8 @@ struct RowCostParams {
 /// row of dynamic length gets.
 constexpr int64_t kDynamicRowLength = 32768;
 constexpr int64_t kDynamicRowThreads = 256;
+/// Dynamic row lengths up to this get a kernel of their own.
+constexpr int64_t kShortRowBucket = 4096;
 
 template <typename Fn> static void forEachParam(RowCostParams &p, Fn fn) {
   fn("row_hbm_efficiency", p.hbmEfficiency);
@@ -54,7 +56,8 @@ template <typename Fn> static void forEachParam(RowCostParams &p, Fn fn) {
 class RowProblemModel : public ProblemModel {
 public:
   RowProblemModel(MLIRContext *context, const RowProblem &problem,
-                  const TargetSpec &target, const RowCostParams &params)
+                  const TargetSpec &target, const RowCostParams &params,
+                  const PlanningSizes &planningSizes)
       : context(context), problem(problem), rep(problem), target(target),
         params(params) {
     int64_t size = static_cast<int64_t>(params.representativeSize);
@@ -67,6 +70,17 @@ public:
     // long ones (H200: a warp per 100000-wide row ran 20x slower than torch).
     if (ShapedType::isDynamic(rep.n))
       rep.n = kDynamicRowLength;
+    // A dispatch variant plans a range of sizes at its upper end.
+    for (auto [symbol, dynamic, planned] :
+         {std::make_tuple("M", problem.m, &rep.m),
+          std::make_tuple("N", problem.n, &rep.n)}) {
+      auto it = planningSizes.find(symbol);
+      if (ShapedType::isDynamic(dynamic) && it != planningSizes.end() &&
+          it->second >= 1) {
+        *planned = it->second;
+        shortRows |= StringRef(symbol) == "N";
+      }
+    }
   }
 
   FailureOr<KernelResources>
@@ -126,7 +140,7 @@ public:
     // then crawl through it (H200, 300 rows of 100000: a warp per row took
     // 20x torch's time), while a wide block only idles a little on short
     // rows.
-    if (ShapedType::isDynamic(problem.n) &&
+    if (ShapedType::isDynamic(problem.n) && !shortRows &&
         c.getThreadsPerRow() < kDynamicRowThreads)
       return std::make_pair(
           std::string("heuristic:dynamic-row-narrow"),
@@ -285,9 +299,19 @@ public:
                 .str()};
   }
 
+  /// Rows of a dynamic length up to kShortRowBucket get a kernel of their
+  /// own (the all-lengths kernel is planned for long rows).
+  SmallVector<PlanBucket> getPlanBuckets() const override {
+    if (!ShapedType::isDynamic(problem.n) || shortRows)
+      return {};
+    return {PlanBucket{"N", kShortRowBucket}};
+  }
+
 private:
   MLIRContext *context;
   RowProblem problem;
+  /// Planned for a range of short dynamic row lengths (a dispatch variant).
+  bool shortRows = false;
   /// The problem at its representative sizes, for the cost model.
   RowProblem rep;
   const TargetSpec &target;
@@ -307,14 +331,14 @@ public:
     return importLinalgRowOp(rewriter, op, why);
   }
 
-  std::unique_ptr<ProblemModel> getModel(ProblemOpInterface problem,
-                                         const TargetSpec &target,
-                                         const CostOverrides &overrides,
-                                         const PlanningSizes &) const override {
+  std::unique_ptr<ProblemModel>
+  getModel(ProblemOpInterface problem, const TargetSpec &target,
+           const CostOverrides &overrides,
+           const PlanningSizes &planningSizes) const override {
     return std::make_unique<RowProblemModel>(
         problem->getContext(),
         RowProblem::get(cast<RowReduceOp>(problem.getOperation())), target,
-        getParams(overrides));
+        getParams(overrides), planningSizes);
   }
 
   FailureOr<std::unique_ptr<ProblemModel>>
@@ -325,7 +349,7 @@ public:
     if (failed(problem))
       return failure();
     return std::unique_ptr<ProblemModel>(std::make_unique<RowProblemModel>(
-        context, *problem, target, getParams(overrides)));
+        context, *problem, target, getParams(overrides), PlanningSizes()));
   }
 
   KernelLaunch describeLaunch(ProblemOpInterface op,

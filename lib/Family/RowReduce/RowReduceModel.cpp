@@ -134,12 +134,9 @@ KernelResources mlir::amk::getRowResources(RowConfigAttr config,
 LogicalResult mlir::amk::checkRowLowerable(RowConfigAttr config,
                                            const RowProblem &problem,
                                            std::string &whyNot) {
+  // (A dynamic row length is versioned: the vector where it divides the
+  // length, element by element where not.)
   int64_t vector = config.getVector();
-  if (vector > 1 && ShapedType::isDynamic(problem.n)) {
-    whyNot = "a dynamic row length takes vector width 1 (rows would not "
-             "stay aligned)";
-    return failure();
-  }
   if (!ShapedType::isDynamic(problem.n) && problem.n % vector != 0) {
     whyNot = llvm::formatv("vector width {0} does not divide the row length "
                            "{1}",

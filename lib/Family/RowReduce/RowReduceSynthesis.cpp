@@ -88,10 +88,10 @@ private:
       out.push_back(toF32(v));
     return out;
   }
-  /// `index` into dimension `d` of `memref`, clamped to 0 where it is
-  /// dynamic (it never is past it; the clamp says so to the bounds proof,
-  /// which does not relate different buffers' dynamic sizes or take a loop
-  /// bound for a guard).
+  /// `index` (the start of a run of `width`) into dimension `d` of
+  /// `memref`, clamped to 0 where that is dynamic (the run never leaves it;
+  /// the clamp says so to the bounds proof, which does not relate different
+  /// buffers' dynamic sizes or take a loop bound for a guard).
   Value clampTo(Value memref, int64_t d, Value index);
   /// Folds this thread's elements of the row into `pass`'s statistics.
   Stats foldRow(const StatPass &pass);
@@ -120,9 +120,16 @@ private:
   /// Folds the cached runs that exist into `stats`.
   Stats foldCached(const StatPass &pass);
 
+  /// The statistics and output passes over this thread's runs (after the
+  /// row and shared memory are set up), `width` elements per run.
+  void buildRows();
+
   ImplicitLocOpBuilder &b;
   RowConfigAttr config;
   const RowProblem &p;
+  /// Elements per run in the version being built: the config's vector, or
+  /// 1 in the fallback of a dynamic row length it does not divide.
+  int64_t width = 1;
   Value x, weight, bias, y;
   /// The cached runs (f32), whether each is in the row, and its column.
   SmallVector<SmallVector<Value>> cachedRuns;
@@ -163,7 +170,6 @@ Value RowKernelBuilder::lengthF32() {
 
 SmallVector<Value> RowKernelBuilder::loadRun(Value memref, ValueRange at,
                                              bool asF32) {
-  int64_t width = config.getVector();
   auto type = cast<MemRefType>(memref.getType());
   SmallVector<Value> values;
   auto convert = [&](Value v) { return asF32 ? toF32(v) : v; };
@@ -185,20 +191,21 @@ SmallVector<Value> RowKernelBuilder::loadRun(Value memref, ValueRange at,
 /// r * vector (counting runs, not columns, bounds the last run's end by the
 /// row length: vector divides it).
 scf::ForOp RowKernelBuilder::buildRunLoop(ValueRange init) {
-  Value runs = arith::DivUIOp::create(b, dim(x, 1), c(config.getVector()));
+  Value runs = arith::DivUIOp::create(b, dim(x, 1), c(width));
   return scf::ForOp::create(b, lane, runs, c(config.getThreadsPerRow()), init);
 }
 
 Value RowKernelBuilder::runColumn(scf::ForOp loop) {
-  return arith::MulIOp::create(b, loop.getInductionVar(),
-                               c(config.getVector()));
+  return arith::MulIOp::create(b, loop.getInductionVar(), c(width));
 }
 
 Value RowKernelBuilder::clampTo(Value memref, int64_t d, Value index) {
   if (!cast<MemRefType>(memref.getType()).isDynamicDim(d))
     return index;
-  Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, index,
-                                       dim(memref, d));
+  // The run's last element is inside: index + width - 1 < size.
+  Value last = arith::AddIOp::create(b, index, c(width - 1));
+  Value inside =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, last, dim(memref, d));
   return arith::SelectOp::create(b, inside, index, c(0));
 }
 
@@ -210,7 +217,7 @@ void RowKernelBuilder::forEachRun(llvm::function_ref<void(Value)> body) {
 }
 
 void RowKernelBuilder::loadCachedRow() {
-  int64_t width = config.getVector(), count = config.getCachedRuns();
+  int64_t count = config.getCachedRuns();
   // Static: checkRowLowerable takes cached rows of a static length only.
   int64_t runs = p.n / width;
   for (int64_t k = 0; k < count; ++k) {
@@ -428,7 +435,6 @@ void RowKernelBuilder::writeRows(
   auto ifOp = scf::IfOp::create(b, active, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  int64_t width = config.getVector();
   auto writeRun = [&](Value col, ArrayRef<Value> in) {
     // The weight and bias of these columns, a run each, read as x is.
     runWeight.clear();
@@ -444,15 +450,16 @@ void RowKernelBuilder::writeRows(
                         ? v
                         : arith::TruncFOp::create(b, p.outType, v).getResult());
     }
+    // A dynamic row length: y's own size guards the store of the run.
+    OpBuilder::InsertionGuard inner(b);
+    if (cast<MemRefType>(y.getType()).isDynamicDim(1)) {
+      Value last = arith::AddIOp::create(b, col, c(width - 1));
+      Value inside =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, last, dim(y, 1));
+      auto store = scf::IfOp::create(b, inside, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(store.thenBlock());
+    }
     if (width == 1) {
-      // A dynamic row length (vector 1): y's own size guards the store.
-      OpBuilder::InsertionGuard inner(b);
-      if (cast<MemRefType>(y.getType()).isDynamicDim(1)) {
-        Value inside =
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, col, dim(y, 1));
-        auto store = scf::IfOp::create(b, inside, /*withElseRegion=*/false);
-        b.setInsertionPointToStart(store.thenBlock());
-      }
       memref::StoreOp::create(b, out[0], y, ValueRange{row, col});
       return;
     }
@@ -531,6 +538,37 @@ void RowKernelBuilder::build(gpu::GPUFuncOp func) {
         raw, c(0), ValueRange{});
   }
 
+  width = config.getVector();
+  if (width > 1 && ShapedType::isDynamic(p.n)) {
+    // A dynamic row length: the vector version where the vector divides
+    // the row length of every buffer (so every row starts aligned and
+    // every run ends inside; one uniform test), element by element
+    // otherwise.
+    Value multiple;
+    for (Value buffer : {x, y, weight, bias}) {
+      if (!buffer || (buffer == y && !p.isElementwiseOutput()))
+        continue;
+      int64_t last = cast<MemRefType>(buffer.getType()).getRank() - 1;
+      Value rem = arith::RemUIOp::create(b, dim(buffer, last), c(width));
+      Value zero =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rem, c(0));
+      multiple = multiple ? arith::AndIOp::create(b, multiple, zero) : zero;
+    }
+    auto ifOp = scf::IfOp::create(b, multiple, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    buildRows();
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    width = 1;
+    buildRows();
+  } else {
+    buildRows();
+  }
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b);
+}
+
+void RowKernelBuilder::buildRows() {
   if (config.getCachedRuns() > 0)
     loadCachedRow();
 
@@ -635,8 +673,6 @@ void RowKernelBuilder::build(gpu::GPUFuncOp func) {
     break;
   }
   }
-  b.setInsertionPointToEnd(&func.getBody().front());
-  gpu::ReturnOp::create(b);
 }
 
 FailureOr<gpu::GPUFuncOp>

@@ -16,8 +16,8 @@ func.func @odd_length(%x: memref<64x1001xf32>, %y: memref<64xf32>) {
 
 module attributes {amk.target = #amk.target<"h200">} {
 func.func @dynamic_length(%x: memref<64x?xf16>, %y: memref<64x?xf16>) {
-  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: a dynamic row length takes vector width 1 (rows would not stay aligned)}}
-  amk.kernel "dyn" config(#amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 2>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: a cached row needs a static row length}}
+  amk.kernel "dyn" config(#amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 2, cached_runs = 4>) {
     amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<64x?xf16>, memref<64x?xf16>
   }
   return

@@ -123,3 +123,33 @@ func.func @cached(%x: memref<16x1000xbf16>, %y: memref<16x1000xbf16>) {
   return
 }
 }
+
+// -----
+
+// A dynamic row length with vector runs: one uniform test of every
+// buffer's row length picks the vector version (runs clamped by their last
+// element, stores guarded by y's size), else element by element.
+// CHECK-LABEL: func.func @dynamic_vector
+// CHECK:       gpu.func @rms_dynamic(%[[X:.*]]: memref<?x?xf32>, %[[W:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?x?xf32>)
+// CHECK:         %[[NX:.*]] = memref.dim %[[X]], %c1
+// CHECK:         arith.remui %[[NX]], %c4
+// CHECK:         %[[NW:.*]] = memref.dim %[[W]], %c0
+// CHECK:         arith.remui %[[NW]], %c4
+// CHECK:         scf.if %{{.*}} {
+// CHECK:           vector.load %[[X]]{{.*}} : memref<?x?xf32>, vector<4xf32>
+// CHECK:           gpu.shuffle
+// CHECK:           vector.load %[[W]]{{.*}} : memref<?xf32>, vector<4xf32>
+// CHECK:           vector.store {{.*}}, %[[Y]]{{.*}} : memref<?x?xf32>, vector<4xf32>
+// CHECK:         } else {
+// CHECK:           memref.load %[[X]]{{.*}} : memref<?x?xf32>
+// CHECK-NOT:       vector.load
+// CHECK:           memref.store {{.*}}, %[[Y]]{{.*}} : memref<?x?xf32>
+// CHECK:         }
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @dynamic_vector(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?xf32>) {
+  amk.kernel "rms_dynamic" config(#amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 4>) {
+    amk.row_reduce %x weight(%w) into %y {kind = #amk.row_op<rms_norm>} : memref<?x?xf32>, memref<?xf32>, memref<?x?xf32>
+  }
+  return
+}
+}
