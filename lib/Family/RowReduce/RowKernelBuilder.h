@@ -1,0 +1,135 @@
+//===- RowKernelBuilder.h - The row-wise kernel builder ---------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The builder the row-wise synthesizer's parts share: the skeleton and the
+// problems' passes (RowReduceSynthesis.cpp), the runs of a row, streamed or
+// cached (RowReduceRuns.cpp), and the statistics and their combines across
+// a row's threads (RowReduceStats.cpp). Internal to the synthesizer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_LIB_FAMILY_ROWREDUCE_ROWKERNELBUILDER_H
+#define AMK_LIB_FAMILY_ROWREDUCE_ROWKERNELBUILDER_H
+
+#include "AMK/Family/RowReduce/RowReduceModel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <functional>
+#include <limits>
+
+namespace mlir::amk::rows {
+
+/// A pass's statistics: a few f32 values per thread.
+using Stats = SmallVector<Value, 2>;
+
+/// What one statistics pass computes: its initial values, how an element
+/// folds in, and how two threads' statistics combine.
+struct StatPass {
+  std::function<Stats()> init;
+  std::function<Stats(const Stats &, Value)> fold;
+  std::function<Stats(const Stats &, const Stats &)> combine;
+  /// Folds a whole run at once where that is cheaper (online softmax:
+  /// one rescale per run, not per element); null: element by element.
+  std::function<Stats(const Stats &, ArrayRef<Value>)> foldRun;
+};
+
+class RowKernelBuilder {
+public:
+  RowKernelBuilder(ImplicitLocOpBuilder &b, RowConfigAttr config,
+                   const RowProblem &p)
+      : b(b), config(config), p(p) {}
+
+  void build(gpu::GPUFuncOp func);
+
+private:
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+  }
+  Value toF32(Value v) {
+    return v.getType().isF32() ? v
+                               : arith::ExtFOp::create(b, b.getF32Type(), v);
+  }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
+
+  /// `source[batch]` without its batch dimension.
+  Value selectBatch(Value source, Value batch);
+  Value dim(Value memref, int64_t d);
+  /// The row length as f32.
+  Value lengthF32();
+
+  /// `vector` elements of `memref` at [row, col] (or [col] for rank 1), as
+  /// f32 (or as stored).
+  SmallVector<Value> loadRun(Value memref, ValueRange at, bool asF32 = true);
+  /// A cached run as f32.
+  SmallVector<Value> cachedAsF32(ArrayRef<Value> run) {
+    SmallVector<Value> out;
+    for (Value v : run)
+      out.push_back(toF32(v));
+    return out;
+  }
+  /// `index` (the start of a run of `width`) into dimension `d` of
+  /// `memref`, clamped to 0 where that is dynamic (the run never leaves it;
+  /// the clamp says so to the bounds proof, which does not relate different
+  /// buffers' dynamic sizes or take a loop bound for a guard).
+  Value clampTo(Value memref, int64_t d, Value index);
+  /// Folds this thread's elements of the row into `pass`'s statistics.
+  Stats foldRow(const StatPass &pass);
+  /// The row's statistics, combined over its threads (all threads call).
+  Stats combineRow(const StatPass &pass, Stats stats, int64_t stage);
+  /// Calls `body(col)` for this thread's runs of an existing row.
+  void forEachRun(llvm::function_ref<void(Value)> body);
+  scf::ForOp buildRunLoop(ValueRange init);
+  Value runColumn(scf::ForOp loop);
+
+  StatPass sumPass(std::function<Value(Value)> term);
+  StatPass maxPass();
+  StatPass onlineSoftmaxPass();
+  static Stats combineOnline(ImplicitLocOpBuilder &b, const Stats &a,
+                             const Stats &c);
+
+  void writeReduction(Value value);
+  /// Writes y: `element(v, i, col)` of each element v of this thread's
+  /// runs (for a cached row, `values[k]` in place of run k where given).
+  void writeRows(llvm::function_ref<Value(Value, int64_t, Value)> element,
+                 ArrayRef<SmallVector<Value>> values = {});
+
+  /// cached_runs > 0: loads this thread's runs of the row once (clamped
+  /// into the row; `cachedValid` says which exist).
+  void loadCachedRow();
+  /// Folds the cached runs that exist into `stats`.
+  Stats foldCached(const StatPass &pass);
+
+  /// The statistics and output passes over this thread's runs (after the
+  /// row and shared memory are set up), `width` elements per run.
+  void buildRows();
+
+  ImplicitLocOpBuilder &b;
+  RowConfigAttr config;
+  const RowProblem &p;
+  /// Elements per run in the version being built: the config's vector, or
+  /// 1 in the fallback of a dynamic row length it does not divide.
+  int64_t width = 1;
+  Value x, weight, bias, y;
+  /// The cached runs (f32), whether each is in the row, and its column.
+  SmallVector<SmallVector<Value>> cachedRuns;
+  SmallVector<Value> cachedValid, cachedColumn;
+  /// The weight and bias of the run being written (f32).
+  SmallVector<Value> runWeight, runBias;
+  Value tid, lane, warpInRow, rowInBlock, row, active;
+  Value smem;
+};
+} // namespace mlir::amk::rows
+
+#endif // AMK_LIB_FAMILY_ROWREDUCE_ROWKERNELBUILDER_H
