@@ -69,7 +69,7 @@ private:
   /// The row length as f32.
   Value lengthF32();
 
-  /// `vector` elements of `memref` at [row, col] (or [col] for rank 1), as
+  /// `width` elements of `memref` at [row, col] (or [col] for rank 1), as
   /// f32 (or as stored).
   SmallVector<Value> loadRun(Value memref, ValueRange at, bool asF32 = true);
   /// A cached run as f32.
@@ -122,7 +122,8 @@ private:
   /// 1 in the fallback of a dynamic row length it does not divide.
   int64_t width = 1;
   Value x, weight, bias, y;
-  /// The cached runs (f32), whether each is in the row, and its column.
+  /// The cached runs (as stored), whether each is in the row, and its
+  /// column (clamped into the row).
   SmallVector<SmallVector<Value>> cachedRuns;
   SmallVector<Value> cachedValid, cachedColumn;
   /// The weight and bias of the run being written (f32).
