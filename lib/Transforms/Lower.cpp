@@ -24,6 +24,7 @@
 #include "AMK/Cache/CompileCache.h"
 #include "AMK/Family/Family.h"
 #include "AMK/Harness/KernelSafety.h"
+#include "AMK/Target/JSONDepth.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -51,6 +52,10 @@ static std::string getProblemIdentity(Operation *op) {
 /// Whether a cached verdict is the harness's acceptance (nothing else is
 /// stored, but nothing else may be emitted either).
 static bool isVerified(StringRef verdict) {
+  // A corrupted or hostile entry could nest deep enough to exhaust the
+  // recursive parser's stack: such a verdict is simply not a verdict.
+  if (findExcessiveJSONNesting(verdict))
+    return false;
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(verdict);
   if (!json) {
     llvm::consumeError(json.takeError());
