@@ -28,6 +28,8 @@
 
 #include "GemmSynthesisBuilder.h"
 
+#include "AMK/Family/KernelBuilding.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -45,22 +47,6 @@ Value GemmKernelBuilder::dimOf(Value memref, int64_t dim, int64_t staticSize) {
   if (!ShapedType::isDynamic(staticSize))
     return m.c(staticSize);
   return memref::DimOp::create(b, memref, dim);
-}
-
-/// `source[batch]`: the operand without its leading batch dimension.
-static Value selectBatch(ImplicitLocOpBuilder &b, Value source, Value batch) {
-  auto type = cast<MemRefType>(source.getType());
-  int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  offsets[0] = batch;
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1)};
-  for (int64_t d = 1; d < rank; ++d)
-    sizes.push_back(memref::getMixedSize(b, b.getLoc(), source, d));
-  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  auto resultType = memref::SubViewOp::inferRankReducedResultType(
-      type.getShape().drop_front(), type, offsets, sizes, strides);
-  return memref::SubViewOp::create(b, cast<MemRefType>(resultType), source,
-                                   offsets, sizes, strides);
 }
 
 void GemmKernelBuilder::setupOperands(ArrayRef<Value> operands, Value batch) {
@@ -109,20 +95,6 @@ void GemmKernelBuilder::setupTile() {
       b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
                          gpu::AddressSpaceAttr::get(
                              b.getContext(), gpu::AddressSpace::Workgroup)));
-}
-
-/// The batch guard: blocks past the batch of an operand whose batch is
-/// dynamic do nothing (null: no such operand).
-static Value getBatchGuard(IndexMath &m, ArrayRef<Value> operands,
-                           Value batch) {
-  Value inBatch;
-  for (Value operand : operands) {
-    if (!cast<MemRefType>(operand.getType()).isDynamicDim(0))
-      continue;
-    Value inside = m.lt(batch, memref::DimOp::create(m.b, operand, 0));
-    inBatch = inBatch ? m.andi(inBatch, inside) : inside;
-  }
-  return inBatch;
 }
 
 Value GemmKernelBuilder::applyActivation(Value x) {
@@ -275,22 +247,15 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
   if (failed(checkGemmLowerable(config, problem, target.getSpec(), whyNot)))
     return kernel.emitOpError("cannot synthesize ") << config << ": " << whyNot;
 
-  OpBuilder builder(module.getBodyRegion());
-  builder.setInsertionPointToEnd(module.getBody());
   SmallVector<Type> argTypes;
   for (auto [i, operand] : llvm::enumerate(matmul.getKernelOperands()))
     argTypes.push_back(
         getKernelOperandType(problem, i, cast<MemRefType>(operand.getType())));
   if (usesSplitWorkspace(config))
     argTypes.push_back(getSplitWorkspaceType(config, problem));
-  auto func = gpu::GPUFuncOp::create(builder, kernel.getLoc(), name,
-                                     builder.getFunctionType(argTypes, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                builder.getUnitAttr());
-  func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(config.getThreads()), 1, 1}));
-
-  ImplicitLocOpBuilder b(kernel.getLoc(), builder);
+  gpu::GPUFuncOp func = createKernelFunc(module, kernel.getLoc(), name,
+                                         argTypes, config.getThreads());
+  ImplicitLocOpBuilder b(kernel.getLoc(), func.getContext());
   GemmKernelBuilder(b, config, problem).build(func);
   return func;
 }
@@ -310,7 +275,7 @@ void GemmKernelBuilder::build(gpu::GPUFuncOp func) {
   // The launch sizes grid z by C's batch; an operand with a dynamic batch
   // may hold fewer. Blocks past any operand's batch do nothing (this guard
   // is also what proves each batch subview in bounds).
-  Value inBatch = p.batched ? getBatchGuard(m, operands, batch) : Value();
+  Value inBatch = p.batched ? getBatchGuard(b, operands, batch) : Value();
   if (inBatch) {
     auto ifOp = scf::IfOp::create(b, TypeRange{}, inBatch, false);
     OpBuilder::InsertionGuard guard(b);
@@ -394,22 +359,15 @@ gpu::GPUFuncOp mlir::amk::synthesizeGemmSplitReduceKernel(
     StringRef name) {
   auto matmul = cast<MatmulOp>(kernel.getProblem().getOperation());
   GemmProblem problem = GemmProblem::get(matmul);
-  OpBuilder builder(module.getBodyRegion());
-  builder.setInsertionPointToEnd(module.getBody());
   // (workspace, [bias], C): the matmul's operands after A and B.
   SmallVector<Type> argTypes = {getSplitWorkspaceType(config, problem)};
   for (auto [i, operand] : llvm::enumerate(matmul.getKernelOperands()))
     if (i >= 2)
       argTypes.push_back(getKernelOperandType(
           problem, i, cast<MemRefType>(operand.getType())));
-  auto func = gpu::GPUFuncOp::create(builder, kernel.getLoc(), name,
-                                     builder.getFunctionType(argTypes, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                builder.getUnitAttr());
-  func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(kSplitReduceThreads), 1, 1}));
-
-  ImplicitLocOpBuilder b(kernel.getLoc(), builder);
+  gpu::GPUFuncOp func = createKernelFunc(module, kernel.getLoc(), name,
+                                         argTypes, kSplitReduceThreads);
+  ImplicitLocOpBuilder b(kernel.getLoc(), func.getContext());
   b.setInsertionPointToStart(&func.getBody().front());
   GemmKernelBuilder kb(b, config, problem);
   SmallVector<Value> operands(func.getArguments());
@@ -427,8 +385,7 @@ gpu::GPUFuncOp mlir::amk::synthesizeGemmSplitReduceKernel(
     kb.sizeN = kb.operandDim(kb.c, 1);
     buildSplitReduceBody(kb, operands[0], batch);
   };
-  Value inBatch =
-      problem.batched ? getBatchGuard(kb.m, operands, batch) : Value();
+  Value inBatch = problem.batched ? getBatchGuard(b, operands, batch) : Value();
   if (inBatch) {
     auto ifOp = scf::IfOp::create(b, TypeRange{}, inBatch, false);
     OpBuilder::InsertionGuard guard(b);

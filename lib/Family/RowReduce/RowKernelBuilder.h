@@ -14,9 +14,11 @@
 #ifndef AMK_LIB_FAMILY_ROWREDUCE_ROWKERNELBUILDER_H
 #define AMK_LIB_FAMILY_ROWREDUCE_ROWKERNELBUILDER_H
 
+#include "AMK/Family/KernelBuilding.h"
 #include "AMK/Family/RowReduce/RowReduceModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -63,8 +65,6 @@ private:
   Value mul(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
   Value sub(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
 
-  /// `source[batch]` without its batch dimension.
-  Value selectBatch(Value source, Value batch);
   Value dim(Value memref, int64_t d);
   /// The row length as f32.
   Value lengthF32();

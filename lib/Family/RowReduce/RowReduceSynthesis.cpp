@@ -27,25 +27,8 @@ using namespace mlir::amk;
 using namespace mlir::amk::rows;
 
 Value RowKernelBuilder::dim(Value memref, int64_t d) {
-  int64_t size = cast<MemRefType>(memref.getType()).getDimSize(d);
-  if (!ShapedType::isDynamic(size))
-    return c(size);
-  return memref::DimOp::create(b, memref, d);
-}
-
-Value RowKernelBuilder::selectBatch(Value source, Value batch) {
-  auto type = cast<MemRefType>(source.getType());
-  int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  offsets[0] = batch;
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1)};
-  for (int64_t d = 1; d < rank; ++d)
-    sizes.push_back(memref::getMixedSize(b, b.getLoc(), source, d));
-  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  auto resultType = memref::SubViewOp::inferRankReducedResultType(
-      type.getShape().drop_front(), type, offsets, sizes, strides);
-  return memref::SubViewOp::create(b, cast<MemRefType>(resultType), source,
-                                   offsets, sizes, strides);
+  return getValueOrCreateConstantIndexOp(
+      b, b.getLoc(), memref::getMixedSize(b, b.getLoc(), memref, d));
 }
 
 Value RowKernelBuilder::lengthF32() {
@@ -134,20 +117,12 @@ void RowKernelBuilder::build(gpu::GPUFuncOp func) {
     // hold fewer: blocks past either do nothing (the guard, uniform over
     // the block, also proves the batch views in bounds).
     Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
-    Value inBatch;
-    for (Value operand : {x, y}) {
-      if (!cast<MemRefType>(operand.getType()).isDynamicDim(0))
-        continue;
-      Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, batch,
-                                           dim(operand, 0));
-      inBatch = inBatch ? arith::AndIOp::create(b, inBatch, inside) : inside;
-    }
-    if (inBatch) {
+    if (Value inBatch = getBatchGuard(b, ValueRange{x, y}, batch)) {
       auto ifOp = scf::IfOp::create(b, inBatch, /*withElseRegion=*/false);
       b.setInsertionPointToStart(ifOp.thenBlock());
     }
-    x = selectBatch(x, batch);
-    y = selectBatch(y, batch);
+    x = selectBatch(b, x, batch);
+    y = selectBatch(b, y, batch);
   }
   int64_t perRow = config.getThreadsPerRow();
   tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
@@ -318,18 +293,10 @@ mlir::amk::synthesizeRowKernel(gpu::GPUModuleOp module, KernelOp kernel,
   std::string whyNot;
   if (failed(checkRowLowerable(config, problem, whyNot)))
     return kernel.emitOpError("cannot synthesize ") << config << ": " << whyNot;
-  OpBuilder builder(module.getBodyRegion());
-  builder.setInsertionPointToEnd(module.getBody());
-  SmallVector<Type> argTypes;
-  for (Value operand : op.getKernelOperands())
-    argTypes.push_back(operand.getType());
-  auto func = gpu::GPUFuncOp::create(builder, kernel.getLoc(), name,
-                                     builder.getFunctionType(argTypes, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                builder.getUnitAttr());
-  func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(config.getThreads()), 1, 1}));
-  ImplicitLocOpBuilder b(kernel.getLoc(), builder);
+  gpu::GPUFuncOp func = createKernelFunc(
+      module, kernel.getLoc(), name,
+      ValueRange(op.getKernelOperands()).getTypes(), config.getThreads());
+  ImplicitLocOpBuilder b(kernel.getLoc(), func.getContext());
   RowKernelBuilder(b, config, problem).build(func);
   return func;
 }

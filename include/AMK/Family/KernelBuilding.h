@@ -1,0 +1,37 @@
+//===- KernelBuilding.h - Pieces every synthesizer builds -------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// What the families' synthesizers share: the empty kernel function, the
+// view of one batch of an operand, and the guard that keeps blocks inside
+// every operand's dynamic batch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_FAMILY_KERNELBUILDING_H
+#define AMK_FAMILY_KERNELBUILDING_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace mlir::amk {
+
+/// An empty `gpu.func @name` (a kernel, `threads` x 1 x 1 as its known
+/// block size) at the end of `module`, taking `argTypes`.
+gpu::GPUFuncOp createKernelFunc(gpu::GPUModuleOp module, Location loc,
+                                StringRef name, TypeRange argTypes,
+                                int64_t threads);
+
+/// `source[batch]`: the operand without its leading batch dimension.
+Value selectBatch(ImplicitLocOpBuilder &b, Value source, Value batch);
+
+/// Whether `batch` is inside the batch of every operand whose batch is
+/// dynamic (null when none is). Blocks outside do nothing; the guard is
+/// also what proves their batch views in bounds.
+Value getBatchGuard(ImplicitLocOpBuilder &b, ValueRange operands, Value batch);
+
+} // namespace mlir::amk
+
+#endif // AMK_FAMILY_KERNELBUILDING_H

@@ -1,0 +1,57 @@
+//===- KernelBuilding.cpp - Pieces every synthesizer builds ---------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Family/KernelBuilding.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+gpu::GPUFuncOp mlir::amk::createKernelFunc(gpu::GPUModuleOp module,
+                                           Location loc, StringRef name,
+                                           TypeRange argTypes,
+                                           int64_t threads) {
+  OpBuilder builder(module.getBodyRegion());
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = gpu::GPUFuncOp::create(builder, loc, name,
+                                     builder.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      builder.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  return func;
+}
+
+Value mlir::amk::selectBatch(ImplicitLocOpBuilder &b, Value source,
+                             Value batch) {
+  auto type = cast<MemRefType>(source.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  offsets[0] = batch;
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1)};
+  for (int64_t d = 1; d < rank; ++d)
+    sizes.push_back(memref::getMixedSize(b, b.getLoc(), source, d));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  auto resultType = memref::SubViewOp::inferRankReducedResultType(
+      type.getShape().drop_front(), type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, cast<MemRefType>(resultType), source,
+                                   offsets, sizes, strides);
+}
+
+Value mlir::amk::getBatchGuard(ImplicitLocOpBuilder &b, ValueRange operands,
+                               Value batch) {
+  Value inBatch;
+  for (Value operand : operands) {
+    if (!cast<MemRefType>(operand.getType()).isDynamicDim(0))
+      continue;
+    Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, batch,
+                                         memref::DimOp::create(b, operand, 0));
+    inBatch = inBatch ? arith::AndIOp::create(b, inBatch, inside) : inside;
+  }
+  return inBatch;
+}
