@@ -138,35 +138,37 @@ std::string mlir::amk::getBundleVerdict() {
   return json;
 }
 
+/// A buffer of the manifest (an argument or workspace).
+static llvm::json::Object bufferToJSON(StringRef name, MemRefType type,
+                                       llvm::json::Array shape) {
+  return llvm::json::Object{{"name", name},
+                            {"kind", "memref"},
+                            {"elem", typeName(type.getElementType())},
+                            {"shape", std::move(shape)}};
+}
+
 /// Each dimension as its problem symbol, static or not: the runtime
 /// substitutes the sizes either way, so one format serves both.
 static llvm::json::Object argToJSON(const LaunchArg &arg) {
   llvm::json::Array shape;
   for (const std::string &symbol : arg.shape)
     shape.push_back(symbol);
-  return llvm::json::Object{{"name", arg.name},
-                            {"kind", "memref"},
-                            {"elem", typeName(arg.kernelType.getElementType())},
-                            {"shape", std::move(shape)}};
+  return bufferToJSON(arg.name, arg.kernelType, std::move(shape));
 }
 
 /// A workspace buffer: its extents as symbols or integers.
 static llvm::json::Object workspaceToJSON(const WorkspaceBuffer &buffer) {
+  auto noSymbols = [](StringRef) -> std::optional<int64_t> {
+    return std::nullopt;
+  };
   llvm::json::Array shape;
   for (const SizeExpr &extent : buffer.shape) {
-    auto noSymbols = [](StringRef) -> std::optional<int64_t> {
-      return std::nullopt;
-    };
     if (std::optional<int64_t> constant = extent.evaluate(noSymbols))
       shape.push_back(*constant);
     else
       shape.push_back(extent.str());
   }
-  return llvm::json::Object{
-      {"name", buffer.name},
-      {"kind", "memref"},
-      {"elem", typeName(buffer.kernelType.getElementType())},
-      {"shape", std::move(shape)}};
+  return bufferToJSON(buffer.name, buffer.kernelType, std::move(shape));
 }
 
 /// The manifest's entry for one kernel of an entry's launch: its binaries

@@ -49,6 +49,18 @@ const SizeSymbol *KernelLaunch::findSymbol(StringRef name) const {
   return nullptr;
 }
 
+llvm::StringMap<int64_t>
+mlir::amk::readSizeFields(const llvm::json::Object &problem,
+                          ArrayRef<std::pair<StringRef, StringRef>> fields,
+                          int64_t missing) {
+  llvm::StringMap<int64_t> sizes;
+  for (auto [key, symbol] : fields) {
+    int64_t v = problem.getInteger(key).value_or(missing);
+    sizes[symbol] = v == -1 ? ShapedType::kDynamic : v;
+  }
+  return sizes;
+}
+
 std::optional<unsigned> KernelLaunch::findBuffer(StringRef name) const {
   for (auto [i, arg] : llvm::enumerate(args))
     if (arg.name == name)

@@ -328,6 +328,14 @@ public:
   }
 };
 
+/// A problem JSON's size fields as size symbols ({"m", "M"}: field "m" is
+/// symbol M): -1 reads as ShapedType::kDynamic, a missing field as
+/// `missing`. For KernelFamily::getSizes.
+llvm::StringMap<int64_t>
+readSizeFields(const llvm::json::Object &problem,
+               ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>> fields,
+               int64_t missing);
+
 /// Adds `family` to the process's families; an error if its name is taken.
 llvm::Error registerFamily(std::unique_ptr<KernelFamily> family);
 /// The family called `name`, or null.

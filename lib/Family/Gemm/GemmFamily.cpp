@@ -99,15 +99,8 @@ public:
 
   llvm::StringMap<int64_t>
   getSizes(const llvm::json::Object &json) const override {
-    llvm::StringMap<int64_t> sizes;
-    for (auto [key, symbol] : {std::pair<StringRef, StringRef>{"batch", "B"},
-                               {"m", "M"},
-                               {"n", "N"},
-                               {"k", "K"}}) {
-      int64_t v = json.getInteger(key).value_or(1);
-      sizes[symbol] = v == -1 ? ShapedType::kDynamic : v;
-    }
-    return sizes;
+    return readSizeFields(
+        json, {{"batch", "B"}, {"m", "M"}, {"n", "N"}, {"k", "K"}}, 1);
   }
 
   double getWork(const llvm::json::Object &json) const override {
