@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -199,10 +200,24 @@ int64_t mlir::amk::elementBytes(Type type) {
     return type.getIntOrFloatBitWidth() % 8 ? 0
                                             : type.getIntOrFloatBitWidth() / 8;
   if (auto vec = dyn_cast<VectorType>(type); vec && vec.hasStaticShape()) {
-    int64_t e = elementBytes(vec.getElementType());
-    return e * vec.getNumElements();
+    std::optional<int64_t> bytes = elementBytes(vec.getElementType());
+    for (int64_t extent : vec.getShape())
+      if (bytes)
+        bytes = llvm::checkedMul(*bytes, extent);
+    return bytes.value_or(0);
   }
   return 0;
+}
+
+std::optional<int64_t> mlir::amk::getStaticSizeInBytes(MemRefType type) {
+  int64_t elem = elementBytes(type.getElementType());
+  if (!type.hasStaticShape() || !elem)
+    return std::nullopt;
+  std::optional<int64_t> bytes = elem;
+  for (int64_t extent : type.getShape())
+    if (bytes)
+      bytes = llvm::checkedMul(*bytes, extent);
+  return bytes;
 }
 
 //===----------------------------------------------------------------------===//

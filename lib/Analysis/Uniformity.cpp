@@ -10,6 +10,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -19,9 +20,9 @@ using namespace mlir::amk;
 /// Ops whose results differ by thread no matter their operands.
 static bool isDivergenceSource(Operation *op) {
   // A warp's id differs across the warps of a block: divergent for barriers.
-  return isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::GlobalIdOp,
-             gpu::SubgroupIdOp, NVVM::ThreadIdXOp, NVVM::ThreadIdYOp,
-             NVVM::ThreadIdZOp, NVVM::LaneIdOp, NVVM::WarpIdOp>(op) ||
+  return isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::GlobalIdOp, gpu::SubgroupIdOp,
+             NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
+             NVVM::LaneIdOp, NVVM::WarpIdOp>(op) ||
          // Per-lane data movement and math: every lane gets its own part.
          op->getName().getDialectNamespace() == "nvgpu" ||
          op->getName().getStringRef().starts_with("nvvm.mma") ||
@@ -31,69 +32,145 @@ static bool isDivergenceSource(Operation *op) {
          op->getName().getStringRef().contains("shfl");
 }
 
+/// Threads in one group of `scope` (the block's: unbounded).
+static int64_t groupThreads(ThreadScope scope) {
+  return scope == ThreadScope::Warp ? 32 : 128;
+}
+
+/// The dimension a thread-id op reads, if it is one.
+static std::optional<unsigned> getThreadIdDim(Operation *op) {
+  if (auto tid = dyn_cast<gpu::ThreadIdOp>(op))
+    return unsigned(tid.getDimension());
+  if (isa<NVVM::ThreadIdXOp>(op))
+    return 0u;
+  if (isa<NVVM::ThreadIdYOp>(op))
+    return 1u;
+  if (isa<NVVM::ThreadIdZOp>(op))
+    return 2u;
+  return std::nullopt;
+}
+
 UniformityInfo::UniformityInfo(Operation *kernel) : kernel(kernel) {
-  // Monotone: values only ever become divergent, so iterate to a fixpoint.
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    kernel->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (op != kernel)
-        changed |= update(op);
-    });
+  if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
+    if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr();
+        size && size.size() == 3)
+      block = {size[0], size[1], size[2]};
+  for (ThreadScope scope :
+       {ThreadScope::Block, ThreadScope::Warpgroup, ThreadScope::Warp}) {
+    // Monotone: values only ever become divergent, so iterate to a
+    // fixpoint.
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      kernel->walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (op != kernel)
+          changed |= update(op, scope);
+      });
+    }
   }
 }
 
-bool UniformityInfo::mark(Value value) {
-  return divergent.insert(value).second;
+bool UniformityInfo::isSource(Operation *op, ThreadScope scope) const {
+  if (scope == ThreadScope::Block)
+    return isDivergenceSource(op);
+  // Within a group: thread ids of the dimensions a group spans. Groups are
+  // runs of consecutive linear thread ids (x fastest): a dimension is
+  // uniform over a group when the dimensions below it hold whole groups.
+  if (std::optional<unsigned> dim = getThreadIdDim(op)) {
+    if (*dim == 0 || !block)
+      return true;
+    int64_t below = *dim == 1 ? (*block)[0] : (*block)[0] * (*block)[1];
+    return below % groupThreads(scope) != 0;
+  }
+  // The warp id is the same for a warp's lanes (a warpgroup has four).
+  if (isa<gpu::SubgroupIdOp, NVVM::WarpIdOp>(op))
+    return scope == ThreadScope::Warpgroup;
+  return isDivergenceSource(op);
 }
 
-bool UniformityInfo::hasDivergentControl(Operation *op) const {
+bool UniformityInfo::isGroupUniform(Operation *op, ThreadScope scope) const {
+  // Every thread of the block gets the same reduction.
+  if (isa<gpu::AllReduceOp>(op))
+    return true;
+  if (scope == ThreadScope::Block)
+    return false;
+  // A reduction over the whole warp is the same for its lanes.
+  if (auto reduce = dyn_cast<gpu::SubgroupReduceOp>(op))
+    return !reduce.getClusterSize() || *reduce.getClusterSize() >= 32;
+  // The group index: thread_id x divided by a multiple of the group size,
+  // when the block's rows hold whole groups (or the block is one row).
+  if (!isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp, arith::ShRUIOp>(
+          op) ||
+      !block)
+    return false;
+  bool oneRow = (*block)[1] == 1 && (*block)[2] == 1;
+  int64_t group = groupThreads(scope);
+  if (!oneRow && (*block)[0] % group != 0)
+    return false;
+  Value lhs = op->getOperand(0);
+  while (auto cast = lhs.getDefiningOp<arith::IndexCastOp>())
+    lhs = cast.getIn();
+  while (auto cast = lhs.getDefiningOp<arith::IndexCastUIOp>())
+    lhs = cast.getIn();
+  std::optional<unsigned> dim =
+      lhs.getDefiningOp() ? getThreadIdDim(lhs.getDefiningOp()) : std::nullopt;
+  std::optional<int64_t> divisor = getConstantIntValue(op->getOperand(1));
+  if (!dim || *dim != 0 || !divisor || *divisor <= 0)
+    return false;
+  if (isa<arith::ShRUIOp>(op))
+    return *divisor < 62 && (int64_t(1) << *divisor) % group == 0;
+  return *divisor % group == 0;
+}
+
+bool UniformityInfo::hasDivergentControl(Operation *op,
+                                         ThreadScope scope) const {
+  auto div = [&](Value v) { return isDivergent(v, scope); };
   return llvm::TypeSwitch<Operation *, bool>(op)
-      .Case([&](scf::IfOp ifOp) { return isDivergent(ifOp.getCondition()); })
+      .Case([&](scf::IfOp ifOp) { return div(ifOp.getCondition()); })
       .Case([&](scf::ForOp forOp) {
-        return isDivergent(forOp.getLowerBound()) ||
-               isDivergent(forOp.getUpperBound()) ||
-               isDivergent(forOp.getStep());
+        return div(forOp.getLowerBound()) || div(forOp.getUpperBound()) ||
+               div(forOp.getStep());
       })
       .Case([&](scf::WhileOp whileOp) {
-        return isDivergent(whileOp.getConditionOp().getCondition());
+        return div(whileOp.getConditionOp().getCondition());
       })
-      .Case([&](scf::IndexSwitchOp op) { return isDivergent(op.getArg()); })
+      .Case([&](scf::IndexSwitchOp op) { return div(op.getArg()); })
       // Any other op with regions: assume its control is thread-dependent
       // if any operand is.
-      .Default([&](Operation *op) {
-        return llvm::any_of(op->getOperands(),
-                            [&](Value v) { return isDivergent(v); });
-      });
+      .Default(
+          [&](Operation *op) { return llvm::any_of(op->getOperands(), div); });
 }
 
-Operation *UniformityInfo::getDivergentAncestor(Operation *op) const {
+Operation *UniformityInfo::getDivergentAncestor(Operation *op,
+                                                ThreadScope scope) const {
   for (Operation *parent = op->getParentOp(); parent && parent != kernel;
        parent = parent->getParentOp())
-    if (hasDivergentControl(parent))
+    if (hasDivergentControl(parent, scope))
       return parent;
   return nullptr;
 }
 
-bool UniformityInfo::update(Operation *op) {
+bool UniformityInfo::update(Operation *op, ThreadScope scope) {
+  llvm::DenseSet<Value> &set = divergent[index(scope)];
   bool changed = false;
+  auto mark = [&](Value v) { return set.insert(v).second; };
   auto markAll = [&](ValueRange values) {
     for (Value v : values)
       changed |= mark(v);
   };
   auto anyDivergent = [&](ValueRange values) {
-    return llvm::any_of(values, [&](Value v) { return isDivergent(v); });
+    return llvm::any_of(values, [&](Value v) { return set.contains(v); });
   };
 
   if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-    bool control = hasDivergentControl(op);
+    bool control = hasDivergentControl(op, scope);
     if (control)
       changed |= mark(forOp.getInductionVar());
     auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
     for (auto [init, arg, yielded, result] :
          llvm::zip(forOp.getInitArgs(), forOp.getRegionIterArgs(),
                    yield.getOperands(), forOp.getResults())) {
-      if (control || isDivergent(init) || isDivergent(yielded)) {
+      if (control || set.contains(init) || set.contains(yielded)) {
         changed |= mark(arg);
         changed |= mark(result);
       }
@@ -101,22 +178,25 @@ bool UniformityInfo::update(Operation *op) {
     return changed;
   }
   if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-    bool control = hasDivergentControl(op);
+    bool control = hasDivergentControl(op, scope);
     for (auto [i, result] : llvm::enumerate(ifOp.getResults())) {
       bool div = control;
       for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
         if (!region->empty())
-          div |= isDivergent(region->front().getTerminator()->getOperand(i));
+          div |= set.contains(region->front().getTerminator()->getOperand(i));
       if (div)
         changed |= mark(result);
     }
     return changed;
   }
+  if (isGroupUniform(op, scope))
+    return false;
   if (isa<scf::WhileOp, scf::IndexSwitchOp>(op) ||
       (op->getNumRegions() > 0 && !isa<scf::ParallelOp>(op))) {
     // Conservative for the rest: divergent control or any divergent value
     // flowing in makes every region argument and result divergent.
-    bool div = hasDivergentControl(op) || anyDivergent(op->getOperands());
+    bool div =
+        hasDivergentControl(op, scope) || anyDivergent(op->getOperands());
     op->walk([&](Operation *nested) {
       if (nested != op && nested->hasTrait<OpTrait::IsTerminator>())
         div |= anyDivergent(nested->getOperands());
@@ -129,7 +209,7 @@ bool UniformityInfo::update(Operation *op) {
     }
     return changed;
   }
-  if (isDivergenceSource(op) || anyDivergent(op->getOperands()))
+  if (isSource(op, scope) || anyDivergent(op->getOperands()))
     markAll(op->getResults());
   return changed;
 }

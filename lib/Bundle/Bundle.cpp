@@ -8,6 +8,7 @@
 
 #include "AMK/Dialect/AMK/IR/AMKOps.h"
 #include "AMK/Harness/Harness.h"
+#include "AMK/Target/JSONDepth.h"
 #include "AMK/Target/TargetSpec.h"
 #include "AMK/Version.h"
 
@@ -48,8 +49,7 @@ static std::string toolkitVersion(StringRef toolkit) {
   auto file = llvm::MemoryBuffer::getFile(path);
   if (!file)
     return "unknown";
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*file)->getBuffer());
+  llvm::Expected<llvm::json::Value> json = parseJSON((*file)->getBuffer());
   if (!json) {
     llvm::consumeError(json.takeError());
     return "unknown";
@@ -153,7 +153,10 @@ static llvm::json::Object argToJSON(const LaunchArg &arg) {
   llvm::json::Array shape;
   for (const std::string &symbol : arg.shape)
     shape.push_back(symbol);
-  return bufferToJSON(arg.name, arg.kernelType, std::move(shape));
+  llvm::json::Object json =
+      bufferToJSON(arg.name, arg.kernelType, std::move(shape));
+  json["written"] = arg.written;
+  return json;
 }
 
 /// A workspace buffer: its extents as symbols or integers.
@@ -262,7 +265,7 @@ std::string mlir::amk::getBundleManifest(const BundleKernel &kernel,
         workspace.push_back(workspaceToJSON(buffer));
   // targetToJSON writes valid JSON; parsed back to nest it.
   llvm::json::Value targetJSON =
-      llvm::cantFail(llvm::json::parse(targetToJSON(target)));
+      llvm::cantFail(parseJSON(targetToJSON(target)));
   llvm::json::Object manifest{
       {"schema", kBundleSchemaVersion},
       {"name", kernel.name},

@@ -38,6 +38,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <map>
@@ -373,11 +374,22 @@ void BoundsChecker::checkView(memref::ViewOp view) {
     return;
   }
   std::optional<ConstantIntRanges> offset = prover.range(view.getByteShift());
-  int64_t bytes = type.getNumElements() * elementBytes(type.getElementType());
+  std::optional<int64_t> viewBytes = getStaticSizeInBytes(type);
+  if (!viewBytes) {
+    report(check::kOOB, op,
+           llvm::formatv("shared-memory view of {0} holds more than 2^63 "
+                         "bytes: it cannot fit in shared memory",
+                         type),
+           0, 0, {});
+    return;
+  }
+  int64_t bytes = *viewBytes;
   if (offset && offset->smin().isNegative()) {
     int64_t lo = offset->smin().getSExtValue();
     llvm::json::Object details{{"bound", int64_t(0)}, {"unit", "bytes"}};
-    details["range"] = rangeJSON(lo, offset->smax().getSExtValue() + bytes - 1);
+    details["range"] =
+        rangeJSON(lo, llvm::checkedAdd(offset->smax().getSExtValue(), bytes - 1)
+                          .value_or(INT64_MAX));
     report(check::kOOB, op,
            llvm::formatv("shared-memory view at a byte shift that can be "
                          "negative ({0}) starts before dynamic shared "
@@ -389,8 +401,11 @@ void BoundsChecker::checkView(memref::ViewOp view) {
            llvm::Twine("dynamic shared memory without '") +
                kDynamicSmemAttrName + "' on the kernel: its size is unknown",
            0, 0, {});
-  } else if (!offset || offset->smax().getSExtValue() + bytes > *smemBytes) {
-    int64_t end = offset ? offset->smax().getSExtValue() + bytes : -1;
+  } else if (std::optional<int64_t> viewEnd =
+                 offset ? llvm::checkedAdd(offset->smax().getSExtValue(), bytes)
+                        : std::nullopt;
+             !viewEnd || *viewEnd > *smemBytes) {
+    int64_t end = viewEnd.value_or(INT64_MAX);
     llvm::json::Object details{{"bound", *smemBytes}, {"unit", "bytes"}};
     details["range"] = offset ? llvm::json::Value(rangeJSON(
                                     offset->smin().getSExtValue(), end - 1))
@@ -398,8 +413,11 @@ void BoundsChecker::checkView(memref::ViewOp view) {
     report(check::kOOB, op,
            llvm::formatv("shared-memory view of {0} B at offset up to {1} "
                          "ends at {2} B, past the {3} B the launch provides",
-                         bytes, offset ? offset->smax().getSExtValue() : -1,
-                         end, *smemBytes),
+                         bytes,
+                         offset ? std::to_string(offset->smax().getSExtValue())
+                                : "unknown",
+                         viewEnd ? std::to_string(end) : "more than 2^63",
+                         *smemBytes),
            end, *smemBytes, std::move(details));
   }
 }

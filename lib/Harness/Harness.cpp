@@ -7,6 +7,7 @@
 #include "AMK/Harness/Harness.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ScopedPrinter.h"
@@ -16,6 +17,12 @@ using namespace mlir::amk;
 
 std::string HarnessFinding::str() const {
   return ("[" + check + "] " + message);
+}
+
+/// A count or byte size that saturates at INT64_MAX (a product or sum past
+/// int64_t), printed as such rather than as a number it is not.
+static std::string printCount(int64_t value) {
+  return value == INT64_MAX ? "more than 2^63" : std::to_string(value);
 }
 
 void mlir::amk::checkLaunchResources(ArrayRef<int64_t> block, int64_t smemBytes,
@@ -33,9 +40,10 @@ void mlir::amk::checkLaunchResources(ArrayRef<int64_t> block, int64_t smemBytes,
 
   // Threads: the block's total, then each dimension.
   if (!block.empty()) {
+    // Saturated: a product past int64_t is past every limit.
     int64_t threads = 1;
     for (int64_t d : block)
-      threads *= d;
+      threads = llvm::checkedMul(threads, d).value_or(INT64_MAX);
     const int64_t dimLimits[] = {target.max_block_dim_x, target.max_block_dim_y,
                                  target.max_block_dim_z};
     const char *axes[] = {"x", "y", "z"};
@@ -43,7 +51,8 @@ void mlir::amk::checkLaunchResources(ArrayRef<int64_t> block, int64_t smemBytes,
       add(check::kThreads,
           llvm::formatv("{0} threads per block exceed the limit {1} of target "
                         "'{2}'",
-                        threads, target.max_threads_per_block, name),
+                        printCount(threads), target.max_threads_per_block,
+                        name),
           threads, target.max_threads_per_block);
     } else {
       for (auto [i, d] : llvm::enumerate(block)) {
@@ -62,13 +71,16 @@ void mlir::amk::checkLaunchResources(ArrayRef<int64_t> block, int64_t smemBytes,
   // Shared memory: the opt-in per-block limit, and what one SM can give a
   // block next to the driver's reservation. Dynamic shared memory follows
   // the static allocations, 16-byte aligned.
-  int64_t total = smemBytes + staticSmemBytes;
+  auto saturatingAdd = [](int64_t a, int64_t b) {
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+  };
+  int64_t total = saturatingAdd(smemBytes, staticSmemBytes);
   if (smemBytes && staticSmemBytes)
-    total += 15;
+    total = saturatingAdd(total, 15);
   std::string what =
       staticSmemBytes
-          ? llvm::formatv("shared memory {0} B ({1} B static{2})", total,
-                          staticSmemBytes,
+          ? llvm::formatv("shared memory {0} B ({1} B static{2})",
+                          printCount(total), printCount(staticSmemBytes),
                           smemBytes ? llvm::formatv(" + {0} B dynamic + up to "
                                                     "15 B alignment",
                                                     smemBytes)

@@ -138,14 +138,18 @@ static SmallVector<int64_t, 3> getLaunchGrid(gpu::GPUFuncOp func) {
 /// Bytes of a static shared allocation of `type` aligned to `align`; 0 and a
 /// reason when its size is not static.
 static int64_t staticBytes(MemRefType type, std::string &whyNot) {
-  int64_t elem = elementBytes(type.getElementType());
-  if (!type.hasStaticShape() || !elem) {
+  if (!type.hasStaticShape() || !elementBytes(type.getElementType())) {
     whyNot =
         llvm::formatv("a shared allocation of {0} has no static size", type)
             .str();
     return 0;
   }
-  return type.getNumElements() * elem;
+  return getStaticSizeInBytes(type).value_or(INT64_MAX);
+}
+
+/// An alignment as stated (1 if none), saturated to int64_t.
+static int64_t clampAlignment(std::optional<uint64_t> align) {
+  return int64_t(std::min<uint64_t>(align.value_or(1), INT64_MAX));
 }
 
 FailureOr<int64_t> mlir::amk::getStaticSharedMemory(
@@ -153,6 +157,11 @@ FailureOr<int64_t> mlir::amk::getStaticSharedMemory(
     llvm::function_ref<void(Operation *, const Twine &)> unprovable) {
   // Every allocation at its alignment: after the first, each may be padded
   // by up to its alignment - 1 bytes, wherever ptxas places it.
+  // Sums saturate: past int64_t is past every limit, and the resource
+  // check reports it.
+  auto saturatingAdd = [](int64_t a, int64_t b) {
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+  };
   int64_t total = 0, padding = 0, minPad = INT64_MAX;
   bool failedOne = false;
   auto add = [&](Operation *at, MemRefType type, int64_t align) {
@@ -165,8 +174,8 @@ FailureOr<int64_t> mlir::amk::getStaticSharedMemory(
     }
     align =
         std::max(align, naturalAlignment(elementBytes(type.getElementType())));
-    total += bytes;
-    padding += align - 1;
+    total = saturatingAdd(total, bytes);
+    padding = saturatingAdd(padding, align - 1);
     minPad = std::min(minPad, align - 1);
   };
   StringRef alignName = LLVM::LLVMDialect::getAlignAttrName();
@@ -186,7 +195,7 @@ FailureOr<int64_t> mlir::amk::getStaticSharedMemory(
       std::optional<uint64_t> align =
           isa<memref::AllocOp>(op) ? cast<memref::AllocOp>(op).getAlignment()
                                    : cast<memref::AllocaOp>(op).getAlignment();
-      add(op, type, align.value_or(1));
+      add(op, type, clampAlignment(align));
     } else if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
       if (!isWorkgroupMemRef(get.getType()))
         return;
@@ -198,12 +207,12 @@ FailureOr<int64_t> mlir::amk::getStaticSharedMemory(
         return;
       }
       if (globals.insert(global).second)
-        add(op, global.getType(), global.getAlignment().value_or(1));
+        add(op, global.getType(), clampAlignment(global.getAlignment()));
     }
   });
   if (failedOne)
     return failure();
-  return total ? total + padding - minPad : 0;
+  return total ? saturatingAdd(total, padding - minPad) : 0;
 }
 
 namespace {
@@ -212,25 +221,29 @@ using Report = llvm::function_ref<void(StringRef, Operation *, const Twine &)>;
 } // namespace
 
 /// Whether every dimension of known_block_size and known_grid_size is at
-/// least 1. Every check below sizes threads and blocks by these attributes:
-/// a dimension below 1 (which the GPU dialect accepts) is no launch at all,
-/// and would size their tables negatively.
-static bool checkLaunchDimensions(gpu::GPUFuncOp func, Report report) {
+/// least 1 and, without a target (whose limits the resource check applies),
+/// at most what any GPU launches: 1024 threads. Every check below sizes
+/// threads and blocks by these attributes: a dimension below 1 (which the
+/// GPU dialect accepts) is no launch at all and would size their tables
+/// negatively; one past what a GPU launches would have them enumerate
+/// billions of threads.
+static bool checkLaunchDimensions(gpu::GPUFuncOp func, bool hasTarget,
+                                  Report report) {
   static const char *const dims[] = {"x", "y", "z"};
   bool bad = false;
-  for (auto [attr, what, id] :
+  for (auto [attr, what, id, limit] :
        {std::make_tuple(func.getKnownBlockSizeAttr(), "known_block_size",
-                        check::kThreads),
+                        check::kThreads, int64_t(hasTarget ? INT32_MAX : 1024)),
         std::make_tuple(func.getKnownGridSizeAttr(), "known_grid_size",
-                        check::kGrid)}) {
+                        check::kGrid, int64_t(INT32_MAX))}) {
     if (!attr)
       continue;
     for (auto [i, size] : llvm::enumerate(attr.asArrayRef()))
-      if (size < 1 && i < 3) {
+      if ((size < 1 || size > limit) && i < 3) {
         report(id, func,
                llvm::formatv("{0} gives dimension {1} the size {2}: every "
-                             "dimension of a launch is at least 1",
-                             what, dims[i], size));
+                             "dimension of a launch is in [1, {3}]",
+                             what, dims[i], size, limit));
         bad = true;
       }
   }
@@ -309,20 +322,59 @@ static bool checkStructure(Operation *kernel, Report report) {
   return structured;
 }
 
-/// Barriers that some threads of the block may not reach.
-static void checkBarrierUniformity(Operation *kernel,
-                                   const UniformityInfo &uniformity,
-                                   Report report) {
+/// The threads a convergent op needs together: the block for barriers and
+/// block reductions, a warpgroup for wgmma, a warp for shuffles, votes,
+/// warp reductions and the warp-wide matrix ops; none for other ops.
+static std::optional<ThreadScope> getConvergenceScope(Operation *op) {
+  if (isBarrier(op) || isa<gpu::AllReduceOp>(op))
+    return ThreadScope::Block;
+  StringRef name = op->getName().getStringRef();
+  if (name.starts_with("nvvm.wgmma") || name.starts_with("nvgpu.warpgroup."))
+    return ThreadScope::Warpgroup;
+  if (isa<gpu::ShuffleOp, gpu::SubgroupReduceOp, gpu::SubgroupMmaLoadMatrixOp,
+          gpu::SubgroupMmaStoreMatrixOp, gpu::SubgroupMmaComputeOp>(op) ||
+      llvm::is_contained({"nvvm.shfl.sync", "nvvm.vote.sync", "nvvm.match.sync",
+                          "nvvm.bar.warp.sync", "nvvm.elect.sync",
+                          "nvvm.redux.sync", "nvvm.mma.sync", "nvvm.ldmatrix",
+                          "nvvm.stmatrix", "nvgpu.mma.sync",
+                          "nvgpu.mma.sp.sync", "nvgpu.ldmatrix"},
+                         name) ||
+      name.starts_with("nvvm.wmma."))
+    return ThreadScope::Warp;
+  return std::nullopt;
+}
+
+/// Collectives that some threads of the group they need may not reach:
+/// barriers and block reductions (AMK-BARRIER-DIVERGENT) would hang or
+/// read garbage, warp-level ops (AMK-CONVERGENCE) have undefined results.
+static void checkConvergence(Operation *kernel,
+                             const UniformityInfo &uniformity, Report report) {
   kernel->walk([&](Operation *op) {
-    if (!isBarrier(op))
+    std::optional<ThreadScope> scope = getConvergenceScope(op);
+    if (!scope)
       return;
-    if (Operation *branch = uniformity.getDivergentAncestor(op))
+    Operation *branch = uniformity.getDivergentAncestor(op, *scope);
+    if (!branch)
+      return;
+    if (*scope == ThreadScope::Block) {
       report(check::kBarrierDivergent, op,
-             "barrier " + describeOp(op) +
+             (isBarrier(op) ? "barrier " : "block-wide collective ") +
+                 describeOp(op) +
                  " is under thread-dependent control: " + describeOp(branch) +
                  " decides by a value derived from the thread id whether (or "
                  "how often) it runs, so threads of the block can wait "
                  "forever");
+      return;
+    }
+    StringRef group = *scope == ThreadScope::Warp ? "warp" : "warpgroup";
+    report(check::kConvergence, op,
+           llvm::formatv("{0}-level {1} is under control that can differ "
+                         "within a {0}: {2} decides by a value the threads "
+                         "of one {0} may not share whether (or how often) it "
+                         "runs; every thread of the {0} must execute it "
+                         "together",
+                         group, describeOp(op), describeOp(branch))
+               .str());
   });
 }
 
@@ -394,16 +446,24 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
   };
 
   auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
-  if (func && !checkLaunchDimensions(func, report))
+  if (func && !checkLaunchDimensions(func, target, report))
     return failure();
   SmallVector<int64_t, 3> grid = getGrid(func);
-  if (target)
+  if (target) {
     checkResources(kernel, func, *target, name, findings, report);
+    // A launch the target cannot make is not analysed further (its threads
+    // would be enumerated).
+    if (llvm::any_of(
+            llvm::drop_begin(findings, before), [](const HarnessFinding &f) {
+              return f.check == check::kThreads || f.check == check::kGrid;
+            }))
+      return failure();
+  }
   if (!checkStructure(kernel, report))
     return failure();
 
   UniformityInfo uniformity(kernel);
-  checkBarrierUniformity(kernel, uniformity, report);
+  checkConvergence(kernel, uniformity, report);
   checkMBarriers(kernel, uniformity, report);
   if (failed(checkMemoryAccesses(kernel, uniformity, grid, name, before,
                                  findings, report)))

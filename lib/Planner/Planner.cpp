@@ -7,6 +7,7 @@
 #include "AMK/Planner/Planner.h"
 
 #include "AMK/Harness/Harness.h"
+#include "AMK/Tuning/Calibrate.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
@@ -62,13 +63,24 @@ TuningProblem mlir::amk::getTuningProblem(const KernelFamily &family,
 
 CostOverrides mlir::amk::getCalibration(const KernelFamily &family,
                                         const TuningDB *db,
-                                        const TargetSpec &target) {
+                                        const TargetSpec &target,
+                                        std::string *ignored) {
   CostOverrides overrides;
   if (!db)
     return overrides;
   const TuningRecord *calibration = db->calibration(getTargetIdentity(target));
   if (!calibration)
     return overrides;
+  // Loading checked only the ranges of any family's constants; this
+  // family's defaults bound what a fit of them can be.
+  SmallVector<CalibrationParam> params;
+  for (const auto &[name, value] : family.getCostParams())
+    params.push_back(CalibrationParam{name, value});
+  if (std::string why = checkCalibration(*calibration, params); !why.empty()) {
+    if (ignored)
+      *ignored = "the tuning database's calibration is ignored: " + why;
+    return overrides;
+  }
   for (const auto &[name, value] : family.getCostParams()) {
     double fitted = calibration->params.lookup(name);
     if (fitted > 0)
@@ -294,10 +306,14 @@ Plan mlir::amk::planProblem(const KernelFamily &family,
                             const PlanOptions &options) {
   MLIRContext *context = problem->getContext();
   Plan plan;
+  std::string ignoredCalibration;
   std::unique_ptr<ProblemModel> model = family.getModel(
-      problem, target, getCalibration(family, options.tuningDB, target),
+      problem, target,
+      getCalibration(family, options.tuningDB, target, &ignoredCalibration),
       options.planningSizes);
   plan.notes = model->getPlanNotes();
+  if (!ignoredCalibration.empty())
+    plan.notes.push_back(ignoredCalibration);
 
   llvm::StringMap<unsigned> reasonIndex;
   auto reject = [&](StringRef reason, const std::string &message) {

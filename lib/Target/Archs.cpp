@@ -42,11 +42,11 @@ constexpr uint32_t kHopperA =
 /// not select setmaxnreg there).
 constexpr uint32_t kBlackwellAF = kHopper | bit(ArchFeature::SetMaxNReg);
 
-// The PTX ISA `--amk-lower` emits: 8.0 below sm_100, 8.6 up to sm_119 and
-// 8.7 from sm_120 (lib/Transforms/Lower.cpp, ptxFeaturesFor). An arch that
-// LLVM 22 needs a newer ISA for (sm_88, the `f` variants, sm_103, sm_110,
-// sm_121) is listed with what it needs and rejected until the lowering
-// emits that (ArchInfo::getPtxFeatures).
+// The PTX ISA `--amk-lower` emits for each arch is its row's (the lowering
+// reads ArchInfo::getPtxFeatures): 8.0 below sm_100, 8.6 up to sm_119 and
+// 8.7 from sm_120. An arch that LLVM 22 needs a newer ISA for (sm_88, the
+// `f` variants, sm_103, sm_110, sm_121) is listed with what it needs and
+// rejected until its row emits that.
 constexpr ArchInfo kArchs[] = {
     // name, sm, LLVM's minimum PTX, PTX emitted, ptxas 13, features
     {"sm_70", 70, 60, 80, false, 0},

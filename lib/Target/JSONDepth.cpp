@@ -10,6 +10,13 @@
 
 using namespace mlir::amk;
 
+llvm::Expected<llvm::json::Value> mlir::amk::parseJSON(llvm::StringRef text) {
+  if (std::optional<JSONNestingError> deep = findExcessiveJSONNesting(text))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   deep->message());
+  return llvm::json::parse(text);
+}
+
 std::string JSONNestingError::message() const {
   return llvm::formatv("nested deeper than {0} levels at line {1}, column {2}",
                        maxDepth, line, column)

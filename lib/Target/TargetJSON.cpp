@@ -21,10 +21,7 @@ static llvm::Error makeError(const llvm::Twine &message) {
 }
 
 llvm::Expected<TargetSpec> mlir::amk::parseTargetJSON(llvm::StringRef text) {
-  // The parser recurses per level: bound the depth before it runs.
-  if (std::optional<JSONNestingError> deep = findExcessiveJSONNesting(text))
-    return makeError("invalid JSON: " + deep->message());
-  llvm::Expected<llvm::json::Value> value = llvm::json::parse(text);
+  llvm::Expected<llvm::json::Value> value = parseJSON(text);
   if (!value)
     return makeError("invalid JSON: " + llvm::toString(value.takeError()));
   const llvm::json::Object *object = value->getAsObject();

@@ -74,6 +74,11 @@ std::string TargetSpec::validate() const {
       [](llvm::StringRef, const std::string &) {});
   if (!error.empty())
     return error;
+#define AMK_TARGET_INT(key, limit, doc)                                        \
+  if (key > (limit))                                                           \
+    return llvm::formatv("{0} = {1} exceeds {2}, more than any GPU has", #key, \
+                         key, int64_t(limit));
+#include "AMK/Target/TargetFields.def"
   auto order = [](llvm::StringRef lo, int64_t a, llvm::StringRef hi,
                   int64_t b) -> std::string {
     if (a <= b)
@@ -106,7 +111,7 @@ std::string TargetSpec::validate() const {
 bool TargetSpec::operator==(const TargetSpec &other) const {
   bool equal = name == other.name;
 #define AMK_TARGET_STR(key, doc) equal = equal && key == other.key;
-#define AMK_TARGET_INT(key, doc) equal = equal && key == other.key;
+#define AMK_TARGET_INT(key, limit, doc) equal = equal && key == other.key;
 #include "AMK/Target/TargetFields.def"
   return equal;
 }

@@ -6,7 +6,8 @@
 //
 // `--amk-import-linalg`: every upstream op a family imports (GEMM:
 // linalg.matmul and linalg.batch_matmul on buffers) becomes that family's
-// problem op; what a family declines stays, with a warning saying why.
+// problem op; what a family declines stays, with a warning saying why, and
+// so does every other linalg op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +15,9 @@
 
 #include "AMK/Family/Family.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
 
 namespace mlir::amk {
 #define GEN_PASS_DEF_AMKIMPORTLINALGPASS
@@ -44,12 +47,28 @@ LogicalResult mlir::amk::importUpstreamOps(Operation *root,
         break;
       }
   });
-  IRRewriter rewriter(root->getContext());
+  // An imported problem op is verified before anything plans it: its
+  // operands may break a bound the upstream op does not have (a buffer
+  // over kMaxOperandBytes).
+  struct Collector : RewriterBase::Listener {
+    SmallVector<Operation *> problems;
+    void notifyOperationInserted(Operation *op,
+                                 OpBuilder::InsertPoint) override {
+      if (isa<ProblemOpInterface>(op))
+        problems.push_back(op);
+    }
+  } created;
+  IRRewriter rewriter(root->getContext(), &created);
   bool refused = false;
+  llvm::SmallPtrSet<Operation *, 8> declined;
   for (auto [op, family] : candidates) {
     ImportDecline why;
-    if (succeeded(family->importOp(rewriter, op, why)))
+    created.problems.clear();
+    if (succeeded(family->importOp(rewriter, op, why))) {
+      refused |= llvm::any_of(created.problems,
+                              [](Operation *p) { return failed(verify(p)); });
       continue;
+    }
     if (why.isError) {
       op->emitError("the ") << family->getDisplayName()
                             << " family cannot compute this op: " << why.reason;
@@ -57,7 +76,18 @@ LogicalResult mlir::amk::importUpstreamOps(Operation *root,
     } else {
       op->emitWarning(warningPrefix) << why.reason;
     }
+    declined.insert(op);
   }
+  // Every other linalg op stays, and says so: a linalg.generic that computes
+  // a product is not silently left to run on the host. (After an error the
+  // pass fails: that is said already.)
+  if (refused)
+    return failure();
+  root->walk([&](linalg::LinalgOp op) {
+    if (!declined.contains(op) && !op->getParentOfType<KernelOp>())
+      op->emitWarning(warningPrefix)
+          << "no AMK family takes '" << op->getName() << "'";
+  });
   return failure(refused);
 }
 

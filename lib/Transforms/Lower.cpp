@@ -26,9 +26,11 @@
 #include "AMK/Harness/KernelSafety.h"
 #include "AMK/Target/JSONDepth.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 
 namespace mlir::amk {
@@ -52,17 +54,25 @@ static std::string getProblemIdentity(Operation *op) {
 /// Whether a cached verdict is the harness's acceptance (nothing else is
 /// stored, but nothing else may be emitted either).
 static bool isVerified(StringRef verdict) {
-  // A corrupted or hostile entry could nest deep enough to exhaust the
-  // recursive parser's stack: such a verdict is simply not a verdict.
-  if (findExcessiveJSONNesting(verdict))
-    return false;
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(verdict);
+  // A corrupted or hostile entry nested too deep is simply not a verdict.
+  llvm::Expected<llvm::json::Value> json = parseJSON(verdict);
   if (!json) {
     llvm::consumeError(json.takeError());
     return false;
   }
   const llvm::json::Object *o = json->getAsObject();
   return o && o->getString("status") == "verified";
+}
+
+/// What makes two kernels the same binary: the cache key of `k` under a
+/// neutral name (each entry keeps its suffix).
+static std::string getContentKey(const BundleKernel &k,
+                                 const TargetSpec &target) {
+  BundleKernel neutral = k;
+  neutral.name.clear();
+  for (BundleEntry &entry : neutral.entries)
+    entry.entry = entry.entry.substr(k.name.size());
+  return computeBundleCacheKey(neutral, target);
 }
 
 namespace {
@@ -139,6 +149,15 @@ AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
   if (failed(dispatch))
     return kernel.emitOpError() << whyNot;
 
+  // Which arguments the kernel writes, from the problem op's effects.
+  auto describe = [&](KernelConfigAttrInterface config) {
+    KernelLaunch launch = family->describeLaunch(problem, config, target);
+    for (auto [arg, operand] :
+         llvm::zip(launch.args, problem.getKernelOperands()))
+      arg.written = mightHaveEffect<MemoryEffects::Write>(
+          problem.getOperation(), operand);
+    return launch;
+  };
   LoweredKernel k;
   k.impl = family;
   k.family = family->getName().str();
@@ -151,7 +170,7 @@ AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
     entry.entry =
         (k.name + "_" + d.bucket.symbol + "le" + std::to_string(d.bucket.upTo));
     entry.config = d.config;
-    entry.launch = family->describeLaunch(problem, d.config, target);
+    entry.launch = describe(d.config);
     entry.predictedUs = d.predictedNs / 1000.0;
     entry.bucket = d.bucket;
     const SizeSymbol *symbol = entry.launch.findSymbol(d.bucket.symbol);
@@ -163,7 +182,7 @@ AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
   BundleEntry &own = k.entries.emplace_back();
   own.entry = k.name;
   own.config = kernel.getConfig();
-  own.launch = family->describeLaunch(problem, own.config, target);
+  own.launch = describe(own.config);
   own.predictedUs = getPredictedUs(kernel, own.config);
   k.flags = (llvm::Twine("O") + llvm::Twine(optLevel.getValue()) + " " +
              ptxFeaturesFor(target))
@@ -370,10 +389,19 @@ void AMKLowerPass::runOnOperation() {
   // Kernels become gpu.binary (hits) or gpu.module (misses) at the end of
   // the module, in order; each miss's module becomes its binary in place.
   std::vector<LoweredKernel> lowered;
+  // Identical kernels are built once: each later one launches the first's
+  // binary (and writes no bundle of its own).
+  llvm::StringMap<BundleKernel> built;
   for (KernelOp kernel : kernels) {
     FailureOr<LoweredKernel> k = describeKernel(kernel, target);
     if (failed(k))
       return signalPassFailure();
+    auto [first, isNew] =
+        built.try_emplace(getContentKey(*k, target), BundleKernel(*k));
+    if (!isNew) {
+      emitKernelLaunch(kernel, first->second);
+      continue;
+    }
     if (compileCache) {
       std::string corruption;
       std::optional<CacheEntry> entry =

@@ -39,7 +39,7 @@ void emitKernelLaunch(KernelOp kernel, const BundleKernel &k);
 std::string getToolkitPath(StringRef option);
 
 /// The PTX ISA version an arch needs (ptxas in CUDA 13 takes up to 9.0).
-StringRef ptxFeaturesFor(const TargetSpec &target);
+std::string ptxFeaturesFor(const TargetSpec &target);
 
 /// The NVVM target every kernel module (and so every gpu.object) carries.
 NVVM::NVVMTargetAttr getNVVMTarget(MLIRContext *ctx, int optLevel,

@@ -68,13 +68,11 @@ std::string mlir::amk::lower::getToolkitPath(StringRef option) {
   return "/usr/local/cuda";
 }
 
-StringRef mlir::amk::lower::ptxFeaturesFor(const TargetSpec &target) {
-  int64_t sm = target.getSmVersion();
-  if (sm >= 120)
-    return "+ptx87";
-  if (sm >= 100)
-    return "+ptx86";
-  return "+ptx80";
+std::string mlir::amk::lower::ptxFeaturesFor(const TargetSpec &target) {
+  // The arch table's row says which ISA is emitted; a target passed
+  // validation, so it has one.
+  const ArchInfo *info = target.getArchInfo();
+  return info ? info->getPtxFeatures() : "+ptx80";
 }
 
 NVVM::NVVMTargetAttr mlir::amk::lower::getNVVMTarget(MLIRContext *ctx,

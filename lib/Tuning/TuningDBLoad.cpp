@@ -253,7 +253,7 @@ llvm::Error TuningDB::load(llvm::StringRef path) {
       drop(DropReason::TooDeep, deep->message());
       continue;
     }
-    llvm::Expected<Value> json = llvm::json::parse(line);
+    llvm::Expected<Value> json = parseJSON(line);
     if (!json) {
       drop(DropReason::NotJSON, llvm::toString(json.takeError()));
       continue;

@@ -190,7 +190,8 @@ bool amk::runtime::queryDevice(int ordinal, DeviceInfo &info,
 std::string amk::runtime::toJSON(const DeviceInfo &info) {
   JsonValue top = JsonValue::object();
   top.set("name", JsonValue::string(info.name));
-#define AMK_TARGET_INT(key, doc) top.set(#key, JsonValue::integer(info.key));
+#define AMK_TARGET_INT(key, limit, doc)                                        \
+  top.set(#key, JsonValue::integer(info.key));
 #define AMK_TARGET_STR(key, doc) top.set(#key, JsonValue::string(info.key));
 #include "AMK/Target/TargetFields.def"
   JsonValue sub = JsonValue::object();

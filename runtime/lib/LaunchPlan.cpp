@@ -6,6 +6,8 @@
 
 #include "AMK/Runtime/LaunchPlan.h"
 
+#include <utility>
+
 namespace amk::runtime {
 
 //===----------------------------------------------------------------------===//
@@ -142,6 +144,29 @@ Status selectVariant(const Bundle &bundle, const Sizes &sizes,
 // Plans
 //===----------------------------------------------------------------------===//
 
+/// A kernel reads its inputs while it writes its outputs: a written buffer
+/// that overlaps any other argument would race (the compiler refuses views
+/// of one buffer; distinct arguments are only known here).
+static Status checkDisjoint(const Manifest &m,
+                            const std::vector<CUdeviceptr> &args,
+                            const std::vector<int64_t> &bytes) {
+  // [a, a + n) and [b, b + k) overlap iff the later start is inside the
+  // earlier range (differences, so pointers near 2^64 cannot wrap).
+  auto overlap = [&](size_t i, size_t j) {
+    if (args[i] < args[j])
+      std::swap(i, j);
+    return args[i] - args[j] < static_cast<uint64_t>(bytes[j]);
+  };
+  for (size_t i = 0; i < args.size(); ++i)
+    for (size_t j = 0; j < args.size(); ++j)
+      if (i != j && m.args[i].written && overlap(i, j))
+        return Status::error("buffer '" + m.args[i].name +
+                             "', which the kernel writes, overlaps buffer '" +
+                             m.args[j].name + "' of bundle '" + m.name +
+                             "': the kernel would race");
+  return Status::success();
+}
+
 Status planLaunch(const Bundle &bundle, const Sizes &sizes,
                   const std::vector<CUdeviceptr> &args, LaunchPlan &plan) {
   const Manifest &m = bundle.manifest();
@@ -150,13 +175,15 @@ Status planLaunch(const Bundle &bundle, const Sizes &sizes,
     return s;
   // Every buffer's size fits int64 (so its strides do), whether or not the
   // caller resolved the sizes first.
+  std::vector<int64_t> argBytes;
   for (size_t i = 0; i < m.bufferCount(); ++i) {
     int64_t bytes;
     if (Status s = m.buffer(i).bytes(sizes, bytes); !s.ok())
       return s;
-    if (i >= m.args.size())
-      plan.workspaceBytes.push_back(bytes);
+    (i < m.args.size() ? argBytes : plan.workspaceBytes).push_back(bytes);
   }
+  if (Status s = checkDisjoint(m, args, argBytes); !s.ok())
+    return s;
   const VariantSpec &variant = m.variants[plan.variant];
   for (size_t index : variant.order) {
     const StepSpec &step = variant.steps[index];

@@ -26,7 +26,7 @@ static Status readTarget(const ManifestReader &reader, const JsonValue &json,
   Status status;
   // "info" is provenance that amk-device-info writes; the runtime needs none.
   std::vector<std::string> known = {"name", "info"};
-#define AMK_TARGET_INT(key, doc)                                               \
+#define AMK_TARGET_INT(key, limit, doc)                                        \
   known.push_back(#key);                                                       \
   if (status.ok())                                                             \
     status = reader.getInt(json, path, #key, target.key);
@@ -104,8 +104,11 @@ static Status readBuffer(const ManifestReader &reader, const JsonValue &json,
                 ManifestReader::index(at + ".shape", i), declared,
                 buffer.shape.back());
   }
+  if (s.ok() && json.find("written"))
+    s = reader.getBool(json, at, "written", buffer.written);
   if (s.ok())
-    reader.noteUnknownKeys(json, path, {"name", "kind", "elem", "shape"});
+    reader.noteUnknownKeys(json, path,
+                           {"name", "kind", "elem", "shape", "written"});
   return s;
 }
 

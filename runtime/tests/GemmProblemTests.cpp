@@ -106,8 +106,9 @@ TEST(GemmProblem, SchemaOneSplitKPlansAZeroStepOfC) {
   Sizes sizes;
   ASSERT_TRUE(bundle.resolveSizes(nullptr, sizes).ok());
   LaunchPlan plan;
-  ASSERT_TRUE(
-      planLaunch(bundle, sizes, {0x1000, 0x2000, 0x3000, 0x4000}, plan).ok());
+  ASSERT_TRUE(planLaunch(bundle, sizes,
+                         {1ull << 40, 2ull << 40, 3ull << 40, 4ull << 40}, plan)
+                  .ok());
   ASSERT_EQ(plan.steps.size(), size_t(2));
   EXPECT_TRUE(plan.steps[0].kind == StepSpec::Kind::Zero);
   EXPECT_EQ(plan.steps[0].buffer, size_t(3)); // C

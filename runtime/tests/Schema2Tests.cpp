@@ -30,7 +30,7 @@ LaunchPlan planGemm(const Bundle &bundle, int64_t m, CUdeviceptr a) {
   Sizes asked = gemmSizes(1, m, 4096, 4096), sizes;
   EXPECT_TRUE(bundle.resolveSizes(&asked, sizes).ok());
   LaunchPlan plan;
-  Status s = planLaunch(bundle, sizes, {a, 0x200000, 0x300000}, plan);
+  Status s = planLaunch(bundle, sizes, {a, 1ull << 40, 2ull << 40}, plan);
   EXPECT_TRUE(s.ok());
   if (!s.ok())
     std::printf("%s\n", s.message().c_str());
@@ -105,13 +105,51 @@ TEST(Schema2, LoadsAFamilyTheRuntimeHasNoChecksFor) {
   ASSERT_TRUE(bundle.resolveSizes(&asked, sizes).ok());
   EXPECT_EQ(sizes.toString(), std::string("ROWS=7 COLS=1024"));
   LaunchPlan plan;
-  ASSERT_TRUE(planLaunch(bundle, sizes, {0x1000, 0x2000}, plan).ok());
+  ASSERT_TRUE(planLaunch(bundle, sizes, {1ull << 40, 2ull << 40}, plan).ok());
   ASSERT_EQ(plan.steps.size(), size_t(1));
   EXPECT_EQ(plan.steps[0].grid[0], int64_t(7));
   // It is not a GEMM.
   GemmProblem problem;
   EXPECT_TRUE(contains(readGemmProblem(bundle, problem).message(),
                        "problem.family: expected \"gemm\""));
+}
+
+TEST(Schema2, RefusesAWrittenBufferThatOverlapsAnother) {
+  // Buffers of the GEMM bundle at B=1, M=64: A and B 64x4096 and 4096x4096
+  // bf16, C 64x4096 f32.
+  auto plan = [](const std::string &text, std::vector<CUdeviceptr> args) {
+    Bundle bundle;
+    EXPECT_TRUE(parseInInputs(text, bundle).ok());
+    Sizes asked = gemmSizes(1, 64, 4096, 4096), sizes;
+    EXPECT_TRUE(bundle.resolveSizes(&asked, sizes).ok());
+    LaunchPlan p;
+    return planLaunch(bundle, sizes, args, p);
+  };
+  const CUdeviceptr a = 1ull << 40, b = 2ull << 40;
+  // Without "written", any argument may be written: no overlap at all.
+  EXPECT_TRUE(plan(gemmText(), {a, b, 3ull << 40}).ok());
+  EXPECT_TRUE(contains(plan(gemmText(), {a, a, 3ull << 40}).message(),
+                       "buffer 'A', which the kernel writes, overlaps buffer "
+                       "'B' of bundle"));
+  // With it, inputs may share memory; the output may not touch them.
+  std::string text = replaced(gemmText(), "\"shape\": [\"B\", \"M\", \"K\"]}",
+                              "\"shape\": [\"B\", \"M\", \"K\"], "
+                              "\"written\": false}");
+  text = replaced(text, "\"shape\": [\"B\", \"K\", \"N\"]}",
+                  "\"shape\": [\"B\", \"K\", \"N\"], \"written\": false}");
+  EXPECT_TRUE(plan(text, {a, a, 3ull << 40}).ok());
+  // C starts on A's last byte; then on the byte after A (64x4096 bf16).
+  const CUdeviceptr aEnd = a + 64 * 4096 * 2;
+  EXPECT_TRUE(contains(plan(text, {a, b, aEnd - 1}).message(),
+                       "buffer 'C', which the kernel writes, overlaps buffer "
+                       "'A'"));
+  EXPECT_TRUE(plan(text, {a, b, aEnd}).ok());
+  // A below C, ending inside it.
+  EXPECT_FALSE(plan(text, {b - 16, 0x1000, b}).ok());
+  // The key has a type.
+  EXPECT_TRUE(contains(
+      manifestError(replaced(text, "\"written\": false", "\"written\": 0")),
+      "written"));
 }
 
 TEST(Schema2, WarnsAboutUnknownKeysAndUnverifiedKernels) {

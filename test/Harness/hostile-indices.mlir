@@ -73,7 +73,7 @@ gpu.module @m {
 // -----
 
 gpu.module @m {
-  // expected-error @+1 {{[AMK-RES-THREADS] known_block_size gives dimension x the size -1: every dimension of a launch is at least 1}}
+  // expected-error @+1 {{[AMK-RES-THREADS] known_block_size gives dimension x the size -1: every dimension of a launch is in [1, 2147483647]}}
   gpu.func @block_minus_one(%a: memref<128xf32>) workgroup(%s: memref<128xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: -1, 1, 1>} {
     %t = gpu.thread_id x
     %c127 = arith.constant 127 : index

@@ -32,6 +32,7 @@ func.func @fill_matmul(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?x
 // CHECK-NEXT:    amk.matmul {{.*}} {beta = 1.000000e+00 : f64}
 func.func @fill_not_zero(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
   %one = arith.constant 1.0 : f32
+  // expected-warning @+1 {{not imported into AMK: no AMK family takes 'linalg.fill'}}
   linalg.fill ins(%one : f32) outs(%c : memref<8x8xf32>)
   linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
   return
@@ -85,4 +86,45 @@ func.func @not_imported(%t: tensor<8x8xf32>, %a: memref<8x8xi8>, %c: memref<8x8x
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
     ins(%v, %b : memref<8xf32>, memref<8x8xf32>) outs(%cf : memref<8x8xf32>)
   return %r : tensor<8x8xf32>
+}
+
+// -----
+
+// Every linalg op no family takes stays, with a warning: a linalg.generic
+// that computes a product, an elementwise add.
+// CHECK-LABEL: func.func @generic_matmul
+// CHECK:         linalg.generic
+// CHECK:         linalg.add
+func.func @generic_matmul(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
+  // expected-warning @+1 {{not imported into AMK: no AMK family takes 'linalg.generic'}}
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  // expected-warning @+1 {{not imported into AMK: no AMK family takes 'linalg.add'}}
+  linalg.add ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
+  return
+}
+
+// -----
+
+// C also read as A: the imported product would race (and the fill must not
+// fold into beta = 0 of a C that is an input): refused.
+func.func @fill_c_read_as_a(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%c : memref<64x64xf32>)
+  // expected-error @+1 {{'amk.matmul' op writes operand #2, which may alias operand #0}}
+  linalg.matmul ins(%c, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+// A buffer over 1 TiB: the imported op fails its bound, at the linalg op.
+func.func @over_1tib(%a: memref<1099511627776x64xf32>, %b: memref<64x64xf32>, %c: memref<1099511627776x64xf32>) {
+  // expected-error @+1 {{'amk.matmul' op operand #0 of type 'memref<1099511627776x64xf32>' is larger than 1 TiB}}
+  linalg.matmul ins(%a, %b : memref<1099511627776x64xf32>, memref<64x64xf32>) outs(%c : memref<1099511627776x64xf32>)
+  return
 }

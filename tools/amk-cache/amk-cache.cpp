@@ -71,11 +71,9 @@ static std::string humanBytes(uint64_t bytes) {
 
 /// The kernel a manifest describes, for listings.
 static std::string kernelName(StringRef manifest) {
-  // Anyone who can write the directory can plant an entry: bound the
-  // parser's recursion.
-  if (findExcessiveJSONNesting(manifest))
-    return "?";
-  Expected<json::Value> json = json::parse(manifest);
+  // Anyone who can write the directory can plant an entry: parseJSON bounds
+  // the parser's recursion.
+  Expected<json::Value> json = parseJSON(manifest);
   if (!json) {
     consumeError(json.takeError());
     return "?";

@@ -7,6 +7,7 @@
 #include "amk-tune.h"
 
 #include "AMK/Dialect/AMK/IR/AMKDialect.h"
+#include "AMK/Target/JSONDepth.h"
 #include "AMK/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -78,7 +79,7 @@ llvm::Expected<json::Value> tune::readJSON(llvm::StringRef path) {
     return llvm::createStringError(file.getError(),
                                    "cannot read '" + path +
                                        "': " + file.getError().message());
-  llvm::Expected<json::Value> value = json::parse((*file)->getBuffer());
+  llvm::Expected<json::Value> value = parseJSON((*file)->getBuffer());
   if (!value)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),

@@ -25,6 +25,7 @@
 #ifndef AMK_ANALYSIS_ADDRESS_H
 #define AMK_ANALYSIS_ADDRESS_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
@@ -112,6 +113,10 @@ bool isGlobalMemRef(Type type);
 /// Bytes of one element of a memref (index: 8; a vector: all its
 /// elements), or 0 when it has none (i1, sub-byte or non-numeric types).
 int64_t elementBytes(Type type);
+
+/// Bytes of a static memref of `type` (checked), or nullopt when its shape
+/// is dynamic, its elements have no byte size, or the product overflows.
+std::optional<int64_t> getStaticSizeInBytes(MemRefType type);
 
 /// The natural alignment of `bytes`: its largest power-of-two divisor, at
 /// most 16 (what ld/st.v2/v4 and cp.async require).

@@ -115,6 +115,9 @@ struct LaunchArg {
   MemRefType kernelType;
   /// Each dimension as a size symbol, for the manifest.
   SmallVector<std::string> shape;
+  /// Whether the kernel writes it (set from the problem op's memory
+  /// effects): the runtime refuses a written buffer that overlaps another.
+  bool written = true;
 };
 
 /// A buffer the launch allocates for its kernels, e.g. a split-K's partial

@@ -60,6 +60,9 @@ inline constexpr llvm::StringLiteral kUnprovable = "AMK-UNPROVABLE";
 inline constexpr llvm::StringLiteral kOOB = "AMK-OOB";
 inline constexpr llvm::StringLiteral kBarrierDivergent =
     "AMK-BARRIER-DIVERGENT";
+/// A warp- or warpgroup-level collective (shuffle, vote, warp reduction,
+/// mma.sync, ldmatrix, wgmma) that some threads of its group may not reach.
+inline constexpr llvm::StringLiteral kConvergence = "AMK-CONVERGENCE";
 inline constexpr llvm::StringLiteral kSmemRace = "AMK-SMEM-RACE";
 inline constexpr llvm::StringLiteral kAsyncUnwaited = "AMK-ASYNC-UNWAITED";
 inline constexpr llvm::StringLiteral kMisaligned = "AMK-MISALIGNED";

@@ -122,9 +122,11 @@ planDispatch(const KernelFamily &family, ProblemOpInterface problem,
              KernelConfigAttrInterface defaultConfig);
 
 /// The cost-model constants of `family` that a calibration in `db` replaces
-/// for `target` (none without a calibration).
+/// for `target` (none without a calibration, or with one that fails
+/// checkCalibration against the family's defaults: then `ignored` says why).
 CostOverrides getCalibration(const KernelFamily &family, const TuningDB *db,
-                             const TargetSpec &target);
+                             const TargetSpec &target,
+                             std::string *ignored = nullptr);
 
 } // namespace mlir::amk
 

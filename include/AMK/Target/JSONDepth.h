@@ -15,6 +15,7 @@
 #define AMK_TARGET_JSONDEPTH_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
 
 #include <cstddef>
 #include <optional>
@@ -39,6 +40,11 @@ struct JSONNestingError {
 std::optional<JSONNestingError>
 findExcessiveJSONNesting(llvm::StringRef text,
                          unsigned maxDepth = kMaxJSONDepth);
+
+/// llvm::json::parse of `text` after the depth check: the one way AMK
+/// parses JSON (its parser recurses per level, so text nested too deep is
+/// an error here, not a stack overflow there).
+llvm::Expected<llvm::json::Value> parseJSON(llvm::StringRef text);
 
 } // namespace mlir::amk
 

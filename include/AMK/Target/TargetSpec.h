@@ -102,7 +102,7 @@ struct TargetSpec {
   /// A short name: the preset name or the device name.
   std::string name;
 #define AMK_TARGET_STR(key, doc) std::string key;
-#define AMK_TARGET_INT(key, doc) int64_t key = 0;
+#define AMK_TARGET_INT(key, limit, doc) int64_t key = 0;
 #include "AMK/Target/TargetFields.def"
 
   /// The SM version as a number (90 for `sm_90a`), or -1 if `arch` is not of
@@ -140,7 +140,7 @@ llvm::hash_code hash_value(const TargetSpec &spec);
 template <typename Spec, typename IntFn, typename StrFn>
 void forEachTargetField(Spec &spec, IntFn intFn, StrFn strFn) {
 #define AMK_TARGET_STR(key, doc) strFn(llvm::StringRef(#key), spec.key);
-#define AMK_TARGET_INT(key, doc) intFn(llvm::StringRef(#key), spec.key);
+#define AMK_TARGET_INT(key, limit, doc) intFn(llvm::StringRef(#key), spec.key);
 #include "AMK/Target/TargetFields.def"
 }
 

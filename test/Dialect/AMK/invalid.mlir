@@ -239,7 +239,7 @@ func.func @kernel_bad_ladder(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: m
 
 // -----
 
-// expected-error @+1 {{tile sizes must be positive}}
+// expected-error @+1 {{tile sizes must be in [1, 65536]}}
 #c = #amk.gemm_config<block = [64, 64, 0], warp = [32, 32], math = simt, thread = [4, 8], stages = 2, vector = 4, threads = 128>
 
 // -----

@@ -195,12 +195,22 @@ LogicalResult GemmConfigAttr::verify(
   if (warp.size() != 2)
     return emitError() << "warp tile must be [WM, WN], got " << warp.size()
                        << " sizes";
-  auto positive = [](ArrayRef<int64_t> dims) {
-    return llvm::all_of(dims, [](int64_t d) { return d > 0; });
+  auto inRange = [](ArrayRef<int64_t> dims) {
+    return llvm::all_of(
+        dims, [](int64_t d) { return d > 0 && d <= kMaxConfigValue; });
   };
-  if (!positive(block) || !positive(warp) || !positive(inst) ||
-      !positive(thread))
-    return emitError() << "tile sizes must be positive";
+  if (!inRange(block) || !inRange(warp) || !inRange(inst) || !inRange(thread))
+    return emitError() << "tile sizes must be in [1, " << kMaxConfigValue
+                       << "]";
+  // Bounded fields keep every product of them exact (thread counts, shared
+  // memory, the rasterization's tiles x swizzle).
+  for (auto [name, value] : {std::pair<StringRef, int64_t>{"stages", stages},
+                             {"threads", threads},
+                             {"swizzle", swizzle},
+                             {"split_k", splitK}})
+    if (value > kMaxConfigValue)
+      return emitError() << name << " = " << value << " exceeds "
+                         << kMaxConfigValue;
   if (block[0] % warp[0] != 0 || block[1] % warp[1] != 0)
     return emitError() << "warp tile " << warp[0] << "x" << warp[1]
                        << " does not divide block tile " << block[0] << "x"

@@ -9,14 +9,85 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::amk;
 
 #define GET_OP_CLASSES
 #include "AMK/Dialect/AMK/IR/AMKOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// ProblemOpInterface
+//===----------------------------------------------------------------------===//
+
+/// The buffer a memref value views: through view-like ops (subview, cast,
+/// reshape, ...) to the allocation or argument it starts from.
+static Value getUnderlyingBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// The operands `op` writes, by position (an effect on a value, not an
+/// operand, counts for every operand of that value; unknown effects for
+/// all).
+static SmallVector<unsigned> getWrittenOperands(Operation *op) {
+  SmallVector<unsigned> written;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  if (effects)
+    effects.getEffects(instances);
+  for (OpOperand &operand : op->getOpOperands()) {
+    bool writes = !effects || llvm::any_of(instances, [&](auto &effect) {
+      if (!isa<MemoryEffects::Write>(effect.getEffect()))
+        return false;
+      if (auto *at = effect.template getEffectValue<OpOperand *>())
+        return at == &operand;
+      return effect.getValue() == operand.get();
+    });
+    if (writes && isa<MemRefType>(operand.get().getType()))
+      written.push_back(operand.getOperandNumber());
+  }
+  return written;
+}
+
+LogicalResult mlir::amk::verifyProblemOperands(Operation *op) {
+  // A kernel reads its inputs while it writes its outputs: an output that
+  // views the same buffer as another operand races. Distinct arguments are
+  // checked at launch (the runtime refuses overlapping buffers).
+  for (unsigned i : getWrittenOperands(op)) {
+    Value buffer = getUnderlyingBuffer(op->getOperand(i));
+    for (auto [j, other] : llvm::enumerate(op->getOperands()))
+      if (i != j && getUnderlyingBuffer(other) == buffer)
+        return op->emitOpError()
+               << "writes operand #" << i << ", which may alias operand #" << j
+               << " (both view the same buffer): the kernel would race";
+  }
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type)
+      continue;
+    Type element = type.getElementType();
+    std::optional<int64_t> bytes =
+        element.isIntOrFloat()
+            ? llvm::divideCeil(element.getIntOrFloatBitWidth(), 8)
+            : 8;
+    for (int64_t extent : type.getShape())
+      if (bytes && !ShapedType::isDynamic(extent))
+        bytes = llvm::checkedMul(*bytes, extent);
+    if (!bytes || *bytes > kMaxOperandBytes)
+      return op->emitOpError() << "operand #" << index << " of type " << type
+                               << " is larger than 1 TiB (" << kMaxOperandBytes
+                               << " bytes), more than any GPU holds";
+  }
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // MatmulOp

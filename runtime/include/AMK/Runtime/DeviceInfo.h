@@ -23,7 +23,7 @@ struct DeviceInfo {
   /// Device name as the driver reports it, e.g. "NVIDIA H200".
   std::string name;
 
-#define AMK_TARGET_INT(key, doc) int64_t key = 0;
+#define AMK_TARGET_INT(key, limit, doc) int64_t key = 0;
 #define AMK_TARGET_STR(key, doc) std::string key;
 #include "AMK/Target/TargetFields.def"
 

@@ -35,7 +35,7 @@ namespace amk::runtime {
 /// JSON): the fields of TargetFields.def plus the target's name.
 struct TargetDesc {
   std::string name;
-#define AMK_TARGET_INT(key, doc) int64_t key = 0;
+#define AMK_TARGET_INT(key, limit, doc) int64_t key = 0;
 #define AMK_TARGET_STR(key, doc) std::string key;
 #include "AMK/Target/TargetFields.def"
 };
@@ -54,6 +54,9 @@ struct BufferSpec {
   std::string kind = "memref";
   ScalarType elem = ScalarType::F32;
   std::vector<ShapeDim> shape;
+  /// Whether the kernels write it ("written"; without the key, as bundles
+  /// before it had, any argument may be written).
+  bool written = true;
 
   /// The extents of the shape at `sizes` (every symbol of the shape given).
   std::vector<int64_t> extents(const Sizes &sizes) const;

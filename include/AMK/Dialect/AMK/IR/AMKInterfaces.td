@@ -29,6 +29,9 @@ def AMK_ProblemOpInterface : OpInterface<"ProblemOpInterface"> {
         A, B, [bias], C).
       }], "::llvm::SmallVector<::mlir::Value, 4>", "getKernelOperands">,
   ];
+  // Every family's sizes are bounded in one place, so no planner, cost
+  // model or synthesizer product of them can wrap.
+  let verify = [{ return ::mlir::amk::verifyProblemOperands($_op); }];
 }
 
 def AMK_KernelConfigAttrInterface : AttrInterface<"KernelConfigAttrInterface"> {
