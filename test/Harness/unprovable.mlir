@@ -402,3 +402,9 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// With allow-unprovable, the JSON says warning too.
+// RUN: amk-opt %s --split-input-file --allow-unregistered-dialect --amk-verify="allow-unprovable json=-" -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=JSON
+// JSON: "check": "AMK-UNPROVABLE"
+// JSON-NOT: "severity": "error"
+// JSON: "severity": "warning"
