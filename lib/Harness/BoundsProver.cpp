@@ -14,7 +14,9 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <numeric>
@@ -22,11 +24,55 @@
 using namespace mlir;
 using namespace mlir::amk::bounds;
 
+/// `x * c` or `c * x` with a constant c: (x, c).
+static std::optional<std::pair<Value, int64_t>> matchScaled(Value v) {
+  auto mul = v.getDefiningOp<arith::MulIOp>();
+  if (!mul)
+    return std::nullopt;
+  for (auto [x, k] : {std::pair(mul.getLhs(), mul.getRhs()),
+                      std::pair(mul.getRhs(), mul.getLhs())})
+    if (std::optional<int64_t> c = getConstantIntValue(k))
+      return std::pair(x, *c);
+  return std::nullopt;
+}
+
+/// The range of `a*x - a*d*(x floordiv d)`, which is `a*(x mod d)`, in
+/// [0, a*(d-1)] for x >= 0 and a, d > 0 (lane arithmetic that intervals
+/// alone bound far too loosely: 2*tid - 8*(tid/4) looks like it can be
+/// negative).
+std::optional<std::pair<int64_t, int64_t>>
+BoundsProver::modIdentityRange(Value v) const {
+  auto sub = v.getDefiningOp<arith::SubIOp>();
+  if (!sub)
+    return std::nullopt;
+  auto lhs = matchScaled(sub.getLhs()), rhs = matchScaled(sub.getRhs());
+  if (!lhs || !rhs || lhs->second <= 0)
+    return std::nullopt;
+  Operation *div = rhs->first.getDefiningOp();
+  if (!isa_and_nonnull<arith::DivUIOp, arith::FloorDivSIOp>(div) ||
+      div->getOperand(0) != lhs->first)
+    return std::nullopt;
+  std::optional<int64_t> d = getConstantIntValue(div->getOperand(1));
+  std::optional<int64_t> ad =
+      d && *d > 0 ? llvm::checkedMul(lhs->second, *d) : std::nullopt;
+  std::optional<int64_t> hi =
+      d ? llvm::checkedMul(lhs->second, *d - 1) : std::nullopt;
+  std::optional<ConstantIntRanges> x = range(lhs->first);
+  if (!ad || *ad != rhs->second || !hi || !x || x->smin().isNegative())
+    return std::nullopt;
+  return std::pair<int64_t, int64_t>(0, *hi);
+}
+
 std::optional<ConstantIntRanges> BoundsProver::range(Value v) const {
   auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
   if (!lattice || lattice->getValue().isUninitialized())
     return std::nullopt;
   ConstantIntRanges r = lattice->getValue().getValue();
+  if (std::optional<std::pair<int64_t, int64_t>> mod = modIdentityRange(v)) {
+    unsigned width = r.smax().getBitWidth();
+    r = ConstantIntRanges::fromSigned(APInt(width, mod->first, true),
+                                      APInt(width, mod->second, true));
+  }
   if (std::optional<int> d = blockIdDim(v);
       d && *d < int(launchGrid.size()) && launchGrid[*d] > 0) {
     unsigned width = r.smax().getBitWidth();
@@ -234,6 +280,10 @@ bool BoundsProver::nonNegative(Value v, ArrayRef<Value> guards,
   if (auto add = dyn_cast_or_null<arith::AddIOp>(op);
       add && matchPattern(add.getRhs(), m_ConstantInt(&c)) && !c.isNegative())
     return nonNegative(add.getLhs(), guards, depth + 1);
+  // x - k (or x + -k) under a guard x >= k.
+  if (auto [base, offset] = splitConstant(v);
+      base != v && offset < 0 && guardedAtLeast(base, -offset, guards, depth))
+    return true;
   // x * c with 0 <= c < 2^20: x is below some size (under 2^40 elements
   // on any GPU), so the product cannot reach 2^63.
   if (auto mul = dyn_cast_or_null<arith::MulIOp>(op);
@@ -261,14 +311,79 @@ bool BoundsProver::isSize(Value v) {
 }
 
 std::pair<Value, int64_t> BoundsProver::splitConstant(Value v) {
+  APInt c;
   if (auto add = v.getDefiningOp<arith::AddIOp>()) {
-    APInt c;
     if (matchPattern(add.getRhs(), m_ConstantInt(&c)))
       return {add.getLhs(), c.getSExtValue()};
     if (matchPattern(add.getLhs(), m_ConstantInt(&c)))
       return {add.getRhs(), c.getSExtValue()};
   }
+  if (auto sub = v.getDefiningOp<arith::SubIOp>();
+      sub && matchPattern(sub.getRhs(), m_ConstantInt(&c)) &&
+      c.getSExtValue() > INT64_MIN)
+    return {sub.getLhs(), -c.getSExtValue()};
   return {v, 0};
+}
+
+/// `pred` with its operands swapped (`a < b` is `b > a`).
+static arith::CmpIPredicate swapOperands(arith::CmpIPredicate pred) {
+  using P = arith::CmpIPredicate;
+  switch (pred) {
+  case P::slt:
+    return P::sgt;
+  case P::sgt:
+    return P::slt;
+  case P::sle:
+    return P::sge;
+  case P::sge:
+    return P::sle;
+  case P::ult:
+    return P::ugt;
+  case P::ugt:
+    return P::ult;
+  case P::ule:
+    return P::uge;
+  case P::uge:
+    return P::ule;
+  case P::eq:
+  case P::ne:
+    return pred;
+  }
+  return pred;
+}
+
+bool BoundsProver::guardedAtLeast(Value x, int64_t k, ArrayRef<Value> guards,
+                                  int depth) const {
+  for (Value guard : guards) {
+    SmallVector<Value> parts;
+    conjuncts(guard, parts);
+    for (Value part : parts) {
+      auto cmp = part.getDefiningOp<arith::CmpIOp>();
+      if (!cmp)
+        continue;
+      // `x > c` or `x >= c`, either way round.
+      arith::CmpIPredicate pred = cmp.getPredicate();
+      std::optional<int64_t> c;
+      if (cmp.getLhs() == x) {
+        c = getConstantIntValue(cmp.getRhs());
+      } else if (cmp.getRhs() == x) {
+        c = getConstantIntValue(cmp.getLhs());
+        pred = swapOperands(pred);
+      }
+      if (!c)
+        continue;
+      using P = arith::CmpIPredicate;
+      bool strict = pred == P::sgt || pred == P::ugt;
+      bool lower = strict || pred == P::sge || pred == P::uge;
+      // Unsigned guards bound x from below only when x is not negative.
+      bool isUnsigned = pred == P::ugt || pred == P::uge;
+      if (!lower || (isUnsigned && !nonNegative(x, guards, depth + 1)))
+        continue;
+      if (strict ? *c >= k - 1 : *c >= k)
+        return true;
+    }
+  }
+  return false;
 }
 
 bool BoundsProver::guardedMultiple(const SymbolicSize &size, int64_t width,
@@ -340,27 +455,36 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
       if (!cmp || (cmp.getPredicate() != arith::CmpIPredicate::ult &&
                    cmp.getPredicate() != arith::CmpIPredicate::slt))
         continue;
-      SymbolicSize guardSize = valueSize(cmp.getRhs());
       auto [gBase, gOffset] = splitConstant(cmp.getLhs());
       if (gBase != base)
         continue;
-      // The guard's bound: the size itself, or a constant no larger.
-      int64_t slack = 0;
-      if (guardSize.constant && size.constant &&
-          *guardSize.constant <= *size.constant)
-        slack = *size.constant - *guardSize.constant;
-      else if (!(guardSize == size))
-        continue;
-      // base + gOffset < bound, so base + gOffset + 1 + slack <= size.
-      if (offset + width - 1 <= gOffset + slack)
-        return true;
-      // A vector at a multiple of its width below a bound that is a
-      // multiple of it (statically, or by a guard) ends at the bound at
-      // most.
-      if (offset == gOffset && divisor(v) % width == 0 &&
-          (guardSize.constant ? *guardSize.constant % width == 0
-                              : guardedMultiple(guardSize, width, guards)))
-        return true;
+      // `x < min(a, b)` bounds x by each of a and b.
+      SmallVector<Value> bounds = {cmp.getRhs()};
+      for (size_t i = 0; i < bounds.size() && i < 16; ++i)
+        if (isa_and_nonnull<arith::MinUIOp, arith::MinSIOp>(
+                bounds[i].getDefiningOp()))
+          bounds.append(bounds[i].getDefiningOp()->getOperands().begin(),
+                        bounds[i].getDefiningOp()->getOperands().end());
+      for (Value bound : bounds) {
+        SymbolicSize guardSize = valueSize(bound);
+        // The guard's bound: the size itself, or a constant no larger.
+        int64_t slack = 0;
+        if (guardSize.constant && size.constant &&
+            *guardSize.constant <= *size.constant)
+          slack = *size.constant - *guardSize.constant;
+        else if (!(guardSize == size))
+          continue;
+        // base + gOffset < bound, so base + gOffset + 1 + slack <= size.
+        if (offset + width - 1 <= gOffset + slack)
+          return true;
+        // A vector at a multiple of its width below a bound that is a
+        // multiple of it (statically, or by a guard) ends at the bound at
+        // most.
+        if (offset == gOffset && divisor(v) % width == 0 &&
+            (guardSize.constant ? *guardSize.constant % width == 0
+                                : guardedMultiple(guardSize, width, guards)))
+          return true;
+      }
     }
   }
   Operation *op = v.getDefiningOp();

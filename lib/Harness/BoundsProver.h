@@ -88,8 +88,16 @@ private:
   /// with.
   static bool isSize(Value v);
 
-  /// `x + c` as (x, c).
+  /// `x + c` (or `x - c`) as (x, c).
   static std::pair<Value, int64_t> splitConstant(Value v);
+
+  /// Whether a guard asserts `x >= k` (`x > k - 1`, `x >= k`, either way
+  /// round; unsigned only for an x proved non-negative).
+  bool guardedAtLeast(Value x, int64_t k, ArrayRef<Value> guards,
+                      int depth) const;
+
+  /// [lo, hi] of `v` when it is `a*x - a*d*(x floordiv d)` = `a*(x mod d)`.
+  std::optional<std::pair<int64_t, int64_t>> modIdentityRange(Value v) const;
 
   /// Whether a guard asserts `x % c == 0` for an `x` standing for `size`
   /// and a multiple c of `width`.

@@ -1,0 +1,118 @@
+// RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics
+// Guards the bounds check reads beyond `i < size`: a lower bound before
+// `i - k`, a bound by a minimum of sizes, and lane arithmetic that is a
+// remainder in disguise. Each correct kernel (which the harness once
+// flagged) is next to a bug of the same shape.
+
+// Twin: a[i - 1] under i > 0.
+gpu.module @m {
+  gpu.func @previous(%a: memref<256xf32>, %b: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %i = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %pos = arith.cmpi sgt, %i, %c0 : index
+    scf.if %pos {
+      %j = arith.subi %i, %c1 : index
+      %x = memref.load %a[%j] : memref<256xf32>
+      memref.store %x, %b[%i] : memref<256xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a[i - 1] under i >= 0 reads a[-1] at i = 0.
+gpu.module @m {
+  gpu.func @previous_unguarded(%a: memref<256xf32>, %b: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %i = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %pos = arith.cmpi sge, %i, %c0 : index
+    scf.if %pos {
+      %j = arith.subi %i, %c1 : index
+      // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index it can be negative}}
+      %x = memref.load %a[%j] : memref<256xf32>
+      memref.store %x, %b[%i] : memref<256xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: one index below the smaller of two sizes serves both buffers.
+gpu.module @m {
+  gpu.func @copy_min(%a: memref<?xf32>, %b: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %i = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %na = memref.dim %a, %c0 : memref<?xf32>
+    %nb = memref.dim %b, %c0 : memref<?xf32>
+    %n = arith.minui %na, %nb : index
+    %in = arith.cmpi ult, %i, %n : index
+    scf.if %in {
+      %x = memref.load %a[%i] : memref<?xf32>
+      memref.store %x, %b[%i] : memref<?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the larger of the two sizes guards neither.
+gpu.module @m {
+  gpu.func @copy_max(%a: memref<?xf32>, %b: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %i = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %na = memref.dim %a, %c0 : memref<?xf32>
+    %nb = memref.dim %b, %c0 : memref<?xf32>
+    %n = arith.maxui %na, %nb : index
+    %in = arith.cmpi ult, %i, %n : index
+    scf.if %in {
+      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0}}
+      %x = memref.load %a[%i] : memref<?xf32>
+      // expected-error @+1 {{[AMK-OOB] store of memref<?xf32> may leave the buffer in dimension 0}}
+      memref.store %x, %b[%i] : memref<?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: 2*t - 8*(t / 4) is 2*(t mod 4), in [0, 6].
+gpu.module @m {
+  gpu.func @lane_pair(%a: memref<8xf32>, %b: memref<32xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %t = gpu.thread_id x
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %twice = arith.muli %t, %c2 : index
+    %quad = arith.divui %t, %c4 : index
+    %base = arith.muli %quad, %c8 : index
+    %i = arith.subi %twice, %base : index
+    %x = memref.load %a[%i] : memref<8xf32>
+    memref.store %x, %b[%t] : memref<32xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: 2*t - 4*(t / 4) is 2*(t mod 4) + 4*(t / 4), up to 34.
+gpu.module @m {
+  gpu.func @lane_pair_wrong_scale(%a: memref<8xf32>, %b: memref<32xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %t = gpu.thread_id x
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %twice = arith.muli %t, %c2 : index
+    %quad = arith.divui %t, %c4 : index
+    %base = arith.muli %quad, %c4 : index
+    %i = arith.subi %twice, %base : index
+    // expected-error @+1 {{[AMK-OOB] load of memref<8xf32> may leave the buffer in dimension 0}}
+    %x = memref.load %a[%i] : memref<8xf32>
+    memref.store %x, %b[%t] : memref<32xf32>
+    gpu.return
+  }
+}
