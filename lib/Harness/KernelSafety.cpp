@@ -67,10 +67,35 @@ static bool isModelled(Operation *op) {
                NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp,
                NVVM::BlockDimXOp, NVVM::BlockDimYOp, NVVM::BlockDimZOp,
                NVVM::LaneIdOp>(op);
-  // Value plumbing of the NVVM MMA results.
+  // Value plumbing of the NVVM MMA results, and constants (which the range
+  // analysis below reads).
   return isa<LLVM::ExtractValueOp, LLVM::InsertValueOp, LLVM::UndefOp,
-             LLVM::PoisonOp>(op);
+             LLVM::PoisonOp, LLVM::ConstantOp>(op);
 }
+
+namespace {
+/// Upstream's integer range analysis, which also knows an integer
+/// llvm.mlir.constant (that op has no range interface).
+class KernelRangeAnalysis : public dataflow::IntegerRangeAnalysis {
+public:
+  using IntegerRangeAnalysis::IntegerRangeAnalysis;
+
+  LogicalResult visitOperation(
+      Operation *op,
+      ArrayRef<const dataflow::IntegerValueRangeLattice *> operands,
+      ArrayRef<dataflow::IntegerValueRangeLattice *> results) override {
+    if (auto constant = dyn_cast<LLVM::ConstantOp>(op))
+      if (auto value = dyn_cast<IntegerAttr>(constant.getValue())) {
+        dataflow::IntegerValueRangeLattice *result = results.front();
+        propagateIfChanged(result,
+                           result->join(IntegerValueRange(
+                               ConstantIntRanges::constant(value.getValue()))));
+        return success();
+      }
+    return IntegerRangeAnalysis::visitOperation(op, operands, results);
+  }
+};
+} // namespace
 
 static bool isBarrier(Operation *op) {
   return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op);
@@ -390,7 +415,7 @@ checkMemoryAccesses(Operation *kernel, const UniformityInfo &uniformity,
   // known_block_size, loop variables by their bounds.
   DataFlowSolver solver;
   dataflow::loadBaselineAnalyses(solver);
-  solver.load<dataflow::IntegerRangeAnalysis>();
+  solver.load<KernelRangeAnalysis>();
   if (failed(solver.initializeAndRun(kernel))) {
     report(check::kUnprovable, kernel, "integer range analysis failed");
     return failure();
