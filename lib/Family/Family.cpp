@@ -218,6 +218,14 @@ SmallVector<const KernelFamily *> mlir::amk::getFamilies() {
       [](const auto &f) -> const KernelFamily * { return f.get(); }));
 }
 
+std::string mlir::amk::getProblemIdentity(Operation *problem) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << problem->getName() << " " << problem->getAttrDictionary() << " : ";
+  llvm::interleaveComma(problem->getOperandTypes(), os);
+  return s;
+}
+
 std::string mlir::amk::listFamilyNames() {
   Registry &registry = getRegistry();
   std::lock_guard<std::mutex> lock(registry.mutex);

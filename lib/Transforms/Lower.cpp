@@ -42,15 +42,6 @@ using namespace mlir;
 using namespace mlir::amk;
 using namespace mlir::amk::lower;
 
-/// The problem op exactly, for the cache key.
-static std::string getProblemIdentity(Operation *op) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << op->getName() << " " << op->getAttrDictionary() << " : ";
-  llvm::interleaveComma(op->getOperandTypes(), os);
-  return s;
-}
-
 /// Whether a cached verdict is the harness's acceptance (nothing else is
 /// stored, but nothing else may be emitted either).
 static bool isVerified(StringRef verdict) {

@@ -16,6 +16,7 @@
 #include "AMK/Transforms/Passes.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
@@ -109,6 +110,12 @@ private:
   LogicalResult loadTuningDB(ModuleOp module);
 
   std::optional<TuningDB> db;
+  /// This run's plans by problem identity.
+  struct Planned {
+    Plan plan;
+    SmallVector<DispatchVariant, 1> dispatch;
+  };
+  llvm::StringMap<Planned> plans;
 };
 } // namespace
 
@@ -153,7 +160,12 @@ LogicalResult AMKPlanPass::planOne(ProblemOpInterface problem,
   options.tuningDB = db ? &*db : nullptr;
   options.diverse = diverse;
   options.explore = explore;
-  Plan plan = planProblem(*family, problem, target, options);
+  // Identical problems (the same op, attributes and operand types) are
+  // planned once per run.
+  auto [memo, isNew] = plans.try_emplace(getProblemIdentity(problem));
+  if (isNew)
+    memo->second.plan = planProblem(*family, problem, target, options);
+  const Plan &plan = memo->second.plan;
   if (plan.ladder.empty())
     return problem->emitError()
            << "no " << family->getDisplayName() << " config fits target '"
@@ -186,8 +198,8 @@ LogicalResult AMKPlanPass::planOne(ProblemOpInterface problem,
   problem->moveBefore(body, body->end());
   // Kernels of their own for ranges of a dynamic size, picked at launch
   // (not for tuning rounds, which measure one config per bundle).
-  SmallVector<DispatchVariant, 1> dispatch;
-  if (rung == 0 && !diverse && !explore)
+  SmallVector<DispatchVariant, 1> &dispatch = memo->second.dispatch;
+  if (isNew && rung == 0 && !diverse && !explore)
     dispatch = planDispatch(*family, problem, target, options, best.config);
   if (!dispatch.empty()) {
     SmallVector<Attribute> entries;
@@ -237,6 +249,7 @@ LogicalResult AMKPlanPass::loadTuningDB(ModuleOp module) {
 }
 
 void AMKPlanPass::runOnOperation() {
+  plans.clear();
   ModuleOp module = getOperation();
   if (!target.empty() && failed(setModuleTarget(module, target)))
     return signalPassFailure();

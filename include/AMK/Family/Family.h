@@ -366,6 +366,10 @@ struct DispatchEntry {
 FailureOr<SmallVector<DispatchEntry>> getDispatchEntries(KernelOp kernel,
                                                          std::string &whyNot);
 
+/// The problem op exactly (name, attributes, operand types): what makes two
+/// problems the same, for the planner's memo and the cache key.
+std::string getProblemIdentity(Operation *problem);
+
 /// Every registered family, in registration order.
 SmallVector<const KernelFamily *> getFamilies();
 /// Every registered family's name, comma-separated.
