@@ -35,3 +35,33 @@ func.func @a_is_b(%a: memref<64x64xf32>, %c: memref<64x64xf32>) {
   amk.matmul %a, %a into %c : memref<64x64xf32>, memref<64x64xf32>, memref<64x64xf32>
   return
 }
+
+// -----
+
+// A transpose (not a ViewLikeOpInterface op) or a select of two buffers
+// still views them.
+func.func @c_is_a_transposed(%a: memref<64x64xf32>, %b: memref<64x64xf32>) {
+  %t = memref.transpose %a (i, j) -> (j, i) : memref<64x64xf32> to memref<64x64xf32, strided<[1, 64]>>
+  // expected-error @+1 {{writes operand #2, which may alias operand #0}}
+  amk.matmul %t, %b into %a : memref<64x64xf32, strided<[1, 64]>>, memref<64x64xf32>, memref<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @c_selects_b(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>, %p: i1) {
+  %out = arith.select %p, %b, %c : memref<64x64xf32>
+  // expected-error @+1 {{writes operand #2, which may alias operand #1}}
+  amk.matmul %a, %b into %out : memref<64x64xf32>, memref<64x64xf32>, memref<64x64xf32>
+  return
+}
+
+// -----
+
+// Two allocations are two buffers.
+func.func @two_allocs(%a: memref<64x64xf32>) {
+  %b = memref.alloc() : memref<64x64xf32>
+  %c = memref.alloc() : memref<64x64xf32>
+  amk.matmul %a, %b into %c : memref<64x64xf32>, memref<64x64xf32>, memref<64x64xf32>
+  return
+}

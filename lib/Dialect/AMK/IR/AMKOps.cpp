@@ -10,7 +10,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -26,12 +27,32 @@ using namespace mlir::amk;
 // ProblemOpInterface
 //===----------------------------------------------------------------------===//
 
-/// The buffer a memref value views: through view-like ops (subview, cast,
-/// reshape, ...) to the allocation or argument it starts from.
-static Value getUnderlyingBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
+/// The buffers a memref value may view: block arguments and allocations it
+/// starts from, through every op that makes a memref of memrefs (views,
+/// casts, transposes, selects, ops AMK does not know).
+static void collectUnderlyingBuffers(Value value,
+                                     llvm::SmallPtrSetImpl<Value> &buffers,
+                                     int depth = 0) {
+  Operation *op = value.getDefiningOp();
+  SmallVector<Value> sources;
+  if (op)
+    llvm::copy_if(op->getOperands(), std::back_inserter(sources),
+                  [](Value v) { return isa<MemRefType>(v.getType()); });
+  if (sources.empty() || depth > 32 ||
+      hasEffect<MemoryEffects::Allocate>(op, value)) {
+    buffers.insert(value);
+    return;
+  }
+  for (Value source : sources)
+    collectUnderlyingBuffers(source, buffers, depth + 1);
+}
+
+/// Whether `a` and `b` may view one buffer.
+static bool mayShareBuffer(Value a, Value b) {
+  llvm::SmallPtrSet<Value, 4> fromA, fromB;
+  collectUnderlyingBuffers(a, fromA);
+  collectUnderlyingBuffers(b, fromB);
+  return llvm::any_of(fromA, [&](Value v) { return fromB.contains(v); });
 }
 
 /// The operands `op` writes, by position (an effect on a value, not an
@@ -62,9 +83,9 @@ LogicalResult mlir::amk::verifyProblemOperands(Operation *op) {
   // views the same buffer as another operand races. Distinct arguments are
   // checked at launch (the runtime refuses overlapping buffers).
   for (unsigned i : getWrittenOperands(op)) {
-    Value buffer = getUnderlyingBuffer(op->getOperand(i));
     for (auto [j, other] : llvm::enumerate(op->getOperands()))
-      if (i != j && getUnderlyingBuffer(other) == buffer)
+      if (i != j && isa<MemRefType>(other.getType()) &&
+          mayShareBuffer(op->getOperand(i), other))
         return op->emitOpError()
                << "writes operand #" << i << ", which may alias operand #" << j
                << " (both view the same buffer): the kernel would race";
