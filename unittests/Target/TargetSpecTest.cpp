@@ -190,6 +190,25 @@ TEST(TargetJSON, DeepNestingIsAnErrorNotAStackOverflow) {
   EXPECT_FALSE(findExcessiveJSONNesting("\"\\\"[[[\"", 1));
 }
 
+// parseJSON, the one way AMK parses JSON (targets, tuning lines, cached
+// verdicts, manifests in amk-cache, the toolkit's version.json): text nested
+// past the bound is an error before the recursive parser sees it.
+TEST(TargetJSON, ParseJSONBoundsTheDepth) {
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  llvm::Expected<llvm::json::Value> refused = parseJSON(deep);
+  ASSERT_FALSE(bool(refused));
+  EXPECT_NE(llvm::toString(refused.takeError())
+                .find("nested deeper than 256 levels at line 1, column 257"),
+            std::string::npos);
+  llvm::Expected<llvm::json::Value> verdict =
+      parseJSON(R"({"status": "verified", "checks": [["a"]]})");
+  ASSERT_TRUE(bool(verdict)) << llvm::toString(verdict.takeError());
+  EXPECT_EQ(verdict->getAsObject()->getString("status"), "verified");
+  llvm::Expected<llvm::json::Value> malformed = parseJSON("{\"a\": ");
+  ASSERT_FALSE(bool(malformed));
+  llvm::consumeError(malformed.takeError());
+}
+
 TEST(TargetJSON, ResolveTarget) {
   EXPECT_TRUE(bool(resolveTarget("h100")));
   llvm::Expected<TargetSpec> bad = resolveTarget("h300");
