@@ -1,6 +1,4 @@
 // RUN: amk-opt %s --amk-pipeline="target=h200 stop-at=gpu" | FileCheck %s
-// RUN: rm -rf %t && amk-opt %s --amk-pipeline="target=h200 bundle-dir=%t" -o /dev/null
-// RUN: ls %t | FileCheck %s --check-prefix=BUNDLES
 // Identical kernels (same problem, operand types and config) are synthesized,
 // checked and assembled once: every later one launches the first's binary.
 // A kernel that differs in anything (here N) is its own.
@@ -14,10 +12,6 @@
 // CHECK-NOT:   gpu.module @[[K]]_
 // CHECK:       gpu.module @[[OTHER]]
 // CHECK-NOT:   gpu.module
-
-// BUNDLES:     gemm_64x32x64_f32_f32_f32_nn.json
-// BUNDLES:     gemm_64x64x64_f32_f32_f32_nn.json
-// BUNDLES-NOT: .json
 func.func @three_alike(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>, %d: memref<64x64xf32>, %b2: memref<64x32xf32>, %e: memref<64x32xf32>) {
   amk.matmul %a, %b into %c : memref<64x64xf32>, memref<64x64xf32>, memref<64x64xf32>
   amk.matmul %c, %b into %d : memref<64x64xf32>, memref<64x64xf32>, memref<64x64xf32>
