@@ -38,6 +38,7 @@ config.environment.pop("XDG_CACHE_HOME", None)
 tool_dirs = [config.amk_tools_dir, config.llvm_tools_dir]
 tools = [ToolSubst("amk-opt", unresolved="fatal"),
          ToolSubst("amk-cache", unresolved="fatal"),
+         ToolSubst("amk-fuzz", unresolved="fatal"),
          ToolSubst("amk-tune", unresolved="fatal")]
 if config.amk_runtime_enabled:
     tools.append(ToolSubst("amk-device-info", unresolved="ignore"))
@@ -61,6 +62,14 @@ def has_cuda_gpu():
 
 if config.amk_unittests_enabled:
     config.available_features.add("unittests")
+# amk-fuzz: this build's is the libFuzzer one (AMK_ENABLE_FUZZING), or
+# scripts/build.sh built one into build/fuzz (AMK_FUZZ_LIBFUZZER_BINARY).
+if config.amk_fuzzing_enabled:
+    config.available_features.add("amk-fuzz-libfuzzer")
+if os.access(config.amk_fuzz_libfuzzer, os.X_OK):
+    config.available_features.add("libfuzzer")
+    config.substitutions.append(("%amk_fuzz_libfuzzer",
+                                 config.amk_fuzz_libfuzzer))
 if config.amk_runtime_enabled:
     config.available_features.add("cuda-runtime")
     if has_cuda_gpu():

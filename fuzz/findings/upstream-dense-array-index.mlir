@@ -1,0 +1,3 @@
+func.func @f() attributes {x = array<index: 1>} {
+  return
+}
