@@ -30,6 +30,7 @@
 #include "BoundsProver.h"
 
 #include "AMK/Analysis/Address.h"
+#include "AMK/Harness/Harness.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -416,8 +417,7 @@ void BoundsChecker::checkView(memref::ViewOp view) {
                          bytes,
                          offset ? std::to_string(offset->smax().getSExtValue())
                                 : "unknown",
-                         viewEnd ? std::to_string(end) : "more than 2^63",
-                         *smemBytes),
+                         printCount(end), *smemBytes),
            end, *smemBytes, std::move(details));
   }
 }

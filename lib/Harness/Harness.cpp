@@ -19,12 +19,6 @@ std::string HarnessFinding::str() const {
   return ("[" + check + "] " + message);
 }
 
-/// A count or byte size that saturates at INT64_MAX (a product or sum past
-/// int64_t), printed as such rather than as a number it is not.
-static std::string printCount(int64_t value) {
-  return value == INT64_MAX ? "more than 2^63" : std::to_string(value);
-}
-
 void mlir::amk::checkLaunchResources(ArrayRef<int64_t> block, int64_t smemBytes,
                                      const TargetSpec &target, Location loc,
                                      StringRef opName,
@@ -71,9 +65,6 @@ void mlir::amk::checkLaunchResources(ArrayRef<int64_t> block, int64_t smemBytes,
   // Shared memory: the opt-in per-block limit, and what one SM can give a
   // block next to the driver's reservation. Dynamic shared memory follows
   // the static allocations, 16-byte aligned.
-  auto saturatingAdd = [](int64_t a, int64_t b) {
-    return a > INT64_MAX - b ? INT64_MAX : a + b;
-  };
   int64_t total = saturatingAdd(smemBytes, staticSmemBytes);
   if (smemBytes && staticSmemBytes)
     total = saturatingAdd(total, 15);

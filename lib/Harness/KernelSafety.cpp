@@ -182,11 +182,7 @@ FailureOr<int64_t> mlir::amk::getStaticSharedMemory(
     llvm::function_ref<void(Operation *, const Twine &)> unprovable) {
   // Every allocation at its alignment: after the first, each may be padded
   // by up to its alignment - 1 bytes, wherever ptxas places it.
-  // Sums saturate: past int64_t is past every limit, and the resource
-  // check reports it.
-  auto saturatingAdd = [](int64_t a, int64_t b) {
-    return a > INT64_MAX - b ? INT64_MAX : a + b;
-  };
+  // Sums saturate (saturatingAdd): the resource check reports them.
   int64_t total = 0, padding = 0, minPad = INT64_MAX;
   bool failedOne = false;
   auto add = [&](Operation *at, MemRefType type, int64_t align) {

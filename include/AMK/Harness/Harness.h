@@ -131,6 +131,18 @@ LogicalResult
 verifyKernelResources(KernelOp kernel, const TargetSpec &target,
                       llvm::SmallVectorImpl<HarnessFinding> &findings);
 
+/// `a + b` for non-negative counts and byte sizes, saturated at INT64_MAX:
+/// a sum past int64_t is past every limit.
+inline int64_t saturatingAdd(int64_t a, int64_t b) {
+  return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/// A count or byte size that saturates at INT64_MAX, printed as such rather
+/// than as a number it is not.
+inline std::string printCount(int64_t value) {
+  return value == INT64_MAX ? "more than 2^63" : std::to_string(value);
+}
+
 /// The JSON report of `--amk-verify`:
 /// {"kernels": N, "verified": V, "findings": [{file, line, col, check,
 /// severity, op, message, found, limit, <details>}, ...]}.
