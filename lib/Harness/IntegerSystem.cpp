@@ -6,6 +6,7 @@
 
 #include "IntegerSystem.h"
 
+#include <cassert>
 #include <map>
 #include <numeric>
 
@@ -219,8 +220,12 @@ std::optional<SmallVector<int64_t>> System::sample() const {
 
 int64_t System::eval(const Lin &e, ArrayRef<int64_t> values) {
   int64_t r = e.constant;
-  for (auto [v, c] : e.terms)
-    r += c * values[v];
+  for (auto [v, c] : e.terms) {
+    // Every form evaluated is built before its system is copied, so each
+    // variable has a value; never read past them if one is not.
+    assert(v < values.size() && "form has a variable the system lacks");
+    r += c * (v < values.size() ? values[v] : 0);
+  }
   return r;
 }
 

@@ -73,9 +73,47 @@ static bool isModelled(Operation *op) {
              LLVM::PoisonOp, LLVM::ConstantOp>(op);
 }
 
+/// The range CUDA itself gives a thread index or block dimension (a block
+/// is at most 1024 x 1024 x 64 threads on every architecture), for an op
+/// upstream's range interface knows no bound of: no `upper_bound`, no
+/// known_block_size on its function.
+static std::optional<ConstantIntRanges> getArchitecturalRange(Operation *op) {
+  static constexpr int64_t kMaxBlock[3] = {1024, 1024, 64};
+  std::optional<int> dim;
+  bool isSize = false;
+  if (auto tid = dyn_cast<gpu::ThreadIdOp>(op)) {
+    if (!tid.getUpperBound())
+      dim = int(tid.getDimension());
+  } else if (auto bdim = dyn_cast<gpu::BlockDimOp>(op)) {
+    if (!bdim.getUpperBound())
+      dim = int(bdim.getDimension());
+    isSize = true;
+  } else if (!op->hasAttr("range")) {
+    if (isa<NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp>(op))
+      dim = isa<NVVM::ThreadIdXOp>(op) ? 0 : isa<NVVM::ThreadIdYOp>(op) ? 1 : 2;
+    if (isa<NVVM::BlockDimXOp, NVVM::BlockDimYOp, NVVM::BlockDimZOp>(op)) {
+      dim = isa<NVVM::BlockDimXOp>(op) ? 0 : isa<NVVM::BlockDimYOp>(op) ? 1 : 2;
+      isSize = true;
+    }
+  }
+  if (!dim || op->getNumResults() != 1)
+    return std::nullopt;
+  auto func = op->getParentOfType<gpu::GPUFuncOp>();
+  if (!func || func.getKnownBlockSizeAttr() ||
+      op->getParentOfType<gpu::LaunchOp>())
+    return std::nullopt;
+  unsigned width =
+      ConstantIntRanges::getStorageBitwidth(op->getResult(0).getType());
+  if (width < 32)
+    return std::nullopt;
+  int64_t lo = isSize ? 1 : 0, hi = kMaxBlock[*dim] - (isSize ? 0 : 1);
+  return ConstantIntRanges::fromUnsigned(APInt(width, lo), APInt(width, hi));
+}
+
 namespace {
 /// Upstream's integer range analysis, which also knows an integer
-/// llvm.mlir.constant (that op has no range interface).
+/// llvm.mlir.constant (that op has no range interface) and CUDA's limits on
+/// a block's dimensions.
 class KernelRangeAnalysis : public dataflow::IntegerRangeAnalysis {
 public:
   using IntegerRangeAnalysis::IntegerRangeAnalysis;
@@ -84,14 +122,15 @@ public:
       Operation *op,
       ArrayRef<const dataflow::IntegerValueRangeLattice *> operands,
       ArrayRef<dataflow::IntegerValueRangeLattice *> results) override {
+    std::optional<ConstantIntRanges> known = getArchitecturalRange(op);
     if (auto constant = dyn_cast<LLVM::ConstantOp>(op))
-      if (auto value = dyn_cast<IntegerAttr>(constant.getValue())) {
-        dataflow::IntegerValueRangeLattice *result = results.front();
-        propagateIfChanged(result,
-                           result->join(IntegerValueRange(
-                               ConstantIntRanges::constant(value.getValue()))));
-        return success();
-      }
+      if (auto value = dyn_cast<IntegerAttr>(constant.getValue()))
+        known = ConstantIntRanges::constant(value.getValue());
+    if (known) {
+      dataflow::IntegerValueRangeLattice *result = results.front();
+      propagateIfChanged(result, result->join(IntegerValueRange(*known)));
+      return success();
+    }
     return IntegerRangeAnalysis::visitOperation(op, operands, results);
   }
 };

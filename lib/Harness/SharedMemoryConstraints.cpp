@@ -38,9 +38,11 @@ Model::Model(Operation *kernel, const UniformityInfo &uniformity,
              const DataFlowSolver &solver)
     : kernel(kernel), uniformity(uniformity), solver(solver) {
   if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
-    if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr())
+    if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr()) {
       for (auto [i, d] : llvm::enumerate(size.asArrayRef()))
         block[i] = d;
+      blockKnown = true;
+    }
 }
 
 std::optional<std::pair<int64_t, int64_t>> Model::range(Value v) const {
@@ -175,8 +177,22 @@ Lin SystemBuilder::threadDim(const Instance &in, int d) {
     return Lin::of(0);
   auto [it, inserted] = leaves.try_emplace(
       {nullptr, std::vector<int64_t>{int64_t(in.thread), d}}, 0);
-  if (inserted)
+  if (inserted) {
     it->second = sys.var(0, model.block[d] - 1);
+    if (!model.blockKnown)
+      sys.ge0(blockDim(d) - Lin::var(it->second) - 1);
+  }
+  return Lin::var(it->second);
+}
+
+Lin SystemBuilder::blockDim(int d) {
+  if (model.blockKnown || model.block[d] == 1)
+    return Lin::of(model.block[d]);
+  // Unknown: one variable for every thread, up to the largest block.
+  auto [it, inserted] =
+      leaves.try_emplace({nullptr, std::vector<int64_t>{-1, d}}, 0);
+  if (inserted)
+    it->second = sys.var(1, model.block[d]);
   return Lin::var(it->second);
 }
 
@@ -237,10 +253,15 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
     return threadDim(in, isa<NVVM::ThreadIdXOp>(op)   ? 0
                          : isa<NVVM::ThreadIdYOp>(op) ? 1
                                                       : 2);
-  if (isa<gpu::LaneIdOp, NVVM::LaneIdOp>(op))
+  if (isa<gpu::LaneIdOp, NVVM::LaneIdOp>(op)) {
+    // The lane is the linear id's low bits only when the block size is
+    // known (threadId's multipliers are the real ones).
+    if (!model.blockKnown)
+      return opaque();
     return divMod(threadId(in), 32, /*wantRemainder=*/true);
+  }
   if (auto bdim = dyn_cast<gpu::BlockDimOp>(op))
-    return Lin::of(model.block[dimIndex(bdim.getDimension())]);
+    return blockDim(dimIndex(bdim.getDimension()));
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp,
           arith::ExtSIOp>(op))
     return expr(op->getOperand(0), in, depth + 1);

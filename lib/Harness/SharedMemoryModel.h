@@ -95,7 +95,10 @@ public:
   Operation *kernel;
   const UniformityInfo &uniformity;
   const DataFlowSolver &solver;
+  /// The block's dimensions: `known_block_size`, else the largest a
+  /// target allows in each (the linear thread id is then not the real one).
   int64_t block[3] = {1024, 1024, 64};
+  bool blockKnown = false;
   mutable llvm::DenseMap<Operation *, bool> containsCache[3];
   /// Event counts of ops that do not depend on symbolic trip counts.
   mutable llvm::DenseMap<Operation *, int64_t> constantTotals[3];
@@ -125,8 +128,11 @@ public:
   Lin expr(Value v, const Instance &in, int depth = 0);
   void addGuards(const Instance &in);
   void condition(Value cond, bool truth, const Instance &in);
+  /// An injective linear id; the real one when the block size is known.
   Lin threadId(const Instance &in);
   Lin threadDim(const Instance &in, int d);
+  /// gpu.block_dim: a constant, or one variable when the size is unknown.
+  Lin blockDim(int d);
   FailureOr<std::pair<Value, Lin>> address(const SharedAccess &a,
                                            const Instance &in);
 

@@ -25,12 +25,30 @@ using namespace mlir::amk;
 using namespace mlir::amk::smem;
 
 /// "threads 3 and 35, byte 140" (or "thread 3, byte 140").
-static std::string witnessText(bool sameThread, int64_t t1, int64_t t2,
+static std::string witnessText(bool sameThread, StringRef t1, StringRef t2,
                                int64_t byte) {
   if (sameThread)
     return llvm::formatv("thread {0}, byte {1}", t1, byte).str();
   return llvm::formatv("threads {0} and {1}, byte {2}", t1, t2, byte).str();
 }
+
+/// A thread of a witness: its linear id when the block size is known, else
+/// its (x, y, z).
+struct WitnessThread {
+  Lin dims[3];
+
+  WitnessThread(SystemBuilder &builder, const Instance &in)
+      : dims{builder.threadDim(in, 0), builder.threadDim(in, 1),
+             builder.threadDim(in, 2)} {}
+
+  std::string text(const Model &model, ArrayRef<int64_t> point) const {
+    int64_t x = System::eval(dims[0], point), y = System::eval(dims[1], point),
+            z = System::eval(dims[2], point);
+    if (model.blockKnown)
+      return std::to_string(x + model.block[0] * (y + model.block[1] * z));
+    return llvm::formatv("({0}, {1}, {2})", x, y, z).str();
+  }
+};
 
 /// The deltas (a's uniform address part minus b's) at which some items
 /// can overlap: [min b - max a end, max b end - min a]; empty when no
@@ -267,7 +285,8 @@ bool Checker::solveSeparated(const Pair &p, const Group &groupA,
     int64_t byte = std::max(System::eval(p.addrA, point) + x->offset,
                             System::eval(p.addrB, point) + y->offset);
     hit.witness =
-        witnessText(threadsOf == Threads::Same, x->thread, y->thread, byte);
+        witnessText(threadsOf == Threads::Same, std::to_string(x->thread),
+                    std::to_string(y->thread), byte);
     return true;
   };
   for (System &c : cases) {
@@ -370,6 +389,9 @@ bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
     addInstances(p, ua, ub, relation, sameThread);
     if (!addOverlap(p, ua, ub, threadsOf, order))
       continue;
+    // The witness's threads, before the cases copy the system: a thread
+    // dimension made later would be a variable the cases lack.
+    WitnessThread threadA(p.builder, p.ia), threadB(p.builder, p.ib);
     std::optional<std::vector<System>> cases = timingCases(q, p);
     if (!cases)
       return false;
@@ -383,11 +405,10 @@ bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
       std::optional<SmallVector<int64_t>> sample = s.sample();
       if (!sample)
         continue;
-      int64_t ta = System::eval(p.builder.threadId(p.ia), *sample);
-      int64_t tb = System::eval(p.builder.threadId(p.ib), *sample);
       int64_t byte = std::max(System::eval(p.addrA, *sample),
                               System::eval(p.addrB, *sample));
-      hit.witness = witnessText(sameThread, ta, tb, byte);
+      hit.witness = witnessText(sameThread, threadA.text(model, *sample),
+                                threadB.text(model, *sample), byte);
       return true;
     }
   }

@@ -544,3 +544,52 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=racecheck grid=1 block=256 args=f32[256]
+// Bug: without known_block_size, gpu.block_dim is whatever the launch says,
+// not the largest block: a branch taken in blocks under 1024 threads wide.
+gpu.module @m {
+  gpu.func @race_under_block_dim(%out: memref<256xf32>) workgroup(%buf: memref<256xf32, #gpu.address_space<workgroup>>) kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1024 = arith.constant 1024 : index
+    %bdim = gpu.block_dim x
+    %narrow = arith.cmpi ult, %bdim, %c1024 : index
+    %in = arith.minui %tid, %c0 : index
+    %x = memref.load %out[%in] : memref<256xf32>
+    scf.if %narrow {
+      // expected-error @+1 {{[AMK-SMEM-RACE] 'memref.store' at line 564 races with the same access in another thread: no barrier between them (write-write, threads (0, 0, 0) and}}
+      memref.store %x, %buf[%c0] : memref<256xf32, #gpu.address_space<workgroup>>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=racecheck grid=1 block=256 args=f32[256]
+// Twin: in a one-row block each thread its own element; a thread index is
+// below its gpu.block_dim.
+gpu.module @m {
+  gpu.func @own_element_under_block_dim(%out: memref<256xf32>) workgroup(%buf: memref<1024xf32, #gpu.address_space<workgroup>>) kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c1024 = arith.constant 1024 : index
+    %bdim = gpu.block_dim x
+    %rows = gpu.block_dim y
+    %planes = gpu.block_dim z
+    %narrow = arith.cmpi ult, %bdim, %c1024 : index
+    %one_row = arith.cmpi eq, %rows, %c1 : index
+    %one_plane = arith.cmpi eq, %planes, %c1 : index
+    %flat = arith.andi %one_row, %one_plane : i1
+    %both = arith.andi %narrow, %flat : i1
+    %x = memref.load %out[%c0] : memref<256xf32>
+    scf.if %both {
+      memref.store %x, %buf[%tid] : memref<1024xf32, #gpu.address_space<workgroup>>
+    }
+    gpu.return
+  }
+}

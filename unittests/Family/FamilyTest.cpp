@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "AMK/Family/Family.h"
+#include "AMK/Dialect/AMK/IR/AMKOps.h"
 #include "AMK/Family/Gemm/GemmFamily.h"
 #include "AMK/Family/RowReduce/RowReduceModel.h"
+#include "AMK/Family/SilentEmitter.h"
 
 #include "gtest/gtest.h"
 
@@ -115,3 +117,29 @@ TEST(RowReduceFamily, ProblemJSONRoundTrips) {
   EXPECT_TRUE(failed(RowProblem::fromJSON(&context, badSize)));
 }
 } // namespace
+
+/// Planners ask attribute verifiers through the silent emitter: the
+/// verifier gets a live diagnostic to stream its reason into (an inactive
+/// one is an assertion failure), and nothing reaches the caller's context.
+TEST(SilentEmitter, HandsOutLiveDiagnosticsThatReachNoHandler) {
+  MLIRContext context;
+  context.loadDialect<AMKDialect>();
+  int reported = 0;
+  ScopedDiagnosticHandler count(&context, [&](Diagnostic &) {
+    ++reported;
+    return success();
+  });
+  InFlightDiagnostic diag = getSilentEmitter()();
+  ASSERT_NE(diag.getUnderlyingDiagnostic(), nullptr);
+  diag << "streamed" << 42;
+  diag.report();
+  // A refused config is null and says nothing; an accepted one is built.
+  auto row = [&](int64_t threadsPerRow) {
+    return RowConfigAttr::getChecked(getSilentEmitter(), &context,
+                                     threadsPerRow, int64_t(1), int64_t(4),
+                                     int64_t(1), int64_t(0));
+  };
+  EXPECT_FALSE(row(3));
+  EXPECT_TRUE(row(32));
+  EXPECT_EQ(reported, 0);
+}

@@ -7,6 +7,7 @@
 #include "AMK/Family/Gemm/GemmFamily.h"
 
 #include "AMK/Family/Gemm/GemmResources.h"
+#include "AMK/Family/SilentEmitter.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -328,9 +329,8 @@ private:
   /// configs are not candidates).
   GemmConfigAttr getConfig(const RawConfig &raw, int64_t splitK,
                            SplitReduce reduce) const {
-    auto silent = [&]() -> InFlightDiagnostic { return InFlightDiagnostic(); };
     return GemmConfigAttr::getChecked(
-        silent, context, ArrayRef<int64_t>(raw.block),
+        getSilentEmitter(), context, ArrayRef<int64_t>(raw.block),
         ArrayRef<int64_t>(raw.warp), raw.math, ArrayRef<int64_t>(raw.inst),
         ArrayRef<int64_t>(raw.thread), raw.stages, raw.vector, raw.threads,
         raw.swizzle, splitK, reduce);

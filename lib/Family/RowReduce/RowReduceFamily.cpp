@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AMK/Family/RowReduce/RowReduceModel.h"
+#include "AMK/Family/SilentEmitter.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -103,7 +104,6 @@ public:
 
   void enumerate(
       llvm::function_ref<void(KernelConfigAttrInterface)> fn) const override {
-    auto silent = [] { return InFlightDiagnostic(); };
     for (int64_t perRow = 1; perRow <= 1024; perRow *= 2)
       for (int64_t threads = 32; threads <= 1024; threads *= 2) {
         if (threads < perRow)
@@ -114,8 +114,8 @@ public:
               continue;
             for (int64_t cached : getCachedRunChoices(perRow, vector))
               if (auto config = RowConfigAttr::getChecked(
-                      silent, context, perRow, threads / perRow, vector, passes,
-                      cached))
+                      getSilentEmitter(), context, perRow, threads / perRow,
+                      vector, passes, cached))
                 fn(config);
           }
       }
