@@ -543,7 +543,8 @@ FailureOr<AccessAddress> AddressModel::address(Value memref, ValueRange indices,
   FailureOr<const MemRefLayout *> l = layout(memref, whyNot);
   if (failed(l))
     return failure();
-  if (indices.size() != (*l)->strides.size()) {
+  // No indices: the view's base (a whole-view access such as a TMA box).
+  if (!indices.empty() && indices.size() != (*l)->strides.size()) {
     whyNot = "an access whose index count differs from its memref's rank";
     return failure();
   }

@@ -428,6 +428,18 @@ static SmallVector<Aligned> alignedAccesses(Operation *op) {
                           bytes, "cp.async destination"});
     return out;
   }
+  if (auto tma = dyn_cast<nvgpu::TmaAsyncLoadOp>(op)) {
+    // The bulk tensor copy writes shared memory from a 128-byte aligned
+    // address (PTX ISA, cp.async.bulk.tensor).
+    std::optional<int64_t> box = getTmaBoxElements(tma);
+    if (box)
+      out.push_back(Aligned{tma.getDst(),
+                            {},
+                            *box * elemBytes(tma.getDst()),
+                            128,
+                            "TMA destination"});
+    return out;
+  }
   FailureOr<SmallVector<MemoryAccess>> accesses = getMemoryAccesses(op);
   if (failed(accesses))
     return out; // the bounds check reports it

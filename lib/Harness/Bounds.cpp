@@ -34,6 +34,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -219,6 +220,17 @@ static bool isFlatViewOfMatrix(memref::ReinterpretCastOp view,
 // Memory accesses
 //===----------------------------------------------------------------------===//
 
+std::optional<int64_t>
+mlir::amk::getTmaBoxElements(nvgpu::TmaAsyncLoadOp load) {
+  MemRefType box = load.getTensorMapDescriptor().getType().getTensor();
+  auto dst = cast<MemRefType>(load.getDst().getType());
+  if (!box.hasStaticShape() || !dst.hasStaticShape() ||
+      box.getElementType() != dst.getElementType() ||
+      !memref::isStaticShapeAndContiguousRowMajor(dst))
+    return std::nullopt;
+  return box.getNumElements();
+}
+
 FailureOr<SmallVector<MemoryAccess>>
 mlir::amk::getMemoryAccesses(Operation *op) {
   SmallVector<MemoryAccess> out;
@@ -288,6 +300,17 @@ mlir::amk::getMemoryAccesses(Operation *op) {
           "cp.async source", false, false, sel.getCondition());
     else
       return failure();
+  } else if (auto tma = dyn_cast<nvgpu::TmaAsyncLoadOp>(op)) {
+    // The box lands in the destination from its base, contiguously; the
+    // global side is the tensor map's (out-of-bounds boxes zero-fill).
+    // Multicast writes other blocks of the cluster: not modelled.
+    std::optional<int64_t> box = getTmaBoxElements(tma);
+    if (!box || tma.getMulticastMask())
+      return failure();
+    add(tma.getDst(), {}, *box, "TMA destination", true, /*async=*/true,
+        tma.getPredicate());
+    out.back().tma = true;
+    out.back().wholeView = true;
   } else if (isa<memref::ViewOp, memref::SubViewOp, memref::ReinterpretCastOp,
                  memref::ExtractStridedMetadataOp, memref::DimOp,
                  gpu::DynamicSharedMemoryOp>(op)) {
@@ -521,6 +544,18 @@ void BoundsChecker::checkAccesses(Operation *op) {
   SmallVector<Value> guards = guardsAt(op);
   for (MemoryAccess &access : *accesses) {
     auto type = cast<MemRefType>(access.memref.getType());
+    if (access.wholeView) {
+      // The view is checked where it is made; the box must fit in it.
+      int64_t elements = type.getNumElements();
+      if (access.width > elements)
+        report(check::kOOB, op,
+               llvm::formatv("{0}: the box of {1} elements is larger than "
+                             "the {2} it lands in ({3} elements)",
+                             access.what, access.width, type, elements),
+               access.width, elements,
+               llvm::json::Object{{"unit", "elements"}, {"bound", elements}});
+      continue;
+    }
     SmallVector<Value> localGuards(guards);
     if (access.condition)
       localGuards.push_back(access.condition);

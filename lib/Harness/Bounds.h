@@ -8,6 +8,7 @@
 #define AMK_LIB_HARNESS_BOUNDS_H
 
 #include "AMK/Harness/KernelSafety.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 namespace mlir {
 class DataFlowSolver;
@@ -28,7 +29,18 @@ struct MemoryAccess {
   bool write = false;
   /// Completes later (cp.async): see SharedMemory.h.
   bool async = false;
+  /// Completes with a phase of the mbarrier the op names (a TMA load), not
+  /// with an async group; async too.
+  bool tma = false;
+  /// Covers its whole memref from its base, `width` elements laid out
+  /// contiguously (a TMA box; `indices` is empty).
+  bool wholeView = false;
 };
+
+/// The elements of a TMA load's box (its descriptor's tensor shape), when
+/// its destination is a static, contiguous view of the box's element type,
+/// which the box fills from its base.
+std::optional<int64_t> getTmaBoxElements(nvgpu::TmaAsyncLoadOp load);
 
 /// The accesses `op` makes, or failure if it touches memory in a way the
 /// harness does not model.

@@ -55,12 +55,15 @@ static bool isModelled(Operation *op) {
   // The NVVM ops AMK's kernels use: special registers, barriers, MMAs.
   // nvgpu: the async copies, their groups and waits, ldmatrix and mma.sync;
   // mbarriers created, initialized, arrived on and waited on by parity
-  // (MBarrier.cpp); not test_wait, expect_tx, TMA or wgmma.
+  // (MBarrier.cpp), with transaction bytes (`arrive.expect_tx`) that TMA
+  // loads deliver; not test_wait, TMA stores or wgmma.
   if (dialect == "nvgpu")
     return isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
-               nvgpu::DeviceAsyncWaitOp, nvgpu::LdMatrixOp, nvgpu::MmaSyncOp,
-               nvgpu::MBarrierCreateOp, nvgpu::MBarrierInitOp,
-               nvgpu::MBarrierArriveOp, nvgpu::MBarrierTryWaitParityOp>(op);
+               nvgpu::TmaAsyncLoadOp, nvgpu::TmaPrefetchOp,
+               nvgpu::MBarrierArriveExpectTxOp, nvgpu::DeviceAsyncWaitOp,
+               nvgpu::LdMatrixOp, nvgpu::MmaSyncOp, nvgpu::MBarrierCreateOp,
+               nvgpu::MBarrierInitOp, nvgpu::MBarrierArriveOp,
+               nvgpu::MBarrierTryWaitParityOp>(op);
   if (dialect == "nvvm")
     return isa<NVVM::Barrier0Op, NVVM::BarrierOp, NVVM::MmaOp,
                NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
@@ -443,9 +446,9 @@ static void checkConvergence(Operation *kernel,
 /// findings start.
 static LogicalResult
 checkMemoryAccesses(Operation *kernel, const UniformityInfo &uniformity,
-                    ArrayRef<int64_t> grid, const std::string &name,
-                    size_t before, SmallVectorImpl<HarnessFinding> &findings,
-                    Report report) {
+                    const MBarrierPhases &phases, ArrayRef<int64_t> grid,
+                    const std::string &name, size_t before,
+                    SmallVectorImpl<HarnessFinding> &findings, Report report) {
   // One integer range analysis for every check: thread ids bounded by
   // known_block_size, loop variables by their bounds.
   DataFlowSolver solver;
@@ -482,7 +485,7 @@ checkMemoryAccesses(Operation *kernel, const UniformityInfo &uniformity,
                     [](const HarnessFinding &f) {
                       return f.check == check::kBarrierDivergent;
                     }))
-    checkSharedMemory(kernel, uniformity, solver, report);
+    checkSharedMemory(kernel, uniformity, solver, phases, report);
 
   // Performance, not safety: warnings.
   checkKernelCoalescing(kernel, uniformity, addresses, add);
@@ -524,8 +527,8 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
 
   UniformityInfo uniformity(kernel);
   checkConvergence(kernel, uniformity, report);
-  checkMBarriers(kernel, uniformity, report);
-  if (failed(checkMemoryAccesses(kernel, uniformity, grid, name, before,
+  MBarrierPhases phases = checkMBarriers(kernel, uniformity, report);
+  if (failed(checkMemoryAccesses(kernel, uniformity, phases, grid, name, before,
                                  findings, report)))
     return failure();
   return success(errors() == 0);

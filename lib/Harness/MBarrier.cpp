@@ -31,6 +31,8 @@
 
 #include "MBarrierChecker.h"
 
+#include "Bounds.h"
+
 #include "AMK/Analysis/Uniformity.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -70,6 +72,10 @@ void MBarrierChecker::run() {
       group = init.getBarriers(), id = init.getMbarId();
     else if (auto arrive = dyn_cast<nvgpu::MBarrierArriveOp>(op))
       group = arrive.getBarriers(), id = arrive.getMbarId();
+    else if (auto expect = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(op))
+      group = expect.getBarriers(), id = expect.getMbarId();
+    else if (auto load = dyn_cast<nvgpu::TmaAsyncLoadOp>(op))
+      group = load.getBarriers(), id = load.getMbarId();
     else if (auto wait = dyn_cast<nvgpu::MBarrierTryWaitParityOp>(op))
       group = wait.getBarriers(), id = wait.getMbarId();
     else if (auto create = dyn_cast<nvgpu::MBarrierCreateOp>(op)) {
@@ -97,10 +103,13 @@ void MBarrierChecker::run() {
     Uses &uses = all[{create.getOperation(), *index}];
     uses.name =
         llvm::formatv("mbarrier {0} of {1}", *index, describeOp(create)).str();
+    uses.key = {create.getOperation(), *index};
     if (isa<nvgpu::MBarrierInitOp>(op))
       uses.inits.push_back(op);
-    else if (isa<nvgpu::MBarrierArriveOp>(op))
+    else if (isa<nvgpu::MBarrierArriveOp, nvgpu::MBarrierArriveExpectTxOp>(op))
       uses.arrives.push_back(op);
+    else if (isa<nvgpu::TmaAsyncLoadOp>(op))
+      uses.loads.push_back(op);
     else
       uses.waits.push_back(op);
   });
@@ -121,6 +130,7 @@ MBarrierChecker::checkInit(Uses &uses) {
   const std::string &name = uses.name;
   Operation *firstUse = !uses.arrives.empty() ? uses.arrives.front()
                         : !uses.waits.empty() ? uses.waits.front()
+                        : !uses.loads.empty() ? uses.loads.front()
                                               : nullptr;
   if (uses.inits.empty()) {
     if (firstUse)
@@ -192,6 +202,12 @@ MBarrierChecker::getRounds(Uses &uses, nvgpu::MBarrierInitOp init,
   const std::string &name = uses.name;
   SmallVector<Round> rounds;
   for (Operation *arrive : uses.arrives) {
+    auto expect = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(arrive);
+    if (expect && expect.getPredicate()) {
+      report(check::kUnprovable, arrive,
+             "a predicated arrive.expect_tx on " + name + " is not modelled");
+      return std::nullopt;
+    }
     std::optional<std::pair<int64_t, scf::ForOp>> by =
         executors(arrive, "the arrive on " + name);
     if (!by)
@@ -217,31 +233,144 @@ MBarrierChecker::getRounds(Uses &uses, nvgpu::MBarrierInitOp init,
                  " in one loop is not modelled");
       return std::nullopt;
     }
-    rounds.push_back({arrive, by->second, by->first});
+    rounds.push_back({arrive, by->second, by->first, -1});
+  }
+  // Phases in program order: top-level rounds one each, a loop's one per
+  // iteration; past a loop the count is symbolic.
+  int64_t next = 0;
+  for (Round &r : rounds) {
+    if (next < 0)
+      break;
+    r.phaseBase = next;
+    next = r.loop ? -1 : next + 1;
   }
   return rounds;
 }
 
 void MBarrierChecker::check(Uses &uses) {
+  pending.clear();
+  if (prove(uses))
+    phases.of.insert(pending.begin(), pending.end());
+  else
+    phases.reported.insert(uses.loads.begin(), uses.loads.end());
+}
+
+bool MBarrierChecker::prove(Uses &uses) {
   std::optional<std::pair<nvgpu::MBarrierInitOp, int64_t>> initAndCount =
       checkInit(uses);
   if (!initAndCount)
-    return;
+    return false;
   auto [init, count] = *initAndCount;
   if (!checkVisible(uses, init))
-    return;
+    return false;
   std::optional<SmallVector<Round>> rounds = getRounds(uses, init, count);
-  if (!rounds)
-    return;
+  if (!rounds || !checkTransactions(uses, *rounds))
+    return false;
   // Waits: the parity of the phase their round completes.
   for (Operation *op : uses.waits)
-    if (!checkWait(cast<nvgpu::MBarrierTryWaitParityOp>(op), uses.name,
-                   *rounds))
-      return;
+    if (!checkWait(cast<nvgpu::MBarrierTryWaitParityOp>(op), uses, *rounds))
+      return false;
+  // Proved: the phase of every TMA load is its round's (a wait's is
+  // recorded by checkWait).
+  for (Operation *load : uses.loads) {
+    Operation *expect = roundOf(uses, load);
+    const Round *round =
+        llvm::find_if(*rounds, [&](const Round &r) { return r.op == expect; });
+    if (round->phaseBase >= 0)
+      pending[load] =
+          MBarrierPhases::Phase{uses.key, round->loop, round->phaseBase};
+  }
+  return true;
 }
 
-void mlir::amk::checkMBarriers(
+Operation *MBarrierChecker::roundOf(const Uses &uses, Operation *load) {
+  Operation *found = nullptr;
+  for (Operation *arrive : uses.arrives)
+    if (isa<nvgpu::MBarrierArriveExpectTxOp>(arrive) &&
+        arrive->getBlock() == load->getBlock()) {
+      if (found)
+        return nullptr;
+      found = arrive;
+    }
+  return found;
+}
+
+bool MBarrierChecker::checkTransactions(Uses &uses, ArrayRef<Round> rounds) {
+  const std::string &name = uses.name;
+  // Each TMA load counts its bytes against the one arrive.expect_tx on the
+  // barrier in its block, run by the same threads.
+  llvm::DenseMap<Operation *, int64_t> delivered;
+  for (Operation *op : uses.loads) {
+    auto load = cast<nvgpu::TmaAsyncLoadOp>(op);
+    std::optional<int64_t> box = getTmaBoxElements(load);
+    if (!box || load.getPredicate() || load.getMulticastMask()) {
+      report(check::kUnprovable, op,
+             "a TMA load on " + name +
+                 " that is predicated, multicast, or into a destination "
+                 "that is not a static contiguous view of the box's type is "
+                 "not modelled");
+      return false;
+    }
+    Operation *expect = roundOf(uses, op);
+    if (!expect) {
+      report(check::kMBarrierPhase, op,
+             describeOp(op) + " completes on " + name +
+                 " but its block has no single arrive.expect_tx on it: no "
+                 "phase waits for its bytes, which may land after the "
+                 "phase the readers wait for");
+      return false;
+    }
+    std::optional<std::pair<int64_t, scf::ForOp>> by =
+        executors(op, "the TMA load on " + name);
+    if (!by)
+      return false;
+    const Round *round =
+        llvm::find_if(rounds, [&](const Round &r) { return r.op == expect; });
+    if (by->first != round->threads) {
+      report(check::kMBarrierPhase, op,
+             llvm::formatv("{0} is issued by {1} thread(s) per round but "
+                           "its arrive.expect_tx ({2}) by {3}: the bytes "
+                           "expected and delivered differ",
+                           describeOp(op), by->first, describeOp(expect),
+                           round->threads)
+                 .str());
+      return false;
+    }
+    auto type = cast<MemRefType>(load.getDst().getType());
+    int64_t bytes = *box * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    delivered[expect] += bytes;
+  }
+  for (Operation *arrive : uses.arrives) {
+    auto expect = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(arrive);
+    if (!expect)
+      continue;
+    std::optional<int64_t> tx = constantOf(expect.getTxcount());
+    if (!tx || *tx < 0) {
+      report(check::kUnprovable, arrive,
+             "an arrive.expect_tx on " + name +
+                 " whose byte count is not a constant is not modelled");
+      return false;
+    }
+    int64_t got = delivered.lookup(arrive);
+    if (got != *tx) {
+      report(check::kMBarrierPhase, arrive,
+             llvm::formatv("{0} expects {1} transaction bytes on {2}, but "
+                           "the TMA loads of its round deliver {3}: {4}",
+                           describeOp(arrive), *tx, name, got,
+                           got < *tx ? "the phase never completes"
+                                     : "the phase completes before all "
+                                       "their bytes have landed")
+                 .str());
+      return false;
+    }
+  }
+  return true;
+}
+
+MBarrierPhases mlir::amk::checkMBarriers(
     Operation *kernel, const UniformityInfo &uniformity,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report) {
-  MBarrierChecker(kernel, uniformity, report).run();
+  MBarrierPhases phases;
+  MBarrierChecker(kernel, uniformity, report, phases).run();
+  return phases;
 }

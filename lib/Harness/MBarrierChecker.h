@@ -50,8 +50,9 @@ class MBarrierChecker {
 public:
   MBarrierChecker(
       Operation *kernel, const UniformityInfo &uniformity,
-      llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
-      : kernel(kernel), uniformity(uniformity), report(report) {
+      llvm::function_ref<void(StringRef, Operation *, const Twine &)> report,
+      MBarrierPhases &phases)
+      : kernel(kernel), uniformity(uniformity), report(report), phases(phases) {
     if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
       if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr())
         for (auto [i, d] : llvm::enumerate(size.asArrayRef()))
@@ -63,8 +64,10 @@ public:
 
 private:
   struct Uses {
+    MBarrierPhases::Barrier key;
     std::string name;
-    SmallVector<Operation *> inits, arrives, waits;
+    /// Arrives are plain or expect_tx; loads are TMA loads completing on it.
+    SmallVector<Operation *> inits, arrives, waits, loads;
   };
 
   /// The op's ancestor in the kernel's body block.
@@ -86,8 +89,14 @@ private:
     Operation *op;
     scf::ForOp loop;
     int64_t threads;
+    /// The phase it completes is phaseBase (+ k in its loop); -1: unknown
+    /// (after another loop of rounds).
+    int64_t phaseBase;
   };
+  /// Checks one barrier; records its phases once all of it holds.
   void check(Uses &uses);
+  /// The checks of one barrier: false after a report.
+  bool prove(Uses &uses);
   /// The init of `uses` and its count C: one init, a positive constant
   /// count, by one thread or all, outside loops.
   std::optional<std::pair<nvgpu::MBarrierInitOp, int64_t>>
@@ -97,8 +106,15 @@ private:
   /// The arrives: each by C threads, at most one per loop.
   std::optional<SmallVector<Round>>
   getRounds(Uses &uses, nvgpu::MBarrierInitOp init, int64_t count);
-  /// Whether `wait` waits for the parity of the phase its round completes.
-  bool checkWait(nvgpu::MBarrierTryWaitParityOp wait, const std::string &name,
+  /// The arrive.expect_tx whose round a TMA load is in: the one on its
+  /// barrier in its block (null: none, or several).
+  Operation *roundOf(const Uses &uses, Operation *load);
+  /// Every TMA load is in a round of the same threads, and each
+  /// arrive.expect_tx expects exactly the bytes its round's loads deliver.
+  bool checkTransactions(Uses &uses, ArrayRef<Round> rounds);
+  /// Whether `wait` waits for the parity of the phase its round completes;
+  /// records the phase.
+  bool checkWait(nvgpu::MBarrierTryWaitParityOp wait, const Uses &uses,
                  ArrayRef<Round> rounds);
   /// In `loop`: the round's arrive is before the wait in the iteration and,
   /// when fewer threads than the block's arrive, a block barrier separates
@@ -116,6 +132,9 @@ private:
   Operation *kernel;
   const UniformityInfo &uniformity;
   llvm::function_ref<void(StringRef, Operation *, const Twine &)> report;
+  MBarrierPhases &phases;
+  /// The phases of the barrier being checked, kept once all of it holds.
+  llvm::DenseMap<Operation *, MBarrierPhases::Phase> pending;
   int64_t block[3] = {0, 0, 0};
 };
 

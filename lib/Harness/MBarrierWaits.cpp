@@ -119,8 +119,8 @@ bool MBarrierChecker::checkParity(nvgpu::MBarrierTryWaitParityOp wait,
 }
 
 bool MBarrierChecker::checkWait(nvgpu::MBarrierTryWaitParityOp wait,
-                                const std::string &name,
-                                ArrayRef<Round> rounds) {
+                                const Uses &uses, ArrayRef<Round> rounds) {
+  const std::string &name = uses.name;
   std::optional<std::pair<int64_t, scf::ForOp>> by =
       executors(wait, "the wait on " + name, /*counts=*/false);
   if (!by)
@@ -150,5 +150,10 @@ bool MBarrierChecker::checkWait(nvgpu::MBarrierTryWaitParityOp wait,
   if (loop ? !checkLoopRound(wait, loop, name, rounds)
            : !checkTopLevelRounds(wait, name, before, rounds))
     return false;
-  return checkParity(wait, loop, name, before);
+  if (!checkParity(wait, loop, name, before))
+    return false;
+  // In iteration k of its round's loop: phase before + k; else before - 1.
+  pending[wait] =
+      MBarrierPhases::Phase{uses.key, loop, loop ? before : before - 1};
+  return true;
 }

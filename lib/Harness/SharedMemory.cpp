@@ -49,6 +49,21 @@ using namespace mlir::amk::smem;
 bool Checker::check(const Unit &a, const Unit &b) {
   Hit hit;
   bool sameUnit = a.access == b.access && a.group == b.group;
+  if (a.access->access.tma) {
+    // The same load instance by its own thread is no conflict; another
+    // instance of it is asked like any access.
+    if (!ask(Question::TmaUnwaited, a, b, hit))
+      return false;
+    reported.insert(hit.b);
+    report(check::kAsyncUnwaited, hit.b,
+           llvm::formatv("{0} touches shared memory that the TMA load ({1}) "
+                         "may still be writing: it runs before a wait for "
+                         "the mbarrier phase the load completes in, or "
+                         "before a barrier after which the load was issued "
+                         "({2})",
+                         describeOp(hit.b), describeOp(hit.a), hit.witness));
+    return true;
+  }
   if (a.access->access.async) {
     // The relaxed screen first; then which thread it is.
     bool screened = sameUnit || ask(Question::AsyncAnyThread, a, b, hit);
@@ -119,7 +134,9 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
                  "offsets, or an unknown allocation)");
       return false;
     }
-    std::optional<Separated> sep = separate(a, model, threads);
+    // A TMA box is one interval from its view's base: asked one by one.
+    std::optional<Separated> sep =
+        a.access.tma ? std::nullopt : separate(a, model, threads);
     if (!sep) {
       units.push_back(Unit{&a});
       continue;
@@ -219,7 +236,7 @@ void Checker::run() {
 
 void mlir::amk::checkSharedMemory(
     Operation *kernel, const UniformityInfo &uniformity,
-    const DataFlowSolver &solver,
+    const DataFlowSolver &solver, const MBarrierPhases &phases,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report) {
-  Checker(kernel, uniformity, solver, report).run();
+  Checker(kernel, uniformity, solver, phases, report).run();
 }

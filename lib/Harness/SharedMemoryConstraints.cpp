@@ -35,8 +35,8 @@ using namespace mlir::amk::smem;
 //===----------------------------------------------------------------------===//
 
 Model::Model(Operation *kernel, const UniformityInfo &uniformity,
-             const DataFlowSolver &solver)
-    : kernel(kernel), uniformity(uniformity), solver(solver) {
+             const DataFlowSolver &solver, const MBarrierPhases &phases)
+    : kernel(kernel), uniformity(uniformity), solver(solver), phases(phases) {
   if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
     if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr()) {
       for (auto [i, d] : llvm::enumerate(size.asArrayRef()))

@@ -19,6 +19,7 @@
 
 #include "Bounds.h"
 #include "IntegerSystem.h"
+#include "MBarrier.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -43,7 +44,9 @@ namespace mlir::amk::smem {
 // Synchronization events
 //===----------------------------------------------------------------------===//
 
-enum class Event { Barrier, Commit, Wait };
+/// MBarrierWait: a proved wait on one mbarrier (SystemBuilder::waitBarrier);
+/// only the latest-event search takes it.
+enum class Event { Barrier, Commit, Wait, MBarrierWait };
 
 /// Whether `op` is an event of `kind` (a block barrier, an async-group
 /// commit, an async wait).
@@ -83,7 +86,7 @@ struct Latest {
 class Model {
 public:
   Model(Operation *kernel, const UniformityInfo &uniformity,
-        const DataFlowSolver &solver);
+        const DataFlowSolver &solver, const MBarrierPhases &phases);
 
   std::optional<std::pair<int64_t, int64_t>> range(Value v) const;
   /// Whether `v` is never negative: by its signed minimum, however large
@@ -95,6 +98,8 @@ public:
   Operation *kernel;
   const UniformityInfo &uniformity;
   const DataFlowSolver &solver;
+  /// The phases of mbarrier waits and TMA loads the mbarrier check proved.
+  const MBarrierPhases &phases;
   /// The block's dimensions: `known_block_size`, else the largest a
   /// target allows in each (the linear thread id is then not the real one).
   int64_t block[3] = {1024, 1024, 64};
@@ -141,6 +146,11 @@ public:
   std::optional<int64_t> prefix(Event kind, Operation *op);
   void latest(Event kind, Operation *op, const Instance &in,
               std::vector<Latest> &out);
+  /// The latest proved waits on `barrier` before `in`.
+  void latestWait(MBarrierPhases::Barrier barrier, Operation *op,
+                  const Instance &in, std::vector<Latest> &out);
+  /// The phase of a proved wait or TMA load instance (base + k).
+  std::optional<Lin> phaseOf(const Instance &in) const;
 
 private:
   unsigned leaf(Value v, const Instance &in);
@@ -155,10 +165,14 @@ private:
   /// The events a block runs, when a constant.
   std::optional<int64_t> blockTotal(Event kind, Block &block);
   bool unconditional(Event kind, Block &body);
+  /// isEvent and Model::contains, with MBarrierWait's barrier.
+  bool isEventHere(Event kind, Operation *op) const;
+  bool containsHere(Event kind, Operation *op) const;
   bool scanBack(Event kind, Operation *from, Block *block, Instance in,
                 Latest conditions, std::vector<Latest> &out);
 
   const Model &model;
+  MBarrierPhases::Barrier waitBarrier{nullptr, 0};
   std::map<std::pair<const void *, std::vector<int64_t>>, unsigned> leaves;
   llvm::DenseMap<Operation *, Lin> trips;
   std::map<std::pair<const void *, std::vector<int64_t>>, Lin> exprs;
@@ -237,6 +251,9 @@ enum class Question {
   /// Either of the two, relaxed (any threads, not visible to them): a cheap
   /// screen, as both imply it.
   AsyncAnyThread,
+  /// A TMA load's box in flight, read or written by any thread that has not
+  /// waited for the mbarrier phase it completes in.
+  TmaUnwaited,
 };
 
 enum class Threads { Distinct, Same, Any };
@@ -265,9 +282,10 @@ class Checker {
 public:
   Checker(
       Operation *kernel, const UniformityInfo &uniformity,
-      const DataFlowSolver &solver,
+      const DataFlowSolver &solver, const MBarrierPhases &phases,
       llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
-      : model(kernel, uniformity, solver), threads(model), report(report) {}
+      : model(kernel, uniformity, solver, phases), threads(model),
+        report(report) {}
 
   void run();
 
@@ -325,6 +343,10 @@ private:
   /// between the two, or the copy not yet retired. Nullopt when a count is
   /// not modelled.
   std::optional<std::vector<System>> timingCases(Question q, Pair &p);
+  /// TmaUnwaited's cases: b not behind a barrier a follows, and b's thread's
+  /// latest proved wait on a's mbarrier (if any) for an earlier phase.
+  std::optional<std::vector<System>> tmaTimingCases(Pair &p, const Lin &barA,
+                                                    const Lin &barB);
   /// The thread-separated search: delta's feasible values against the
   /// groups' thread parts.
   bool solveSeparated(const Pair &p, const Group &groupA, const Group &groupB,

@@ -211,6 +211,8 @@ std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p) {
     cases.push_back(sys);
     return cases;
   }
+  if (q == Question::TmaUnwaited)
+    return tmaTimingCases(p, *barA, *barB);
   std::optional<Lin> comA = counts(Event::Commit, ia);
   if (!comA)
     return std::nullopt;
@@ -261,6 +263,44 @@ std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p) {
       if (notRetired(s2, w))
         cases.push_back(s2);
     }
+  }
+  return cases;
+}
+
+std::optional<std::vector<System>>
+Checker::tmaTimingCases(Pair &p, const Lin &barA, const Lin &barB) {
+  SystemBuilder &builder = p.builder;
+  System &sys = builder.sys;
+  std::optional<Lin> phase = builder.phaseOf(p.ia);
+  if (!phase) {
+    if (!unprovable && !model.phases.reported.contains(p.ia.op))
+      report(check::kUnprovable, p.ia.op,
+             "cannot order the shared memory this TMA load writes: the "
+             "mbarrier check did not prove the phase it completes in");
+    unprovable = true;
+    return std::nullopt;
+  }
+  // Not issued after b by a barrier between them ...
+  sys.ge0(barB - barA);
+  // ... and b's thread has not waited for the load's phase: its latest
+  // proved wait on the barrier (none, or one for an earlier phase).
+  std::vector<System> cases;
+  std::vector<Latest> waits;
+  builder.latestWait(model.phases.of.lookup(p.ia.op).barrier, p.ib.op, p.ib,
+                     waits);
+  for (const Latest &w : waits) {
+    System s = sys;
+    for (const Lin &e : w.atLeastZero)
+      s.ge0(e);
+    for (const Lin &e : w.equalZero)
+      s.eq0(e);
+    if (w.op) {
+      std::optional<Lin> waited = builder.phaseOf(w.instance);
+      if (!waited)
+        continue; // only proved waits are events
+      s.ge0(*phase - *waited - 1);
+    }
+    cases.push_back(s);
   }
   return cases;
 }
@@ -377,9 +417,18 @@ bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
   hit.a = a.access.op;
   hit.b = b.access.op;
   bool sameThread = q == Question::AsyncSameThread;
-  Threads threadsOf = sameThread                      ? Threads::Same
-                      : q == Question::AsyncAnyThread ? Threads::Any
-                                                      : Threads::Distinct;
+  // A TMA load against its own instance: only another thread's is a
+  // second write.
+  bool ownInstance =
+      q == Question::TmaUnwaited && a.access.op == b.access.op &&
+      llvm::all_of(relation, [](auto r) { return r.second == 0; }) &&
+      relation.size() == enclosingLoops(a.access.op, model.kernel).size();
+  Threads threadsOf =
+      sameThread ? Threads::Same
+      : (q == Question::AsyncAnyThread || q == Question::TmaUnwaited) &&
+              !ownInstance
+          ? Threads::Any
+          : Threads::Distinct;
   const Group *groupA = ua.group, *groupB = ub.group;
   bool fast = groupA && groupB;
   // The systems to ask, per thread order (the full system only).

@@ -39,6 +39,8 @@ bool smem::isEvent(Event kind, Operation *op) {
     return isa<nvgpu::DeviceAsyncCreateGroupOp>(op);
   case Event::Wait:
     return isa<nvgpu::DeviceAsyncWaitOp>(op);
+  case Event::MBarrierWait:
+    return isa<nvgpu::MBarrierTryWaitParityOp>(op);
   }
   return false;
 }
@@ -51,6 +53,8 @@ StringRef smem::eventName(Event kind) {
     return "async-group commits";
   case Event::Wait:
     return "async waits";
+  case Event::MBarrierWait:
+    return "mbarrier waits";
   }
   return "";
 }
@@ -62,6 +66,7 @@ int64_t smem::waitGroups(Operation *wait) {
 }
 
 bool Model::contains(Event kind, Operation *op) const {
+  assert(kind != Event::MBarrierWait && "per barrier: containsHere");
   auto [it, inserted] = containsCache[int(kind)].try_emplace(op, false);
   if (inserted)
     it->second = op->walk([&](Operation *inner) {
@@ -69,6 +74,25 @@ bool Model::contains(Event kind, Operation *op) const {
                                                  : WalkResult::advance();
                    }).wasInterrupted();
   return it->second;
+}
+
+bool SystemBuilder::isEventHere(Event kind, Operation *op) const {
+  if (kind != Event::MBarrierWait)
+    return isEvent(kind, op);
+  auto it = model.phases.of.find(op);
+  return isEvent(kind, op) && it != model.phases.of.end() &&
+         it->second.barrier == waitBarrier;
+}
+
+bool SystemBuilder::containsHere(Event kind, Operation *op) const {
+  if (kind != Event::MBarrierWait)
+    return model.contains(kind, op);
+  return op
+      ->walk([&](Operation *inner) {
+        return isEventHere(kind, inner) ? WalkResult::interrupt()
+                                        : WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
 //===----------------------------------------------------------------------===//
@@ -222,7 +246,7 @@ std::optional<Lin> SystemBuilder::count(Event kind, Operation *op,
 /// at its top level (or in a nested loop that runs and does).
 bool SystemBuilder::unconditional(Event kind, Block &body) {
   for (Operation &op : body) {
-    if (isEvent(kind, &op))
+    if (isEventHere(kind, &op))
       return true;
     if (auto loop = dyn_cast<scf::ForOp>(&op)) {
       std::optional<Lin> trip = tripCount(loop);
@@ -242,7 +266,7 @@ bool SystemBuilder::scanBack(Event kind, Operation *from, Block *block,
                              std::vector<Latest> &out) {
   Operation *prev = from ? from->getPrevNode() : &block->back();
   for (; prev; prev = prev->getPrevNode()) {
-    if (isEvent(kind, prev)) {
+    if (isEventHere(kind, prev)) {
       conditions.op = prev;
       in.op = prev;
       conditions.instance = in;
@@ -250,7 +274,7 @@ bool SystemBuilder::scanBack(Event kind, Operation *from, Block *block,
       return true;
     }
     auto loop = dyn_cast<scf::ForOp>(prev);
-    if (!loop || !model.contains(kind, loop) ||
+    if (!loop || !containsHere(kind, loop) ||
         !unconditional(kind, *loop.getBody()))
       continue; // conditional events are skipped: earlier retire less.
     std::optional<Lin> trip = tripCount(loop);
@@ -300,4 +324,22 @@ void SystemBuilder::latest(Event kind, Operation *op, const Instance &in,
     }
     cur = parent;
   }
+}
+
+void SystemBuilder::latestWait(MBarrierPhases::Barrier barrier, Operation *op,
+                               const Instance &in, std::vector<Latest> &out) {
+  waitBarrier = barrier;
+  latest(Event::MBarrierWait, op, in, out);
+}
+
+std::optional<Lin> SystemBuilder::phaseOf(const Instance &in) const {
+  auto it = model.phases.of.find(in.op);
+  if (it == model.phases.of.end())
+    return std::nullopt;
+  const MBarrierPhases::Phase &phase = it->second;
+  Lin result = Lin::of(phase.base);
+  if (phase.loop)
+    result =
+        result + in.iteration.lookup(scf::ForOp(phase.loop).getOperation());
+  return result;
 }
