@@ -4,8 +4,8 @@
 #
 # Then, unless AMK_FUZZ=0, the libFuzzer build of amk-fuzz into
 # <build>/fuzz (-DAMK_ENABLE_FUZZING=ON: AMK instrumented for coverage, with
-# $AMK_FUZZ_SANITIZERS, default address, and AMK's assertions when
-# AMK_FUZZ_ASSERTIONS=ON; only the amk-fuzz target), which
+# $AMK_FUZZ_SANITIZERS, default address, and AMK's assertions unless
+# AMK_FUZZ_ASSERTIONS=OFF; only the amk-fuzz target), which
 # test/Fuzz/libfuzzer.test runs. Skipped with a message when the compiler
 # cannot link a libFuzzer target (not clang, or no libclang-rt-dev).
 set -euo pipefail
@@ -45,6 +45,6 @@ if [[ -z "$cxx" ]] || ! "$cxx" -fsanitize=fuzzer${sanitizers:+,$sanitizers} \
 fi
 cmake -S "$root" -B "$build/fuzz" "${args[@]}" -DAMK_ENABLE_FUZZING=ON \
       -DAMK_FUZZ_SANITIZERS="$sanitizers" \
-      -DAMK_FUZZ_ASSERTIONS="${AMK_FUZZ_ASSERTIONS:-OFF}" -DAMK_ENABLE_RUNTIME=OFF \
+      -DAMK_FUZZ_ASSERTIONS="${AMK_FUZZ_ASSERTIONS:-ON}" -DAMK_ENABLE_RUNTIME=OFF \
       -DAMK_ENABLE_UNITTESTS=OFF "$@" >/dev/null
 cmake --build "$build/fuzz" -j "$jobs" --target amk-fuzz

@@ -55,13 +55,20 @@ bool Checker::check(const Unit &a, const Unit &b) {
     if (!ask(Question::TmaUnwaited, a, b, hit))
       return false;
     reported.insert(hit.b);
+    const MemoryAccess &other = b.access->access;
+    bool plainWrite = other.write && !other.async;
     report(check::kAsyncUnwaited, hit.b,
            llvm::formatv("{0} touches shared memory that the TMA load ({1}) "
-                         "may still be writing: it runs before a wait for "
-                         "the mbarrier phase the load completes in, or "
-                         "before a barrier after which the load was issued "
-                         "({2})",
-                         describeOp(hit.b), describeOp(hit.a), hit.witness));
+                         "may still be writing: it runs neither after its "
+                         "thread's wait for the mbarrier phase the load "
+                         "completes in nor before a barrier the load is "
+                         "issued after{2} ({3})",
+                         describeOp(hit.b), describeOp(hit.a),
+                         plainWrite ? " with fence.proxy.async between the "
+                                      "write and that barrier (the box is "
+                                      "the async proxy's)"
+                                    : "",
+                         hit.witness));
     return true;
   }
   if (a.access->access.async) {

@@ -342,10 +342,13 @@ private:
   /// The cases to try, each a system with the question's timing: no barrier
   /// between the two, or the copy not yet retired. Nullopt when a count is
   /// not modelled.
-  std::optional<std::vector<System>> timingCases(Question q, Pair &p);
+  std::optional<std::vector<System>> timingCases(Question q, Pair &p,
+                                                 const SharedAccess &b);
   /// TmaUnwaited's cases: b not behind a barrier a follows, and b's thread's
   /// latest proved wait on a's mbarrier (if any) for an earlier phase.
-  std::optional<std::vector<System>> tmaTimingCases(Pair &p, const Lin &barA,
+  std::optional<std::vector<System>> tmaTimingCases(Pair &p,
+                                                    const SharedAccess &b,
+                                                    const Lin &barA,
                                                     const Lin &barB);
   /// The thread-separated search: delta's feasible values against the
   /// groups' thread parts.

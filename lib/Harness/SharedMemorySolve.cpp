@@ -17,6 +17,7 @@
 #include "SharedMemoryModel.h"
 
 #include "AMK/Analysis/Uniformity.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -193,7 +194,8 @@ std::optional<Lin> Checker::countEvents(SystemBuilder &builder, Event kind,
   return c;
 }
 
-std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p) {
+std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p,
+                                                        const SharedAccess &b) {
   SystemBuilder &builder = p.builder;
   System &sys = builder.sys;
   const Instance &ia = p.ia, &ib = p.ib;
@@ -212,7 +214,7 @@ std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p) {
     return cases;
   }
   if (q == Question::TmaUnwaited)
-    return tmaTimingCases(p, *barA, *barB);
+    return tmaTimingCases(p, b, *barA, *barB);
   std::optional<Lin> comA = counts(Event::Commit, ia);
   if (!comA)
     return std::nullopt;
@@ -267,8 +269,33 @@ std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p) {
   return cases;
 }
 
+/// Whether `op`'s thread runs a proxy fence for the async proxy's shared
+/// memory (`fence.proxy.async[.shared::cta]`) after it and before the next
+/// barrier, in its block or, past the end of an scf.if, after it.
+static bool fencedForAsyncProxy(Operation *op) {
+  for (Operation *cur = op; cur; cur = cur->getParentOp()) {
+    for (Operation *next = cur->getNextNode(); next;
+         next = next->getNextNode()) {
+      if (auto fence = dyn_cast<NVVM::FenceProxyOp>(next))
+        if (fence.getKind() == NVVM::ProxyKind::async ||
+            fence.getKind() == NVVM::ProxyKind::async_shared)
+          return true;
+      if (next->walk([](Operation *x) {
+                return isEvent(Event::Barrier, x) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
+              })
+              .wasInterrupted())
+        return false;
+    }
+    if (!isa_and_nonnull<scf::IfOp>(cur->getParentOp()))
+      return false;
+  }
+  return false;
+}
+
 std::optional<std::vector<System>>
-Checker::tmaTimingCases(Pair &p, const Lin &barA, const Lin &barB) {
+Checker::tmaTimingCases(Pair &p, const SharedAccess &b, const Lin &barA,
+                        const Lin &barB) {
   SystemBuilder &builder = p.builder;
   System &sys = builder.sys;
   std::optional<Lin> phase = builder.phaseOf(p.ia);
@@ -280,8 +307,11 @@ Checker::tmaTimingCases(Pair &p, const Lin &barA, const Lin &barB) {
     unprovable = true;
     return std::nullopt;
   }
-  // Not issued after b by a barrier between them ...
-  sys.ge0(barB - barA);
+  // Not issued after b by a barrier between them (a barrier orders a
+  // plain write before the async proxy's write only with a proxy fence
+  // between the two in the writing thread) ...
+  if (!b.access.write || b.access.async || fencedForAsyncProxy(b.access.op))
+    sys.ge0(barB - barA);
   // ... and b's thread has not waited for the load's phase: its latest
   // proved wait on the barrier (none, or one for an earlier phase).
   std::vector<System> cases;
@@ -441,7 +471,7 @@ bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
     // The witness's threads, before the cases copy the system: a thread
     // dimension made later would be a variable the cases lack.
     WitnessThread threadA(p.builder, p.ia), threadB(p.builder, p.ib);
-    std::optional<std::vector<System>> cases = timingCases(q, p);
+    std::optional<std::vector<System>> cases = timingCases(q, p, b);
     if (!cases)
       return false;
     if (fast) {

@@ -104,7 +104,7 @@ gpu.module @m {
         nvgpu.mbarrier.arrive.expect_tx %bars[%c1], %tx : !bars
         nvgpu.tma.async.load %d[%k1, %c0], %bars[%c1] to %s1 : !desc, !bars -> memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
       }
-      // expected-error @+1 {{[AMK-ASYNC-UNWAITED] 'memref.load' at line 108 touches shared memory that the TMA load ('nvgpu.tma.async.load' at line 101) may still be writing: it runs before a wait for the mbarrier phase the load completes in, or before a barrier after which the load was issued}}
+      // expected-error @+1 {{[AMK-ASYNC-UNWAITED] 'memref.load' at line 108 touches shared memory that the TMA load ('nvgpu.tma.async.load' at line 101) may still be writing: it runs neither after its thread's wait for the mbarrier phase the load completes in nor before a barrier the load is issued after}}
       %x0 = memref.load %s0[%row, %c0] : !stage
       nvgpu.mbarrier.try_wait.parity %bars[%c0], %p, %ticks : !bars
       nvgpu.mbarrier.try_wait.parity %bars[%c1], %p, %ticks : !bars
@@ -394,6 +394,90 @@ gpu.module @m {
     %false = arith.constant false
     nvgpu.mbarrier.try_wait.parity %bars[%c0], %false, %ticks : !bars
     %x = memref.load %sm[%row, %c0] : memref<64x64xf16, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: plain stores into a stage, a barrier, then a TMA load into it: the
+// barrier orders the generic proxy's writes, not against the async
+// proxy's; without fence.proxy.async the stores may land after the box.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+!stage = memref<64x64xf16, #gpu.address_space<workgroup>>
+gpu.module @m {
+  gpu.func @reuse_without_proxy_fence(%d: !desc, %n: index) workgroup(%buf: memref<2x64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %tx = arith.constant 8192 : index
+    %ticks = arith.constant 1000000 : index
+    %bars = nvgpu.mbarrier.create -> !bars
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.remui %tid, %c64 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bars[%c0], %c1 : !bars
+      nvgpu.mbarrier.init %bars[%c1], %c1 : !bars
+    }
+    gpu.barrier
+    %s0 = memref.subview %buf[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to !stage
+    %s1 = memref.subview %buf[1, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+    %col = arith.divui %tid, %c64 : index
+    %v = arith.constant 1.0 : f16
+    // expected-error @+1 {{[AMK-ASYNC-UNWAITED] 'memref.store' at line 431 touches shared memory that the TMA load ('nvgpu.tma.async.load' at line 435) may still be writing: it runs neither after its thread's wait for the mbarrier phase the load completes in nor before a barrier the load is issued after with fence.proxy.async between the write and that barrier (the box is the async proxy's)}}
+    memref.store %v, %s0[%row, %col] : !stage
+    gpu.barrier
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      nvgpu.tma.async.load %d[%c0, %c0], %bars[%c0] to %s0 : !desc, !bars -> !stage
+    }
+    %false = arith.constant false
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %false, %ticks : !bars
+    %x = memref.load %s0[%row, %c0] : !stage
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the same with fence.proxy.async before the barrier.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+!stage = memref<64x64xf16, #gpu.address_space<workgroup>>
+gpu.module @m {
+  gpu.func @reuse_with_proxy_fence(%d: !desc, %n: index) workgroup(%buf: memref<2x64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %tx = arith.constant 8192 : index
+    %ticks = arith.constant 1000000 : index
+    %bars = nvgpu.mbarrier.create -> !bars
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.remui %tid, %c64 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bars[%c0], %c1 : !bars
+      nvgpu.mbarrier.init %bars[%c1], %c1 : !bars
+    }
+    gpu.barrier
+    %s0 = memref.subview %buf[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to !stage
+    %s1 = memref.subview %buf[1, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+    %col = arith.divui %tid, %c64 : index
+    %v = arith.constant 1.0 : f16
+    memref.store %v, %s0[%row, %col] : !stage
+    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+    gpu.barrier
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      nvgpu.tma.async.load %d[%c0, %c0], %bars[%c0] to %s0 : !desc, !bars -> !stage
+    }
+    %false = arith.constant false
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %false, %ticks : !bars
+    %x = memref.load %s0[%row, %c0] : !stage
     gpu.return
   }
 }
