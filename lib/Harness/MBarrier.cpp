@@ -52,6 +52,15 @@ std::optional<int64_t> mlir::amk::mbarrier::constantOf(Value v) {
   return std::nullopt;
 }
 
+std::optional<int64_t> mlir::amk::mbarrier::constantTripCount(scf::ForOp loop) {
+  std::optional<int64_t> lb = constantOf(loop.getLowerBound()),
+                         ub = constantOf(loop.getUpperBound()),
+                         step = constantOf(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return *ub > *lb ? llvm::divideCeil(*ub - *lb, *step) : 0;
+}
+
 std::string mlir::amk::mbarrier::threadsArrive(int64_t n) {
   return llvm::formatv("{0} {1}", n,
                        n == 1 ? "thread arrives" : "threads arrive")
@@ -236,13 +245,15 @@ MBarrierChecker::getRounds(Uses &uses, nvgpu::MBarrierInitOp init,
     rounds.push_back({arrive, by->second, by->first, -1});
   }
   // Phases in program order: top-level rounds one each, a loop's one per
-  // iteration; past a loop the count is symbolic.
+  // iteration; past a loop of unknown trip count the count is symbolic.
   int64_t next = 0;
   for (Round &r : rounds) {
     if (next < 0)
       break;
     r.phaseBase = next;
-    next = r.loop ? -1 : next + 1;
+    std::optional<int64_t> trips =
+        r.loop ? constantTripCount(r.loop) : std::optional<int64_t>(1);
+    next = trips ? next + *trips : -1;
   }
   return rounds;
 }
@@ -270,6 +281,8 @@ bool MBarrierChecker::prove(Uses &uses) {
   for (Operation *op : uses.waits)
     if (!checkWait(cast<nvgpu::MBarrierTryWaitParityOp>(op), uses, *rounds))
       return false;
+  if (!checkLoadsWaited(uses, *rounds))
+    return false;
   // Proved: the phase of every TMA load is its round's (a wait's is
   // recorded by checkWait).
   for (Operation *load : uses.loads) {
@@ -279,6 +292,50 @@ bool MBarrierChecker::prove(Uses &uses) {
     if (round->phaseBase >= 0)
       pending[load] =
           MBarrierPhases::Phase{uses.key, round->loop, round->phaseBase};
+  }
+  return true;
+}
+
+bool MBarrierChecker::checkLoadsWaited(const Uses &uses,
+                                       ArrayRef<Round> rounds) {
+  // A round of TMA loads must be waited for before the block exits: its
+  // boxes would land in shared memory the block no longer owns. Waited: in
+  // the round's loop by a wait of the same or a later phase each
+  // iteration, or after the round by a wait of a phase at least its last
+  // (phases complete in order).
+  for (Operation *load : uses.loads) {
+    Operation *expect = roundOf(uses, load);
+    const Round *round =
+        llvm::find_if(rounds, [&](const Round &r) { return r.op == expect; });
+    if (round->phaseBase < 0)
+      continue; // its phase is unknown: the race check reports the load
+    bool waited = llvm::any_of(uses.waits, [&](Operation *w) {
+      auto it = pending.find(w);
+      if (it == pending.end())
+        return false;
+      const MBarrierPhases::Phase &p = it->second;
+      if (round->loop && p.loop == round->loop)
+        return p.base >= round->phaseBase;
+      std::optional<int64_t> trips =
+          round->loop ? constantTripCount(round->loop)
+                      : std::optional<int64_t>(1);
+      std::optional<int64_t> waitTrips =
+          p.loop ? constantTripCount(p.loop) : std::optional<int64_t>(1);
+      if (!trips || !waitTrips || *waitTrips < 1 ||
+          !topLevel(load)->isBeforeInBlock(topLevel(w)))
+        return false;
+      return p.base + *waitTrips - 1 >= round->phaseBase + *trips - 1;
+    });
+    if (!waited) {
+      report(check::kMBarrierPhase, load,
+             describeOp(load) + " completes in a phase of " + uses.name +
+                 " that no wait covers (" +
+                 (round->loop ? "in its loop's last iteration"
+                              : "after the load") +
+                 "): the block can exit while its box is still landing in "
+                 "shared memory");
+      return false;
+    }
   }
   return true;
 }

@@ -31,6 +31,9 @@ namespace mlir::amk::mbarrier {
 /// The value of `v` when it is a constant integer.
 std::optional<int64_t> constantOf(Value v);
 
+/// The trip count of `loop` when its bounds and step are constants.
+std::optional<int64_t> constantTripCount(scf::ForOp loop);
+
 /// "1 thread arrives", "128 threads arrive".
 std::string threadsArrive(int64_t n);
 
@@ -109,6 +112,8 @@ private:
   /// The arrive.expect_tx whose round a TMA load is in: the one on its
   /// barrier in its block (null: none, or several).
   Operation *roundOf(const Uses &uses, Operation *load);
+  /// Every TMA load's phase is waited for before the block exits.
+  bool checkLoadsWaited(const Uses &uses, ArrayRef<Round> rounds);
   /// Every TMA load is in a round of the same threads, and each
   /// arrive.expect_tx expects exactly the bytes its round's loads deliver.
   bool checkTransactions(Uses &uses, ArrayRef<Round> rounds);
@@ -116,18 +121,23 @@ private:
   /// records the phase.
   bool checkWait(nvgpu::MBarrierTryWaitParityOp wait, const Uses &uses,
                  ArrayRef<Round> rounds);
-  /// In `loop`: the round's arrive is before the wait in the iteration and,
-  /// when fewer threads than the block's arrive, a block barrier separates
-  /// the wait from the next iteration's arrive.
-  bool checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait, scf::ForOp loop,
-                      const std::string &name, ArrayRef<Round> rounds);
+  /// In `loop`, with `before` phases completed by top-level rounds before
+  /// it: the loop has the round's arrive; the wait, before or after it in
+  /// the iteration, sees iteration k's phase or the one before; when fewer
+  /// threads than the block's arrive, a block barrier keeps the next arrive
+  /// behind every thread's wait. The phase in iteration 0, or nullopt
+  /// (reported).
+  std::optional<int64_t> checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait,
+                                        scf::ForOp loop,
+                                        const std::string &name, int64_t before,
+                                        ArrayRef<Round> rounds);
   /// At the top level: after `before` arrives, at least one.
   bool checkTopLevelRounds(nvgpu::MBarrierTryWaitParityOp wait,
                            const std::string &name, int64_t before,
                            ArrayRef<Round> rounds);
-  /// In iteration k the wait needs phase before + k (top level: before - 1).
+  /// The wait's parity is that of `phase` (+ k in iteration k of `loop`).
   bool checkParity(nvgpu::MBarrierTryWaitParityOp wait, scf::ForOp loop,
-                   const std::string &name, int64_t before);
+                   const std::string &name, int64_t phase);
 
   Operation *kernel;
   const UniformityInfo &uniformity;

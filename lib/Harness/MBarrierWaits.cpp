@@ -20,30 +20,42 @@ using namespace mlir;
 using namespace mlir::amk;
 using namespace mlir::amk::mbarrier;
 
-bool MBarrierChecker::checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait,
-                                     scf::ForOp loop, const std::string &name,
-                                     ArrayRef<Round> rounds) {
+std::optional<int64_t>
+MBarrierChecker::checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait,
+                                scf::ForOp loop, const std::string &name,
+                                int64_t before, ArrayRef<Round> rounds) {
   const Round *own = nullptr;
   for (const Round &r : rounds)
     if (r.loop == loop)
       own = &r;
   Block *body = loop.getBody();
   auto inBody = [&](Operation *x) { return body->findAncestorOpInBlock(*x); };
-  if (!own || !inBody(own->op)->isBeforeInBlock(inBody(wait))) {
+  if (!own) {
     report(check::kUnprovable, wait,
            "a wait on " + name +
-               " in a loop without an arrive before it in the same "
-               "iteration is not modelled");
-    return false;
+               " in a loop without an arrive on it is not modelled");
+    return std::nullopt;
   }
-  // Fewer arrivers than threads: a barrier must keep the next round's
-  // arrive behind every thread's wait.
+  Operation *a = inBody(own->op), *w = inBody(wait);
+  // Arrive then wait: iteration k's own phase. Wait then arrive (wait,
+  // consume, refill): the previous iteration's, or before the loop the
+  // last top-level one, which must exist.
+  bool waitsFirst = w->isBeforeInBlock(a);
+  if (waitsFirst && before == 0) {
+    report(check::kMBarrierPhase, wait,
+           "waits on " + name +
+               " in the first iteration before any arrive on it: no phase "
+               "has completed for it to see");
+    return std::nullopt;
+  }
+  // Fewer arrivers than threads: a barrier must keep the next arrive
+  // behind every thread's wait.
   if (own->threads < block[0] * block[1] * block[2]) {
-    Operation *a = inBody(own->op), *w = inBody(wait);
     bool separated = false;
     for (Operation &x : *body)
       if (isBlockBarrier(&x) &&
-          (x.isBeforeInBlock(a) || w->isBeforeInBlock(&x)))
+          (waitsFirst ? w->isBeforeInBlock(&x) && x.isBeforeInBlock(a)
+                      : x.isBeforeInBlock(a) || w->isBeforeInBlock(&x)))
         separated = true;
     if (!separated) {
       report(check::kMBarrierPhase, wait,
@@ -54,10 +66,10 @@ bool MBarrierChecker::checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait,
                            "parity flip back) before a slow thread waits",
                            threadsArrive(own->threads), name)
                  .str());
-      return false;
+      return std::nullopt;
     }
   }
-  return true;
+  return waitsFirst ? before - 1 : before;
 }
 
 bool MBarrierChecker::checkTopLevelRounds(nvgpu::MBarrierTryWaitParityOp wait,
@@ -71,12 +83,18 @@ bool MBarrierChecker::checkTopLevelRounds(nvgpu::MBarrierTryWaitParityOp wait,
                "to see");
     return false;
   }
-  if (before > 1 && llvm::any_of(rounds, [&](const Round &r) {
+  // With fewer arrivers than threads, a later phase could complete before a
+  // slow thread waits (its parity flips back): fine when no round follows.
+  Operation *top = topLevel(wait);
+  bool later = llvm::any_of(rounds, [&](const Round &r) {
+    return top->isBeforeInBlock(topLevel(r.op));
+  });
+  if (before > 1 && later && llvm::any_of(rounds, [&](const Round &r) {
         return r.threads < block[0] * block[1] * block[2];
       })) {
     report(check::kUnprovable, wait,
            "repeated arrives by fewer threads than the block outside a "
-           "loop are not modelled");
+           "loop, with more after this wait, are not modelled");
     return false;
   }
   return true;
@@ -84,7 +102,7 @@ bool MBarrierChecker::checkTopLevelRounds(nvgpu::MBarrierTryWaitParityOp wait,
 
 bool MBarrierChecker::checkParity(nvgpu::MBarrierTryWaitParityOp wait,
                                   scf::ForOp loop, const std::string &name,
-                                  int64_t before) {
+                                  int64_t phase) {
   std::optional<Parity> p = parity(wait.getPhaseParity(), loop);
   if (!p) {
     report(check::kUnprovable, wait,
@@ -93,8 +111,8 @@ bool MBarrierChecker::checkParity(nvgpu::MBarrierTryWaitParityOp wait,
                "mbarrier check evaluates");
     return false;
   }
-  // In iteration k the wait needs phase before + k (top level: before - 1).
-  Parity want = loop ? Parity{1, before & 1} : Parity{0, (before - 1) & 1};
+  // In iteration k the wait needs phase `phase` + k (top level: `phase`).
+  Parity want = loop ? Parity{1, phase & 1} : Parity{0, phase & 1};
   if (p->a != want.a || p->b != want.b) {
     auto text = [&](Parity x) {
       if (!loop)
@@ -127,33 +145,35 @@ bool MBarrierChecker::checkWait(nvgpu::MBarrierTryWaitParityOp wait,
     return false;
   scf::ForOp loop = by->second;
   Operation *top = topLevel(wait);
-  // Phases completed before `top` at the top level; loops of arrives
-  // before it are not counted statically.
+  // Phases completed before `top` at the top level: one per top-level
+  // round, a loop's trip count per loop of rounds (a constant, or the wait
+  // is not modelled).
   int64_t before = 0;
-  bool counted = true;
   for (const Round &r : rounds) {
     Operation *rtop = topLevel(r.op);
     if (rtop == top && loop && r.loop == loop)
       continue;
     if (!rtop->isBeforeInBlock(top) && rtop != top)
       continue;
-    if (r.loop)
-      counted = false;
-    else
-      ++before;
+    std::optional<int64_t> trips =
+        r.loop ? constantTripCount(r.loop) : std::optional<int64_t>(1);
+    if (!trips) {
+      report(check::kUnprovable, wait,
+             "a wait on " + name +
+                 " after a loop of its phases whose trip count is not a "
+                 "constant is not modelled");
+      return false;
+    }
+    before += *trips;
   }
-  if (!counted) {
-    report(check::kUnprovable, wait,
-           "a wait on " + name + " after a loop of its phases is not modelled");
+  std::optional<int64_t> phase;
+  if (loop)
+    phase = checkLoopRound(wait, loop, name, before, rounds);
+  else if (checkTopLevelRounds(wait, name, before, rounds))
+    phase = before - 1;
+  if (!phase || !checkParity(wait, loop, name, *phase))
     return false;
-  }
-  if (loop ? !checkLoopRound(wait, loop, name, rounds)
-           : !checkTopLevelRounds(wait, name, before, rounds))
-    return false;
-  if (!checkParity(wait, loop, name, before))
-    return false;
-  // In iteration k of its round's loop: phase before + k; else before - 1.
-  pending[wait] =
-      MBarrierPhases::Phase{uses.key, loop, loop ? before : before - 1};
+  // The phase it waits for: *phase (+ k in iteration k of its loop).
+  pending[wait] = MBarrierPhases::Phase{uses.key, loop, *phase};
   return true;
 }

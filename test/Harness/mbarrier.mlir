@@ -355,3 +355,56 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Bug: the loop waits before it arrives (wait, consume, arrive), but
+// nothing arrived before the loop: iteration 0 waits for a phase that no
+// arrive completes.
+gpu.module @m {
+  gpu.func @wait_first_without_prologue(%n: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %ticks = arith.constant 1000000 : index
+    %bar = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    nvgpu.mbarrier.init %bar[%c0], %c128 : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    gpu.barrier
+    %false = arith.constant false
+    %true = arith.constant true
+    %last = scf.for %k = %c0 to %n step %c1 iter_args(%p = %false) -> (i1) {
+      // expected-error @+1 {{[AMK-MBARRIER-PHASE] waits on mbarrier 0 of 'nvgpu.mbarrier.create' at line 370 in the first iteration before any arrive on it: no phase has completed for it to see}}
+      nvgpu.mbarrier.try_wait.parity %bar[%c0], %p, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+      %tok = nvgpu.mbarrier.arrive %bar[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>> -> !nvgpu.mbarrier.token
+      %np = arith.xori %p, %true : i1
+      scf.yield %np : i1
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: one arrive before the loop; each iteration waits for the phase
+// before its own arrive (parity k mod 2: phase 0 is the prologue's).
+gpu.module @m {
+  gpu.func @wait_first_with_prologue(%n: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %ticks = arith.constant 1000000 : index
+    %bar = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    nvgpu.mbarrier.init %bar[%c0], %c128 : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    gpu.barrier
+    %tok0 = nvgpu.mbarrier.arrive %bar[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>> -> !nvgpu.mbarrier.token
+    %false = arith.constant false
+    %true = arith.constant true
+    %last = scf.for %k = %c0 to %n step %c1 iter_args(%p = %false) -> (i1) {
+      nvgpu.mbarrier.try_wait.parity %bar[%c0], %p, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+      %tok = nvgpu.mbarrier.arrive %bar[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>> -> !nvgpu.mbarrier.token
+      %np = arith.xori %p, %true : i1
+      scf.yield %np : i1
+    }
+    gpu.return
+  }
+}

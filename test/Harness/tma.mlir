@@ -482,3 +482,200 @@ gpu.module @m {
   }
 }
 
+// -----
+
+// Twin: the steady state a Hopper mainloop has: two stages loaded before
+// the loop; each iteration waits for both, reads them, and after a barrier
+// refills them with the next tiles (past the end the boxes zero-fill); the
+// waits after the loop cover the last refills before the block exits.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+!stage = memref<64x64xf16, #gpu.address_space<workgroup>>
+gpu.module @m {
+  gpu.func @ring_wait_consume_refill(%d: !desc, %n: index) workgroup(%buf: memref<2x64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %tx = arith.constant 8192 : index
+    %ticks = arith.constant 1000000 : index
+    %bars = nvgpu.mbarrier.create -> !bars
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.remui %tid, %c64 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bars[%c0], %c1 : !bars
+      nvgpu.mbarrier.init %bars[%c1], %c1 : !bars
+    }
+    gpu.barrier
+    %s0 = memref.subview %buf[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to !stage
+    %s1 = memref.subview %buf[1, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+    %c4 = arith.constant 4 : index
+    %c128 = arith.constant 128 : index
+    %false = arith.constant false
+    %true = arith.constant true
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      nvgpu.tma.async.load %d[%c0, %c0], %bars[%c0] to %s0 : !desc, !bars -> !stage
+    }
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c1], %tx : !bars
+      nvgpu.tma.async.load %d[%c64, %c0], %bars[%c1] to %s1 : !desc, !bars -> memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+    }
+    %last = scf.for %j = %c0 to %c4 step %c1 iter_args(%p = %false) -> (i1) {
+      nvgpu.mbarrier.try_wait.parity %bars[%c0], %p, %ticks : !bars
+      %x0 = memref.load %s0[%row, %c0] : !stage
+      nvgpu.mbarrier.try_wait.parity %bars[%c1], %p, %ticks : !bars
+      %x1 = memref.load %s1[%row, %c0] : memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %t = arith.addi %j, %c1 : index
+      %k0 = arith.muli %t, %c128 : index
+      %k1 = arith.addi %k0, %c64 : index
+      scf.if %first {
+        nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+        nvgpu.tma.async.load %d[%k0, %c0], %bars[%c0] to %s0 : !desc, !bars -> !stage
+      }
+      scf.if %first {
+        nvgpu.mbarrier.arrive.expect_tx %bars[%c1], %tx : !bars
+        nvgpu.tma.async.load %d[%k1, %c0], %bars[%c1] to %s1 : !desc, !bars -> memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+      }
+      %np = arith.xori %p, %true : i1
+      scf.yield %np : i1
+    }
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %false, %ticks : !bars
+    nvgpu.mbarrier.try_wait.parity %bars[%c1], %false, %ticks : !bars
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: no wait after the loop: the last refills are still landing when the
+// block exits.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+!stage = memref<64x64xf16, #gpu.address_space<workgroup>>
+gpu.module @m {
+  gpu.func @ring_exits_with_boxes_in_flight(%d: !desc, %n: index) workgroup(%buf: memref<2x64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %tx = arith.constant 8192 : index
+    %ticks = arith.constant 1000000 : index
+    %bars = nvgpu.mbarrier.create -> !bars
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.remui %tid, %c64 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bars[%c0], %c1 : !bars
+      nvgpu.mbarrier.init %bars[%c1], %c1 : !bars
+    }
+    gpu.barrier
+    %s0 = memref.subview %buf[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to !stage
+    %s1 = memref.subview %buf[1, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+    %c4 = arith.constant 4 : index
+    %c128 = arith.constant 128 : index
+    %false = arith.constant false
+    %true = arith.constant true
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      nvgpu.tma.async.load %d[%c0, %c0], %bars[%c0] to %s0 : !desc, !bars -> !stage
+    }
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c1], %tx : !bars
+      nvgpu.tma.async.load %d[%c64, %c0], %bars[%c1] to %s1 : !desc, !bars -> memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+    }
+    %last = scf.for %j = %c0 to %c4 step %c1 iter_args(%p = %false) -> (i1) {
+      nvgpu.mbarrier.try_wait.parity %bars[%c0], %p, %ticks : !bars
+      %x0 = memref.load %s0[%row, %c0] : !stage
+      nvgpu.mbarrier.try_wait.parity %bars[%c1], %p, %ticks : !bars
+      %x1 = memref.load %s1[%row, %c0] : memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %t = arith.addi %j, %c1 : index
+      %k0 = arith.muli %t, %c128 : index
+      %k1 = arith.addi %k0, %c64 : index
+      scf.if %first {
+        nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+        // expected-error @+1 {{[AMK-MBARRIER-PHASE] 'nvgpu.tma.async.load' at line 601 completes in a phase of mbarrier 0 of 'nvgpu.mbarrier.create' at line 567 that no wait covers (in its loop's last iteration): the block can exit while its box is still landing in shared memory}}
+        nvgpu.tma.async.load %d[%k0, %c0], %bars[%c0] to %s0 : !desc, !bars -> !stage
+      }
+      scf.if %first {
+        nvgpu.mbarrier.arrive.expect_tx %bars[%c1], %tx : !bars
+        // expected-error @+1 {{[AMK-MBARRIER-PHASE] 'nvgpu.tma.async.load' at line 606 completes in a phase of mbarrier 1 of 'nvgpu.mbarrier.create' at line 567 that no wait covers (in its loop's last iteration): the block can exit while its box is still landing in shared memory}}
+        nvgpu.tma.async.load %d[%k1, %c0], %bars[%c1] to %s1 : !desc, !bars -> memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+      }
+      %np = arith.xori %p, %true : i1
+      scf.yield %np : i1
+    }
+
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the refills are not behind a barrier: thread 0 reloads a stage
+// others may still read, and the next phase can complete before a slow
+// thread waited for this one.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+!stage = memref<64x64xf16, #gpu.address_space<workgroup>>
+gpu.module @m {
+  gpu.func @ring_refill_without_barrier(%d: !desc, %n: index) workgroup(%buf: memref<2x64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %tx = arith.constant 8192 : index
+    %ticks = arith.constant 1000000 : index
+    %bars = nvgpu.mbarrier.create -> !bars
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.remui %tid, %c64 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bars[%c0], %c1 : !bars
+      nvgpu.mbarrier.init %bars[%c1], %c1 : !bars
+    }
+    gpu.barrier
+    %s0 = memref.subview %buf[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to !stage
+    %s1 = memref.subview %buf[1, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+    %c4 = arith.constant 4 : index
+    %c128 = arith.constant 128 : index
+    %false = arith.constant false
+    %true = arith.constant true
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      nvgpu.tma.async.load %d[%c0, %c0], %bars[%c0] to %s0 : !desc, !bars -> !stage
+    }
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c1], %tx : !bars
+      nvgpu.tma.async.load %d[%c64, %c0], %bars[%c1] to %s1 : !desc, !bars -> memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+    }
+    %last = scf.for %j = %c0 to %c4 step %c1 iter_args(%p = %false) -> (i1) {
+      // expected-error @+1 {{[AMK-MBARRIER-PHASE] 1 thread arrives on mbarrier 0 of 'nvgpu.mbarrier.create' at line 633 per iteration, fewer than the block's, and no block barrier separates a wait from the next iteration's arrive}}
+      nvgpu.mbarrier.try_wait.parity %bars[%c0], %p, %ticks : !bars
+      %x0 = memref.load %s0[%row, %c0] : !stage
+      // expected-error @+1 {{[AMK-MBARRIER-PHASE] 1 thread arrives on mbarrier 1 of 'nvgpu.mbarrier.create' at line 633 per iteration, fewer than the block's, and no block barrier separates a wait from the next iteration's arrive}}
+      nvgpu.mbarrier.try_wait.parity %bars[%c1], %p, %ticks : !bars
+      %x1 = memref.load %s1[%row, %c0] : memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+      %t = arith.addi %j, %c1 : index
+      %k0 = arith.muli %t, %c128 : index
+      %k1 = arith.addi %k0, %c64 : index
+      scf.if %first {
+        nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+        nvgpu.tma.async.load %d[%k0, %c0], %bars[%c0] to %s0 : !desc, !bars -> !stage
+      }
+      scf.if %first {
+        nvgpu.mbarrier.arrive.expect_tx %bars[%c1], %tx : !bars
+        nvgpu.tma.async.load %d[%k1, %c0], %bars[%c1] to %s1 : !desc, !bars -> memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+      }
+      %np = arith.xori %p, %true : i1
+      scf.yield %np : i1
+    }
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %false, %ticks : !bars
+    nvgpu.mbarrier.try_wait.parity %bars[%c1], %false, %ticks : !bars
+    gpu.return
+  }
+}
+
