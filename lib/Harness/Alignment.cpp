@@ -440,6 +440,37 @@ static SmallVector<Aligned> alignedAccesses(Operation *op) {
                             "TMA destination"});
     return out;
   }
+  if (auto mma = dyn_cast<nvgpu::WarpgroupMmaOp>(op)) {
+    // A descriptor holds its matrix's address in 16-byte units and no base
+    // offset (nvgpu generates none): a swizzled matrix must start where its
+    // pattern does, every 8 rows of the swizzle's width.
+    for (Value desc : {mma.getDescriptorA(), mma.getDescriptorB()}) {
+      auto gen = desc.getDefiningOp<nvgpu::WarpgroupGenerateDescriptorOp>();
+      if (!gen)
+        continue; // the bounds check reports it
+      int64_t required = 16;
+      switch (gen.getTensorMap().getType().getSwizzle()) {
+      case nvgpu::TensorMapSwizzleKind::SWIZZLE_32B:
+        required = 256;
+        break;
+      case nvgpu::TensorMapSwizzleKind::SWIZZLE_64B:
+        required = 512;
+        break;
+      case nvgpu::TensorMapSwizzleKind::SWIZZLE_128B:
+        required = 1024;
+        break;
+      case nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE:
+        break;
+      }
+      auto type = cast<MemRefType>(gen.getTensor().getType());
+      out.push_back(Aligned{gen.getTensor(),
+                            {},
+                            type.getNumElements() * elemBytes(gen.getTensor()),
+                            required,
+                            "wgmma operand"});
+    }
+    return out;
+  }
   FailureOr<SmallVector<MemoryAccess>> accesses = getMemoryAccesses(op);
   if (failed(accesses))
     return out; // the bounds check reports it

@@ -311,6 +311,22 @@ mlir::amk::getMemoryAccesses(Operation *op) {
         tma.getPredicate());
     out.back().tma = true;
     out.back().wholeView = true;
+  } else if (auto mma = dyn_cast<nvgpu::WarpgroupMmaOp>(op)) {
+    // Each operand is a static contiguous view of shared memory, named by
+    // the descriptor generated from it, and read whole.
+    for (Value desc : {mma.getDescriptorA(), mma.getDescriptorB()}) {
+      auto gen = desc.getDefiningOp<nvgpu::WarpgroupGenerateDescriptorOp>();
+      auto type =
+          gen ? dyn_cast<MemRefType>(gen.getTensor().getType()) : MemRefType();
+      if (!type || !memref::isStaticShapeAndContiguousRowMajor(type))
+        return failure();
+      add(gen.getTensor(), {}, type.getNumElements(), "wgmma operand", false,
+          /*async=*/true);
+      out.back().wgmma = true;
+      out.back().wholeView = true;
+    }
+  } else if (isa<nvgpu::WarpgroupGenerateDescriptorOp>(op)) {
+    // A descriptor only names memory; the wgmma that takes it reads it.
   } else if (isa<memref::ViewOp, memref::SubViewOp, memref::ReinterpretCastOp,
                  memref::ExtractStridedMetadataOp, memref::DimOp,
                  gpu::DynamicSharedMemoryOp>(op)) {

@@ -32,8 +32,11 @@ struct MemoryAccess {
   /// Completes with a phase of the mbarrier the op names (a TMA load), not
   /// with an async group; async too.
   bool tma = false;
+  /// Reads an operand of a wgmma (async too): in flight until a wgmma wait
+  /// retires its group.
+  bool wgmma = false;
   /// Covers its whole memref from its base, `width` elements laid out
-  /// contiguously (a TMA box; `indices` is empty).
+  /// contiguously (a TMA box, a wgmma operand; `indices` is empty).
   bool wholeView = false;
 };
 

@@ -56,11 +56,15 @@ static bool isModelled(Operation *op) {
   // nvgpu: the async copies, their groups and waits, ldmatrix and mma.sync;
   // mbarriers created, initialized, arrived on and waited on by parity
   // (MBarrier.cpp), with transaction bytes (`arrive.expect_tx`) that TMA
-  // loads deliver; not test_wait, TMA stores or wgmma.
+  // loads deliver; wgmma as nvgpu.warpgroup.mma on generated descriptors
+  // (its operand reads in flight until a wgmma wait retires them); not
+  // test_wait, TMA stores or warpgroup.mma.store (its fragment layout).
   if (dialect == "nvgpu")
     return isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
                nvgpu::TmaAsyncLoadOp, nvgpu::TmaPrefetchOp,
-               nvgpu::MBarrierArriveExpectTxOp, nvgpu::DeviceAsyncWaitOp,
+               nvgpu::MBarrierArriveExpectTxOp,
+               nvgpu::WarpgroupGenerateDescriptorOp, nvgpu::WarpgroupMmaOp,
+               nvgpu::WarpgroupMmaInitAccumulatorOp, nvgpu::DeviceAsyncWaitOp,
                nvgpu::LdMatrixOp, nvgpu::MmaSyncOp, nvgpu::MBarrierCreateOp,
                nvgpu::MBarrierInitOp, nvgpu::MBarrierArriveOp,
                nvgpu::MBarrierTryWaitParityOp>(op);
@@ -69,7 +73,8 @@ static bool isModelled(Operation *op) {
                NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
                NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp,
                NVVM::BlockDimXOp, NVVM::BlockDimYOp, NVVM::BlockDimZOp,
-               NVVM::LaneIdOp, NVVM::FenceProxyOp>(op);
+               NVVM::LaneIdOp, NVVM::FenceProxyOp, NVVM::WgmmaFenceAlignedOp,
+               NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp>(op);
   // Value plumbing of the NVVM MMA results, and constants (which the range
   // analysis below reads).
   return isa<LLVM::ExtractValueOp, LLVM::InsertValueOp, LLVM::UndefOp,

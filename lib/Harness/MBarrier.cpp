@@ -316,9 +316,9 @@ bool MBarrierChecker::checkLoadsWaited(const Uses &uses,
       const MBarrierPhases::Phase &p = it->second;
       if (round->loop && p.loop == round->loop)
         return p.base >= round->phaseBase;
-      std::optional<int64_t> trips =
-          round->loop ? constantTripCount(round->loop)
-                      : std::optional<int64_t>(1);
+      std::optional<int64_t> trips = round->loop
+                                         ? constantTripCount(round->loop)
+                                         : std::optional<int64_t>(1);
       std::optional<int64_t> waitTrips =
           p.loop ? constantTripCount(p.loop) : std::optional<int64_t>(1);
       if (!trips || !waitTrips || *waitTrips < 1 ||

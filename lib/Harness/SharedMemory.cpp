@@ -71,6 +71,17 @@ bool Checker::check(const Unit &a, const Unit &b) {
                          hit.witness));
     return true;
   }
+  if (a.access->access.wgmma && b.access->access.write &&
+      !b.access->access.async && ask(Question::CrossProxy, a, b, hit)) {
+    reported.insert(hit.b);
+    report(check::kAsyncUnwaited, hit.b,
+           llvm::formatv("{0} writes shared memory that a wgmma ({1}) reads "
+                         "through the async proxy, with no fence.proxy.async "
+                         "after it before the next barrier: the wgmma may "
+                         "read the bytes from before the write ({2})",
+                         describeOp(hit.b), describeOp(hit.a), hit.witness));
+    return true;
+  }
   if (a.access->access.async) {
     // The relaxed screen first; then which thread it is.
     bool screened = sameUnit || ask(Question::AsyncAnyThread, a, b, hit);
@@ -83,15 +94,26 @@ bool Checker::check(const Unit &a, const Unit &b) {
     if (!found)
       return false;
     reported.insert(hit.b);
+    bool wgmma = a.access->access.wgmma;
     report(check::kAsyncUnwaited, hit.b,
-           llvm::formatv("{0} touches shared memory that the async copy ({1}) "
-                         "may still be writing: {2} ({3})",
-                         describeOp(hit.b), describeOp(hit.a),
-                         q == Question::AsyncSameThread
-                             ? "no wait_group retires the copy's group first"
-                             : "no barrier after a wait_group that retires "
-                               "the copy's group orders it",
-                         hit.witness));
+           llvm::formatv(
+               "{0} {1} ({2}) may still be {3}: {4} ({5})", describeOp(hit.b),
+               wgmma ? "overwrites shared memory that the wgmma"
+                     : "touches shared memory that the async copy",
+               describeOp(hit.a), wgmma ? "reading" : "writing",
+               q == Question::AsyncSameThread
+                   ? llvm::formatv("no {0} retires the {1}'s group "
+                                   "first",
+                                   wgmma ? "wgmma wait" : "wait_group",
+                                   wgmma ? "wgmma" : "copy")
+                         .str()
+                   : llvm::formatv("no barrier after a {0} that "
+                                   "retires the {1}'s group orders "
+                                   "it",
+                                   wgmma ? "wgmma wait" : "wait_group",
+                                   wgmma ? "wgmma" : "copy")
+                         .str(),
+               hit.witness));
     return true;
   }
   if (!ask(Question::Race, a, b, hit))
@@ -154,9 +176,11 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
       int64_t n = 0;
       for (Operation &op : *block) {
         segment[&op] = n;
-        if (model.contains(Event::Barrier, &op) ||
-            model.contains(Event::Commit, &op) ||
-            model.contains(Event::Wait, &op))
+        if (llvm::any_of(
+                std::initializer_list<Event>{Event::Barrier, Event::Commit,
+                                             Event::Wait, Event::WgmmaCommit,
+                                             Event::WgmmaWait},
+                [&](Event e) { return model.contains(e, &op); }))
           ++n;
       }
     }
@@ -204,10 +228,13 @@ void Checker::checkPairs(ArrayRef<Unit> units) {
   };
   for (size_t i = 0; i < units.size(); ++i) {
     const Unit &a = units[i];
-    if (!a.access->access.write)
+    if (!a.access->access.write && !a.access->access.wgmma)
       continue;
     for (size_t j = 0; j < units.size(); ++j) {
       const Unit &b = units[j];
+      // A wgmma's reads conflict with writes only.
+      if (a.access->access.wgmma && !b.access->access.write)
+        continue;
       // Two plain writes: one order is enough.
       if (!a.access->access.async && b.access->access.write &&
           !b.access->access.async && j < i)

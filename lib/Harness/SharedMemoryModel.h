@@ -44,17 +44,30 @@ namespace mlir::amk::smem {
 // Synchronization events
 //===----------------------------------------------------------------------===//
 
-/// MBarrierWait: a proved wait on one mbarrier (SystemBuilder::waitBarrier);
-/// only the latest-event search takes it.
-enum class Event { Barrier, Commit, Wait, MBarrierWait };
+/// Commit and Wait are cp.async's groups, WgmmaCommit and WgmmaWait
+/// wgmma's (nvgpu.warpgroup.mma is both: it commits its group, then waits
+/// for all but its waitGroup newest). MBarrierWait: a proved wait on one
+/// mbarrier (SystemBuilder::waitBarrier); only the latest-event search
+/// takes it.
+enum class Event {
+  Barrier,
+  Commit,
+  Wait,
+  MBarrierWait,
+  WgmmaCommit,
+  WgmmaWait
+};
+inline constexpr unsigned kNumEvents = 6;
 
 /// Whether `op` is an event of `kind` (a block barrier, an async-group
 /// commit, an async wait).
 bool isEvent(Event kind, Operation *op);
 /// The events of `kind`, plural, for messages.
 StringRef eventName(Event kind);
-/// The groups a `wait_group N` leaves in flight: N.
+/// The groups a `wait_group N` (cp.async or wgmma) leaves in flight: N.
 int64_t waitGroups(Operation *wait);
+/// The group events of an async access: cp.async's or wgmma's.
+std::pair<Event, Event> groupEvents(const MemoryAccess &access);
 
 //===----------------------------------------------------------------------===//
 // Accesses, instances and the kernel
@@ -104,11 +117,12 @@ public:
   /// target allows in each (the linear thread id is then not the real one).
   int64_t block[3] = {1024, 1024, 64};
   bool blockKnown = false;
-  mutable llvm::DenseMap<Operation *, bool> containsCache[3];
+  mutable llvm::DenseMap<Operation *, bool> containsCache[kNumEvents];
   /// Event counts of ops that do not depend on symbolic trip counts.
-  mutable llvm::DenseMap<Operation *, int64_t> constantTotals[3];
+  mutable llvm::DenseMap<Operation *, int64_t> constantTotals[kNumEvents];
   /// The events the ops before an op in its block run, when a constant.
-  mutable llvm::DenseMap<Operation *, std::optional<int64_t>> prefixTotals[3];
+  mutable llvm::DenseMap<Operation *, std::optional<int64_t>>
+      prefixTotals[kNumEvents];
 };
 
 /// Builds one system: variables, translated expressions, counts.
@@ -244,7 +258,8 @@ std::optional<Separated> separate(const SharedAccess &a, const Model &model,
 enum class Question {
   /// Two threads, a plain write and any plain access, no barrier between.
   Race,
-  /// An async copy in flight, read or written by another thread.
+  /// An async copy in flight (or a wgmma's operand read in flight), read
+  /// or written (written) by another thread.
   AsyncOtherThread,
   /// An async copy in flight, read or written by its own thread.
   AsyncSameThread,
@@ -254,6 +269,9 @@ enum class Question {
   /// A TMA load's box in flight, read or written by any thread that has not
   /// waited for the mbarrier phase it completes in.
   TmaUnwaited,
+  /// A plain write to bytes a wgmma reads, with no proxy fence after it in
+  /// its thread before the next barrier (whatever the timing).
+  CrossProxy,
 };
 
 enum class Threads { Distinct, Same, Any };
@@ -306,6 +324,7 @@ private:
   struct Pair {
     Pair(const Model &model) : builder(model) {}
     SystemBuilder builder;
+    const SharedAccess *accessA = nullptr;
     Instance ia, ib;
     Lin addrA, addrB, delta;
   };
@@ -350,6 +369,10 @@ private:
                                                     const SharedAccess &b,
                                                     const Lin &barA,
                                                     const Lin &barB);
+  /// The cases where, b being a TMA load, a's thread had not waited for
+  /// b's mbarrier phase before a (a TMA write a waited for is done).
+  std::vector<System> withoutPhaseWaited(Pair &p, const SharedAccess &b,
+                                         std::vector<System> cases);
   /// The thread-separated search: delta's feasible values against the
   /// groups' thread parts.
   bool solveSeparated(const Pair &p, const Group &groupA, const Group &groupB,

@@ -194,81 +194,6 @@ std::optional<Lin> Checker::countEvents(SystemBuilder &builder, Event kind,
   return c;
 }
 
-std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p,
-                                                        const SharedAccess &b) {
-  SystemBuilder &builder = p.builder;
-  System &sys = builder.sys;
-  const Instance &ia = p.ia, &ib = p.ib;
-  auto counts = [&](Event kind, const Instance &in) {
-    return countEvents(builder, kind, in);
-  };
-  std::optional<Lin> barA = counts(Event::Barrier, ia),
-                     barB = counts(Event::Barrier, ib);
-  if (!barA || !barB)
-    return std::nullopt;
-
-  std::vector<System> cases;
-  if (q == Question::Race) {
-    sys.eq0(*barA - *barB);
-    cases.push_back(sys);
-    return cases;
-  }
-  if (q == Question::TmaUnwaited)
-    return tmaTimingCases(p, b, *barA, *barB);
-  std::optional<Lin> comA = counts(Event::Commit, ia);
-  if (!comA)
-    return std::nullopt;
-  sys.ge0(*barB - *barA);
-  auto notRetired = [&](System &s, const Latest &wait) -> bool {
-    if (!wait.op)
-      return true;
-    std::optional<Lin> comW = counts(Event::Commit, wait.instance);
-    if (!comW)
-      return false;
-    // Retired iff c(a) + N + 1 <= c(wait).
-    s.ge0(*comA + waitGroups(wait.op) - *comW);
-    return true;
-  };
-  auto withConditions = [](System s, const Latest &l) {
-    for (const Lin &e : l.atLeastZero)
-      s.ge0(e);
-    for (const Lin &e : l.equalZero)
-      s.eq0(e);
-    return s;
-  };
-  if (q == Question::AsyncSameThread) {
-    std::optional<Lin> comB = counts(Event::Commit, ib);
-    if (!comB)
-      return std::nullopt;
-    sys.ge0(*comB - *comA);
-    std::vector<Latest> waits;
-    builder.latest(Event::Wait, ib.op, ib, waits);
-    for (const Latest &w : waits) {
-      System s = withConditions(sys, w);
-      if (notRetired(s, w))
-        cases.push_back(s);
-    }
-    return cases;
-  }
-  std::vector<Latest> barriers;
-  builder.latest(Event::Barrier, ib.op, ib, barriers);
-  for (const Latest &bar : barriers) {
-    System s = withConditions(sys, bar);
-    if (!bar.op) {
-      cases.push_back(s);
-      continue;
-    }
-    std::vector<Latest> waits;
-    builder.latest(Event::Wait, bar.op, bar.instance, waits);
-    for (const Latest &w : waits) {
-      System s2 = withConditions(s, w);
-      if (notRetired(s2, w))
-        cases.push_back(s2);
-    }
-  }
-  return cases;
-}
-
 /// Whether `op`'s thread runs a proxy fence for the async proxy's shared
 /// memory (`fence.proxy.async[.shared::cta]`) after it and before the next
 /// barrier, in its block or, past the end of an scf.if, after it.
@@ -292,6 +217,126 @@ static bool fencedForAsyncProxy(Operation *op) {
   }
   return false;
 }
+
+std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p,
+                                                        const SharedAccess &b) {
+  SystemBuilder &builder = p.builder;
+  System &sys = builder.sys;
+  const Instance &ia = p.ia, &ib = p.ib;
+  auto counts = [&](Event kind, const Instance &in) {
+    return countEvents(builder, kind, in);
+  };
+  std::optional<Lin> barA = counts(Event::Barrier, ia),
+                     barB = counts(Event::Barrier, ib);
+  if (!barA || !barB)
+    return std::nullopt;
+
+  std::vector<System> cases;
+  if (q == Question::Race) {
+    sys.eq0(*barA - *barB);
+    cases.push_back(sys);
+    return cases;
+  }
+  if (q == Question::TmaUnwaited)
+    return tmaTimingCases(p, b, *barA, *barB);
+  if (q == Question::CrossProxy) {
+    if (!b.access.write || b.access.async || fencedForAsyncProxy(b.access.op))
+      return cases;
+    cases.push_back(sys);
+    return cases;
+  }
+  std::pair<Event, Event> events = groupEvents(p.accessA->access);
+  Event commit = events.first, waitKind = events.second;
+  std::optional<Lin> comA = counts(commit, ia);
+  if (!comA)
+    return std::nullopt;
+  sys.ge0(*barB - *barA);
+  auto notRetired = [&](System &s, const Latest &wait) -> bool {
+    if (!wait.op)
+      return true;
+    std::optional<Lin> comW = counts(commit, wait.instance);
+    if (!comW)
+      return false;
+    // A wait that commits too (nvgpu.warpgroup.mma) does so first.
+    if (isEvent(commit, wait.op))
+      *comW = *comW + 1;
+    // Retired iff c(a) + N + 1 <= c(wait).
+    s.ge0(*comA + waitGroups(wait.op) - *comW);
+    return true;
+  };
+  auto withConditions = [](System s, const Latest &l) {
+    for (const Lin &e : l.atLeastZero)
+      s.ge0(e);
+    for (const Lin &e : l.equalZero)
+      s.eq0(e);
+    return s;
+  };
+  if (q == Question::AsyncSameThread) {
+    std::optional<Lin> comB = counts(commit, ib);
+    if (!comB)
+      return std::nullopt;
+    sys.ge0(*comB - *comA);
+    std::vector<Latest> waits;
+    builder.latest(waitKind, ib.op, ib, waits);
+    for (const Latest &w : waits) {
+      System s = withConditions(sys, w);
+      if (notRetired(s, w))
+        cases.push_back(s);
+    }
+    return withoutPhaseWaited(p, b, std::move(cases));
+  }
+  std::vector<Latest> barriers;
+  builder.latest(Event::Barrier, ib.op, ib, barriers);
+  for (const Latest &bar : barriers) {
+    System s = withConditions(sys, bar);
+    if (!bar.op) {
+      cases.push_back(s);
+      continue;
+    }
+    std::vector<Latest> waits;
+    builder.latest(waitKind, bar.op, bar.instance, waits);
+    for (const Latest &w : waits) {
+      System s2 = withConditions(s, w);
+      if (notRetired(s2, w))
+        cases.push_back(s2);
+    }
+  }
+  return withoutPhaseWaited(p, b, std::move(cases));
+}
+
+std::vector<System> Checker::withoutPhaseWaited(Pair &p, const SharedAccess &b,
+                                                std::vector<System> cases) {
+  // b a TMA load: a's thread that waited for b's phase before a saw the box
+  // land before a began.
+  if (!b.access.tma)
+    return cases;
+  SystemBuilder &builder = p.builder;
+  std::optional<Lin> phase = builder.phaseOf(p.ib);
+  if (!phase)
+    return cases; // the TMA question reports it
+  std::vector<Latest> waits;
+  builder.latestWait(model.phases.of.lookup(p.ib.op).barrier, p.ia.op, p.ia,
+                     waits);
+  std::vector<System> out;
+  for (const System &c : cases)
+    for (const Latest &w : waits) {
+      System s = c;
+      for (const Lin &e : w.atLeastZero)
+        s.ge0(e);
+      for (const Lin &e : w.equalZero)
+        s.eq0(e);
+      if (w.op) {
+        std::optional<Lin> waited = builder.phaseOf(w.instance);
+        if (!waited)
+          continue;
+        s.ge0(*phase - *waited - 1);
+      }
+      out.push_back(s);
+    }
+  return out;
+}
+
+
 
 std::optional<std::vector<System>>
 Checker::tmaTimingCases(Pair &p, const SharedAccess &b, const Lin &barA,
@@ -455,7 +500,8 @@ bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
       relation.size() == enclosingLoops(a.access.op, model.kernel).size();
   Threads threadsOf =
       sameThread ? Threads::Same
-      : (q == Question::AsyncAnyThread || q == Question::TmaUnwaited) &&
+      : (q == Question::AsyncAnyThread || q == Question::TmaUnwaited ||
+         q == Question::CrossProxy) &&
               !ownInstance
           ? Threads::Any
           : Threads::Distinct;
@@ -465,6 +511,7 @@ bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
   for (unsigned order = 0;
        order < (fast || threadsOf != Threads::Distinct ? 1u : 2u); ++order) {
     Pair p(model);
+    p.accessA = &a;
     addInstances(p, ua, ub, relation, sameThread);
     if (!addOverlap(p, ua, ub, threadsOf, order))
       continue;

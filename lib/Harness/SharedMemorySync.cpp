@@ -41,6 +41,10 @@ bool smem::isEvent(Event kind, Operation *op) {
     return isa<nvgpu::DeviceAsyncWaitOp>(op);
   case Event::MBarrierWait:
     return isa<nvgpu::MBarrierTryWaitParityOp>(op);
+  case Event::WgmmaCommit:
+    return isa<nvgpu::WarpgroupMmaOp, NVVM::WgmmaGroupSyncAlignedOp>(op);
+  case Event::WgmmaWait:
+    return isa<nvgpu::WarpgroupMmaOp, NVVM::WgmmaWaitGroupSyncOp>(op);
   }
   return false;
 }
@@ -55,14 +59,28 @@ StringRef smem::eventName(Event kind) {
     return "async waits";
   case Event::MBarrierWait:
     return "mbarrier waits";
+  case Event::WgmmaCommit:
+    return "wgmma group commits";
+  case Event::WgmmaWait:
+    return "wgmma waits";
   }
   return "";
 }
 
 int64_t smem::waitGroups(Operation *wait) {
+  if (auto mma = dyn_cast<nvgpu::WarpgroupMmaOp>(wait))
+    return mma.getWaitGroup();
+  if (auto w = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(wait))
+    return w.getGroup();
   std::optional<uint32_t> n =
       cast<nvgpu::DeviceAsyncWaitOp>(wait).getNumGroups();
   return n ? *n : 0;
+}
+
+std::pair<Event, Event> smem::groupEvents(const MemoryAccess &access) {
+  if (access.wgmma)
+    return {Event::WgmmaCommit, Event::WgmmaWait};
+  return {Event::Commit, Event::Wait};
 }
 
 bool Model::contains(Event kind, Operation *op) const {
