@@ -325,6 +325,19 @@ mlir::amk::getMemoryAccesses(Operation *op) {
       out.back().wgmma = true;
       out.back().wholeView = true;
     }
+  } else if (auto store = dyn_cast<nvgpu::WarpgroupMmaStoreOp>(op)) {
+    // The warpgroup writes the whole view, each thread its fragment; in
+    // shared memory the race check takes the view's bytes as one interval,
+    // so it must be contiguous there.
+    auto type = cast<MemRefType>(store.getDstMemref().getType());
+    if (!type.hasStaticShape() ||
+        (isWorkgroupMemRef(type) &&
+         !memref::isStaticShapeAndContiguousRowMajor(type)))
+      return failure();
+    add(store.getDstMemref(), {}, type.getNumElements(),
+        "warpgroup accumulator store", true);
+    out.back().wholeView = true;
+    out.back().warpgroupCollective = true;
   } else if (isa<nvgpu::WarpgroupGenerateDescriptorOp>(op)) {
     // A descriptor only names memory; the wgmma that takes it reads it.
   } else if (isa<memref::ViewOp, memref::SubViewOp, memref::ReinterpretCastOp,

@@ -35,9 +35,14 @@ struct MemoryAccess {
   /// Reads an operand of a wgmma (async too): in flight until a wgmma wait
   /// retires its group.
   bool wgmma = false;
-  /// Covers its whole memref from its base, `width` elements laid out
-  /// contiguously (a TMA box, a wgmma operand; `indices` is empty).
+  /// Covers its whole memref (`width` elements, `indices` empty): a TMA
+  /// box or a wgmma operand (contiguous from the base), a warpgroup's
+  /// accumulator store (its rows).
   bool wholeView = false;
+  /// Made by the threads of one warpgroup together, each writing its own
+  /// part (nvgpu.warpgroup.mma.store): the same instance in two threads of
+  /// one warpgroup touches different bytes.
+  bool warpgroupCollective = false;
 };
 
 /// The elements of a TMA load's box (its descriptor's tensor shape), when

@@ -143,7 +143,8 @@ void CoalescingChecker::collectAccesses() {
       return;
     for (MemoryAccess &a : *list) {
       auto type = cast<MemRefType>(a.memref.getType());
-      if (!isGlobalMemRef(type))
+      // A whole-view access has no per-thread address to evaluate.
+      if (!isGlobalMemRef(type) || a.wholeView)
         continue;
       std::string whyNot;
       FailureOr<AccessAddress> address =

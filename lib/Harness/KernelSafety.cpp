@@ -64,10 +64,10 @@ static bool isModelled(Operation *op) {
                nvgpu::TmaAsyncLoadOp, nvgpu::TmaPrefetchOp,
                nvgpu::MBarrierArriveExpectTxOp,
                nvgpu::WarpgroupGenerateDescriptorOp, nvgpu::WarpgroupMmaOp,
-               nvgpu::WarpgroupMmaInitAccumulatorOp, nvgpu::DeviceAsyncWaitOp,
-               nvgpu::LdMatrixOp, nvgpu::MmaSyncOp, nvgpu::MBarrierCreateOp,
-               nvgpu::MBarrierInitOp, nvgpu::MBarrierArriveOp,
-               nvgpu::MBarrierTryWaitParityOp>(op);
+               nvgpu::WarpgroupMmaInitAccumulatorOp, nvgpu::WarpgroupMmaStoreOp,
+               nvgpu::DeviceAsyncWaitOp, nvgpu::LdMatrixOp, nvgpu::MmaSyncOp,
+               nvgpu::MBarrierCreateOp, nvgpu::MBarrierInitOp,
+               nvgpu::MBarrierArriveOp, nvgpu::MBarrierTryWaitParityOp>(op);
   if (dialect == "nvvm")
     return isa<NVVM::Barrier0Op, NVVM::BarrierOp, NVVM::MmaOp,
                NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,

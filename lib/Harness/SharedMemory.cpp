@@ -125,9 +125,7 @@ bool Checker::check(const Unit &a, const Unit &b) {
                        describeOp(hit.b),
                        hit.a == hit.b ? "same access in another thread"
                                       : describeOp(hit.a),
-                       isa<memref::StoreOp, vector::StoreOp>(hit.b)
-                           ? "write-write"
-                           : "write-read",
+                       b.access->access.write ? "write-write" : "write-read",
                        hit.witness));
   return true;
 }
@@ -163,9 +161,10 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
                  "offsets, or an unknown allocation)");
       return false;
     }
-    // A TMA box is one interval from its view's base: asked one by one.
+    // A whole view (a TMA box, a wgmma operand, an accumulator store) is
+    // one interval from its base: asked one by one.
     std::optional<Separated> sep =
-        a.access.tma ? std::nullopt : separate(a, model, threads);
+        a.access.wholeView ? std::nullopt : separate(a, model, threads);
     if (!sep) {
       units.push_back(Unit{&a});
       continue;
@@ -214,6 +213,21 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
   return true;
 }
 
+/// Whether two roots are the same memory: the same value, dynamic shared
+/// memory (every gpu.dynamic_shared_memory is the same bytes), or the same
+/// global.
+static bool sameAllocation(Value x, Value y) {
+  if (x == y)
+    return true;
+  Operation *a = x.getDefiningOp(), *b = y.getDefiningOp();
+  if (isa_and_nonnull<gpu::DynamicSharedMemoryOp>(a) &&
+      isa_and_nonnull<gpu::DynamicSharedMemoryOp>(b))
+    return true;
+  auto ga = dyn_cast_or_null<memref::GetGlobalOp>(a);
+  auto gb = dyn_cast_or_null<memref::GetGlobalOp>(b);
+  return ga && gb && ga.getName() == gb.getName();
+}
+
 void Checker::checkPairs(ArrayRef<Unit> units) {
   // Every pair with a write: groups against groups, single accesses one by
   // one (against each member of a group).
@@ -232,8 +246,11 @@ void Checker::checkPairs(ArrayRef<Unit> units) {
       continue;
     for (size_t j = 0; j < units.size(); ++j) {
       const Unit &b = units[j];
-      // A wgmma's reads conflict with writes only.
+      // A wgmma's reads conflict with writes only; distinct allocations
+      // never overlap.
       if (a.access->access.wgmma && !b.access->access.write)
+        continue;
+      if (!sameAllocation(*sharedRoot(*a.access), *sharedRoot(*b.access)))
         continue;
       // Two plain writes: one order is enough.
       if (!a.access->access.async && b.access->access.write &&

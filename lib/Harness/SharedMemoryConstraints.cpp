@@ -24,6 +24,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -194,6 +195,10 @@ Lin SystemBuilder::blockDim(int d) {
   if (inserted)
     it->second = sys.var(1, model.block[d]);
   return Lin::var(it->second);
+}
+
+Lin SystemBuilder::warpgroupOf(const Instance &in) {
+  return divMod(threadId(in), 128, /*wantRemainder=*/false);
 }
 
 Lin SystemBuilder::threadId(const Instance &in) {
@@ -390,12 +395,68 @@ void SystemBuilder::addGuards(const Instance &in) {
                 child->getParentRegion() == &ifOp.getThenRegion(), in);
 }
 
+/// The subview that gives `memref` a dynamic offset through casts, whose
+/// source has static strides (its offset then is the source's plus the
+/// offsets times those strides), or null.
+static memref::SubViewOp dynamicOffsetSubview(Value memref) {
+  while (auto cast = memref.getDefiningOp<memref::CastOp>())
+    memref = cast.getSource();
+  auto subview = memref.getDefiningOp<memref::SubViewOp>();
+  if (!subview)
+    return nullptr;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(subview.getSourceType().getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return nullptr;
+  return subview;
+}
+
+/// Whether the element offset of `memref`'s layout is static or follows
+/// from subviews of static strides (SystemBuilder::elementOffset).
+static bool hasModelledOffset(Value memref) {
+  for (int depth = 0; depth < 64; ++depth) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(cast<MemRefType>(memref.getType())
+                   .getStridesAndOffset(strides, offset)))
+      return false;
+    if (!ShapedType::isDynamic(offset))
+      return true;
+    memref::SubViewOp subview = dynamicOffsetSubview(memref);
+    if (!subview)
+      return false;
+    memref = subview.getSource();
+  }
+  return false;
+}
+
+Lin SystemBuilder::elementOffset(Value memref, const Instance &in) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  (void)cast<MemRefType>(memref.getType()).getStridesAndOffset(strides, offset);
+  if (!ShapedType::isDynamic(offset))
+    return Lin::of(offset);
+  memref::SubViewOp subview = dynamicOffsetSubview(memref);
+  SmallVector<int64_t> sourceStrides;
+  (void)subview.getSourceType().getStridesAndOffset(sourceStrides, offset);
+  Lin result = elementOffset(subview.getSource(), in);
+  for (auto [at, stride] :
+       llvm::zip(subview.getMixedOffsets(), sourceStrides)) {
+    if (std::optional<int64_t> c = getConstantIntValue(at))
+      result = result + Lin::of(*c) * stride;
+    else
+      result = result + expr(cast<Value>(at), in) * stride;
+  }
+  return result;
+}
+
 FailureOr<Value> smem::sharedRoot(const SharedAccess &a) {
   auto type = cast<MemRefType>(a.access.memref.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(offset) ||
+      !hasModelledOffset(a.access.memref) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return failure();
   Value memref = a.access.memref;
@@ -421,7 +482,7 @@ FailureOr<std::pair<Value, Lin>> SystemBuilder::address(const SharedAccess &a,
   SmallVector<int64_t> strides;
   int64_t offset;
   (void)type.getStridesAndOffset(strides, offset);
-  Lin elements = Lin::of(offset);
+  Lin elements = elementOffset(a.access.memref, in);
   for (auto [index, stride] : llvm::zip(a.access.indices, strides))
     elements = elements + expr(index, in) * stride;
   Lin bytes = elements * a.elementBytes;

@@ -149,11 +149,16 @@ public:
   void condition(Value cond, bool truth, const Instance &in);
   /// An injective linear id; the real one when the block size is known.
   Lin threadId(const Instance &in);
+  /// The warpgroup of the thread (linear id / 128; the block size known).
+  Lin warpgroupOf(const Instance &in);
   Lin threadDim(const Instance &in, int d);
   /// gpu.block_dim: a constant, or one variable when the size is unknown.
   Lin blockDim(int d);
   FailureOr<std::pair<Value, Lin>> address(const SharedAccess &a,
                                            const Instance &in);
+  /// The element offset of `memref`'s layout from its allocation: static,
+  /// or through subviews with dynamic offsets (sharedRoot checked it).
+  Lin elementOffset(Value memref, const Instance &in);
 
   // Synchronization (SharedMemorySync.cpp).
   std::optional<Lin> count(Event kind, Operation *op, const Instance &in);
@@ -325,6 +330,8 @@ private:
     Pair(const Model &model) : builder(model) {}
     SystemBuilder builder;
     const SharedAccess *accessA = nullptr;
+    /// Both in the same iteration of every loop around them.
+    bool sameIterations = false;
     Instance ia, ib;
     Lin addrA, addrB, delta;
   };

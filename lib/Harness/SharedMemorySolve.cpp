@@ -168,7 +168,12 @@ bool Checker::addOverlap(Pair &p, const Unit &ua, const Unit &ub,
   builder.addGuards(p.ia);
   builder.addGuards(p.ib);
   if (threadsOf == Threads::Distinct) {
-    Lin ta = builder.threadId(p.ia), tb = builder.threadId(p.ib);
+    // The same instance of a warpgroup's collective write: only another
+    // warpgroup's threads touch the same bytes.
+    bool collective = a.access.warpgroupCollective &&
+                      a.access.op == b.access.op && p.sameIterations;
+    Lin ta = collective ? builder.warpgroupOf(p.ia) : builder.threadId(p.ia);
+    Lin tb = collective ? builder.warpgroupOf(p.ib) : builder.threadId(p.ib);
     sys.ge0(order == 0 ? tb - ta - 1 : ta - tb - 1);
   }
   p.addrA = builder.address(a, p.ia)->second;
@@ -336,8 +341,6 @@ std::vector<System> Checker::withoutPhaseWaited(Pair &p, const SharedAccess &b,
   return out;
 }
 
-
-
 std::optional<std::vector<System>>
 Checker::tmaTimingCases(Pair &p, const SharedAccess &b, const Lin &barA,
                         const Lin &barB) {
@@ -492,12 +495,15 @@ bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
   hit.a = a.access.op;
   hit.b = b.access.op;
   bool sameThread = q == Question::AsyncSameThread;
-  // A TMA load against its own instance: only another thread's is a
-  // second write.
-  bool ownInstance =
-      q == Question::TmaUnwaited && a.access.op == b.access.op &&
+  // The same iteration of every loop around a and b (for one op: the same
+  // instance in two threads).
+  bool sameIterations =
       llvm::all_of(relation, [](auto r) { return r.second == 0; }) &&
       relation.size() == enclosingLoops(a.access.op, model.kernel).size();
+  // A TMA load against its own instance: only another thread's is a
+  // second write.
+  bool ownInstance = q == Question::TmaUnwaited && a.access.op == b.access.op &&
+                     sameIterations;
   Threads threadsOf =
       sameThread ? Threads::Same
       : (q == Question::AsyncAnyThread || q == Question::TmaUnwaited ||
@@ -512,6 +518,7 @@ bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
        order < (fast || threadsOf != Threads::Distinct ? 1u : 2u); ++order) {
     Pair p(model);
     p.accessA = &a;
+    p.sameIterations = sameIterations;
     addInstances(p, ua, ub, relation, sameThread);
     if (!addOverlap(p, ua, ub, threadsOf, order))
       continue;

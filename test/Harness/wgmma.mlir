@@ -267,3 +267,56 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Twin: two warpgroups, each storing its accumulators (each thread its
+// fragment) into its own stage of shared memory.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!wd = !nvgpu.warpgroup.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x64xf32>>
+gpu.module @m {
+  gpu.func @accumulators_to_own_stage(%da: !desc, %db: !desc, %c: memref<128x64xf32>) workgroup(%buf: memref<2x64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}, %cs: memref<2x64x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c128 = arith.constant 128 : index
+    %a0 = memref.subview %buf[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, #gpu.address_space<workgroup>>
+    %b0 = memref.subview %buf[1, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+    %dA = nvgpu.warpgroup.generate.descriptor %a0, %da : memref<64x64xf16, #gpu.address_space<workgroup>>, !desc -> !wd
+    %dB = nvgpu.warpgroup.generate.descriptor %b0, %db : memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>, !desc -> !wd
+    %init = nvgpu.warpgroup.mma.init.accumulator -> !acc
+    %acc = nvgpu.warpgroup.mma %dA, %dB, %init : !wd, !wd, !acc -> !acc
+    nvvm.wgmma.wait.group.sync.aligned 0
+    %wg = arith.divui %tid, %c128 : index
+    %mine = memref.subview %cs[%wg, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf32, #gpu.address_space<workgroup>> to memref<64x64xf32, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+    nvgpu.warpgroup.mma.store %acc, %mine : !acc to memref<64x64xf32, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: both warpgroups store their accumulators into the same stage.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!wd = !nvgpu.warpgroup.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x64xf32>>
+gpu.module @m {
+  gpu.func @accumulators_to_one_stage(%da: !desc, %db: !desc, %c: memref<128x64xf32>) workgroup(%buf: memref<2x64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}, %cs: memref<2x64x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c128 = arith.constant 128 : index
+    %a0 = memref.subview %buf[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, #gpu.address_space<workgroup>>
+    %b0 = memref.subview %buf[1, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+    %dA = nvgpu.warpgroup.generate.descriptor %a0, %da : memref<64x64xf16, #gpu.address_space<workgroup>>, !desc -> !wd
+    %dB = nvgpu.warpgroup.generate.descriptor %b0, %db : memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>, !desc -> !wd
+    %init = nvgpu.warpgroup.mma.init.accumulator -> !acc
+    %acc = nvgpu.warpgroup.mma %dA, %dB, %init : !wd, !wd, !acc -> !acc
+    nvvm.wgmma.wait.group.sync.aligned 0
+    %wg = arith.divui %tid, %c128 : index
+    %mine = memref.subview %cs[%c0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf32, #gpu.address_space<workgroup>> to memref<64x64xf32, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{[AMK-SMEM-RACE] 'nvgpu.warpgroup.mma.store' at line 318 races with the same access in another thread: no barrier between them (write-write, threads 127 and 128, byte 0)}}
+    nvgpu.warpgroup.mma.store %acc, %mine : !acc to memref<64x64xf32, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
