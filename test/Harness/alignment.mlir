@@ -72,7 +72,7 @@ gpu.module @m {
 }
 
 // -----
-// SANITIZE: tool=memcheck grid=1 smem=1024
+// SANITIZE: tool=memcheck grid=1 smem=1024 expect=clean
 // Bug: ldmatrix rows that start half way into a 16-byte chunk.
 gpu.module @m {
   gpu.func @ldmatrix_row_misaligned() kernel attributes {known_block_size = array<i32: 32, 1, 1>, amk.dynamic_smem_bytes = 1024 : i64} {

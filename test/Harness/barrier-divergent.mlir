@@ -37,7 +37,7 @@ gpu.module @m {
 }
 
 // -----
-// SANITIZE: tool=synccheck grid=1 block=128
+// SANITIZE: tool=synccheck grid=1 block=128 expect=clean
 // Bug: a loop whose trip count depends on the thread (through arithmetic).
 gpu.module @m {
   gpu.func @thread_trip_count() kernel {
@@ -118,7 +118,7 @@ gpu.module @m {
 }
 
 // -----
-// SANITIZE: tool=synccheck grid=1 block=64 args=index=0
+// SANITIZE: tool=synccheck grid=1 block=64 args=index=0 expect=clean
 // Bug: an scf.if that yields uniform constants, but which ones depends on the
 // thread; the barrier's loop runs a thread-dependent number of times.
 gpu.module @m {
@@ -230,7 +230,7 @@ gpu.module @m {
 }
 
 // -----
-// SANITIZE: tool=synccheck grid=256 args=index[256]
+// SANITIZE: tool=synccheck grid=256 args=index[256] expect=clean
 // Bug: each thread loops over its own row's count, loaded per thread
 // (`count[tid]`), with a barrier in the loop.
 gpu.module @m {
@@ -348,7 +348,7 @@ gpu.module @m {
 }
 
 // -----
-// SANITIZE: tool=synccheck grid=1 smem=1024 args=f32[1000],f32[256]@smem
+// SANITIZE: tool=synccheck grid=1 smem=1024 args=f32[1000],f32[256]@smem expect=clean
 // Bug: a block-strided loop that starts at the thread id, with a barrier in
 // its body: over 1000 elements threads 0..231 run 4 iterations, the rest 3.
 gpu.module @m {

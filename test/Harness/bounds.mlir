@@ -547,7 +547,7 @@ gpu.module @m {
 }
 
 // -----
-// SANITIZE: tool=memcheck grid=1 smem=1024
+// SANITIZE: tool=memcheck grid=1 smem=1024 expect=clean
 // Bug: ldmatrix row addresses of two warps into a 32x16 f16 tile, but the
 // second warp starts at row 32 (warp * 32 instead of warp * 16).
 gpu.module @m {

@@ -557,12 +557,16 @@ gpu.module @m {
     %c1024 = arith.constant 1024 : index
     %bdim = gpu.block_dim x
     %narrow = arith.cmpi ult, %bdim, %c1024 : index
-    %in = arith.minui %tid, %c0 : index
+    %c256 = arith.constant 256 : index
+    %in = arith.remui %tid, %c256 : index
     %x = memref.load %out[%in] : memref<256xf32>
     scf.if %narrow {
-      // expected-error @+1 {{[AMK-SMEM-RACE] 'memref.store' at line 564 races with the same access in another thread: no barrier between them (write-write, threads (0, 0, 0) and}}
+      // expected-error @+1 {{[AMK-SMEM-RACE] 'memref.store' at line 565 races with the same access in another thread: no barrier between them (write-write, threads (0, 0, 0) and}}
       memref.store %x, %buf[%c0] : memref<256xf32, #gpu.address_space<workgroup>>
     }
+    gpu.barrier
+    %y = memref.load %buf[%c0] : memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %y, %out[%in] : memref<256xf32>
     gpu.return
   }
 }
@@ -590,6 +594,11 @@ gpu.module @m {
     scf.if %both {
       memref.store %x, %buf[%tid] : memref<1024xf32, #gpu.address_space<workgroup>>
     }
+    gpu.barrier
+    %c256 = arith.constant 256 : index
+    %in = arith.remui %tid, %c256 : index
+    %y = memref.load %buf[%tid] : memref<1024xf32, #gpu.address_space<workgroup>>
+    memref.store %y, %out[%in] : memref<256xf32>
     gpu.return
   }
 }
