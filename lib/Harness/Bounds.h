@@ -16,6 +16,11 @@ class DataFlowSolver;
 
 namespace mlir::amk {
 
+/// The largest block every CUDA architecture allows, per dimension: what a
+/// thread index or block dimension is bounded by when the kernel does not
+/// say.
+inline constexpr int64_t kMaxBlockDims[3] = {1024, 1024, 64};
+
 /// One memory access an op makes: a memref, its indices, the elements it
 /// touches along the last dimension, and a condition under which it happens
 /// (null: always).

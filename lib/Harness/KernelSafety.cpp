@@ -57,8 +57,8 @@ static bool isModelled(Operation *op) {
   // mbarriers created, initialized, arrived on and waited on by parity
   // (MBarrier.cpp), with transaction bytes (`arrive.expect_tx`) that TMA
   // loads deliver; wgmma as nvgpu.warpgroup.mma on generated descriptors
-  // (its operand reads in flight until a wgmma wait retires them); not
-  // test_wait, TMA stores or warpgroup.mma.store (its fragment layout).
+  // (its operand reads in flight until a wgmma wait retires them) and the
+  // warpgroup's accumulator store; not test_wait or TMA stores.
   if (dialect == "nvgpu")
     return isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
                nvgpu::TmaAsyncLoadOp, nvgpu::TmaPrefetchOp,
@@ -86,7 +86,6 @@ static bool isModelled(Operation *op) {
 /// upstream's range interface knows no bound of: no `upper_bound`, no
 /// known_block_size on its function.
 static std::optional<ConstantIntRanges> getArchitecturalRange(Operation *op) {
-  static constexpr int64_t kMaxBlock[3] = {1024, 1024, 64};
   std::optional<int> dim;
   bool isSize = false;
   if (auto tid = dyn_cast<gpu::ThreadIdOp>(op)) {
@@ -114,7 +113,7 @@ static std::optional<ConstantIntRanges> getArchitecturalRange(Operation *op) {
       ConstantIntRanges::getStorageBitwidth(op->getResult(0).getType());
   if (width < 32)
     return std::nullopt;
-  int64_t lo = isSize ? 1 : 0, hi = kMaxBlock[*dim] - (isSize ? 0 : 1);
+  int64_t lo = isSize ? 1 : 0, hi = kMaxBlockDims[*dim] - (isSize ? 0 : 1);
   return ConstantIntRanges::fromUnsigned(APInt(width, lo), APInt(width, hi));
 }
 

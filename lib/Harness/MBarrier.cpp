@@ -61,6 +61,10 @@ std::optional<int64_t> mlir::amk::mbarrier::constantTripCount(scf::ForOp loop) {
   return *ub > *lb ? llvm::divideCeil(*ub - *lb, *step) : 0;
 }
 
+std::optional<int64_t> mlir::amk::mbarrier::runsIn(scf::ForOp loop) {
+  return loop ? constantTripCount(loop) : std::optional<int64_t>(1);
+}
+
 std::string mlir::amk::mbarrier::threadsArrive(int64_t n) {
   return llvm::formatv("{0} {1}", n,
                        n == 1 ? "thread arrives" : "threads arrive")
@@ -251,8 +255,7 @@ MBarrierChecker::getRounds(Uses &uses, nvgpu::MBarrierInitOp init,
     if (next < 0)
       break;
     r.phaseBase = next;
-    std::optional<int64_t> trips =
-        r.loop ? constantTripCount(r.loop) : std::optional<int64_t>(1);
+    std::optional<int64_t> trips = runsIn(r.loop);
     next = trips ? next + *trips : -1;
   }
   return rounds;
@@ -286,9 +289,7 @@ bool MBarrierChecker::prove(Uses &uses) {
   // Proved: the phase of every TMA load is its round's (a wait's is
   // recorded by checkWait).
   for (Operation *load : uses.loads) {
-    Operation *expect = roundOf(uses, load);
-    const Round *round =
-        llvm::find_if(*rounds, [&](const Round &r) { return r.op == expect; });
+    const Round *round = roundOf(uses, *rounds, load);
     if (round->phaseBase >= 0)
       pending[load] =
           MBarrierPhases::Phase{uses.key, round->loop, round->phaseBase};
@@ -304,9 +305,7 @@ bool MBarrierChecker::checkLoadsWaited(const Uses &uses,
   // iteration, or after the round by a wait of a phase at least its last
   // (phases complete in order).
   for (Operation *load : uses.loads) {
-    Operation *expect = roundOf(uses, load);
-    const Round *round =
-        llvm::find_if(rounds, [&](const Round &r) { return r.op == expect; });
+    const Round *round = roundOf(uses, rounds, load);
     if (round->phaseBase < 0)
       continue; // its phase is unknown: the race check reports the load
     bool waited = llvm::any_of(uses.waits, [&](Operation *w) {
@@ -316,11 +315,8 @@ bool MBarrierChecker::checkLoadsWaited(const Uses &uses,
       const MBarrierPhases::Phase &p = it->second;
       if (round->loop && p.loop == round->loop)
         return p.base >= round->phaseBase;
-      std::optional<int64_t> trips = round->loop
-                                         ? constantTripCount(round->loop)
-                                         : std::optional<int64_t>(1);
-      std::optional<int64_t> waitTrips =
-          p.loop ? constantTripCount(p.loop) : std::optional<int64_t>(1);
+      std::optional<int64_t> trips = runsIn(round->loop),
+                             waitTrips = runsIn(p.loop);
       if (!trips || !waitTrips || *waitTrips < 1 ||
           !topLevel(load)->isBeforeInBlock(topLevel(w)))
         return false;
@@ -340,7 +336,9 @@ bool MBarrierChecker::checkLoadsWaited(const Uses &uses,
   return true;
 }
 
-Operation *MBarrierChecker::roundOf(const Uses &uses, Operation *load) {
+const MBarrierChecker::Round *MBarrierChecker::roundOf(const Uses &uses,
+                                                       ArrayRef<Round> rounds,
+                                                       Operation *load) {
   Operation *found = nullptr;
   for (Operation *arrive : uses.arrives)
     if (isa<nvgpu::MBarrierArriveExpectTxOp>(arrive) &&
@@ -349,7 +347,9 @@ Operation *MBarrierChecker::roundOf(const Uses &uses, Operation *load) {
         return nullptr;
       found = arrive;
     }
-  return found;
+  const Round *round =
+      llvm::find_if(rounds, [&](const Round &r) { return r.op == found; });
+  return found && round != rounds.end() ? round : nullptr;
 }
 
 bool MBarrierChecker::checkTransactions(Uses &uses, ArrayRef<Round> rounds) {
@@ -368,8 +368,8 @@ bool MBarrierChecker::checkTransactions(Uses &uses, ArrayRef<Round> rounds) {
                  "not modelled");
       return false;
     }
-    Operation *expect = roundOf(uses, op);
-    if (!expect) {
+    const Round *round = roundOf(uses, rounds, op);
+    if (!round) {
       report(check::kMBarrierPhase, op,
              describeOp(op) + " completes on " + name +
                  " but its block has no single arrive.expect_tx on it: no "
@@ -381,21 +381,19 @@ bool MBarrierChecker::checkTransactions(Uses &uses, ArrayRef<Round> rounds) {
         executors(op, "the TMA load on " + name);
     if (!by)
       return false;
-    const Round *round =
-        llvm::find_if(rounds, [&](const Round &r) { return r.op == expect; });
     if (by->first != round->threads) {
       report(check::kMBarrierPhase, op,
              llvm::formatv("{0} is issued by {1} thread(s) per round but "
                            "its arrive.expect_tx ({2}) by {3}: the bytes "
                            "expected and delivered differ",
-                           describeOp(op), by->first, describeOp(expect),
+                           describeOp(op), by->first, describeOp(round->op),
                            round->threads)
                  .str());
       return false;
     }
     auto type = cast<MemRefType>(load.getDst().getType());
     int64_t bytes = *box * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-    delivered[expect] += bytes;
+    delivered[round->op] += bytes;
   }
   for (Operation *arrive : uses.arrives) {
     auto expect = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(arrive);

@@ -33,6 +33,9 @@ std::optional<int64_t> constantOf(Value v);
 
 /// The trip count of `loop` when its bounds and step are constants.
 std::optional<int64_t> constantTripCount(scf::ForOp loop);
+/// How many times an op in `loop` (null: at the top level) runs: its trip
+/// count when a constant, 1 at the top level.
+std::optional<int64_t> runsIn(scf::ForOp loop);
 
 /// "1 thread arrives", "128 threads arrive".
 std::string threadsArrive(int64_t n);
@@ -109,9 +112,10 @@ private:
   /// The arrives: each by C threads, at most one per loop.
   std::optional<SmallVector<Round>>
   getRounds(Uses &uses, nvgpu::MBarrierInitOp init, int64_t count);
-  /// The arrive.expect_tx whose round a TMA load is in: the one on its
+  /// The round a TMA load is in: that of the one arrive.expect_tx on its
   /// barrier in its block (null: none, or several).
-  Operation *roundOf(const Uses &uses, Operation *load);
+  const Round *roundOf(const Uses &uses, ArrayRef<Round> rounds,
+                       Operation *load);
   /// Every TMA load's phase is waited for before the block exits.
   bool checkLoadsWaited(const Uses &uses, ArrayRef<Round> rounds);
   /// Every TMA load is in a round of the same threads, and each

@@ -155,8 +155,7 @@ bool MBarrierChecker::checkWait(nvgpu::MBarrierTryWaitParityOp wait,
       continue;
     if (!rtop->isBeforeInBlock(top) && rtop != top)
       continue;
-    std::optional<int64_t> trips =
-        r.loop ? constantTripCount(r.loop) : std::optional<int64_t>(1);
+    std::optional<int64_t> trips = runsIn(r.loop);
     if (!trips) {
       report(check::kUnprovable, wait,
              "a wait on " + name +

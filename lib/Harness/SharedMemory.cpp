@@ -95,25 +95,23 @@ bool Checker::check(const Unit &a, const Unit &b) {
       return false;
     reported.insert(hit.b);
     bool wgmma = a.access->access.wgmma;
+    StringRef what = wgmma ? "overwrites shared memory that the wgmma"
+                           : "touches shared memory that the async copy";
+    StringRef doing = wgmma ? "reading" : "writing";
+    StringRef wait = wgmma ? "wgmma wait" : "wait_group";
+    StringRef owner = wgmma ? "wgmma" : "copy";
+    std::string why =
+        q == Question::AsyncSameThread
+            ? llvm::formatv("no {0} retires the {1}'s group first", wait, owner)
+                  .str()
+            : llvm::formatv("no barrier after a {0} that retires the {1}'s "
+                            "group orders it",
+                            wait, owner)
+                  .str();
     report(check::kAsyncUnwaited, hit.b,
-           llvm::formatv(
-               "{0} {1} ({2}) may still be {3}: {4} ({5})", describeOp(hit.b),
-               wgmma ? "overwrites shared memory that the wgmma"
-                     : "touches shared memory that the async copy",
-               describeOp(hit.a), wgmma ? "reading" : "writing",
-               q == Question::AsyncSameThread
-                   ? llvm::formatv("no {0} retires the {1}'s group "
-                                   "first",
-                                   wgmma ? "wgmma wait" : "wait_group",
-                                   wgmma ? "wgmma" : "copy")
-                         .str()
-                   : llvm::formatv("no barrier after a {0} that "
-                                   "retires the {1}'s group orders "
-                                   "it",
-                                   wgmma ? "wgmma wait" : "wait_group",
-                                   wgmma ? "wgmma" : "copy")
-                         .str(),
-               hit.witness));
+           llvm::formatv("{0} {1} ({2}) may still be {3}: {4} ({5})",
+                         describeOp(hit.b), what, describeOp(hit.a), doing, why,
+                         hit.witness));
     return true;
   }
   if (!ask(Question::Race, a, b, hit))

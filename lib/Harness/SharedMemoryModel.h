@@ -115,7 +115,7 @@ public:
   const MBarrierPhases &phases;
   /// The block's dimensions: `known_block_size`, else the largest a
   /// target allows in each (the linear thread id is then not the real one).
-  int64_t block[3] = {1024, 1024, 64};
+  int64_t block[3] = {kMaxBlockDims[0], kMaxBlockDims[1], kMaxBlockDims[2]};
   bool blockKnown = false;
   mutable llvm::DenseMap<Operation *, bool> containsCache[kNumEvents];
   /// Event counts of ops that do not depend on symbolic trip counts.
@@ -380,6 +380,12 @@ private:
   /// b's mbarrier phase before a (a TMA write a waited for is done).
   std::vector<System> withoutPhaseWaited(Pair &p, const SharedAccess &b,
                                          std::vector<System> cases);
+  /// Each case, split by `waiter`'s latest proved wait on `load`'s
+  /// mbarrier before it: kept where there is none or it waited for a phase
+  /// before `phase`, the load's.
+  std::vector<System> notWaitedFor(Pair &p, const Instance &load,
+                                   const Lin &phase, const Instance &waiter,
+                                   ArrayRef<System> cases);
   /// The thread-separated search: delta's feasible values against the
   /// groups' thread parts.
   bool solveSeparated(const Pair &p, const Group &groupA, const Group &groupB,

@@ -223,6 +223,21 @@ static bool fencedForAsyncProxy(Operation *op) {
   return false;
 }
 
+/// Whether a barrier orders `b` against the async proxy's accesses: always,
+/// unless b is a plain write with no proxy fence before the next barrier.
+static bool barrierOrdersForAsyncProxy(const SharedAccess &b) {
+  return !b.access.write || b.access.async || fencedForAsyncProxy(b.access.op);
+}
+
+/// `s` under the conditions of a latest-event path.
+static System withConditions(System s, const Latest &l) {
+  for (const Lin &e : l.atLeastZero)
+    s.ge0(e);
+  for (const Lin &e : l.equalZero)
+    s.eq0(e);
+  return s;
+}
+
 std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p,
                                                         const SharedAccess &b) {
   SystemBuilder &builder = p.builder;
@@ -245,7 +260,7 @@ std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p,
   if (q == Question::TmaUnwaited)
     return tmaTimingCases(p, b, *barA, *barB);
   if (q == Question::CrossProxy) {
-    if (!b.access.write || b.access.async || fencedForAsyncProxy(b.access.op))
+    if (barrierOrdersForAsyncProxy(b))
       return cases;
     cases.push_back(sys);
     return cases;
@@ -268,13 +283,6 @@ std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p,
     // Retired iff c(a) + N + 1 <= c(wait).
     s.ge0(*comA + waitGroups(wait.op) - *comW);
     return true;
-  };
-  auto withConditions = [](System s, const Latest &l) {
-    for (const Lin &e : l.atLeastZero)
-      s.ge0(e);
-    for (const Lin &e : l.equalZero)
-      s.eq0(e);
-    return s;
   };
   if (q == Question::AsyncSameThread) {
     std::optional<Lin> comB = counts(commit, ib);
@@ -315,26 +323,29 @@ std::vector<System> Checker::withoutPhaseWaited(Pair &p, const SharedAccess &b,
   // land before a began.
   if (!b.access.tma)
     return cases;
-  SystemBuilder &builder = p.builder;
-  std::optional<Lin> phase = builder.phaseOf(p.ib);
+  std::optional<Lin> phase = p.builder.phaseOf(p.ib);
   if (!phase)
     return cases; // the TMA question reports it
+  return notWaitedFor(p, p.ib, *phase, p.ia, cases);
+}
+
+std::vector<System> Checker::notWaitedFor(Pair &p, const Instance &load,
+                                          const Lin &phase,
+                                          const Instance &waiter,
+                                          ArrayRef<System> cases) {
+  SystemBuilder &builder = p.builder;
   std::vector<Latest> waits;
-  builder.latestWait(model.phases.of.lookup(p.ib.op).barrier, p.ia.op, p.ia,
+  builder.latestWait(model.phases.of.lookup(load.op).barrier, waiter.op, waiter,
                      waits);
   std::vector<System> out;
   for (const System &c : cases)
     for (const Latest &w : waits) {
-      System s = c;
-      for (const Lin &e : w.atLeastZero)
-        s.ge0(e);
-      for (const Lin &e : w.equalZero)
-        s.eq0(e);
+      System s = withConditions(c, w);
       if (w.op) {
         std::optional<Lin> waited = builder.phaseOf(w.instance);
         if (!waited)
-          continue;
-        s.ge0(*phase - *waited - 1);
+          continue; // only proved waits are events
+        s.ge0(phase - *waited - 1);
       }
       out.push_back(s);
     }
@@ -358,29 +369,11 @@ Checker::tmaTimingCases(Pair &p, const SharedAccess &b, const Lin &barA,
   // Not issued after b by a barrier between them (a barrier orders a
   // plain write before the async proxy's write only with a proxy fence
   // between the two in the writing thread) ...
-  if (!b.access.write || b.access.async || fencedForAsyncProxy(b.access.op))
+  if (barrierOrdersForAsyncProxy(b))
     sys.ge0(barB - barA);
   // ... and b's thread has not waited for the load's phase: its latest
   // proved wait on the barrier (none, or one for an earlier phase).
-  std::vector<System> cases;
-  std::vector<Latest> waits;
-  builder.latestWait(model.phases.of.lookup(p.ia.op).barrier, p.ib.op, p.ib,
-                     waits);
-  for (const Latest &w : waits) {
-    System s = sys;
-    for (const Lin &e : w.atLeastZero)
-      s.ge0(e);
-    for (const Lin &e : w.equalZero)
-      s.eq0(e);
-    if (w.op) {
-      std::optional<Lin> waited = builder.phaseOf(w.instance);
-      if (!waited)
-        continue; // only proved waits are events
-      s.ge0(*phase - *waited - 1);
-    }
-    cases.push_back(s);
-  }
-  return cases;
+  return notWaitedFor(p, p.ia, *phase, p.ib, {sys});
 }
 
 bool Checker::solveSeparated(const Pair &p, const Group &groupA,
