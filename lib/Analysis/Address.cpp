@@ -362,9 +362,20 @@ static FailureOr<MemRefLayout> allocationLayout(Operation *def, Value memref,
     if (failed(layoutFromType(type, memref, {}, l, whyNot)))
       return failure();
     // The GPU-to-NVVM lowering declares the dynamic shared memory array
-    // 16-byte aligned.
+    // 16-byte aligned; `--amk-lower` raises that to what a generated kernel
+    // declares it needs.
     l.rootAlign = 16;
     l.rootWhy = "dynamic shared memory (16-byte aligned)";
+    if (auto func = smem->getParentOfType<gpu::GPUFuncOp>())
+      if (auto align =
+              func->getAttrOfType<IntegerAttr>(kDynamicSmemAlignAttrName);
+          align && align.getInt() > 16 && llvm::isPowerOf2_64(align.getInt())) {
+        l.rootAlign = align.getInt();
+        l.rootWhy = llvm::formatv("dynamic shared memory ({0}-byte aligned by "
+                                  "the kernel's {1})",
+                                  l.rootAlign, kDynamicSmemAlignAttrName)
+                        .str();
+      }
     return l;
   }
   if (isa<memref::AllocOp, memref::AllocaOp>(def)) {

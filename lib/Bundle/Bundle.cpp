@@ -201,6 +201,15 @@ static llvm::json::Object kernelToJSON(const BundleKernel &kernel,
   };
   // The prediction and the family's fields describe the whole launch: they
   // go with its first kernel.
+  if (!launch.tensorMaps.empty()) {
+    llvm::json::Array maps;
+    for (const TensorMapParam &map : launch.tensorMaps)
+      maps.push_back(llvm::json::Object{{"name", map.name},
+                                        {"buffer", map.buffer},
+                                        {"box", llvm::json::Array(map.box)},
+                                        {"swizzle_bytes", map.swizzleBytes}});
+    json["tensor_maps"] = std::move(maps);
+  }
   if (&launch == &entry.launch.kernels.front()) {
     json["predicted_us"] = entry.predictedUs;
     for (const auto &[key, value] : entry.launch.manifestFields)

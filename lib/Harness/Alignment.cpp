@@ -402,6 +402,26 @@ struct Aligned {
   SmallVector<Value> indices;
   int64_t bytes, required;
   std::string what;
+  /// When set, the address may also lie this many bytes (a power of two,
+  /// in 16-byte steps) past a multiple of `required`: a wgmma operand
+  /// starts in the first row of its swizzle pattern.
+  int64_t withinRow = 0;
+
+  /// The address bits that must be zero.
+  APInt zeroMask() const {
+    APInt mask = APInt::getLowBitsSet(64, llvm::Log2_64(uint64_t(required)));
+    if (withinRow)
+      mask &= ~APInt::getBitsSet(64, 4, llvm::Log2_64(uint64_t(withinRow)));
+    return mask;
+  }
+  std::string requirement() const {
+    if (withinRow)
+      return llvm::formatv("to start 16-byte aligned in the first {0} B past "
+                           "a multiple of {1} B",
+                           withinRow, required)
+          .str();
+    return llvm::formatv("{0}-byte alignment", required).str();
+  }
 };
 
 /// The accesses of `op` that need more than byte alignment.
@@ -442,22 +462,24 @@ static SmallVector<Aligned> alignedAccesses(Operation *op) {
   }
   if (auto mma = dyn_cast<nvgpu::WarpgroupMmaOp>(op)) {
     // A descriptor holds its matrix's address in 16-byte units and no base
-    // offset (nvgpu generates none): a swizzled matrix must start where its
-    // pattern does, every 8 rows of the swizzle's width.
+    // offset (nvgpu generates none): a swizzled matrix starts in the first
+    // row of its pattern (8 rows of the swizzle's width), where the
+    // hardware's XOR agrees with the copy engine's; a k-step further along
+    // that row is fine.
     for (Value desc : {mma.getDescriptorA(), mma.getDescriptorB()}) {
       auto gen = desc.getDefiningOp<nvgpu::WarpgroupGenerateDescriptorOp>();
       if (!gen)
         continue; // the bounds check reports it
-      int64_t required = 16;
+      int64_t row = 0;
       switch (gen.getTensorMap().getType().getSwizzle()) {
       case nvgpu::TensorMapSwizzleKind::SWIZZLE_32B:
-        required = 256;
+        row = 32;
         break;
       case nvgpu::TensorMapSwizzleKind::SWIZZLE_64B:
-        required = 512;
+        row = 64;
         break;
       case nvgpu::TensorMapSwizzleKind::SWIZZLE_128B:
-        required = 1024;
+        row = 128;
         break;
       case nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE:
         break;
@@ -466,8 +488,9 @@ static SmallVector<Aligned> alignedAccesses(Operation *op) {
       out.push_back(Aligned{gen.getTensor(),
                             {},
                             type.getNumElements() * elemBytes(gen.getTensor()),
-                            required,
-                            "wgmma operand"});
+                            row ? 8 * row : 16,
+                            "wgmma operand",
+                            row});
     }
     return out;
   }
@@ -535,9 +558,9 @@ void mlir::amk::checkKernelAlignment(
           addresses.address(a.memref, a.indices, whyNot);
       if (failed(address)) {
         finding(op,
-                llvm::formatv("{0} of {1} ({2} B) needs {3}-byte alignment, "
-                              "which cannot be proved: {4}",
-                              a.what, type, a.bytes, a.required, whyNot),
+                llvm::formatv("{0} of {1} ({2} B) needs {3}, which cannot be "
+                              "proved: {4}",
+                              a.what, type, a.bytes, a.requirement(), whyNot),
                 1, a.required, std::nullopt, a.bytes);
         continue;
       }
@@ -547,17 +570,18 @@ void mlir::amk::checkKernelAlignment(
       KnownBits total = KnownBits::add(root, bits.poly(address->bytes));
       unsigned need = llvm::Log2_64(uint64_t(a.required));
       unsigned zeros = std::min(total.countMinTrailingZeros(), 62u);
-      if (zeros >= need)
+      APInt mask = a.zeroMask();
+      if ((total.Zero & mask) == mask)
         continue;
       int64_t proven = int64_t(1) << zeros;
-      APInt lowMask = APInt::getLowBitsSet(64, need);
-      if (((total.Zero | total.One) & lowMask) == lowMask) {
+      if (((total.Zero | total.One) & mask) == mask) {
+        APInt lowMask = APInt::getLowBitsSet(64, need);
         int64_t residue = int64_t((total.One & lowMask).getZExtValue());
         finding(op,
                 llvm::formatv("{0} of {1} ({2} B) is misaligned: its address "
-                              "is {3} mod {4}, and it needs {4}-byte "
-                              "alignment",
-                              a.what, type, a.bytes, residue, a.required),
+                              "is {3} mod {4}, and it needs {5}",
+                              a.what, type, a.bytes, residue, a.required,
+                              a.requirement()),
                 proven, a.required, residue, a.bytes);
         continue;
       }
@@ -582,10 +606,9 @@ void mlir::amk::checkKernelAlignment(
         }
       }
       finding(op,
-              llvm::formatv("{0} of {1} ({2} B) needs {3}-byte alignment, but "
-                            "its address is only provably a multiple of {4} "
-                            "B{5}{6}",
-                            a.what, type, a.bytes, a.required, proven,
+              llvm::formatv("{0} of {1} ({2} B) needs {3}, but its address is "
+                            "only provably a multiple of {4} B{5}{6}",
+                            a.what, type, a.bytes, a.requirement(), proven,
                             blame.empty() ? "" : ": ", blame),
               proven, a.required, std::nullopt, a.bytes);
     }

@@ -312,31 +312,47 @@ mlir::amk::getMemoryAccesses(Operation *op) {
     out.back().tma = true;
     out.back().wholeView = true;
   } else if (auto mma = dyn_cast<nvgpu::WarpgroupMmaOp>(op)) {
-    // Each operand is a static contiguous view of shared memory, named by
-    // the descriptor generated from it, and read whole.
+    // Each operand is a view of shared memory, named by the descriptor
+    // generated from it: a static contiguous view, read whole, or a k-step
+    // (a subview with unit inner stride) of one, which the swizzle spreads
+    // over whole rows: the tile it is cut from counts as read.
     for (Value desc : {mma.getDescriptorA(), mma.getDescriptorB()}) {
       auto gen = desc.getDefiningOp<nvgpu::WarpgroupGenerateDescriptorOp>();
-      auto type =
-          gen ? dyn_cast<MemRefType>(gen.getTensor().getType()) : MemRefType();
+      Value view = gen ? gen.getTensor() : Value();
+      while (auto cast = view ? view.getDefiningOp<memref::CastOp>() : nullptr)
+        view = cast.getSource();
+      if (auto sub = view ? view.getDefiningOp<memref::SubViewOp>() : nullptr;
+          sub && sub.getType().hasStaticShape() &&
+          !memref::isStaticShapeAndContiguousRowMajor(sub.getType()) &&
+          llvm::all_of(sub.getStaticStrides(),
+                       [](int64_t s) { return s == 1; }))
+        view = sub.getSource();
+      auto type = view ? dyn_cast<MemRefType>(view.getType()) : MemRefType();
       if (!type || !memref::isStaticShapeAndContiguousRowMajor(type))
         return failure();
-      add(gen.getTensor(), {}, type.getNumElements(), "wgmma operand", false,
+      add(view, {}, type.getNumElements(), "wgmma operand", false,
           /*async=*/true);
       out.back().wgmma = true;
       out.back().wholeView = true;
     }
   } else if (auto store = dyn_cast<nvgpu::WarpgroupMmaStoreOp>(op)) {
-    // The warpgroup writes the whole view, each thread its fragment; in
-    // shared memory the race check takes the view's bytes as one interval,
-    // so it must be contiguous there.
+    // Each thread stores its fragment of the M x N accumulator at rows
+    // 16 w + lane / 4 (+ 8, + 64 i) of the view, w its warp in the block
+    // (not in its warpgroup), columns below N: warpgroup g writes rows
+    // [64 g, 64 g + M), taken whole (one interval over the row pitch).
     auto type = cast<MemRefType>(store.getDstMemref().getType());
-    if (!type.hasStaticShape() ||
-        (isWorkgroupMemRef(type) &&
-         !memref::isStaticShapeAndContiguousRowMajor(type)))
+    auto acc = store.getMatrixD().getType().getFragmented();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!type.hasStaticShape() || type.getRank() != 2 ||
+        failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1 ||
+        ShapedType::isDynamic(strides[0]) || acc.getRank() != 2)
       return failure();
-    add(store.getDstMemref(), {}, type.getNumElements(),
+    int64_t rows = acc.getDimSize(0), cols = acc.getDimSize(1);
+    add(store.getDstMemref(), {}, (rows - 1) * strides[0] + cols,
         "warpgroup accumulator store", true);
     out.back().wholeView = true;
+    out.back().warpgroupStride = 64 * strides[0];
     out.back().warpgroupCollective = true;
   } else if (isa<nvgpu::WarpgroupGenerateDescriptorOp>(op)) {
     // A descriptor only names memory; the wgmma that takes it reads it.
@@ -395,6 +411,14 @@ private:
   void checkCast(memref::CastOp castOp);
   /// Every access `op` makes, in every dimension.
   void checkAccesses(Operation *op);
+  /// Threads along x (known_block_size, else CUDA's most): the warps the
+  /// warpgroup ops number by thread id x.
+  int64_t blockThreads() {
+    if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
+      if (std::optional<ArrayRef<int32_t>> known = func.getKnownBlockSize())
+        return std::max<int64_t>(1, (*known)[0]);
+    return kMaxBlockDims[0];
+  }
 
   Operation *kernel;
   BoundsProver prover;
@@ -574,14 +598,26 @@ void BoundsChecker::checkAccesses(Operation *op) {
   for (MemoryAccess &access : *accesses) {
     auto type = cast<MemRefType>(access.memref.getType());
     if (access.wholeView) {
-      // The view is checked where it is made; the box must fit in it.
+      // The view is checked where it is made; the box must fit in it, the
+      // last warpgroup's part too.
       int64_t elements = type.getNumElements();
-      if (access.width > elements)
+      int64_t last = access.width;
+      if (access.warpgroupStride)
+        last += access.warpgroupStride * ((blockThreads() - 1) / 128);
+      if (last > elements)
         report(check::kOOB, op,
-               llvm::formatv("{0}: the box of {1} elements is larger than "
-                             "the {2} it lands in ({3} elements)",
-                             access.what, access.width, type, elements),
-               access.width, elements,
+               access.warpgroupStride
+                   ? llvm::formatv("{0}: warpgroup {1} of the block writes "
+                                   "up to element {2} of {3} ({4} elements): "
+                                   "warp w stores from row 16 w of the view",
+                                   access.what, (blockThreads() - 1) / 128,
+                                   last - 1, type, elements)
+                         .str()
+                   : llvm::formatv("{0}: the box of {1} elements is larger "
+                                   "than the {2} it lands in ({3} elements)",
+                                   access.what, access.width, type, elements)
+                         .str(),
+               last, elements,
                llvm::json::Object{{"unit", "elements"}, {"bound", elements}});
       continue;
     }

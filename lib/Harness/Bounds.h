@@ -40,10 +40,13 @@ struct MemoryAccess {
   /// Reads an operand of a wgmma (async too): in flight until a wgmma wait
   /// retires its group.
   bool wgmma = false;
-  /// Covers its whole memref (`width` elements, `indices` empty): a TMA
-  /// box or a wgmma operand (contiguous from the base), a warpgroup's
-  /// accumulator store (its rows).
+  /// Covers `width` contiguous elements from its memref's base (`indices`
+  /// empty), plus `warpgroupStride` per warpgroup: a TMA box, a wgmma
+  /// operand, a warpgroup's accumulator store (its rows).
   bool wholeView = false;
+  /// Elements past the base where warpgroup g's part starts, times g
+  /// (nvgpu.warpgroup.mma.store: warp w writes from row 16 w of the view).
+  int64_t warpgroupStride = 0;
   /// Made by the threads of one warpgroup together, each writing its own
   /// part (nvgpu.warpgroup.mma.store): the same instance in two threads of
   /// one warpgroup touches different bytes.

@@ -52,6 +52,20 @@ static bool isModelled(Operation *op) {
   StringRef dialect = op->getName().getDialectNamespace();
   if (dialects.contains(dialect))
     return true;
+  // A tensor map taken as a pointer (a pre-outlined gpu.func cannot take
+  // !nvgpu.tensormap.descriptor arguments: docs/FACTS.md). Its global side
+  // is the runtime's to encode; TMA zero-fills outside the tensor.
+  // A wgmma accumulator read as the struct of registers it lowers to.
+  if (auto cast = dyn_cast<UnrealizedConversionCastOp>(op)) {
+    if (cast->getNumOperands() != 1 || cast->getNumResults() != 1)
+      return false;
+    Type from = cast->getOperand(0).getType(),
+         to = cast->getResult(0).getType();
+    return (isa<LLVM::LLVMPointerType>(from) &&
+            isa<nvgpu::TensorMapDescriptorType>(to)) ||
+           (isa<nvgpu::WarpgroupAccumulatorType>(from) &&
+            isa<LLVM::LLVMStructType>(to));
+  }
   // The NVVM ops AMK's kernels use: special registers, barriers, MMAs.
   // nvgpu: the async copies, their groups and waits, ldmatrix and mma.sync;
   // mbarriers created, initialized, arrived on and waited on by parity
@@ -275,11 +289,26 @@ FailureOr<int64_t> mlir::amk::getStaticSharedMemory(
       }
       if (globals.insert(global).second)
         add(op, global.getType(), clampAlignment(global.getAlignment()));
+    } else if (auto group = dyn_cast<nvgpu::MBarrierCreateOp>(op)) {
+      // A shared array of 8-byte barriers.
+      unsigned count = group.getBarriers().getType().getNumBarriers();
+      add(op,
+          MemRefType::get({int64_t(count)},
+                          IntegerType::get(op->getContext(), 64)),
+          8);
     }
   });
   if (failedOne)
     return failure();
-  return total ? saturatingAdd(total, padding - minPad) : 0;
+  int64_t bytes = total ? saturatingAdd(total, padding - minPad) : 0;
+  // Dynamic shared memory aligned past 16 bytes starts at the next multiple
+  // of its alignment after the static bytes.
+  if (auto align =
+          kernel->getAttrOfType<IntegerAttr>(kDynamicSmemAlignAttrName);
+      bytes && align && align.getInt() > 16 && align.getInt() <= (1 << 20))
+    bytes = saturatingAdd(bytes, align.getInt() - 1) / align.getInt() *
+            align.getInt();
+  return bytes;
 }
 
 namespace {

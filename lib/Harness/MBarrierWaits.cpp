@@ -84,17 +84,27 @@ bool MBarrierChecker::checkTopLevelRounds(nvgpu::MBarrierTryWaitParityOp wait,
     return false;
   }
   // With fewer arrivers than threads, a later phase could complete before a
-  // slow thread waits (its parity flips back): fine when no round follows.
+  // slow thread waits (its parity flips back): fine when no round follows,
+  // or a block barrier keeps every later arrive behind every thread's wait.
   Operation *top = topLevel(wait);
+  auto separated = [&](Operation *arrive) {
+    for (Operation *x = top->getNextNode(); x && x != arrive;
+         x = x->getNextNode())
+      if (isBlockBarrier(x))
+        return true;
+    return false;
+  };
   bool later = llvm::any_of(rounds, [&](const Round &r) {
-    return top->isBeforeInBlock(topLevel(r.op));
+    Operation *arrive = topLevel(r.op);
+    return top->isBeforeInBlock(arrive) && !separated(arrive);
   });
   if (before > 1 && later && llvm::any_of(rounds, [&](const Round &r) {
         return r.threads < block[0] * block[1] * block[2];
       })) {
     report(check::kUnprovable, wait,
            "repeated arrives by fewer threads than the block outside a "
-           "loop, with more after this wait, are not modelled");
+           "loop, with more after this wait and no block barrier between, "
+           "are not modelled");
     return false;
   }
   return true;

@@ -485,6 +485,11 @@ FailureOr<std::pair<Value, Lin>> SystemBuilder::address(const SharedAccess &a,
   Lin elements = elementOffset(a.access.memref, in);
   for (auto [index, stride] : llvm::zip(a.access.indices, strides))
     elements = elements + expr(index, in) * stride;
+  // (The warpgroup ops number warps by thread id x alone.)
+  if (a.access.warpgroupStride)
+    elements =
+        elements + divMod(threadDim(in, 0), 128, /*wantRemainder=*/false) *
+                       a.access.warpgroupStride;
   Lin bytes = elements * a.elementBytes;
   // Views add their byte shifts; subviews, reinterpret_casts and casts have
   // layouts that give offsets from the base allocation already.

@@ -262,6 +262,9 @@ std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p,
   if (q == Question::CrossProxy) {
     if (barrierOrdersForAsyncProxy(b))
       return cases;
+    // Only a write in the wgmma's barrier interval or before can be what it
+    // reads; a later one is the wgmma wait's question.
+    sys.ge0(*barA - *barB);
     cases.push_back(sys);
     return cases;
   }

@@ -15,6 +15,8 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -69,6 +71,39 @@ static OpFoldResult getSymbolValue(OpBuilder &b, Location loc,
   return memref::DimOp::create(b, loc, arg, symbol->dim).getResult();
 }
 
+/// The tensor map `map` of `buffer`, encoded on the host by upstream's
+/// runtime wrappers (nvgpu.tma.create.descriptor), as the pointer the
+/// kernel takes.
+static Value createTensorMap(OpBuilder &b, Location loc,
+                             const TensorMapParam &map, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  auto unranked =
+      UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace());
+  Value source = memref::CastOp::create(b, loc, unranked, buffer);
+  // The box outermost first, as the descriptor's shared-memory tile.
+  SmallVector<int64_t> shape(llvm::reverse(map.box));
+  SmallVector<Value> box;
+  for (int64_t extent : shape)
+    box.push_back(arith::ConstantIndexOp::create(b, loc, extent));
+  auto swizzle =
+      map.swizzleBytes == 128  ? nvgpu::TensorMapSwizzleKind::SWIZZLE_128B
+      : map.swizzleBytes == 64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
+      : map.swizzleBytes == 32 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_32B
+                               : nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE;
+  auto tile = MemRefType::get(
+      shape, type.getElementType(), AffineMap(),
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  auto descriptorType = nvgpu::TensorMapDescriptorType::get(
+      b.getContext(), tile, swizzle, nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  Value descriptor =
+      nvgpu::TmaCreateDescriptorOp::create(b, loc, descriptorType, source, box);
+  return UnrealizedConversionCastOp::create(
+             b, loc, LLVM::LLVMPointerType::get(b.getContext()), descriptor)
+      .getResult(0);
+}
+
 /// One entry's launch: what it zeroes, its workspace, then its kernels in
 /// order, each on its grid; the workspace is freed after the last.
 static void emitEntryLaunch(OpBuilder &b, Location loc, StringRef module,
@@ -106,6 +141,12 @@ static void emitEntryLaunch(OpBuilder &b, Location loc, StringRef module,
       grid[i] = kernel.grid[i].materialize(b, loc, symbolValue);
     SmallVector<Value> params;
     for (const std::string &name : kernel.params) {
+      if (const TensorMapParam *map = kernel.findTensorMap(name)) {
+        std::optional<unsigned> buffer = launch.findBuffer(map->buffer);
+        assert(buffer && "a tensor map describes no buffer of the launch");
+        params.push_back(createTensorMap(b, loc, *map, buffers[*buffer]));
+        continue;
+      }
       std::optional<unsigned> buffer = launch.findBuffer(name);
       assert(buffer && "a parameter names no buffer of the launch");
       params.push_back(buffers[*buffer]);

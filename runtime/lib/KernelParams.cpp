@@ -39,11 +39,19 @@ static Status checkBindings(const Manifest &m, const BufferBindings &buffers) {
 
 Status buildKernelParams(const Manifest &manifest, const KernelSpec &kernel,
                          const Sizes &sizes, const BufferBindings &buffers,
-                         KernelParams &params) {
+                         KernelParams &params,
+                         const std::vector<CUdeviceptr> &tensorMaps) {
   if (Status s = checkBindings(manifest, buffers); !s.ok())
     return s;
   params = KernelParams();
   for (const std::string &name : kernel.params) {
+    if (int map = kernel.findTensorMap(name); map >= 0) {
+      if (size_t(map) >= tensorMaps.size() || !tensorMaps[map])
+        return Status::error("kernel '" + kernel.name + "' takes tensor map '" +
+                             name + "', which was not encoded");
+      params.append(tensorMaps[map]);
+      continue;
+    }
     int index = manifest.findBuffer(name);
     if (index < 0) // The reader resolved every name; a hand-built manifest.
       return Status::error("kernel '" + kernel.name +

@@ -38,6 +38,7 @@ BundleLauncher &BundleLauncher::operator=(BundleLauncher &&other) noexcept {
   bindings = std::move(other.bindings);
   params = std::move(other.params);
   workspaceCapacity = std::move(other.workspaceCapacity);
+  tensorMaps = std::move(other.tensorMaps);
   other.planned = false;
   other.bindings = BufferBindings();
   other.workspaceCapacity.clear();
@@ -121,12 +122,28 @@ Status BundleLauncher::prepare(const Sizes &sizes,
     return s;
   const Manifest &m = source.manifest();
   params.assign(plan.steps.size(), KernelParams());
-  for (size_t i = 0; i < plan.steps.size(); ++i)
-    if (plan.steps[i].kind == StepSpec::Kind::Kernel)
-      if (Status s = buildKernelParams(m, m.kernels[plan.steps[i].kernel],
-                                       sizes, bindings, params[i]);
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    if (plan.steps[i].kind != StepSpec::Kind::Kernel)
+      continue;
+    const KernelSpec &kernel = m.kernels[plan.steps[i].kernel];
+    std::vector<CUdeviceptr> maps;
+    for (const TensorMapSpec &map : kernel.tensorMaps) {
+      int buffer = m.findBuffer(map.buffer);
+      CUtensorMap encoded;
+      CUdeviceptr copy = 0;
+      if (Status s = encodeTensorMap(map, m.buffer(size_t(buffer)), sizes,
+                                     bindings.at(size_t(buffer)), encoded);
           !s.ok())
         return s;
+      if (Status s = tensorMaps.get(encoded, copy); !s.ok())
+        return s;
+      maps.push_back(copy);
+    }
+    if (Status s =
+            buildKernelParams(m, kernel, sizes, bindings, params[i], maps);
+        !s.ok())
+      return s;
+  }
   plannedSizes = sizes;
   planned = true;
   return Status::success();

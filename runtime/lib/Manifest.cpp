@@ -68,4 +68,11 @@ int Manifest::findKernel(std::string_view name) const {
   return -1;
 }
 
+int KernelSpec::findTensorMap(std::string_view name) const {
+  for (size_t i = 0; i < tensorMaps.size(); ++i)
+    if (tensorMaps[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
 } // namespace amk::runtime

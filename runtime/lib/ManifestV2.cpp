@@ -114,6 +114,87 @@ std::vector<std::string> bufferNames(const Manifest &m) {
 // Kernels
 //===----------------------------------------------------------------------===//
 
+/// One entry of "tensor_maps": a new name, an argument or workspace buffer,
+/// a box per dimension in [1, 256], a swizzle the hardware has whose span
+/// holds the box's rows.
+Status readTensorMap(const Reader &reader, const JsonValue &json,
+                     const std::string &index, const Manifest &m,
+                     const KernelSpec &kernel, TensorMapSpec &map) {
+  if (Status s = reader.expectKind(json, index, JsonValue::Kind::Object);
+      !s.ok())
+    return s;
+  if (Status s = reader.getString(json, index, "name", map.name); !s.ok())
+    return s;
+  std::string path = Reader::labeled(index, map.name);
+  if (m.findBuffer(map.name) >= 0 || kernel.findTensorMap(map.name) >= 0)
+    return reader.error(*json.find("name"), path + ".name",
+                        "tensor map name '" + map.name +
+                            "' is already a buffer's or another map's");
+  if (Status s = reader.getString(json, path, "buffer", map.buffer); !s.ok())
+    return s;
+  int buffer = m.findBuffer(map.buffer);
+  if (buffer < 0)
+    return reader.error(*json.find("buffer"), path + ".buffer",
+                        "unknown buffer '" + map.buffer + "' (buffers: " +
+                            listNames(bufferNames(m), "and") + ")");
+  const BufferSpec &spec = m.buffer(static_cast<size_t>(buffer));
+  const JsonValue *box;
+  if (Status s = reader.getArray(json, path, "box", box); !s.ok())
+    return s;
+  if (box->getArray().size() != spec.shape.size() || spec.shape.size() > 5)
+    return reader.error(*box, path + ".box",
+                        "needs one extent per dimension of '" + map.buffer +
+                            "' (" + std::to_string(spec.shape.size()) +
+                            ", at most 5)");
+  for (size_t i = 0; i < box->getArray().size(); ++i) {
+    int64_t extent = 0;
+    std::string at = Reader::index(path + ".box", i);
+    if (Status s = reader.toInt(box->getArray()[i], at, extent); !s.ok())
+      return s;
+    if (extent < 1 || extent > 256)
+      return reader.error(box->getArray()[i], at,
+                          "a box extent is in [1, 256], got " +
+                              std::to_string(extent));
+    map.box.push_back(extent);
+  }
+  if (Status s = reader.getInt(json, path, "swizzle_bytes", map.swizzleBytes);
+      !s.ok())
+    return s;
+  int64_t rowBytes = map.box[0] * byteSize(spec.elem);
+  if (map.swizzleBytes != 0 && map.swizzleBytes != 32 &&
+      map.swizzleBytes != 64 && map.swizzleBytes != 128)
+    return reader.error(*json.find("swizzle_bytes"), path + ".swizzle_bytes",
+                        "a swizzle spans 0, 32, 64 or 128 bytes");
+  if (rowBytes % 16 != 0 || (map.swizzleBytes && rowBytes > map.swizzleBytes))
+    return reader.error(*box, path + ".box",
+                        "the box's rows are " + std::to_string(rowBytes) +
+                            " bytes: a multiple of 16, at most the swizzle "
+                            "span");
+  reader.noteUnknownKeys(json, path,
+                         {"name", "buffer", "box", "swizzle_bytes"});
+  return Status::success();
+}
+
+Status readTensorMaps(const Reader &reader, const JsonValue &json,
+                      const std::string &path, const Manifest &m,
+                      KernelSpec &kernel) {
+  if (!json.find("tensor_maps"))
+    return Status::success();
+  const JsonValue *list;
+  if (Status s = reader.getArray(json, path, "tensor_maps", list); !s.ok())
+    return s;
+  for (size_t i = 0; i < list->getArray().size(); ++i) {
+    TensorMapSpec map;
+    if (Status s = readTensorMap(reader, list->getArray()[i],
+                                 Reader::index(path + ".tensor_maps", i), m,
+                                 kernel, map);
+        !s.ok())
+      return s;
+    kernel.tensorMaps.push_back(std::move(map));
+  }
+  return Status::success();
+}
+
 Status readParams(const Reader &reader, const JsonValue &json,
                   const std::string &path, const Manifest &m,
                   KernelSpec &kernel) {
@@ -125,7 +206,7 @@ Status readParams(const Reader &reader, const JsonValue &json,
     std::string at = Reader::index(path + ".params", i), name;
     if (Status s = reader.toString(v, at, name); !s.ok())
       return s;
-    if (m.findBuffer(name) < 0)
+    if (m.findBuffer(name) < 0 && kernel.findTensorMap(name) < 0)
       return reader.error(v, at,
                           "unknown buffer '" + name + "' (buffers: " +
                               listNames(bufferNames(m), "and") + ")");
@@ -177,15 +258,17 @@ Status readKernel(const Reader &reader, const JsonValue &json,
   if (s.ok())
     s = readLaunchConfig(reader, json, path, m.sizes, kernel);
   if (s.ok())
+    s = readTensorMaps(reader, json, path, m, kernel);
+  if (s.ok())
     s = readParams(reader, json, path, m, kernel);
   if (s.ok())
     s = readKernelProvenance(reader, json, path, kernel);
   if (s.ok())
-    reader.noteUnknownKeys(json, path,
-                           {"name", "entry", "cubin", "ptx", "config", "block",
-                            "grid", "dynamic_smem_bytes",
-                            "estimated_regs_per_thread", "params", "tile",
-                            "predicted_us", "cache_key", "verdict"});
+    reader.noteUnknownKeys(
+        json, path,
+        {"name", "entry", "cubin", "ptx", "config", "block", "grid",
+         "dynamic_smem_bytes", "estimated_regs_per_thread", "params",
+         "tensor_maps", "tile", "predicted_us", "cache_key", "verdict"});
   return s;
 }
 

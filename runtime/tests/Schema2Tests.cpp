@@ -250,6 +250,76 @@ TEST(Plan, BuildsParamsOfWorkspaceBuffers) {
       "null device pointer for workspace partials"));
 }
 
+/// The GEMM bundle whose main kernel also takes a tensor map of A.
+std::string withTensorMap(const std::string &map) {
+  return replaced(gemmText(), "\"params\": [\"A\", \"B\", \"C\"],",
+                  "\"tensor_maps\": [" + map +
+                      "], \"params\": [\"A\", \"B\", \"C\", "
+                      "\"A_tma\"],");
+}
+
+TEST(Schema2, ReadsTensorMaps) {
+  Bundle bundle;
+  ASSERT_TRUE(parseInInputs(withTensorMap("{\"name\": \"A_tma\", "
+                                          "\"buffer\": \"A\", \"box\": "
+                                          "[64, 128, 1], \"swizzle_bytes\": "
+                                          "128}"),
+                            bundle)
+                  .ok());
+  const KernelSpec &main = bundle.manifest().kernels[0];
+  ASSERT_EQ(main.tensorMaps.size(), size_t(1));
+  EXPECT_EQ(main.tensorMaps[0].buffer, std::string("A"));
+  EXPECT_EQ(main.tensorMaps[0].box[1], int64_t(128));
+  EXPECT_EQ(main.tensorMaps[0].swizzleBytes, int64_t(128));
+  EXPECT_EQ(main.findTensorMap("A_tma"), 0);
+  EXPECT_EQ(main.params.back(), std::string("A_tma"));
+  EXPECT_TRUE(bundle.warnings().empty());
+
+  // A tensor map parameter is one pointer, the map's device copy; none
+  // encoded is an error, not a null parameter.
+  const Manifest &m = bundle.manifest();
+  BufferBindings buffers;
+  buffers.args = {0xa000, 0xb000, 0xc000};
+  buffers.workspace = {0xd000};
+  KernelParams params;
+  Sizes sizes = gemmSizes(2, 64, 4096, 4096);
+  ASSERT_TRUE(
+      buildKernelParams(m, m.kernels[0], sizes, buffers, params, {0xe000})
+          .ok());
+  ASSERT_EQ(params.size(), size_t(3 * 9 + 1)); // A, B, C [B, ., .]; the map
+  EXPECT_EQ(params.value(27), uint64_t(0xe000));
+  EXPECT_TRUE(contains(
+      buildKernelParams(m, m.kernels[0], sizes, buffers, params).message(),
+      "takes tensor map 'A_tma', which was not encoded"));
+}
+
+TEST(Schema2, RefusesBadTensorMaps) {
+  auto error = [](const std::string &map) {
+    return manifestError(withTensorMap(map));
+  };
+  const std::string head = "{\"name\": \"A_tma\", \"buffer\": ";
+  EXPECT_TRUE(contains(error(head + "\"D\", \"box\": [64, 128, 1], "
+                                    "\"swizzle_bytes\": 128}"),
+                       "unknown buffer 'D'"));
+  EXPECT_TRUE(contains(error(head + "\"A\", \"box\": [64, 128], "
+                                    "\"swizzle_bytes\": 128}"),
+                       "needs one extent per dimension of 'A' (3"));
+  EXPECT_TRUE(contains(error(head + "\"A\", \"box\": [64, 512, 1], "
+                                    "\"swizzle_bytes\": 128}"),
+                       "a box extent is in [1, 256], got 512"));
+  EXPECT_TRUE(contains(error(head + "\"A\", \"box\": [64, 128, 1], "
+                                    "\"swizzle_bytes\": 48}"),
+                       "a swizzle spans 0, 32, 64 or 128 bytes"));
+  // 128 bf16 are 256 bytes: more than one swizzle row.
+  EXPECT_TRUE(contains(error(head + "\"A\", \"box\": [128, 128, 1], "
+                                    "\"swizzle_bytes\": 128}"),
+                       "the box's rows are 256 bytes"));
+  EXPECT_TRUE(contains(error("{\"name\": \"C\", \"buffer\": \"A\", "
+                             "\"box\": [64, 128, 1], \"swizzle_bytes\": "
+                             "128}"),
+                       "tensor map name 'C' is already a buffer's"));
+}
+
 TEST(Plan, AddressAlignment) {
   EXPECT_EQ(addressAlignment(0x100000), int64_t(256));
   EXPECT_EQ(addressAlignment(0x100), int64_t(256));

@@ -261,7 +261,7 @@ gpu.module @m {
     %dA = nvgpu.warpgroup.generate.descriptor %a0, %da : memref<64x64xf16, strided<[64, 1], offset: 256>, #gpu.address_space<workgroup>>, !desc -> !wd
     %dB = nvgpu.warpgroup.generate.descriptor %b0, %db : memref<64x64xf16, strided<[64, 1], offset: 4608>, #gpu.address_space<workgroup>>, !desc -> !wd
     %init = nvgpu.warpgroup.mma.init.accumulator -> !acc
-    // expected-error @+1 {{[AMK-MISALIGNED] wgmma operand of memref<64x64xf16, strided<[64, 1], offset: 256>, #gpu.address_space<workgroup>> (8192 B) is misaligned: its address is 512 mod 1024, and it needs 1024-byte alignment}}
+    // expected-error @+1 {{[AMK-MISALIGNED] wgmma operand of memref<64x64xf16, strided<[64, 1], offset: 256>, #gpu.address_space<workgroup>> (8192 B) is misaligned: its address is 512 mod 1024, and it needs to start 16-byte aligned in the first 128 B past a multiple of 1024 B}}
     %acc = nvgpu.warpgroup.mma %dA, %dB, %init : !wd, !wd, !acc -> !acc
     nvvm.wgmma.wait.group.sync.aligned 0
     gpu.return
@@ -270,15 +270,45 @@ gpu.module @m {
 
 // -----
 
-// Twin: two warpgroups, each storing its accumulators (each thread its
-// fragment) into its own stage of shared memory.
+// nvgpu.warpgroup.mma.store: thread t stores its fragment at rows
+// 16 (t / 32) + lane / 4 (+ 8) of the view, numbering warps in the block,
+// and the view must have the accumulator's shape: one warpgroup's store
+// fits; a second warpgroup's lands past its view.
+// Twin: one warpgroup stores its accumulators into a stage.
 !desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 !wd = !nvgpu.warpgroup.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>
 !acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x64xf32>>
 gpu.module @m {
-  gpu.func @accumulators_to_own_stage(%da: !desc, %db: !desc, %c: memref<128x64xf32>) workgroup(%buf: memref<2x64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}, %cs: memref<2x64x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+  gpu.func @accumulators_one_warpgroup(%da: !desc, %db: !desc, %c: memref<128x64xf32>) workgroup(%buf: memref<2x64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}, %cs: memref<2x64x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
     %tid = gpu.thread_id x
     %c0 = arith.constant 0 : index
+    %c63 = arith.constant 63 : index
+    %c128 = arith.constant 128 : index
+    %a0 = memref.subview %buf[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, #gpu.address_space<workgroup>>
+    %b0 = memref.subview %buf[1, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
+    %dA = nvgpu.warpgroup.generate.descriptor %a0, %da : memref<64x64xf16, #gpu.address_space<workgroup>>, !desc -> !wd
+    %dB = nvgpu.warpgroup.generate.descriptor %b0, %db : memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>, !desc -> !wd
+    %init = nvgpu.warpgroup.mma.init.accumulator -> !acc
+    %acc = nvgpu.warpgroup.mma %dA, %dB, %init : !wd, !wd, !acc -> !acc
+    nvvm.wgmma.wait.group.sync.aligned 0
+    %mine = memref.subview %cs[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf32, #gpu.address_space<workgroup>> to memref<64x64xf32, #gpu.address_space<workgroup>>
+    nvgpu.warpgroup.mma.store %acc, %mine : !acc to memref<64x64xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: two warpgroups, each storing into its own stage: warpgroup 1
+// writes rows 64 .. 127 of its 64-row view (on the GPU: past %cs).
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!wd = !nvgpu.warpgroup.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x64xf32>>
+gpu.module @m {
+  gpu.func @accumulators_own_stage(%da: !desc, %db: !desc, %c: memref<128x64xf32>) workgroup(%buf: memref<2x64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}, %cs: memref<2x64x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c63 = arith.constant 63 : index
     %c128 = arith.constant 128 : index
     %a0 = memref.subview %buf[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, #gpu.address_space<workgroup>>
     %b0 = memref.subview %buf[1, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
@@ -289,6 +319,7 @@ gpu.module @m {
     nvvm.wgmma.wait.group.sync.aligned 0
     %wg = arith.divui %tid, %c128 : index
     %mine = memref.subview %cs[%wg, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf32, #gpu.address_space<workgroup>> to memref<64x64xf32, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{[AMK-OOB] warpgroup accumulator store: warpgroup 1 of the block writes up to element 8191 of memref<64x64xf32, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>> (4096 elements): warp w stores from row 16 w of the view}}
     nvgpu.warpgroup.mma.store %acc, %mine : !acc to memref<64x64xf32, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
     gpu.return
   }
@@ -296,14 +327,16 @@ gpu.module @m {
 
 // -----
 
-// Bug: both warpgroups store their accumulators into the same stage.
+// Bug: every thread reads an element another thread stored, with no
+// barrier after the store.
 !desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 !wd = !nvgpu.warpgroup.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>
 !acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x64xf32>>
 gpu.module @m {
-  gpu.func @accumulators_to_one_stage(%da: !desc, %db: !desc, %c: memref<128x64xf32>) workgroup(%buf: memref<2x64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}, %cs: memref<2x64x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+  gpu.func @accumulators_read_unsynchronized(%da: !desc, %db: !desc, %c: memref<128x64xf32>) workgroup(%buf: memref<2x64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}, %cs: memref<2x64x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
     %tid = gpu.thread_id x
     %c0 = arith.constant 0 : index
+    %c63 = arith.constant 63 : index
     %c128 = arith.constant 128 : index
     %a0 = memref.subview %buf[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, #gpu.address_space<workgroup>>
     %b0 = memref.subview %buf[1, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #gpu.address_space<workgroup>> to memref<64x64xf16, strided<[64, 1], offset: 4096>, #gpu.address_space<workgroup>>
@@ -312,10 +345,12 @@ gpu.module @m {
     %init = nvgpu.warpgroup.mma.init.accumulator -> !acc
     %acc = nvgpu.warpgroup.mma %dA, %dB, %init : !wd, !wd, !acc -> !acc
     nvvm.wgmma.wait.group.sync.aligned 0
-    %wg = arith.divui %tid, %c128 : index
-    %mine = memref.subview %cs[%c0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf32, #gpu.address_space<workgroup>> to memref<64x64xf32, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
-    // expected-error @+1 {{[AMK-SMEM-RACE] 'nvgpu.warpgroup.mma.store' at line 318 races with the same access in another thread: no barrier between them (write-write, threads 127 and 128, byte 0)}}
-    nvgpu.warpgroup.mma.store %acc, %mine : !acc to memref<64x64xf32, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+    %mine = memref.subview %cs[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf32, #gpu.address_space<workgroup>> to memref<64x64xf32, #gpu.address_space<workgroup>>
+    nvgpu.warpgroup.mma.store %acc, %mine : !acc to memref<64x64xf32, #gpu.address_space<workgroup>>
+    // expected-error @+1 {{[AMK-SMEM-RACE] 'memref.load' at line 351 races with the 'nvgpu.warpgroup.mma.store' at line 349: no barrier between them (write-read, threads 126 and 127, byte 16380)}}
+    %v = memref.load %mine[%c63, %c63] : memref<64x64xf32, #gpu.address_space<workgroup>>
+    // expected-warning @+1 {{[AMK-UNCOALESCED]}}
+    memref.store %v, %c[%tid, %c0] : memref<128x64xf32>
     gpu.return
   }
 }

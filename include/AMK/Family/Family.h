@@ -130,6 +130,20 @@ struct WorkspaceBuffer {
   SmallVector<SizeExpr> shape;
 };
 
+/// A TMA tensor map a kernel takes: a pointer to the 128-byte map in device
+/// memory, which the launch encodes from `buffer` (an argument) at the
+/// launch's sizes. The map's dimensions are the buffer's, innermost first;
+/// out-of-bounds elements read as zeros.
+struct TensorMapParam {
+  /// The parameter's name (kernel params name it like a buffer).
+  std::string name;
+  std::string buffer;
+  /// Box extents in elements, innermost first.
+  SmallVector<int64_t> box;
+  /// Swizzle span in bytes: 0 (none), 32, 64 or 128.
+  int64_t swizzleBytes = 0;
+};
+
 /// One kernel of a launch; the kernels run in order, on one stream.
 struct LaunchKernel {
   /// Appended to the entry's name for its gpu.func ("" for the first).
@@ -139,8 +153,18 @@ struct LaunchKernel {
   int64_t dynamicSmemBytes = 0;
   /// The harness's register estimate: the kernel's .maxnreg.
   int64_t estimatedRegs = 0;
-  /// Its parameters, by argument or workspace name, in order.
+  /// Its parameters, by argument, workspace or tensor map name, in order.
   SmallVector<std::string> params;
+  /// The tensor maps among its parameters.
+  SmallVector<TensorMapParam> tensorMaps;
+
+  /// The tensor map parameter called `name`, or null.
+  const TensorMapParam *findTensorMap(llvm::StringRef name) const {
+    for (const TensorMapParam &map : tensorMaps)
+      if (map.name == name)
+        return &map;
+    return nullptr;
+  }
 };
 
 /// Everything about a launch except its code, known from the problem, the

@@ -29,8 +29,9 @@
 //                          32-byte sectors they need; the finding gives the
 //                          byte stride between adjacent threads
 //
-// mbarriers, TMA and wgmma are not modelled yet: kernels using them are
-// AMK-UNPROVABLE.
+// Also modelled: mbarrier phases and transaction counts (AMK-MBARRIER-*),
+// TMA loads and wgmma operands in flight (AMK-ASYNC-UNWAITED, races across
+// the async proxy); docs/ARCHITECTURE.md lists what is not.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +47,13 @@ namespace mlir::amk {
 /// `--amk-lower` sets it on the kernels it generates.
 inline constexpr llvm::StringLiteral kDynamicSmemAttrName =
     "amk.dynamic_smem_bytes";
+
+/// A gpu.func's requirement on the alignment (bytes) of its dynamic shared
+/// memory, beyond the 16 bytes the NVVM lowering gives it: the harness
+/// proves alignment from it, and `--amk-lower` raises the alignment of the
+/// lowered buffer to it.
+inline constexpr llvm::StringLiteral kDynamicSmemAlignAttrName =
+    "amk.dynamic_smem_align";
 
 /// "'scf.if' at line 12": how findings name an op.
 std::string describeOp(Operation *op);

@@ -189,6 +189,19 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
   main.estimatedRegs = getGemmResources(config, p, target).regsPerThread;
   for (const LaunchArg &arg : launch.args)
     main.params.push_back(arg.name);
+  if (config.getMath() == MathInst::wgmma) {
+    // One stage's tile of each operand per box (K-major: BK innermost).
+    for (auto [buffer, rows] :
+         {std::pair<StringRef, int64_t>{"A", config.getBlockM()},
+          {"B", config.getBlockN()}}) {
+      TensorMapParam map{(buffer + "_tma").str(),
+                         buffer.str(),
+                         {config.getBlockK(), rows},
+                         kWgmmaRowBytes};
+      main.params.push_back(map.name);
+      main.tensorMaps.push_back(std::move(map));
+    }
+  }
   launch.manifestFields["tile"] = llvm::json::Array{
       config.getBlockM(), config.getBlockN(), config.getBlockK()};
 

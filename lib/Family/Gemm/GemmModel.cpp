@@ -189,15 +189,12 @@ MemRefType mlir::amk::getKernelOperandType(const GemmProblem &p, unsigned i,
 // Shared memory
 //===----------------------------------------------------------------------===//
 
-static constexpr int64_t kStageAlignBytes = 128;
-
 int64_t GemmSmemLayout::bOffsetBytes() const {
-  return llvm::alignTo(a.elements() * elemBytes, kStageAlignBytes);
+  return llvm::alignTo(a.elements() * elemBytes, alignBytes);
 }
 
 int64_t GemmSmemLayout::stageBytes() const {
-  return llvm::alignTo(bOffsetBytes() + b.elements() * elemBytes,
-                       kStageAlignBytes);
+  return llvm::alignTo(bOffsetBytes() + b.elements() * elemBytes, alignBytes);
 }
 
 GemmSmemLayout mlir::amk::getGemmSmemLayout(GemmConfigAttr config,
@@ -218,6 +215,12 @@ GemmSmemLayout mlir::amk::getGemmSmemLayout(GemmConfigAttr config,
   auto tile = [](int64_t rows, int64_t cols) {
     return GemmSmemLayout::Tile{rows, cols, cols};
   };
+  if (config.getMath() == MathInst::wgmma) {
+    layout.alignBytes = kWgmmaSmemAlignBytes;
+    layout.a = tile(bm, bk);
+    layout.b = tile(bn, bk);
+    return layout;
+  }
   layout.a = problem.transposeA ? tile(bk, bm) : tile(bm, bk);
   layout.b = problem.transposeB ? tile(bn, bk) : tile(bk, bn);
   return layout;
@@ -297,6 +300,50 @@ int64_t mlir::amk::getSplitReduceVector(const GemmProblem &problem) {
   return !ShapedType::isDynamic(problem.n) && problem.n % 4 == 0 ? 4 : 1;
 }
 
+/// What the TMA + wgmma synthesizer (GemmSynthesisWgmma.cpp) builds.
+static LogicalResult checkWgmmaLowerable(GemmConfigAttr config,
+                                         const GemmProblem &problem,
+                                         std::string &whyNot) {
+  auto fail = [&](const llvm::Twine &reason) {
+    whyNot = reason.str();
+    return failure();
+  };
+  bool tf32 = problem.inType.isF32() && problem.isTF32();
+  if (!(problem.inType.isF16() || problem.inType.isBF16() || tf32))
+    return fail("wgmma synthesizes f16, bf16 and tf32 inputs only");
+  if (!problem.accType.isF32())
+    return fail("wgmma synthesizes f32 accumulators only");
+  if (problem.transposeA || !problem.transposeB)
+    return fail("wgmma synthesizes K-major operands only (A as [M, K], B as "
+                "[N, K]); other layouts use mma_sync");
+  if (problem.batched || config.getSplitK() != 1)
+    return fail("wgmma does not synthesize batched or split-K products yet");
+  // TMA moves rows whose pitch is a multiple of 16 bytes; a static K proves
+  // it here (a dynamic K could break it at run time).
+  if (ShapedType::isDynamic(problem.k) ||
+      (problem.k * problem.inBytes()) % 16 != 0)
+    return fail("wgmma needs a static K whose rows are a multiple of 16 "
+                "bytes (TMA's rule)");
+  if (config.getBlockK() * problem.inBytes() != kWgmmaRowBytes)
+    return fail(llvm::formatv("wgmma block K rows are {0} bytes (one 128-byte "
+                              "swizzle row): BK = {1}",
+                              kWgmmaRowBytes,
+                              kWgmmaRowBytes / problem.inBytes()));
+  int64_t wn = config.getWarpN();
+  if (config.getWarpM() != 64 || config.getInst()[1] != wn || wn % 16 != 0)
+    return fail("wgmma warp tiles are [64, N] with N a multiple of 16 that "
+                "one m64nNk instruction covers (inst = [64, N, K])");
+  // TMA boxes have at most 256 rows.
+  if (config.getBlockM() > 256 || config.getBlockN() > 256)
+    return fail("wgmma block tiles are at most 256 x 256 (TMA boxes)");
+  if (config.getThreads() != config.getNumComputeWarps() * 32)
+    return fail("wgmma has no producer warpgroup yet: one warpgroup per warp "
+                "tile");
+  if (config.getStages() < 2 || config.getStages() > 8)
+    return fail("wgmma pipelines 2 to 8 stages");
+  return success();
+}
+
 LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
                                             const GemmProblem &problem,
                                             std::string &whyNot) {
@@ -328,6 +375,9 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
       if (!ShapedType::isDynamic(size) && llvm::MulOverflow(bytes, size, bytes))
         return fail("the split-K workspace exceeds 2^63 bytes");
   }
+  // TMA moves the tiles: no thread loads them, whatever `vector` says.
+  if (config.getMath() == MathInst::wgmma)
+    return checkWgmmaLowerable(config, problem, whyNot);
   // Each operand narrows `vector` to what its rows allow; a width neither
   // can use is a config error, not something to reinterpret silently.
   if (getOperandVersionedVector(config, problem, true) != vector &&
@@ -372,7 +422,7 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
     return success();
   }
   case MathInst::wgmma:
-    return fail("wgmma is not synthesized yet");
+    llvm_unreachable("wgmma is checked above");
   }
   llvm_unreachable("unknown math instruction");
 }

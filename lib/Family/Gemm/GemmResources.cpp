@@ -89,6 +89,9 @@ int64_t mlir::amk::estimateGemmRegisters(GemmConfigAttr config,
     // come from shared memory descriptors.
     accumulators = llvm::divideCeil(
         config.getWarpM() * config.getWarpN() * accBits, 128 * 32);
+    // Both operands' 64-bit descriptors of each k-step of a stage, built
+    // ahead of their wgmmas.
+    fragments = 2 * 2 * (config.getBlockK() / config.getInst()[2]);
     break;
   }
   }

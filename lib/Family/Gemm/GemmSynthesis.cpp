@@ -29,7 +29,9 @@
 #include "GemmSynthesisBuilder.h"
 
 #include "AMK/Family/KernelBuilding.h"
+#include "AMK/Harness/KernelSafety.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -253,8 +255,14 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
         getKernelOperandType(problem, i, cast<MemRefType>(operand.getType())));
   if (usesSplitWorkspace(config))
     argTypes.push_back(getSplitWorkspaceType(config, problem));
+  if (config.getMath() == MathInst::wgmma)
+    argTypes.append(2, LLVM::LLVMPointerType::get(kernel.getContext()));
   gpu::GPUFuncOp func = createKernelFunc(module, kernel.getLoc(), name,
                                          argTypes, config.getThreads());
+  if (config.getMath() == MathInst::wgmma)
+    func->setAttr(kDynamicSmemAlignAttrName,
+                  IntegerAttr::get(IntegerType::get(func.getContext(), 64),
+                                   kWgmmaSmemAlignBytes));
   ImplicitLocOpBuilder b(kernel.getLoc(), func.getContext());
   GemmKernelBuilder(b, config, problem).build(func);
   return func;
@@ -263,6 +271,13 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
 void GemmKernelBuilder::build(gpu::GPUFuncOp func) {
   b.setInsertionPointToStart(&func.getBody().front());
   SmallVector<Value> operands(func.getArguments());
+  if (config.getMath() == MathInst::wgmma) {
+    // The tensor maps come last, as pointers (a pre-outlined gpu.func cannot
+    // take !nvgpu.tensormap.descriptor arguments: docs/FACTS.md).
+    tensorMapA = castToTensorMap(operands[operands.size() - 2], true);
+    tensorMapB = castToTensorMap(operands.back(), false);
+    operands.pop_back_n(2);
+  }
   // Grid z enumerates batch x split_k.
   Value z = gpu::BlockIdOp::create(b, gpu::Dimension::z);
   int64_t splits = config.getSplitK();
@@ -304,10 +319,14 @@ void GemmKernelBuilder::buildBody(ArrayRef<Value> operands, Value batch,
     Value end = m.min(allTiles, m.add(kTileBegin, per));
     kTiles = m.select(m.lt(kTileBegin, end), m.sub(end, kTileBegin), m.c(0));
   }
-  if (config.getMath() == MathInst::simt)
-    buildSimt();
-  else
-    buildMmaSync();
+  switch (config.getMath()) {
+  case MathInst::simt:
+    return buildSimt();
+  case MathInst::mma_sync:
+    return buildMmaSync();
+  case MathInst::wgmma:
+    return buildWgmma();
+  }
 }
 
 //===----------------------------------------------------------------------===//

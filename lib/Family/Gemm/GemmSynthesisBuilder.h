@@ -113,6 +113,9 @@ public:
   Value m0, n0;
   /// The dynamic shared memory as bytes.
   Value smem;
+  /// wgmma: the TMA descriptors of A and B (the kernel's last two
+  /// arguments, pointers to tensor maps the runtime encoded).
+  Value tensorMapA, tensorMapB;
 
 private:
   /// Everything inside the batch guard.
@@ -135,6 +138,12 @@ private:
   SmallVector<Value> buildMmaSyncMainLoop(int64_t aVec, int64_t bVec);
   /// Stores the accumulators of buildMmaSyncMainLoop through the epilogue.
   void storeMmaSyncAccumulators(ArrayRef<Value> acc);
+  /// The Hopper kernel: TMA ring, wgmma main loop, epilogue through shared
+  /// memory (GemmSynthesisWgmma.cpp).
+  void buildWgmma();
+  /// The tensor map of A (`isA`) or B from its pointer argument: the box of
+  /// one stage's tile, 128-byte swizzle, out-of-bounds zero fill.
+  Value castToTensorMap(Value pointer, bool isA);
 
   Value applyActivation(Value x);
   /// Stores `values` (f32) unfinished to partials[batch, split, row, col..].

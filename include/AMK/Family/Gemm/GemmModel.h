@@ -81,6 +81,12 @@ bool usesSplitWorkspace(GemmConfigAttr config);
 MemRefType getSplitWorkspaceType(GemmConfigAttr config,
                                  const GemmProblem &problem);
 
+/// wgmma: the alignment the kernel's dynamic shared memory needs (the
+/// 128-byte swizzle repeats every 1024 bytes).
+constexpr int64_t kWgmmaSmemAlignBytes = 1024;
+/// wgmma: the bytes of one tile row (BK elements): one 128-byte swizzle row.
+constexpr int64_t kWgmmaRowBytes = 128;
+
 /// The kernel that sums a workspace split: each of its threads sums
 /// getSplitReduceVector() adjacent elements of C over the splits, in order,
 /// then applies the epilogue.
@@ -101,6 +107,9 @@ int64_t getSplitReduceVector(const GemmProblem &problem);
 /// mma_sync: tiles keep the global layout (A [BM][BK] or [BK][BM] with
 ///           transpose_a; B [BK][BN] or [BN][BK] with transpose_b) and are
 ///           XOR-swizzled in 16-byte chunks instead of padded.
+/// wgmma:    K-major tiles A [BM][BK], B [BN][BK] of 128-byte rows, as TMA
+///           writes them with the 128-byte swizzle; stages and tiles start
+///           on the swizzle's 1024-byte pattern.
 struct GemmSmemLayout {
   struct Tile {
     int64_t rows = 0, cols = 0, pitch = 0;
@@ -109,6 +118,8 @@ struct GemmSmemLayout {
   Tile a, b;
   int64_t stages = 1;
   int64_t elemBytes = 4;
+  /// Alignment of each stage and tile.
+  int64_t alignBytes = 128;
 
   /// Byte offset of each tile inside one stage, and the stage stride.
   int64_t aOffsetBytes() const { return 0; }

@@ -53,11 +53,13 @@ struct BufferBindings {
 
 /// Builds the parameters of `kernel` at `sizes`: for each of its params, the
 /// bound buffer (both pointers), offset 0, the shape's extents, contiguous
-/// row-major strides. Fails when the bindings do not match the manifest's
-/// buffers or a pointer is null.
+/// row-major strides; for a tensor map, its device copy from `tensorMaps`
+/// (one per kernel.tensorMaps, in order). Fails when the bindings do not
+/// match the manifest's buffers or a pointer is null.
 Status buildKernelParams(const Manifest &manifest, const KernelSpec &kernel,
                          const Sizes &sizes, const BufferBindings &buffers,
-                         KernelParams &params);
+                         KernelParams &params,
+                         const std::vector<CUdeviceptr> &tensorMaps = {});
 
 /// The same for the manifest's first kernel with `args` and no workspace
 /// (a schema-1 bundle).

@@ -22,6 +22,7 @@
 
 #include "AMK/Runtime/Bundle.h"
 #include "AMK/Runtime/LaunchPlan.h"
+#include "AMK/Runtime/TensorMap.h"
 
 #include <cuda.h>
 
@@ -135,6 +136,7 @@ private:
   BufferBindings bindings;
   std::vector<KernelParams> params; ///< Per step (kernel steps only).
   std::vector<int64_t> workspaceCapacity;
+  TensorMapStore tensorMaps;
 };
 
 } // namespace amk::runtime

@@ -71,6 +71,19 @@ struct BufferSpec {
 /// Schema 1 called the buffers "args"; the name stays for its users.
 using ArgSpec = BufferSpec;
 
+/// A TMA tensor map a kernel takes (schema 2 "tensor_maps"): the launcher
+/// encodes it from `buffer` at the launch's sizes (the buffer's dimensions,
+/// innermost first; out-of-bounds elements read as zero) and passes a
+/// pointer to the 128-byte map in device memory.
+struct TensorMapSpec {
+  std::string name;
+  std::string buffer;
+  /// Box extents in elements, innermost first, one per buffer dimension.
+  std::vector<int64_t> box;
+  /// 0 (none), 32, 64 or 128.
+  int64_t swizzleBytes = 0;
+};
+
 /// One kernel of the bundle: a function in a cubin (and its PTX) with its
 /// launch configuration and the buffers it takes, in parameter order.
 struct KernelSpec {
@@ -83,8 +96,10 @@ struct KernelSpec {
   std::array<std::string, 3> grid; ///< Size expressions.
   int64_t dynamicSmemBytes = 0;
   int64_t estimatedRegsPerThread = 0; ///< 0: unknown.
-  /// Buffer names (args or workspace), one memref parameter group each.
+  /// Buffer names (args or workspace), one memref parameter group each, or
+  /// tensor map names, one pointer each.
   std::vector<std::string> params;
+  std::vector<TensorMapSpec> tensorMaps;
   /// The block tile (M, N, K); zeros when the manifest does not say.
   std::array<int64_t, 3> tile = {0, 0, 0};
   /// The planner's predicted time, us (0: unknown).
@@ -92,6 +107,9 @@ struct KernelSpec {
   std::string cacheKey;
   std::string verdictStatus; ///< Empty when the kernel has no own verdict.
   JsonValue verdict;
+
+  /// The index in `tensorMaps` of the map called `name`, or -1.
+  int findTensorMap(std::string_view name) const;
 };
 
 /// One step of a launch: a kernel, or zeroing all bytes of a buffer.

@@ -1,0 +1,302 @@
+//===- GemmSynthesisWgmma.cpp - The Hopper TMA + wgmma GEMM kernel --------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// Warpgroup MMAs (wgmma m64nNk16; tf32 m64nNk8) on operands that TMA copies
+// into a ring of shared-memory stages. Each warpgroup owns a 64 x WN tile of
+// the block's output. Both operands are K-major (A [M, K], B [N, K]) with
+// BK * elem = 128 bytes, so every tile row is one row of the 128-byte
+// swizzle: the descriptor of k-step kk starts kk * 32 bytes into the row of
+// a 1024-aligned pattern (base offset 0), as the hardware expects.
+//
+// Stage s has its own mbarrier; thread 0 arms it with the stage's bytes
+// (expect_tx) and issues both boxes. The stages are unrolled, so every
+// barrier index is a constant:
+//
+//   prologue: thread 0 fills stages 0 .. S-1 with k-tiles 0 .. S-1
+//   for each k-tile kt (stage s = kt % S, phase kt / S):
+//     wait for stage s's phase
+//     BK / instK wgmmas from stage s, each leaving one group in flight
+//     barrier: every warpgroup has retired its wgmmas of k-tile kt - 1
+//     thread 0 refills that stage, (s - 1) % S, with k-tile kt - 1 + S
+//   wgmma wait 0, barrier
+//
+// TMA zero-fills what lies outside A or B, so edge tiles need no masks on
+// the loads. The epilogue finishes each thread's accumulators in registers
+// with the shared epilogue (alpha, beta, bias, activation, masked stores).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmSynthesisBuilder.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+using namespace mlir::amk::gemm;
+
+namespace {
+
+/// The ring, its barriers and the warpgroup's wgmmas.
+class WgmmaMainLoop {
+public:
+  WgmmaMainLoop(GemmKernelBuilder &kb);
+
+  /// Emits the main loop; returns this warpgroup's accumulator.
+  Value build();
+
+private:
+  /// Thread 0 arms stage `stage`'s barrier and loads k-tile `kt` into it.
+  void fill(int64_t stage, Value kt);
+  /// Waits for k-tile `kt` in `stage` at `parity` and multiplies it into
+  /// `acc`; with `refill`, then refills the stage before it with k-tile
+  /// kt - 1 + S.
+  Value step(int64_t stage, Value kt, Value parity, Value acc, bool refill);
+  /// Steps through k-tiles [lo, hi) (constants): whole rounds of the ring in
+  /// an scf.for, the rest unrolled.
+  Value run(int64_t lo, int64_t hi, bool refill, Value acc);
+
+  /// A static tile view of the ring: `tile` of `stage` (0 A, 1 B).
+  Value tileView(int64_t stage, bool isA);
+  /// The k-step `kk` of `rows` rows starting at row `row0` of a tile.
+  Value kStep(Value tile, Value row0, int64_t rows, int64_t kk);
+
+  GemmKernelBuilder &kb;
+  ImplicitLocOpBuilder &b;
+  IndexMath &m;
+  const GemmSmemLayout &layout;
+  MemRefType tileA, tileB;
+  nvgpu::WarpgroupMatrixDescriptorType descA, descB;
+  nvgpu::WarpgroupAccumulatorType accType;
+  Value barriers;
+  /// k-tiles (K is static) and the stages the ring uses (at most kTiles).
+  int64_t kTiles, stages;
+  int64_t instK, kSteps;
+  /// This warpgroup's first row of A and of B in a tile.
+  Value rowA, rowB;
+  Value isLeader;
+};
+
+} // namespace
+
+WgmmaMainLoop::WgmmaMainLoop(GemmKernelBuilder &kb)
+    : kb(kb), b(kb.b), m(kb.m), layout(kb.layout) {
+  MLIRContext *ctx = b.getContext();
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  Type elem = kb.p.inType;
+  GemmConfigAttr config = kb.config;
+  int64_t bk = config.getBlockK();
+  tileA =
+      MemRefType::get({config.getBlockM(), bk}, elem, AffineMap(), workgroup);
+  tileB =
+      MemRefType::get({config.getBlockN(), bk}, elem, AffineMap(), workgroup);
+  instK = config.getInst()[2];
+  kSteps = bk / instK;
+  int64_t wn = config.getWarpN();
+  // The descriptors say how wgmma reads the bytes: f32 as tf32.
+  Type mathElem = elem.isF32() ? Type(b.getTF32Type()) : elem;
+  descA = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, MemRefType::get({64, instK}, mathElem, AffineMap(), workgroup));
+  // nvgpu names B's shape K x N whatever its layout.
+  descB = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, MemRefType::get({instK, wn}, mathElem, AffineMap(), workgroup));
+  accType = nvgpu::WarpgroupAccumulatorType::get(
+      ctx, VectorType::get({64, wn}, b.getF32Type()));
+  kTiles = llvm::divideCeil(kb.p.k, bk);
+  stages = std::min<int64_t>(config.getStages(), kTiles);
+  // Warpgroup w computes rows 64 * (w / warpsN) and columns WN * (w %
+  // warpsN) of the block tile.
+  int64_t warpsN = config.getBlockN() / wn;
+  Value warpgroup = m.div(kb.tid, 128);
+  rowA = m.mul(m.div(warpgroup, warpsN), 64);
+  rowB = m.mul(m.rem(warpgroup, warpsN), wn);
+  isLeader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, kb.tid, m.c(0));
+}
+
+Value WgmmaMainLoop::tileView(int64_t stage, bool isA) {
+  int64_t offset = stage * layout.stageBytes() +
+                   (isA ? layout.aOffsetBytes() : layout.bOffsetBytes());
+  return memref::ViewOp::create(b, isA ? tileA : tileB, kb.smem, m.c(offset),
+                                ValueRange{});
+}
+
+Value WgmmaMainLoop::kStep(Value tile, Value row0, int64_t rows, int64_t kk) {
+  SmallVector<OpFoldResult> offsets = {row0, b.getIndexAttr(kk * instK)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows),
+                                     b.getIndexAttr(instK)};
+  SmallVector<OpFoldResult> strides = {b.getIndexAttr(1), b.getIndexAttr(1)};
+  return memref::SubViewOp::create(b, tile, offsets, sizes, strides);
+}
+
+void WgmmaMainLoop::fill(int64_t stage, Value kt) {
+  Value k0 = m.mul(kt, kb.config.getBlockK());
+  Value bytes =
+      m.c((tileA.getNumElements() + tileB.getNumElements()) * kb.p.inBytes());
+  Value id = m.c(stage);
+  nvgpu::MBarrierArriveExpectTxOp::create(b, barriers, bytes, id, Value());
+  // Coordinates run innermost first: (k, row).
+  nvgpu::TmaAsyncLoadOp::create(b, tileView(stage, true), barriers,
+                                kb.tensorMapA, ValueRange{k0, kb.m0}, id,
+                                Value(), Value());
+  nvgpu::TmaAsyncLoadOp::create(b, tileView(stage, false), barriers,
+                                kb.tensorMapB, ValueRange{k0, kb.n0}, id,
+                                Value(), Value());
+}
+
+Value WgmmaMainLoop::step(int64_t stage, Value kt, Value parity, Value acc,
+                          bool refill) {
+  Value ticks = m.c(10000000);
+  nvgpu::MBarrierTryWaitParityOp::create(b, barriers, parity, ticks,
+                                         m.c(stage));
+  Value a = tileView(stage, true), bt = tileView(stage, false);
+  for (int64_t kk = 0; kk < kSteps; ++kk) {
+    Value da = nvgpu::WarpgroupGenerateDescriptorOp::create(
+        b, descA, kStep(a, rowA, 64, kk), kb.tensorMapA);
+    Value db = nvgpu::WarpgroupGenerateDescriptorOp::create(
+        b, descB, kStep(bt, rowB, kb.config.getWarpN(), kk), kb.tensorMapB);
+    acc = nvgpu::WarpgroupMmaOp::create(b, accType, da, db,
+                                        b.getI64IntegerAttr(1), UnitAttr(),
+                                        UnitAttr(), acc);
+  }
+  // Each wgmma above left at most its own group in flight: the previous
+  // k-tile's are retired. Once every warpgroup is here, its stage is free.
+  gpu::BarrierOp::create(b);
+  if (refill) {
+    auto ifOp = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    fill((stage + stages - 1) % stages, m.add(kt, stages - 1));
+  }
+  return acc;
+}
+
+Value WgmmaMainLoop::run(int64_t lo, int64_t hi, bool refill, Value acc) {
+  // k-tile kt sits in stage kt % S, in that barrier's phase kt / S.
+  auto parityOf = [&](int64_t kt) {
+    return arith::ConstantIntOp::create(b, b.getI1Type(), (kt / stages) % 2);
+  };
+  int64_t rounds = (hi - lo) / stages;
+  if (rounds > 0) {
+    // Round r runs k-tiles lo + r S + j, j < S; the carried parity is that
+    // of k-tile lo + r S, and flips within the round where the stage wraps.
+    Value trueV = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
+    auto loop = scf::ForOp::create(b, m.c(0), m.c(rounds), m.c(1),
+                                   ValueRange{parityOf(lo), acc});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value first = m.add(m.mul(loop.getInductionVar(), stages), lo);
+    Value parity = loop.getRegionIterArgs()[0];
+    Value inner = loop.getRegionIterArgs()[1];
+    for (int64_t j = 0; j < stages; ++j) {
+      bool wrapped = lo % stages + j >= stages;
+      inner = step((lo + j) % stages, m.add(first, j),
+                   wrapped ? arith::XOrIOp::create(b, parity, trueV) : parity,
+                   inner, refill);
+    }
+    scf::YieldOp::create(
+        b, ValueRange{arith::XOrIOp::create(b, parity, trueV), inner});
+    b.setInsertionPointAfter(loop);
+    acc = loop.getResult(1);
+  }
+  for (int64_t kt = lo + rounds * stages; kt < hi; ++kt)
+    acc = step(kt % stages, m.c(kt), parityOf(kt), acc, refill);
+  return acc;
+}
+
+Value WgmmaMainLoop::build() {
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  barriers = nvgpu::MBarrierCreateOp::create(
+      b, nvgpu::MBarrierGroupType::get(b.getContext(), workgroup, stages));
+  {
+    // One arrival (thread 0's expect_tx) per phase; the fence makes the
+    // initialized barriers visible to the copy engine.
+    auto ifOp = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (int64_t s = 0; s < stages; ++s)
+      nvgpu::MBarrierInitOp::create(b, barriers, m.c(1), m.c(s), Value());
+    NVVM::FenceProxyOp::create(
+        b,
+        NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  }
+  gpu::BarrierOp::create(b);
+  {
+    auto ifOp = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (int64_t s = 0; s < stages; ++s)
+      fill(s, m.c(s));
+  }
+  // k-tile 0 frees no stage; k-tiles 1 .. kTiles - S refill the one before
+  // theirs; the last S - 1 drain the ring.
+  Value acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, accType);
+  acc = run(0, 1, /*refill=*/false, acc);
+  acc = run(1, kTiles - stages + 1, /*refill=*/true, acc);
+  acc = run(std::max<int64_t>(1, kTiles - stages + 1), kTiles,
+            /*refill=*/false, acc);
+  // The accumulators are final once the last group retires.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
+  return acc;
+}
+
+void GemmKernelBuilder::buildWgmma() {
+  Value acc = WgmmaMainLoop(*this).build();
+  // The accumulator as the LLVM struct it lowers to (one struct of WN / 2
+  // f32 per 64 rows), read out register by register: nvgpu's own store
+  // places warpgroups other than the first wrongly (it numbers rows by the
+  // warp's index in the block).
+  int64_t wn = config.getWarpN(), warpsN = config.getBlockN() / wn;
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  auto fragments =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(wn / 2, f32));
+  Value regs = UnrealizedConversionCastOp::create(
+                   b, LLVM::LLVMStructType::getLiteral(ctx, {fragments}), acc)
+                   .getResult(0);
+  // Warp q of warpgroup g holds rows 16 q + lane / 4 (+ 8) of g's 64 x WN
+  // tile and, per n8 column tile j, columns 8 j + 2 (lane % 4) (+ 1):
+  // registers 4 j, 4 j + 1 (row) and 4 j + 2, 4 j + 3 (row + 8).
+  Value warpgroup = m.div(tid, 128);
+  Value rowBase =
+      m.add(m0, m.add(m.mul(m.div(warpgroup, warpsN), 64),
+                      m.add(m.mul(m.rem(warp, 4), 16), m.div(lane, 4))));
+  Value colBase = m.add(
+      n0, m.add(m.mul(m.rem(warpgroup, warpsN), wn), m.mul(m.rem(lane, 4), 2)));
+  for (int64_t j = 0; j < wn / 8; ++j) {
+    Value col = m.add(colBase, j * 8);
+    SmallVector<Value> biasValues = loadBias(col, 2);
+    for (int64_t h = 0; h < 2; ++h) {
+      SmallVector<Value> values;
+      for (int64_t e = 0; e < 2; ++e)
+        values.push_back(LLVM::ExtractValueOp::create(
+            b, regs, ArrayRef<int64_t>{0, 4 * j + 2 * h + e}));
+      storeOutput(m.add(rowBase, h * 8), col, values, biasValues);
+    }
+  }
+}
+
+Value GemmKernelBuilder::castToTensorMap(Value pointer, bool isA) {
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  int64_t rows = isA ? config.getBlockM() : config.getBlockN();
+  auto box = MemRefType::get({rows, config.getBlockK()}, p.inType, AffineMap(),
+                             workgroup);
+  auto type = nvgpu::TensorMapDescriptorType::get(
+      b.getContext(), box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  return UnrealizedConversionCastOp::create(b, type, pointer).getResult(0);
+}
