@@ -7,19 +7,21 @@ out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 
 def case(name, m, n, k, dt="bf16", out_t=None, block=(128, 128, 64), stages=4,
-         bias=False, attrs="", tf32=False):
+         bias=False, attrs="", tf32=False, swizzle=1, wn=None, layout="nt"):
     out_t = out_t or dt
     bm, bn, bk = block
-    wn = bn
-    threads = 128 * (bm // 64)
+    wn = wn or bn
+    threads = 128 * (bm // 64) * (bn // wn)
     instk = 8 if tf32 else 16
     ms = "?" if m is None else str(m)
     ns = "?" if n is None else str(n)
-    a = f"memref<{ms}x{k}x{dt}>"
-    b = f"memref<{ns}x{k}x{dt}>"
+    ta, tb = layout[0] == "t", layout[1] == "t"
+    a = f"memref<{k}x{ms}x{dt}>" if ta else f"memref<{ms}x{k}x{dt}>"
+    b = f"memref<{ns}x{k}x{dt}>" if tb else f"memref<{k}x{ns}x{dt}>"
     c = f"memref<{ms}x{ns}x{out_t}>"
     bt = f"memref<{ns}x{out_t}>"
-    extra = ["transpose_b"] + ([attrs] if attrs else [])
+    extra = (["transpose_a"] if ta else []) + (["transpose_b"] if tb else [])
+    extra += [attrs] if attrs else []
     if tf32:
         extra.append("precision = #amk.precision<tf32>")
     args = f"%a: {a}, %b: {b}" + (f", %bias: {bt}" if bias else "") + f", %c: {c}"
@@ -27,7 +29,8 @@ def case(name, m, n, k, dt="bf16", out_t=None, block=(128, 128, 64), stages=4,
     biasop = " bias(%bias)" if bias else ""
     cfg = (f"#amk.gemm_config<block = [{bm}, {bn}, {bk}], warp = [64, {wn}], "
            f"math = wgmma, inst = [64, {wn}, {instk}], stages = {stages}, "
-           f"vector = {4 if dt == 'f32' else 8}, threads = {threads}>")
+           f"vector = {4 if dt == 'f32' else 8}, threads = {threads}, "
+           f"swizzle = {swizzle}>")
     text = f"""module attributes {{amk.target = #amk.target<"h200">}} {{
   func.func @run_{name}({args}) {{
     amk.kernel "{name}" config({cfg}) {{
@@ -38,6 +41,23 @@ def case(name, m, n, k, dt="bf16", out_t=None, block=(128, 128, 64), stages=4,
 }}
 """
     open(os.path.join(out, name + ".mlir"), "w").write(text)
+
+if len(sys.argv) > 2 and sys.argv[2] == "--sweep":
+    # Tiles, stages and rasterization on two large shapes.
+    for shape, (m, n, k) in {"sq": (4096, 4096, 4096),
+                             "pf": (8192, 14336, 4096)}.items():
+        for block, wn, stages in [((128, 128, 64), None, 3),
+                                  ((128, 128, 64), None, 5),
+                                  ((128, 256, 64), None, 4),
+                                  ((256, 128, 64), None, 3),
+                                  ((256, 128, 64), None, 4),
+                                  ((128, 192, 64), None, 4),
+                                  ((128, 256, 64), 128, 4)]:
+            for swizzle in (1, 8):
+                tag = f"{block[0]}x{block[1]}" + (f"w{wn}" if wn else "")
+                case(f"sw_{shape}_{tag}_s{stages}_g{swizzle}", m, n, k,
+                     block=block, stages=stages, swizzle=swizzle, wn=wn)
+    sys.exit(0)
 
 case("wg_4096_bf16", 4096, 4096, 4096)
 case("wg_4096_f16_f32out", 4096, 4096, 4096, dt="f16", out_t="f32")
@@ -50,3 +70,11 @@ case("wg_tile_64x128", 2048, 2048, 2048, block=(64, 128, 64), stages=5)
 case("wg_k_tail", 512, 512, 200, stages=4)
 case("wg_tf32", 2048, 2048, 2048, dt="f32", block=(128, 128, 32), tf32=True)
 case("wg_prefill", 8192, 14336, 4096, block=(128, 256, 64), stages=3)
+# Operands with M or N innermost: wgmma transposes them.
+case("wg_nn_4096", 4096, 4096, 4096, layout="nn", block=(128, 256, 64))
+case("wg_nn_odd", 1000, 1000, 1000, layout="nn", dt="f16", out_t="f32")
+case("wg_nn_bias", 512, 768, 256, layout="nn", bias=True,
+     attrs="activation = #amk.activation<silu>, beta = 1.0")
+case("wg_nn_dyn_m", None, 4096, 4096, layout="nn", block=(128, 128, 64))
+case("wg_nn_split_n", 2048, 2048, 2048, layout="nn", block=(128, 256, 64),
+     wn=128, stages=3)

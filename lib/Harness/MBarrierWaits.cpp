@@ -98,7 +98,7 @@ bool MBarrierChecker::checkTopLevelRounds(nvgpu::MBarrierTryWaitParityOp wait,
     Operation *arrive = topLevel(r.op);
     return top->isBeforeInBlock(arrive) && !separated(arrive);
   });
-  if (before > 1 && later && llvm::any_of(rounds, [&](const Round &r) {
+  if (later && llvm::any_of(rounds, [&](const Round &r) {
         return r.threads < block[0] * block[1] * block[2];
       })) {
     report(check::kUnprovable, wait,

@@ -25,7 +25,18 @@ import sys
 # (name, element type, output type, M, N, K, config)
 MMA = "math = mma_sync, inst = [16, 8, 16]"
 SIMT = "math = simt"
+WGMMA = "math = wgmma"
 CASES = [
+    ("wgmma_128x128_s3", "bf16", "bf16", 512, 512, 512,
+     f"block = [128, 128, 64], warp = [64, 128], {WGMMA}, inst = [64, 128, 16], stages = 3, vector = 8, threads = 256"),
+    ("wgmma_128x128_s5", "bf16", "f32", 512, 512, 4096,
+     f"block = [128, 128, 64], warp = [64, 128], {WGMMA}, inst = [64, 128, 16], stages = 5, vector = 8, threads = 256"),
+    ("wgmma_128x256_s4", "bf16", "bf16", 512, 512, 4096,
+     f"block = [128, 256, 64], warp = [64, 256], {WGMMA}, inst = [64, 256, 16], stages = 4, vector = 8, threads = 256"),
+    ("wgmma_128x192_s4_nn", "f16", "f16", 512, 576, 512,
+     f"block = [128, 192, 64], warp = [64, 192], {WGMMA}, inst = [64, 192, 16], stages = 4, vector = 8, threads = 256"),
+    ("wgmma_256x128_s3", "bf16", "bf16", 512, 512, 512,
+     f"block = [256, 128, 64], warp = [64, 128], {WGMMA}, inst = [64, 128, 16], stages = 3, vector = 8, threads = 512"),
     ("mma_64x64_w32x32", "bf16", "f32", 512, 512, 512,
      f"block = [64, 64, 32], warp = [32, 32], {MMA}, stages = 3, vector = 8, threads = 128"),
     ("mma_128x128_w64x64", "bf16", "bf16", 512, 512, 512,

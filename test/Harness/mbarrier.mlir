@@ -408,3 +408,66 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Twin: thread 0 completes two phases outside any loop (as a ring's peeled
+// steps do); a block barrier keeps its second arrive behind every thread's
+// wait for the first phase.
+gpu.module @m {
+  gpu.func @repeated_top_level_arrives() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %ticks = arith.constant 1000000 : index
+    %false = arith.constant false
+    %true = arith.constant true
+    %bar = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bar[%c0], %c1 : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    scf.if %first {
+      %t0 = nvgpu.mbarrier.arrive %bar[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>> -> !nvgpu.mbarrier.token
+    }
+    nvgpu.mbarrier.try_wait.parity %bar[%c0], %false, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    gpu.barrier
+    scf.if %first {
+      %t1 = nvgpu.mbarrier.arrive %bar[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>> -> !nvgpu.mbarrier.token
+    }
+    nvgpu.mbarrier.try_wait.parity %bar[%c0], %true, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: no barrier: thread 0 can complete the second phase before a slow
+// thread waits for the first, whose parity then reads as not completed.
+gpu.module @m {
+  gpu.func @repeated_top_level_arrives_unseparated() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %ticks = arith.constant 1000000 : index
+    %false = arith.constant false
+    %true = arith.constant true
+    %bar = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bar[%c0], %c1 : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    scf.if %first {
+      %t0 = nvgpu.mbarrier.arrive %bar[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>> -> !nvgpu.mbarrier.token
+    }
+    // expected-error @+1 {{[AMK-UNPROVABLE] repeated arrives by fewer threads than the block outside a loop, with more after this wait and no block barrier between, are not modelled}}
+    nvgpu.mbarrier.try_wait.parity %bar[%c0], %false, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    scf.if %first {
+      %t1 = nvgpu.mbarrier.arrive %bar[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>> -> !nvgpu.mbarrier.token
+    }
+    nvgpu.mbarrier.try_wait.parity %bar[%c0], %true, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}

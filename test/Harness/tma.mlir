@@ -679,3 +679,73 @@ gpu.module @m {
   }
 }
 
+// -----
+
+// Twin: a kernel that declares its dynamic shared memory 1024-byte aligned
+// (amk.dynamic_smem_align, as --amk-lower emits it) lands a box 1024 bytes
+// in.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 1>
+gpu.module @m {
+  gpu.func @declared_alignment(%d: !desc) kernel attributes {known_block_size = array<i32: 128, 1, 1>, amk.dynamic_smem_bytes = 9216 : i64, amk.dynamic_smem_align = 1024 : i64} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %tx = arith.constant 8192 : index
+    %ticks = arith.constant 1000000 : index
+    %bars = nvgpu.mbarrier.create -> !bars
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.remui %tid, %c64 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bars[%c0], %c1 : !bars
+    }
+    gpu.barrier
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %shift = arith.constant 1024 : index
+    %sm = memref.view %smem[%shift][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xf16, #gpu.address_space<workgroup>>
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      nvgpu.tma.async.load %d[%c0, %c0], %bars[%c0] to %sm : !desc, !bars -> memref<64x64xf16, #gpu.address_space<workgroup>>
+    }
+    %false = arith.constant false
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %false, %ticks : !bars
+    %x = memref.load %sm[%row, %c0] : memref<64x64xf16, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: declared 128-byte aligned, a box 64 bytes in is still misaligned.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 1>
+gpu.module @m {
+  gpu.func @declared_alignment_box_misplaced(%d: !desc) kernel attributes {known_block_size = array<i32: 128, 1, 1>, amk.dynamic_smem_bytes = 9216 : i64, amk.dynamic_smem_align = 128 : i64} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %tx = arith.constant 8192 : index
+    %ticks = arith.constant 1000000 : index
+    %bars = nvgpu.mbarrier.create -> !bars
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.remui %tid, %c64 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bars[%c0], %c1 : !bars
+    }
+    gpu.barrier
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %shift = arith.constant 64 : index
+    %sm = memref.view %smem[%shift][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xf16, #gpu.address_space<workgroup>>
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      // expected-error @+1 {{[AMK-MISALIGNED] TMA destination of memref<64x64xf16, #gpu.address_space<workgroup>> (8192 B) is misaligned: its address is 64 mod 128, and it needs 128-byte alignment}}
+      nvgpu.tma.async.load %d[%c0, %c0], %bars[%c0] to %sm : !desc, !bars -> memref<64x64xf16, #gpu.address_space<workgroup>>
+    }
+    %false = arith.constant false
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %false, %ticks : !bars
+    %x = memref.load %sm[%row, %c0] : memref<64x64xf16, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}

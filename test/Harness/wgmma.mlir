@@ -355,3 +355,46 @@ gpu.module @m {
   }
 }
 
+// -----
+
+// Twin: k-steps of swizzled tiles (subviews 16 columns wide) start 32 bytes
+// into the first row of their 1024-byte pattern, which the hardware takes
+// with base offset 0.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!wd = !nvgpu.warpgroup.descriptor<tensor = memref<64x16xf16, #gpu.address_space<workgroup>>>
+!wdb = !nvgpu.warpgroup.descriptor<tensor = memref<16x64xf16, #gpu.address_space<workgroup>>>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x64xf32>>
+gpu.module @m {
+  gpu.func @k_step_operands(%da: !desc, %db: !desc) workgroup(%buf: memref<144x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %a0 = memref.subview %buf[0, 16] [64, 16] [1, 1] : memref<144x64xf16, #gpu.address_space<workgroup>> to memref<64x16xf16, strided<[64, 1], offset: 16>, #gpu.address_space<workgroup>>
+    %b0 = memref.subview %buf[80, 16] [64, 16] [1, 1] : memref<144x64xf16, #gpu.address_space<workgroup>> to memref<64x16xf16, strided<[64, 1], offset: 5136>, #gpu.address_space<workgroup>>
+    %dA = nvgpu.warpgroup.generate.descriptor %a0, %da : memref<64x16xf16, strided<[64, 1], offset: 16>, #gpu.address_space<workgroup>>, !desc -> !wd
+    %dB = nvgpu.warpgroup.generate.descriptor %b0, %db : memref<64x16xf16, strided<[64, 1], offset: 5136>, #gpu.address_space<workgroup>>, !desc -> !wdb
+    %init = nvgpu.warpgroup.mma.init.accumulator -> !acc
+    %acc = nvgpu.warpgroup.mma %dA, %dB, %init : !wd, !wdb, !acc -> !acc
+    nvvm.wgmma.wait.group.sync.aligned 0
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a k-step cut from row 1 starts in the pattern's second row (160 mod
+// 1024): its descriptor's XOR would not match the copy's.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!wd = !nvgpu.warpgroup.descriptor<tensor = memref<64x16xf16, #gpu.address_space<workgroup>>>
+!wdb = !nvgpu.warpgroup.descriptor<tensor = memref<16x64xf16, #gpu.address_space<workgroup>>>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x64xf32>>
+gpu.module @m {
+  gpu.func @k_step_off_the_first_row(%da: !desc, %db: !desc) workgroup(%buf: memref<144x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %a0 = memref.subview %buf[1, 16] [64, 16] [1, 1] : memref<144x64xf16, #gpu.address_space<workgroup>> to memref<64x16xf16, strided<[64, 1], offset: 80>, #gpu.address_space<workgroup>>
+    %b0 = memref.subview %buf[80, 16] [64, 16] [1, 1] : memref<144x64xf16, #gpu.address_space<workgroup>> to memref<64x16xf16, strided<[64, 1], offset: 5136>, #gpu.address_space<workgroup>>
+    %dA = nvgpu.warpgroup.generate.descriptor %a0, %da : memref<64x16xf16, strided<[64, 1], offset: 80>, #gpu.address_space<workgroup>>, !desc -> !wd
+    %dB = nvgpu.warpgroup.generate.descriptor %b0, %db : memref<64x16xf16, strided<[64, 1], offset: 5136>, #gpu.address_space<workgroup>>, !desc -> !wdb
+    %init = nvgpu.warpgroup.mma.init.accumulator -> !acc
+    // expected-error @+1 {{[AMK-MISALIGNED] wgmma operand of memref<64x16xf16, strided<[64, 1], offset: 80>, #gpu.address_space<workgroup>> (2048 B) is misaligned: its address is 160 mod 1024, and it needs to start 16-byte aligned in the first 128 B past a multiple of 1024 B}}
+    %acc = nvgpu.warpgroup.mma %dA, %dB, %init : !wd, !wdb, !acc -> !acc
+    nvvm.wgmma.wait.group.sync.aligned 0
+    gpu.return
+  }
+}

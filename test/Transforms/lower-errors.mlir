@@ -25,11 +25,11 @@ module {
 // -----
 
 module attributes {amk.target = #amk.target<"h200">} {
-  // wgmma takes K-major operands only: B as [K, N] is mma_sync's.
+  // nvgpu's wgmma takes A as [M, K] only.
   func.func @wgmma_layout(%a: memref<128x128xbf16>, %b: memref<128x128xbf16>, %c: memref<128x128xf32>) {
-    // expected-error @+1 {{cannot synthesize #amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 3, vector = 8, threads = 256>: wgmma synthesizes K-major operands only (A as [M, K], B as [N, K]); other layouts use mma_sync}}
+    // expected-error @+1 {{cannot synthesize #amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 3, vector = 8, threads = 256>: wgmma takes A as [M, K] only; A as [K, M] uses mma_sync}}
     amk.kernel "k" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 3, vector = 8, threads = 256>) attributes {amk.verified} {
-      amk.matmul %a, %b into %c : memref<128x128xbf16>, memref<128x128xbf16>, memref<128x128xf32>
+      amk.matmul %a, %b into %c {transpose_a} : memref<128x128xbf16>, memref<128x128xbf16>, memref<128x128xf32>
     }
     return
   }
@@ -40,7 +40,7 @@ module attributes {amk.target = #amk.target<"h200">} {
 module attributes {amk.target = #amk.target<"h200">} {
   // TMA rows are a multiple of 16 bytes: K = 100 bf16 is 200 bytes.
   func.func @wgmma_pitch(%a: memref<128x100xbf16>, %b: memref<128x100xbf16>, %c: memref<128x128xf32>) {
-    // expected-error @+1 {{wgmma needs a static K whose rows are a multiple of 16 bytes (TMA's rule)}}
+    // expected-error @+1 {{wgmma needs operands whose rows (their contiguous extent) are static and a multiple of 16 bytes (TMA's rule)}}
     amk.kernel "k" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 3, vector = 4, threads = 256>) attributes {amk.verified} {
       amk.matmul %a, %b into %c {transpose_b} : memref<128x100xbf16>, memref<128x100xbf16>, memref<128x128xf32>
     }

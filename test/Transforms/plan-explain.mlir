@@ -6,8 +6,8 @@
 // counted by reason, and one more for dynamic sizes.
 
 func.func @square(%a: memref<4096x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<4096x4096xf32>) {
-  // expected-remark-re @+4 {{planned gemm_4096x4096x4096_bf16_f32_f32_nn: #amk.gemm_config<block = [128, 128, 32], warp = [64, 64], math = mma_sync{{.*}}>, predicted {{[0-9]+\.[0-9]}} us ({{[0-9]+}} candidates, {{[0-9]+}} rejected)}}
-  // expected-note-re @+3 {{ladder #1: #amk.gemm_config<{{.*}}>: {{[0-9.]+}} us (compute {{[0-9.]+}}, hbm {{[0-9.]+}}, l2 {{[0-9.]+}}, feed {{[0-9.]+}}, smem {{[0-9.]+}} us; {{[0-9]+}} block(s)/SM limited by {{[a-z ]+}}, {{[0-9]+}} regs/thread, {{[0-9]+}} B smem, 1024 tiles)}}
+  // expected-remark-re @+4 {{planned gemm_4096x4096x4096_bf16_f32_f32_nn: #amk.gemm_config<{{.*}}math = wgmma{{.*}}>, predicted {{[0-9]+\.[0-9]}} us ({{[0-9]+}} candidates, {{[0-9]+}} rejected)}}
+  // expected-note-re @+3 {{ladder #1: #amk.gemm_config<{{.*}}>: {{[0-9.]+}} us (compute {{[0-9.]+}}, hbm {{[0-9.]+}}, l2 {{[0-9.]+}}, feed {{[0-9.]+}}, smem {{[0-9.]+}} us; {{[0-9]+}} block(s)/SM limited by {{[a-z ]+}}, {{[0-9]+}} regs/thread, {{[0-9]+}} B smem, {{[0-9]+}} tiles)}}
   // expected-note-re @+2 {{ladder #2: }}
   // expected-note-re @+1 {{rejected: {{.*}}AMK-RES-REGS{{.*}}AMK-RES-SMEM}}
   amk.matmul %a, %b into %c : memref<4096x4096xbf16>, memref<4096x4096xbf16>, memref<4096x4096xf32>

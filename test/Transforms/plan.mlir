@@ -6,13 +6,13 @@
 // where the choice is robust; exact tiles may move as the cost model is
 // calibrated.
 
-// A large square bf16 GEMM: mma_sync with a large tile and several stages.
-// The H200 affords 128x128x32 tiles of 64x64 warp tiles (16 KiB a stage) with
-// 4 or more stages, two blocks per SM (255 registers per thread); the 4060
-// Ti's 100 KiB per SM hold two blocks of at most 3 stages.
+// A large square bf16 GEMM. The H200 (sm_90a) runs it on the TMA + wgmma
+// path with a wide tile (64-row warpgroup tiles, BK = 64 from one 128-byte
+// swizzle row, several stages); the RTX 4060 Ti has mma_sync only, and its
+// 100 KiB per SM hold two blocks of at most 3 stages.
 // Every kernel carries its ladder, best first.
 // CHECK-LABEL: func.func @square_bf16
-//       H200:    amk.kernel "gemm_4096x4096x4096_bf16_f32_f32_nn" config(#amk.gemm_config<block = [128, 128, 32], warp = [64, 64], math = mma_sync, inst = [16, 8, 16], stages = {{[4-6]}}, vector = 8, threads = 128
+//       H200:    amk.kernel "gemm_4096x4096x4096_bf16_f32_f32_nn" config(#amk.gemm_config<block = [{{128|256}}, {{128|192|256}}, 64], warp = [64, {{[0-9]+}}], math = wgmma, inst = [64, {{[0-9]+}}, 16], stages = {{[3-6]}}, vector = 8, threads = {{256|512}}
 //        RTX:    amk.kernel "gemm_4096x4096x4096_bf16_f32_f32_nn" config(#amk.gemm_config<block = [{{64|128}}, {{64|128}}, 32], warp = [{{[0-9]+}}, {{[0-9]+}}], math = mma_sync, inst = [16, 8, 16], stages = {{[2-3]}}, vector = 8,
 //  CHECK-SAME:     ladder [#amk.candidate<config = #amk.gemm_config<{{[^>]*}}>, predicted_ns = {{[0-9]+}}>, #amk.candidate<{{.*}}>, #amk.candidate<{{.*}}>, #amk.candidate<{{.*}}>]
 //  CHECK-NEXT:     amk.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<4096x4096xbf16>, memref<4096x4096xbf16>, memref<4096x4096xf32>

@@ -67,9 +67,8 @@ double mlir::amk::getGemmPeakGflops(GemmConfigAttr config,
     return peak * (hopperClass ? params.mmaSyncEfficiencyHopper
                                : params.mmaSyncEfficiencyNative);
   // wgmma: sm_90a only (the arch table).
-  return target.hasFeature(ArchFeature::Wgmma)
-             ? peak * params.mmaSyncEfficiencyNative
-             : 0;
+  return target.hasFeature(ArchFeature::Wgmma) ? peak * params.wgmmaEfficiency
+                                               : 0;
 }
 
 GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
@@ -114,7 +113,9 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   // A lone block per SM stalls the whole SM at every barrier of its
   // multi-stage tensor-core pipeline; with two or more, one block's barrier
   // overlaps another's math. (The simt double buffer measured no such loss.)
-  if (concurrent == 1 && config.getMath() != MathInst::simt)
+  // (Not measured for wgmma either: on the H200 its fastest 4096^3 kernel
+  // was a lone 128x256 block per SM.)
+  if (concurrent == 1 && config.getMath() == MathInst::mma_sync)
     issueEff *= params.loneBlockEfficiency;
   double peakPerSM = peakGflops / sms; // flop/ns
   cost.computeNs = busiest * flopsPerTile / (peakPerSM * issueEff);
@@ -131,12 +132,11 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
     double wm = config.getWarpM(), wn = config.getWarpN();
     smemBytesPerFma = inBytes * (wm + wn) / (wm * wn);
   }
+  // (wgmma reads both operands from shared memory too, a 64-row A per
+  // warpgroup against its WN columns of B.)
   double smemBytesPerNs =
       params.smemWordsPerClock * 4.0 * target.clock_mhz / 1000.0;
-  cost.smemNs =
-      config.getMath() == MathInst::wgmma
-          ? 0
-          : busiest * (flopsPerTile / 2) * smemBytesPerFma / smemBytesPerNs;
+  cost.smemNs = busiest * (flopsPerTile / 2) * smemBytesPerFma / smemBytesPerNs;
 
   // HBM: A and B are read once if they stay in L2; otherwise each wave reads
   // the A panels of the tile rows and the B panels of the tile columns it

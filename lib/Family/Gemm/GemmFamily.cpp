@@ -190,14 +190,11 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
   for (const LaunchArg &arg : launch.args)
     main.params.push_back(arg.name);
   if (config.getMath() == MathInst::wgmma) {
-    // One stage's tile of each operand per box (K-major: BK innermost).
-    for (auto [buffer, rows] :
-         {std::pair<StringRef, int64_t>{"A", config.getBlockM()},
-          {"B", config.getBlockN()}}) {
-      TensorMapParam map{(buffer + "_tma").str(),
-                         buffer.str(),
-                         {config.getBlockK(), rows},
-                         kWgmmaRowBytes};
+    // Boxes of one stage's tiles (getWgmmaBox), 128-byte swizzle.
+    for (auto [buffer, isA] :
+         {std::pair<StringRef, bool>{"A", true}, {"B", false}}) {
+      TensorMapParam map{(buffer + "_tma").str(), buffer.str(),
+                         getWgmmaBox(config, p, isA), kWgmmaRowBytes};
       main.params.push_back(map.name);
       main.tensorMaps.push_back(std::move(map));
     }

@@ -300,6 +300,16 @@ int64_t mlir::amk::getSplitReduceVector(const GemmProblem &problem) {
   return !ShapedType::isDynamic(problem.n) && problem.n % 4 == 0 ? 4 : 1;
 }
 
+SmallVector<int64_t> mlir::amk::getWgmmaBox(GemmConfigAttr config,
+                                            const GemmProblem &problem,
+                                            bool isA) {
+  bool kMajor = isA ? !problem.transposeA : problem.transposeB;
+  int64_t rows = isA ? config.getBlockM() : config.getBlockN();
+  if (kMajor)
+    return {config.getBlockK(), rows};
+  return {kWgmmaMNChunk, config.getBlockK()};
+}
+
 /// What the TMA + wgmma synthesizer (GemmSynthesisWgmma.cpp) builds.
 static LogicalResult checkWgmmaLowerable(GemmConfigAttr config,
                                          const GemmProblem &problem,
@@ -313,17 +323,22 @@ static LogicalResult checkWgmmaLowerable(GemmConfigAttr config,
     return fail("wgmma synthesizes f16, bf16 and tf32 inputs only");
   if (!problem.accType.isF32())
     return fail("wgmma synthesizes f32 accumulators only");
-  if (problem.transposeA || !problem.transposeB)
-    return fail("wgmma synthesizes K-major operands only (A as [M, K], B as "
-                "[N, K]); other layouts use mma_sync");
+  // (nvgpu.warpgroup.mma takes no transposed A; wgmma transposes 16-bit
+  // operands only.)
+  if (problem.transposeA)
+    return fail("wgmma takes A as [M, K] only; A as [K, M] uses mma_sync");
+  if (tf32 && !problem.transposeB)
+    return fail("wgmma transposes 16-bit operands only: tf32 needs B as "
+                "[N, K]");
   if (problem.batched || config.getSplitK() != 1)
     return fail("wgmma does not synthesize batched or split-K products yet");
-  // TMA moves rows whose pitch is a multiple of 16 bytes; a static K proves
-  // it here (a dynamic K could break it at run time).
-  if (ShapedType::isDynamic(problem.k) ||
-      (problem.k * problem.inBytes()) % 16 != 0)
-    return fail("wgmma needs a static K whose rows are a multiple of 16 "
-                "bytes (TMA's rule)");
+  // TMA moves rows whose pitch is a multiple of 16 bytes; static extents
+  // prove it here (a dynamic one could break it at run time).
+  for (int64_t extent :
+       {problem.getContiguousExtentA(), problem.getContiguousExtentB()})
+    if (ShapedType::isDynamic(extent) || (extent * problem.inBytes()) % 16 != 0)
+      return fail("wgmma needs operands whose rows (their contiguous extent) "
+                  "are static and a multiple of 16 bytes (TMA's rule)");
   if (config.getBlockK() * problem.inBytes() != kWgmmaRowBytes)
     return fail(llvm::formatv("wgmma block K rows are {0} bytes (one 128-byte "
                               "swizzle row): BK = {1}",
@@ -333,6 +348,9 @@ static LogicalResult checkWgmmaLowerable(GemmConfigAttr config,
   if (config.getWarpM() != 64 || config.getInst()[1] != wn || wn % 16 != 0)
     return fail("wgmma warp tiles are [64, N] with N a multiple of 16 that "
                 "one m64nNk instruction covers (inst = [64, N, K])");
+  if (!problem.transposeB && wn % kWgmmaMNChunk != 0)
+    return fail("wgmma on B as [K, N] takes warp tiles of whole 64-column "
+                "chunks (N = 64, 128, 192 or 256)");
   // TMA boxes have at most 256 rows.
   if (config.getBlockM() > 256 || config.getBlockN() > 256)
     return fail("wgmma block tiles are at most 256 x 256 (TMA boxes)");

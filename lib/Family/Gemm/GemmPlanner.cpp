@@ -39,6 +39,12 @@ static constexpr int64_t kSimtDeepKMaxMN = 256;
 static constexpr int64_t kSimtThreadMN[] = {1, 2, 4, 8};
 static constexpr int64_t kSimtLanesM[] = {1, 2, 4, 8, 16, 32};
 static constexpr int64_t kSwizzles[] = {1, 8};
+/// wgmma: warpgroup tiles 64 x WN; block tiles of at most 4 warpgroups and
+/// 256 rows or columns (TMA boxes).
+static constexpr int64_t kWgmmaWarpN[] = {64, 128, 192, 256};
+static constexpr int64_t kWgmmaBlockM[] = {64, 128, 256};
+static constexpr int64_t kWgmmaStages[] = {2, 3, 4, 5, 6};
+static constexpr int64_t kWgmmaMaxWarpgroups = 4;
 /// At most this many warps per block are enumerated.
 static constexpr int64_t kMaxWarps = 16;
 
@@ -97,6 +103,29 @@ static void enumerateRaw(const GemmProblem &problem,
                                32 * warps,
                                swizzle});
             }
+    // wgmma (Hopper; checkGemmLowerable keeps it to targets that have it):
+    // tiles of 128-byte swizzle rows, BK = 128 / element bytes; only in the
+    // layouts it takes (A as [M, K]; B as [N, K] too for tf32).
+    bool wgmmaLayout = !problem.transposeA && (problem.transposeB || !tf32);
+    for (int64_t bm :
+         wgmmaLayout ? ArrayRef<int64_t>(kWgmmaBlockM) : ArrayRef<int64_t>())
+      for (int64_t wn : kWgmmaWarpN)
+        for (int64_t bn : {wn, 2 * wn}) {
+          int64_t warpgroups = (bm / 64) * (bn / wn);
+          if (bn > 256 || warpgroups > kWgmmaMaxWarpgroups)
+            continue;
+          for (int64_t stages : kWgmmaStages)
+            for (int64_t swizzle : kSwizzles)
+              fn(RawConfig{{bm, bn, 128 / problem.inBytes()},
+                           {64, wn},
+                           {64, wn, instK},
+                           {},
+                           MathInst::wgmma,
+                           stages,
+                           pickVectorWidth(problem, /*versioned=*/true),
+                           128 * warpgroups,
+                           swizzle});
+        }
     if (!tf32)
       return;
   }
@@ -138,6 +167,7 @@ void mlir::amk::forEachCalibratedParam(
   fn("simt_efficiency", params.simtEfficiency);
   fn("mma_sync_efficiency_hopper", params.mmaSyncEfficiencyHopper);
   fn("mma_sync_efficiency_native", params.mmaSyncEfficiencyNative);
+  fn("wgmma_efficiency", params.wgmmaEfficiency);
   fn("hbm_efficiency", params.hbmEfficiency);
   fn("mem_latency_ns", params.memLatencyNs);
   fn("l2_bandwidth_per_hbm", params.l2BandwidthPerHbm);
@@ -148,6 +178,8 @@ void mlir::amk::forEachCalibratedParam(
 int64_t mlir::amk::getAccumulatorsPerThread(GemmConfigAttr config) {
   if (config.getMath() == MathInst::mma_sync)
     return config.getWarpM() * config.getWarpN() / 32;
+  if (config.getMath() == MathInst::wgmma)
+    return config.getWarpM() * config.getWarpN() / 128;
   ArrayRef<int64_t> thread = config.getThread();
   return thread.size() == 2 ? thread[0] * thread[1] : 0;
 }

@@ -89,15 +89,17 @@ int64_t mlir::amk::estimateGemmRegisters(GemmConfigAttr config,
     // come from shared memory descriptors.
     accumulators = llvm::divideCeil(
         config.getWarpM() * config.getWarpN() * accBits, 128 * 32);
-    // Both operands' 64-bit descriptors of each k-step of a stage, built
-    // ahead of their wgmmas.
-    fragments = 2 * 2 * (config.getBlockK() / config.getInst()[2]);
+    // The ring is unrolled: each stage keeps its tile addresses and
+    // descriptors live (ptxas on sm_90a: acc + 8 x stages + 30 at most).
+    fragments = 8 * config.getStages();
     break;
   }
   }
   double raw =
       static_cast<double>(accumulators + fragments + staging + model.overhead);
-  int64_t withMargin = static_cast<int64_t>(std::ceil(raw * model.margin));
+  // (wgmma: the terms above are ptxas's own counts, measured; no margin.)
+  double margin = config.getMath() == MathInst::wgmma ? 1.0 : model.margin;
+  int64_t withMargin = static_cast<int64_t>(std::ceil(raw * margin));
   // Round up to the allocation unit, but not past the architectural limit
   // of 255 when the estimate itself fits (256 would be a rounding artifact).
   int64_t rounded = llvm::alignTo(withMargin, model.granularity);

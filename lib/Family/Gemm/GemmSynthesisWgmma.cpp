@@ -6,10 +6,12 @@
 //
 // Warpgroup MMAs (wgmma m64nNk16; tf32 m64nNk8) on operands that TMA copies
 // into a ring of shared-memory stages. Each warpgroup owns a 64 x WN tile of
-// the block's output. Both operands are K-major (A [M, K], B [N, K]) with
-// BK * elem = 128 bytes, so every tile row is one row of the 128-byte
-// swizzle: the descriptor of k-step kk starts kk * 32 bytes into the row of
-// a 1024-aligned pattern (base offset 0), as the hardware expects.
+// the block's output. Tiles are rows of the 128-byte swizzle: BK * elem =
+// 128 bytes for a K-major operand (A [M, K], B [N, K]), whose k-step kk
+// starts kk * 32 bytes into the row of a 1024-aligned pattern (base offset
+// 0); an MN-major one (A [K, M], B [K, N], 16-bit types) comes in 64-wide
+// chunks [BK][64], one TMA box each, whose k-step kk starts 16 kk rows in,
+// and wgmma transposes it.
 //
 // Stage s has its own mbarrier; thread 0 arms it with the stage's bytes
 // (expect_tx) and issues both boxes. The stages are unrolled, so every
@@ -64,15 +66,20 @@ private:
   /// an scf.for, the rest unrolled.
   Value run(int64_t lo, int64_t hi, bool refill, Value acc);
 
-  /// A static tile view of the ring: `tile` of `stage` (0 A, 1 B).
+  /// The tile of A (`isA`) or B in `stage`, as TMA fills it: K-major
+  /// [rows][BK], MN-major [rows / 64][BK][64] (64-element swizzle rows).
   Value tileView(int64_t stage, bool isA);
-  /// The k-step `kk` of `rows` rows starting at row `row0` of a tile.
-  Value kStep(Value tile, Value row0, int64_t rows, int64_t kk);
+  /// The k-step `kk` of `rows` rows (M or N) from `row0` of such a tile.
+  Value kStep(Value tile, bool isA, Value row0, int64_t rows, int64_t kk);
+  /// Thread 0's TMA loads of A (`isA`) or B's k-tile at `k0` into `stage`.
+  void load(int64_t stage, bool isA, Value k0, Value id);
 
   GemmKernelBuilder &kb;
   ImplicitLocOpBuilder &b;
   IndexMath &m;
   const GemmSmemLayout &layout;
+  /// Whether A and B have K innermost (else M or N: wgmma transposes).
+  bool kMajorA, kMajorB;
   MemRefType tileA, tileB;
   nvgpu::WarpgroupMatrixDescriptorType descA, descB;
   nvgpu::WarpgroupAccumulatorType accType;
@@ -95,10 +102,16 @@ WgmmaMainLoop::WgmmaMainLoop(GemmKernelBuilder &kb)
   Type elem = kb.p.inType;
   GemmConfigAttr config = kb.config;
   int64_t bk = config.getBlockK();
-  tileA =
-      MemRefType::get({config.getBlockM(), bk}, elem, AffineMap(), workgroup);
-  tileB =
-      MemRefType::get({config.getBlockN(), bk}, elem, AffineMap(), workgroup);
+  kMajorA = !kb.p.transposeA;
+  kMajorB = kb.p.transposeB;
+  auto tile = [&](int64_t rows, bool kMajor) {
+    SmallVector<int64_t> shape = {rows, bk};
+    if (!kMajor)
+      shape = {rows / kWgmmaMNChunk, bk, kWgmmaMNChunk};
+    return MemRefType::get(shape, elem, AffineMap(), workgroup);
+  };
+  tileA = tile(config.getBlockM(), kMajorA);
+  tileB = tile(config.getBlockN(), kMajorB);
   instK = config.getInst()[2];
   kSteps = bk / instK;
   int64_t wn = config.getWarpN();
@@ -129,12 +142,53 @@ Value WgmmaMainLoop::tileView(int64_t stage, bool isA) {
                                 ValueRange{});
 }
 
-Value WgmmaMainLoop::kStep(Value tile, Value row0, int64_t rows, int64_t kk) {
-  SmallVector<OpFoldResult> offsets = {row0, b.getIndexAttr(kk * instK)};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows),
-                                     b.getIndexAttr(instK)};
-  SmallVector<OpFoldResult> strides = {b.getIndexAttr(1), b.getIndexAttr(1)};
-  return memref::SubViewOp::create(b, tile, offsets, sizes, strides);
+Value WgmmaMainLoop::kStep(Value tile, bool isA, Value row0, int64_t rows,
+                           int64_t kk) {
+  OpFoldResult k = b.getIndexAttr(kk * instK);
+  OpFoldResult one = b.getIndexAttr(1);
+  if (isA ? kMajorA : kMajorB) {
+    SmallVector<OpFoldResult> offsets = {row0, k};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows),
+                                       b.getIndexAttr(instK)};
+    return memref::SubViewOp::create(b, tile, offsets, sizes,
+                                     SmallVector<OpFoldResult>(2, one));
+  }
+  // MN-major: instK rows of each 64-wide chunk the warpgroup covers (the
+  // descriptor steps from chunk to chunk).
+  SmallVector<OpFoldResult> offsets = {m.div(row0, kWgmmaMNChunk), k,
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows / kWgmmaMNChunk),
+                                     b.getIndexAttr(instK),
+                                     b.getIndexAttr(kWgmmaMNChunk)};
+  return memref::SubViewOp::create(b, tile, offsets, sizes,
+                                   SmallVector<OpFoldResult>(3, one));
+}
+
+void WgmmaMainLoop::load(int64_t stage, bool isA, Value k0, Value id) {
+  Value map = isA ? kb.tensorMapA : kb.tensorMapB;
+  Value row0 = isA ? kb.m0 : kb.n0;
+  Value tile = tileView(stage, isA);
+  // Coordinates run innermost first: (k, row) K-major, (row, k) MN-major
+  // for each 64-wide chunk.
+  if (isA ? kMajorA : kMajorB) {
+    nvgpu::TmaAsyncLoadOp::create(b, tile, barriers, map, ValueRange{k0, row0},
+                                  id, Value(), Value());
+    return;
+  }
+  auto type = cast<MemRefType>(tile.getType());
+  auto chunk = MemRefType::get({type.getDimSize(1), type.getDimSize(2)},
+                               type.getElementType(), AffineMap(),
+                               type.getMemorySpace());
+  int64_t chunkBytes = chunk.getNumElements() * kb.p.inBytes();
+  int64_t offset = stage * layout.stageBytes() +
+                   (isA ? layout.aOffsetBytes() : layout.bOffsetBytes());
+  for (int64_t c = 0; c < type.getDimSize(0); ++c) {
+    Value dst = memref::ViewOp::create(
+        b, chunk, kb.smem, m.c(offset + c * chunkBytes), ValueRange{});
+    nvgpu::TmaAsyncLoadOp::create(
+        b, dst, barriers, map, ValueRange{m.add(row0, c * kWgmmaMNChunk), k0},
+        id, Value(), Value());
+  }
 }
 
 void WgmmaMainLoop::fill(int64_t stage, Value kt) {
@@ -143,13 +197,8 @@ void WgmmaMainLoop::fill(int64_t stage, Value kt) {
       m.c((tileA.getNumElements() + tileB.getNumElements()) * kb.p.inBytes());
   Value id = m.c(stage);
   nvgpu::MBarrierArriveExpectTxOp::create(b, barriers, bytes, id, Value());
-  // Coordinates run innermost first: (k, row).
-  nvgpu::TmaAsyncLoadOp::create(b, tileView(stage, true), barriers,
-                                kb.tensorMapA, ValueRange{k0, kb.m0}, id,
-                                Value(), Value());
-  nvgpu::TmaAsyncLoadOp::create(b, tileView(stage, false), barriers,
-                                kb.tensorMapB, ValueRange{k0, kb.n0}, id,
-                                Value(), Value());
+  load(stage, true, k0, id);
+  load(stage, false, k0, id);
 }
 
 Value WgmmaMainLoop::step(int64_t stage, Value kt, Value parity, Value acc,
@@ -160,15 +209,21 @@ Value WgmmaMainLoop::step(int64_t stage, Value kt, Value parity, Value acc,
   Value a = tileView(stage, true), bt = tileView(stage, false);
   for (int64_t kk = 0; kk < kSteps; ++kk) {
     Value da = nvgpu::WarpgroupGenerateDescriptorOp::create(
-        b, descA, kStep(a, rowA, 64, kk), kb.tensorMapA);
+        b, descA, kStep(a, true, rowA, 64, kk), kb.tensorMapA);
     Value db = nvgpu::WarpgroupGenerateDescriptorOp::create(
-        b, descB, kStep(bt, rowB, kb.config.getWarpN(), kk), kb.tensorMapB);
-    acc = nvgpu::WarpgroupMmaOp::create(b, accType, da, db,
-                                        b.getI64IntegerAttr(1), UnitAttr(),
-                                        UnitAttr(), acc);
+        b, descB, kStep(bt, false, rowB, kb.config.getWarpN(), kk),
+        kb.tensorMapB);
+    // Each commits a group and waits until at most this k-tile's are in
+    // flight: the tensor cores queue a whole k-tile.
+    auto transpose = [&](bool kMajor) {
+      return kMajor ? UnitAttr() : b.getUnitAttr();
+    };
+    acc = nvgpu::WarpgroupMmaOp::create(
+        b, accType, da, db, b.getI64IntegerAttr(kSteps), transpose(kMajorA),
+        transpose(kMajorB), acc);
   }
-  // Each wgmma above left at most its own group in flight: the previous
-  // k-tile's are retired. Once every warpgroup is here, its stage is free.
+  // The previous k-tile's groups are retired. Once every warpgroup is
+  // here, its stage is free.
   gpu::BarrierOp::create(b);
   if (refill) {
     auto ifOp = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
@@ -290,11 +345,11 @@ void GemmKernelBuilder::buildWgmma() {
 Value GemmKernelBuilder::castToTensorMap(Value pointer, bool isA) {
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  int64_t rows = isA ? config.getBlockM() : config.getBlockN();
-  auto box = MemRefType::get({rows, config.getBlockK()}, p.inType, AffineMap(),
-                             workgroup);
+  SmallVector<int64_t> box = getWgmmaBox(config, p, isA);
+  auto boxType =
+      MemRefType::get({box[1], box[0]}, p.inType, AffineMap(), workgroup);
   auto type = nvgpu::TensorMapDescriptorType::get(
-      b.getContext(), box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      b.getContext(), boxType, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
       nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
       nvgpu::TensorMapOOBKind::OOB_ZERO,
       nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);

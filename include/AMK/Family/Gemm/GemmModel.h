@@ -86,6 +86,13 @@ MemRefType getSplitWorkspaceType(GemmConfigAttr config,
 constexpr int64_t kWgmmaSmemAlignBytes = 1024;
 /// wgmma: the bytes of one tile row (BK elements): one 128-byte swizzle row.
 constexpr int64_t kWgmmaRowBytes = 128;
+/// wgmma: an MN-major operand's chunk width (elements of 16-bit types).
+constexpr int64_t kWgmmaMNChunk = 64;
+
+/// wgmma: the TMA box of A (`isA`) or B, innermost first: {BK, rows} for a
+/// K-major operand, {64, BK} (one chunk) for an MN-major one.
+SmallVector<int64_t> getWgmmaBox(GemmConfigAttr config,
+                                 const GemmProblem &problem, bool isA);
 
 /// The kernel that sums a workspace split: each of its threads sums
 /// getSplitReduceVector() adjacent elements of C over the splits, in order,

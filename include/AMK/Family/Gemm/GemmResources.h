@@ -33,7 +33,8 @@ struct GemmRegisterModel {
   int64_t overhead = 40;
   /// Safety margin on the whole estimate (1.15 = +15%). The estimate is also
   /// the kernel's register budget (`.maxnreg`): ptxas never uses more, and
-  /// test/Family/Gemm/register-estimate.test checks it needs no spills within it.
+  /// test/Family/Gemm/register-estimate.test checks it needs no spills within
+  /// it.
   double margin = 1.15;
   /// Registers are allocated per thread in units of this many.
   int64_t granularity = 8;

@@ -1,0 +1,76 @@
+// REQUIRES: ptxas
+// RUN: amk-opt %s --amk-lower=stop-at=gpu | FileCheck %s
+// RUN: rm -rf %t && amk-opt %s --amk-lower="bundle-dir=%t" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTX < %t/gemm_wgmma_nn.ptx
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/gemm_wgmma_nn.json
+// The Hopper kernel (math = wgmma): A [M, K] and B [K, N] (MN-major, loaded
+// in 64-column chunks and transposed by wgmma), three stages, two
+// warpgroups, bias and GELU in the epilogue.
+
+// The host encodes a tensor map per operand and passes it as a pointer.
+// CHECK-LABEL: func.func @nn
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK:         gpu.launch_func @gemm_wgmma_nn::@gemm_wgmma_nn {{.*}} dynamic_shared_memory_size %c98304_i32 args({{.*}}, %{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr)
+
+// The kernel: its dynamic shared memory 1024-aligned, one mbarrier per
+// stage armed with the stage's 32 KB (A 128x64, B 2 chunks of 64x64).
+// CHECK:       gpu.func @gemm_wgmma_nn({{.*}}, %[[MA:.*]]: !llvm.ptr, %[[MB:.*]]: !llvm.ptr) kernel attributes {amk.dynamic_smem_align = 1024 : i64, amk.dynamic_smem_bytes = 98304 : i64, known_block_size = array<i32: 256, 1, 1>
+// CHECK:         builtin.unrealized_conversion_cast %[[MA]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x64xbf16
+// CHECK:         nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
+// CHECK:         nvgpu.mbarrier.init
+// CHECK:         nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK:         gpu.barrier
+// CHECK:         nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%c0], %c32768
+// CHECK-COUNT-3: nvgpu.tma.async.load
+// k-tile 0: four k16 steps, each leaving the k-tile's groups in flight;
+// B's k-steps are 16 rows of both chunks.
+// CHECK:         nvgpu.mbarrier.try_wait.parity %{{.*}}[%c0], %false
+// CHECK:         memref.subview %{{.*}}[0, 16, 0] [2, 16, 64] [1, 1, 1] : memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:         nvgpu.warpgroup.mma {{.*}} {transposeB, waitGroup = 4 : i64}
+// Whole rounds of the ring in a loop, refilling the stage before.
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %false
+// CHECK:           nvgpu.mbarrier.try_wait.parity
+// CHECK:           gpu.barrier
+// CHECK:           scf.if
+// CHECK:             nvgpu.mbarrier.arrive.expect_tx
+// CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
+// The epilogue reads the accumulator registers: bias, GELU, bf16 stores.
+// CHECK:         builtin.unrealized_conversion_cast %{{.*}} : !nvgpu.warpgroup.accumulator<fragmented = vector<64x128xf32>> to !llvm.struct<(struct<(f32
+// CHECK:         llvm.extractvalue %{{.*}}[0, 0]
+// CHECK:         math.erf
+// CHECK:         vector.store {{.*}} : memref<256x512xbf16>, vector<2xbf16>
+
+// The PTX has the swizzle-aligned dynamic shared memory, bulk tensor copies and
+// transposed-B wgmma (imm-trans-b = 1).
+// PTX: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1,  1, 0,  1;
+
+// The manifest: the kernel's tensor maps (boxes innermost first) and its
+// parameters, the maps last.
+// MANIFEST:      "params": [
+// MANIFEST-NEXT:   "A",
+// MANIFEST-NEXT:   "B",
+// MANIFEST-NEXT:   "bias",
+// MANIFEST-NEXT:   "C",
+// MANIFEST-NEXT:   "A_tma",
+// MANIFEST-NEXT:   "B_tma"
+// MANIFEST:      "tensor_maps": [
+// MANIFEST-NEXT:   {
+// MANIFEST-NEXT:     "box": [
+// MANIFEST-NEXT:       64,
+// MANIFEST-NEXT:       128
+// MANIFEST-NEXT:     ],
+// MANIFEST-NEXT:     "buffer": "A",
+// MANIFEST-NEXT:     "name": "A_tma",
+// MANIFEST-NEXT:     "swizzle_bytes": 128
+// MANIFEST:          "buffer": "B",
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @nn(%a: memref<256x1024xbf16>, %b: memref<1024x512xbf16>, %bias: memref<512xbf16>, %c: memref<256x512xbf16>) {
+    amk.kernel "gemm_wgmma_nn" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 3, vector = 8, threads = 256>) attributes {amk.verified} {
+      amk.matmul %a, %b bias(%bias) into %c {activation = #amk.activation<gelu>} : memref<256x1024xbf16>, memref<1024x512xbf16>, memref<512xbf16>, memref<256x512xbf16>
+    }
+    return
+  }
+}
