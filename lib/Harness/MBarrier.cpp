@@ -209,20 +209,54 @@ bool MBarrierChecker::checkVisible(Uses &uses, nvgpu::MBarrierInitOp init) {
   return ordered;
 }
 
+Operation *MBarrierChecker::complementOf(Operation *arrive,
+                                         ArrayRef<Operation *> arrives) {
+  auto ifOp = dyn_cast<scf::IfOp>(arrive->getParentOp());
+  if (!ifOp || ifOp.getElseRegion().empty())
+    return nullptr;
+  // Exactly one arrive directly in each branch.
+  auto only = [&](Region &region) -> Operation * {
+    Operation *found = nullptr;
+    for (Operation *a : arrives)
+      if (a->getParentRegion() == &region) {
+        if (found)
+          return nullptr;
+        found = a;
+      }
+    return found;
+  };
+  Operation *inThen = only(ifOp.getThenRegion());
+  Operation *inElse = only(ifOp.getElseRegion());
+  if (!inThen || !inElse)
+    return nullptr;
+  return arrive == inThen ? inElse : arrive == inElse ? inThen : nullptr;
+}
+
 std::optional<SmallVector<MBarrierChecker::Round>>
 MBarrierChecker::getRounds(Uses &uses, nvgpu::MBarrierInitOp init,
                            int64_t count) {
   const std::string &name = uses.name;
   SmallVector<Round> rounds;
+  llvm::SmallPtrSet<Operation *, 4> complements;
   for (Operation *arrive : uses.arrives) {
-    auto expect = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(arrive);
-    if (expect && expect.getPredicate()) {
+    if (complements.contains(arrive))
+      continue;
+    Operation *complement = complementOf(arrive, uses.arrives);
+    bool predicated = false;
+    for (Operation *op : {arrive, complement})
+      if (auto expect = dyn_cast_or_null<nvgpu::MBarrierArriveExpectTxOp>(op))
+        predicated |= static_cast<bool>(expect.getPredicate());
+    if (predicated) {
       report(check::kUnprovable, arrive,
              "a predicated arrive.expect_tx on " + name + " is not modelled");
       return std::nullopt;
     }
-    std::optional<std::pair<int64_t, scf::ForOp>> by =
-        executors(arrive, "the arrive on " + name);
+    // Arrives in both branches of one scf.if: whatever its condition, each
+    // thread that runs the scf.if arrives once.
+    if (complement)
+      complements.insert(complement);
+    std::optional<std::pair<int64_t, scf::ForOp>> by = executors(
+        complement ? arrive->getParentOp() : arrive, "the arrive on " + name);
     if (!by)
       return std::nullopt;
     if (by->first != count) {
@@ -246,7 +280,7 @@ MBarrierChecker::getRounds(Uses &uses, nvgpu::MBarrierInitOp init,
                  " in one loop is not modelled");
       return std::nullopt;
     }
-    rounds.push_back({arrive, by->second, by->first, -1});
+    rounds.push_back({arrive, by->second, by->first, -1, complement});
   }
   // Phases in program order: top-level rounds one each, a loop's one per
   // iteration; past a loop of unknown trip count the count is symbolic.
@@ -347,8 +381,9 @@ const MBarrierChecker::Round *MBarrierChecker::roundOf(const Uses &uses,
         return nullptr;
       found = arrive;
     }
-  const Round *round =
-      llvm::find_if(rounds, [&](const Round &r) { return r.op == found; });
+  const Round *round = llvm::find_if(rounds, [&](const Round &r) {
+    return r.op == found || r.complement == found;
+  });
   return found && round != rounds.end() ? round : nullptr;
 }
 
@@ -381,7 +416,9 @@ bool MBarrierChecker::checkTransactions(Uses &uses, ArrayRef<Round> rounds) {
         executors(op, "the TMA load on " + name);
     if (!by)
       return false;
-    if (by->first != round->threads) {
+    // (A round of both branches counts every thread of its scf.if; the
+    // load's own branch is its expect_tx's block.)
+    if (!round->complement && by->first != round->threads) {
       report(check::kMBarrierPhase, op,
              llvm::formatv("{0} is issued by {1} thread(s) per round but "
                            "its arrive.expect_tx ({2}) by {3}: the bytes "

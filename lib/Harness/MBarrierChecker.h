@@ -98,6 +98,10 @@ private:
     /// The phase it completes is phaseBase (+ k in its loop); -1: unknown
     /// (after another loop of rounds).
     int64_t phaseBase;
+    /// The arrive in the other branch of `op`'s scf.if, when both branches
+    /// arrive (`if (tid == 0) expect_tx(n) else expect_tx(0)`): together
+    /// every thread that runs the scf.if arrives once.
+    Operation *complement = nullptr;
   };
   /// Checks one barrier; records its phases once all of it holds.
   void check(Uses &uses);
@@ -109,6 +113,9 @@ private:
   checkInit(Uses &uses);
   /// Whether a block barrier after the init precedes every other use.
   bool checkVisible(Uses &uses, nvgpu::MBarrierInitOp init);
+  /// The arrive directly in the other branch of the scf.if that holds
+  /// `arrive` directly, when each branch has exactly one; else null.
+  Operation *complementOf(Operation *arrive, ArrayRef<Operation *> arrives);
   /// The arrives: each by C threads, at most one per loop.
   std::optional<SmallVector<Round>>
   getRounds(Uses &uses, nvgpu::MBarrierInitOp init, int64_t count);

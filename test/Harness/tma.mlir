@@ -749,3 +749,109 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Twin: every thread arrives (count 128), thread 0 with the box's bytes and
+// the others with none, in the two branches of one scf.if (as upstream's
+// sm90 kernels do): one round of all threads.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 1>
+gpu.module @m {
+  gpu.func @complementary_arrives(%d: !desc) workgroup(%buf: memref<64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %count = arith.constant 128 : index
+    %tx = arith.constant 8192 : index
+    %none = arith.constant 0 : index
+    %ticks = arith.constant 1000000 : index
+    %bars = nvgpu.mbarrier.create -> !bars
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.remui %tid, %c64 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bars[%c0], %count : !bars
+    }
+    gpu.barrier
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      nvgpu.tma.async.load %d[%c0, %c0], %bars[%c0] to %buf : !desc, !bars -> memref<64x64xf16, #gpu.address_space<workgroup>>
+    } else {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %none : !bars
+    }
+    %false = arith.constant false
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %false, %ticks : !bars
+    %x = memref.load %buf[%row, %c0] : memref<64x64xf16, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the other threads expect bytes no load of theirs delivers.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 1>
+gpu.module @m {
+  gpu.func @complementary_arrives_extra_bytes(%d: !desc) workgroup(%buf: memref<64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %count = arith.constant 128 : index
+    %tx = arith.constant 8192 : index
+    %none = arith.constant 64 : index
+    %ticks = arith.constant 1000000 : index
+    %bars = nvgpu.mbarrier.create -> !bars
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.remui %tid, %c64 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bars[%c0], %count : !bars
+    }
+    gpu.barrier
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      nvgpu.tma.async.load %d[%c0, %c0], %bars[%c0] to %buf : !desc, !bars -> memref<64x64xf16, #gpu.address_space<workgroup>>
+    } else {
+      // expected-error @+1 {{but the TMA loads of its round deliver 0: the phase never completes}}
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %none : !bars
+    }
+    %false = arith.constant false
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %false, %ticks : !bars
+    %x = memref.load %buf[%row, %c0] : memref<64x64xf16, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: 128 threads arrive on a barrier that completes on 1.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 1>
+gpu.module @m {
+  gpu.func @complementary_arrives_count_1(%d: !desc) workgroup(%buf: memref<64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %count = arith.constant 1 : index
+    %tx = arith.constant 8192 : index
+    %none = arith.constant 0 : index
+    %ticks = arith.constant 1000000 : index
+    %bars = nvgpu.mbarrier.create -> !bars
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.remui %tid, %c64 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bars[%c0], %count : !bars
+    }
+    gpu.barrier
+    scf.if %first {
+      // expected-error @+1 {{128 threads arrive on mbarrier 0 of 'nvgpu.mbarrier.create' at line 838 each time, but it was initialized with count 1 ('nvgpu.mbarrier.init' at line 842): phases complete early, before the threads that wait on them arrived}}
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      nvgpu.tma.async.load %d[%c0, %c0], %bars[%c0] to %buf : !desc, !bars -> memref<64x64xf16, #gpu.address_space<workgroup>>
+    } else {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %none : !bars
+    }
+    %false = arith.constant false
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %false, %ticks : !bars
+    %x = memref.load %buf[%row, %c0] : memref<64x64xf16, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
