@@ -1,6 +1,7 @@
 # -*- Python -*-
 # lit configuration of the AMK regression tests.
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -74,6 +75,9 @@ if config.amk_runtime_enabled:
     config.available_features.add("cuda-runtime")
     if has_cuda_gpu():
         config.available_features.add("cuda-gpu")
+# pytest for the Python package's tests (python/tests), in lit's Python.
+if importlib.util.find_spec("pytest") is not None:
+    config.available_features.add("pytest")
 ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 if os.path.exists(ptxas):
     config.available_features.add("ptxas")

@@ -1,5 +1,14 @@
-"""AMK Python helpers: drive amk-opt and the runtime tools from scripts.
+"""AMK from Python: compile, prove and run AMK kernels.
 
-The compiler side (`amk.suite`) needs the amk-opt binary; the runtime side
-runs with the CUDA toolkit alone.
+    import torch, amk
+    y = amk.ops.matmul(x, w.t(), bias=b, activation="gelu")
+    k = amk.compile(mlir_text, target="h200")   # config, explain(), ptx
+    k(a, b, c)
+
+Compiling needs the amk-opt tool (amk.compiler.find_amk_opt); launching needs
+only the CUDA driver and the runtime's C library (amk.runtime). The
+repository's scripts (amk.suite, amk.rowsuite, amk.tune, ...) live here too.
 """
+
+from .compiler import AmkError, Kernel, compile, find_amk_opt  # noqa: F401
+from . import ops  # noqa: F401

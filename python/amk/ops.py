@@ -1,0 +1,137 @@
+"""Operators on torch tensors, compiled by AMK for their exact shapes.
+
+    y = amk.ops.matmul(x, w.t(), bias=b, activation="gelu")
+
+The first call at a new (shapes, dtypes, layouts, target) plans, verifies
+and lowers a kernel (amk.compile: on disk once, then in this process's
+table); later calls launch it on torch's current stream. Shapes are
+specialized exactly: every distinct size is a kernel of its own. What AMK
+cannot take raises ValueError or TypeError naming the reason; nothing
+falls back to torch silently.
+"""
+
+from .compiler import compile as _compile
+
+_KERNELS = {}
+_ELEM = {"torch.float16": "f16", "torch.bfloat16": "bf16",
+         "torch.float32": "f32"}
+_ACTIVATIONS = ("relu", "gelu", "silu")
+
+
+def _elem(t, what):
+    elem = _ELEM.get(str(t.dtype))
+    if elem is None:
+        raise TypeError(f"amk.ops.matmul: {what} is {t.dtype}; AMK takes "
+                        f"float16, bfloat16 and float32")
+    return elem
+
+
+def _layout(t, what):
+    """(buffer, transposed): `t` itself when row-major contiguous, the
+    contiguous tensor it is the transpose of otherwise."""
+    if t.dim() != 2:
+        raise ValueError(f"amk.ops.matmul: {what} must be 2-D, got shape "
+                         f"{tuple(t.shape)}")
+    if t.is_contiguous():
+        return t, False
+    if t.t().is_contiguous():
+        return t.t(), True
+    raise ValueError(f"amk.ops.matmul: {what} must be contiguous or the "
+                     f"transpose of a contiguous tensor (strides "
+                     f"{tuple(t.stride())})")
+
+
+def matmul_source(m, n, k, elem, out_elem, transpose_a=False,
+                  transpose_b=False, bias=False, activation=None, alpha=1.0,
+                  tf32=False):
+    """The MLIR of C[m, n] = alpha * A B (+ bias, activation) with A given
+    as [m, k] ([k, m] transposed) and B as [k, n] ([n, k] transposed)."""
+    if activation is not None and activation not in _ACTIVATIONS:
+        raise ValueError(f"amk.ops.matmul: activation must be one of "
+                         f"{', '.join(_ACTIVATIONS)}, got {activation!r}")
+    a = f"memref<{k}x{m}x{elem}>" if transpose_a else f"memref<{m}x{k}x{elem}>"
+    b = f"memref<{n}x{k}x{elem}>" if transpose_b else f"memref<{k}x{n}x{elem}>"
+    c = f"memref<{m}x{n}x{out_elem}>"
+    args, types, bias_use = [f"%a: {a}", f"%b: {b}"], [a, b], ""
+    if bias:
+        args.append(f"%bias: memref<{n}x{out_elem}>")
+        types.append(f"memref<{n}x{out_elem}>")
+        bias_use = " bias(%bias)"
+    args.append(f"%c: {c}")
+    types.append(c)
+    attrs = []
+    if transpose_a:
+        attrs.append("transpose_a")
+    if transpose_b:
+        attrs.append("transpose_b")
+    if activation:
+        attrs.append(f"activation = #amk.activation<{activation}>")
+    if alpha != 1.0:
+        attrs.append(f"alpha = {float(alpha)!r} : f64")
+    if tf32:
+        attrs.append("precision = #amk.precision<tf32>")
+    attr_text = " {" + ", ".join(attrs) + "}" if attrs else ""
+    return (f"func.func @amk_matmul({', '.join(args)}) {{\n"
+            f"  amk.matmul %a, %b{bias_use} into %c{attr_text} : "
+            f"{', '.join(types)}\n  return\n}}\n")
+
+
+def matmul(a, b, *, bias=None, activation=None, alpha=1.0, out_dtype=None,
+           allow_tf32=False, target="h200"):
+    """alpha * a @ b (+ bias) (then relu / gelu / silu), on the GPU, as a
+    new tensor of `out_dtype` (default: a's). `a` and `b` are 2-D CUDA
+    tensors of one dtype, each contiguous or a transposed contiguous one
+    (x @ w.t() reads w as stored); `bias` has one value per column."""
+    import torch
+
+    kernel, buffers, shape, dtype = _prepare(a, b, bias, activation, alpha,
+                                             out_dtype, allow_tf32, target)
+    out = torch.empty(shape, dtype=dtype, device=a.device)
+    kernel(*buffers, out)
+    return out
+
+
+def matmul_kernel(a, b, **options):
+    """The Kernel that matmul(a, b, **options) launches (compiled if new),
+    to look at its config, explain() and PTX."""
+    return _prepare(a, b, options.get("bias"), options.get("activation"),
+                    options.get("alpha", 1.0), options.get("out_dtype"),
+                    options.get("allow_tf32", False),
+                    options.get("target", "h200"))[0]
+
+
+def _prepare(a, b, bias, activation, alpha, out_dtype, allow_tf32, target):
+    """Checks the operands; the kernel, its input buffers, C's shape and
+    dtype."""
+    import torch
+
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+        raise TypeError("amk.ops.matmul takes torch tensors")
+    elem = _elem(a, "a")
+    if b.dtype != a.dtype:
+        raise TypeError(f"amk.ops.matmul: a is {a.dtype} but b is {b.dtype}")
+    a_buf, ta = _layout(a, "a")
+    b_buf, tb = _layout(b, "b")
+    (m, k), (k2, n) = a.shape, b.shape
+    if k != k2:
+        raise ValueError(f"amk.ops.matmul: a is {m}x{k} but b is {k2}x{n}")
+    if min(m, n, k) < 1:
+        raise ValueError("amk.ops.matmul: empty operands")
+    if a.device != b.device or a.device.type != "cuda":
+        raise ValueError("amk.ops.matmul: a and b must be on one CUDA device")
+    out_dtype = out_dtype or a.dtype
+    out_elem = _elem(torch.empty(0, dtype=out_dtype), "out_dtype")
+    if bias is not None:
+        if tuple(bias.shape) != (n,) or bias.dtype != out_dtype:
+            raise ValueError(f"amk.ops.matmul: bias must be [{n}] of "
+                             f"{out_dtype}, got {tuple(bias.shape)} of "
+                             f"{bias.dtype}")
+        bias = bias.contiguous()
+    source = matmul_source(m, n, k, elem, out_elem, ta, tb, bias is not None,
+                           activation, alpha, allow_tf32 and elem == "f32")
+    key = (source, target)
+    kernel = _KERNELS.get(key)
+    if kernel is None:
+        kernel = _KERNELS[key] = _compile(source, target)
+    buffers = [a_buf, b_buf] + ([bias] if bias is not None else [])
+    return kernel, buffers, (m, n), out_dtype

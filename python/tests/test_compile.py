@@ -1,0 +1,71 @@
+"""amk.compile on the CPU: a kernel object from MLIR, its decision, its
+manifest and PTX, the cache, and what AMK refuses."""
+
+import os
+
+import pytest
+
+import amk
+from amk.ops import matmul_source
+
+
+def test_compile_gives_a_verified_kernel(cache):
+    k = amk.compile(matmul_source(1024, 512, 256, "bf16", "bf16",
+                                  transpose_b=True), "h200", cache_dir=cache)
+    assert k.args == ["A", "B", "C"]
+    assert k.manifest["problem"]["family"] == "gemm"
+    assert k.verdict["status"] == "verified"
+    # An sm_90a target plans the TMA + wgmma path for B as [N, K].
+    assert "math = wgmma" in k.config
+    assert "remark: planned gemm_1024x512x256_bf16_f32_bf16_nt" in k.explain()
+    assert "<amk.compile>" in k.explain()
+    assert ".entry gemm_1024x512x256_bf16_f32_bf16_nt" in k.ptx
+    assert k.predicted_us > 0 and len(k.cache_key) == 64
+
+
+def test_other_targets_plan_other_kernels(cache):
+    src = matmul_source(1024, 512, 256, "bf16", "bf16", transpose_b=True)
+    a100 = amk.compile(src, "a100", cache_dir=cache)
+    assert "math = mma_sync" in a100.config
+    assert a100.manifest["arch"] == "sm_80"
+
+
+def test_the_cache_returns_the_same_bundle(cache):
+    src = matmul_source(128, 128, 64, "f16", "f32")
+    first = amk.compile(src, cache_dir=cache)
+    again = amk.compile(src, cache_dir=cache)
+    assert first.path == again.path
+    assert os.path.isfile(first.path)
+
+
+def test_refusals_raise_with_diagnostics(cache):
+    with pytest.raises(amk.AmkError, match="unknown target 'mi300'"):
+        amk.compile(matmul_source(64, 64, 64, "f16", "f16"), "mi300",
+                    cache_dir=cache)
+    with pytest.raises(amk.AmkError, match="<amk.compile>:1:"):
+        amk.compile("func.func @f( {", cache_dir=cache)
+    with pytest.raises(amk.AmkError, match="expected one problem op"):
+        amk.compile("func.func @f() {\n  return\n}\n", cache_dir=cache)
+    with pytest.raises(TypeError):
+        amk.compile(b"bytes", cache_dir=cache)
+
+
+def test_bind_checks_buffers_without_a_gpu(cache):
+    k = amk.compile(matmul_source(64, 32, 16, "f32", "f32"), cache_dir=cache)
+    with pytest.raises(ValueError, match="takes 3 buffers"):
+        k.bind([1, 2])
+    # Raw device pointers bind as they are.
+    assert k.bind([1 << 20, 2 << 20, 3 << 20]) == (
+        [1 << 20, 2 << 20, 3 << 20], {})
+
+
+def test_matmul_source_spells_the_problem():
+    src = matmul_source(8, 16, 32, "bf16", "f32", transpose_a=True,
+                        transpose_b=True, bias=True, activation="gelu",
+                        alpha=0.5)
+    assert "%a: memref<32x8xbf16>, %b: memref<16x32xbf16>" in src
+    assert "bias(%bias)" in src and "memref<16xf32>" in src
+    assert ("{transpose_a, transpose_b, activation = #amk.activation<gelu>, "
+            "alpha = 0.5 : f64}") in src
+    with pytest.raises(ValueError, match="activation must be one of"):
+        matmul_source(8, 8, 8, "f16", "f16", activation="tanh")

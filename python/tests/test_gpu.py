@@ -1,0 +1,94 @@
+"""amk.ops and amk.Kernel on a GPU, against torch (marked gpu: run on the
+device, skipped elsewhere)."""
+
+import os
+
+import pytest
+
+import amk
+
+pytestmark = pytest.mark.gpu
+
+
+def torch_ref(a, b, bias=None, activation=None, alpha=1.0):
+    import torch
+    y = alpha * (a.double() @ b.double())
+    if bias is not None:
+        y = y + bias.double()
+    if activation == "gelu":
+        y = torch.nn.functional.gelu(y)
+    elif activation == "relu":
+        y = torch.relu(y)
+    elif activation == "silu":
+        y = torch.nn.functional.silu(y)
+    return y
+
+
+def close(out, ref, k):
+    """Within a K-scaled bound of the fp64 reference (16-bit rounding)."""
+    err = (out.double() - ref).abs().max().item()
+    scale = ref.abs().max().item() + 1
+    return err <= scale * (8e-3 if out.dtype != ref.dtype else 1e-6)
+
+
+SHAPES = [(1, 4096, 4096), (77, 129, 65), (256, 1024, 512), (1000, 1000, 1000),
+          (128, 192, 4096)]
+
+
+@pytest.mark.parametrize("m,n,k", SHAPES)
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("layout", ["nn", "nt"])
+def test_matmul_against_torch(m, n, k, dtype, layout):
+    import torch
+    torch.manual_seed(m * 31 + n)
+    dt = getattr(torch, dtype)
+    a = torch.randn(m, k, device="cuda", dtype=dt)
+    w = torch.randn(n, k, device="cuda", dtype=dt)
+    b = w.t() if layout == "nt" else w.t().contiguous()
+    out = amk.ops.matmul(a, b)
+    assert out.shape == (m, n) and out.dtype == dt
+    assert close(out, torch_ref(a, b), k)
+
+
+def test_matmul_epilogue_and_kernel_object():
+    import torch
+    a = torch.randn(300, 512, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(768, 512, device="cuda", dtype=torch.bfloat16)
+    bias = torch.randn(768, device="cuda", dtype=torch.bfloat16)
+    out = amk.ops.matmul(a, w.t(), bias=bias, activation="gelu", alpha=0.5)
+    assert close(out, torch_ref(a, w.t(), bias, "gelu", 0.5), 512)
+    k = amk.ops.matmul_kernel(a, w.t(), bias=bias, activation="gelu",
+                              alpha=0.5)
+    assert "remark: planned" in k.explain() and k.ptx
+
+
+def test_matmul_under_a_cuda_graph():
+    import torch
+    a = torch.randn(256, 256, device="cuda", dtype=torch.float16)
+    b = torch.randn(256, 256, device="cuda", dtype=torch.float16)
+    amk.ops.matmul(a, b)  # compile and load outside the capture
+    g = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        with torch.cuda.graph(g):
+            out = amk.ops.matmul(a, b)
+    a.copy_(torch.randn_like(a))
+    g.replay()
+    torch.cuda.synchronize()
+    assert close(out, torch_ref(a, b), 256)
+
+
+def test_bad_operands_raise():
+    import torch
+    a = torch.randn(64, 32, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="a is 64x32 but b is 16x8"):
+        amk.ops.matmul(a, torch.randn(16, 8, device="cuda",
+                                      dtype=torch.float16))
+    with pytest.raises(TypeError, match="a is torch.float16 but b is"):
+        amk.ops.matmul(a, torch.randn(32, 8, device="cuda"))
+    with pytest.raises(ValueError, match="must be contiguous or the "
+                                         "transpose"):
+        amk.ops.matmul(a, torch.randn(32, 16, device="cuda",
+                                      dtype=torch.float16)[:, ::2])
+    with pytest.raises(TypeError, match="AMK takes"):
+        amk.ops.matmul(a.double(), torch.randn(32, 8, device="cuda").double())
