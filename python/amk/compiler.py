@@ -209,9 +209,14 @@ class Kernel:
         pointers, dynamic = self.bind(tensors, sizes)
         if stream is None:
             stream = _current_stream(tensors)
+        self.launch(pointers, dynamic, stream)
+
+    def launch(self, pointers, sizes, stream):
+        """Launches on device pointers already bound (bind()), with the
+        dynamic sizes, on a raw CUstream handle."""
         if self._bundle is None:
             self._bundle = runtime.Bundle(self.path)
-        self._bundle.launch(pointers, dynamic, stream)
+        self._bundle.launch(pointers, sizes, stream)
 
     def __repr__(self):
         return f"<amk.Kernel {self.name} {self.config}>"

@@ -75,14 +75,16 @@ class Bundle:
     def launch(self, pointers, sizes=None, stream=0):
         """Runs the bundle on the device pointers of its args, in order,
         with `sizes` giving each dynamic size symbol's value."""
-        sizes = sizes or {}
-        names = (ctypes.c_char_p * len(sizes))(
-            *[k.encode() for k in sizes])
-        values = (ctypes.c_int64 * len(sizes))(*sizes.values())
+        if sizes:
+            names = (ctypes.c_char_p * len(sizes))(
+                *[k.encode() for k in sizes])
+            values = (ctypes.c_int64 * len(sizes))(*sizes.values())
+        else:
+            names, values = None, None
         args = (ctypes.c_uint64 * len(pointers))(*pointers)
-        _check(_library().amk_bundle_launch(
-            self._handle, len(sizes), names, values, len(pointers), args,
-            ctypes.c_void_p(stream)))
+        _check(_lib.amk_bundle_launch(
+            self._handle, len(sizes) if sizes else 0, names, values,
+            len(pointers), args, stream or None))
 
     def __del__(self):
         if getattr(self, "_handle", None) and _lib is not None:
