@@ -63,7 +63,8 @@ def main():
     parser.add_argument("--tokens", type=int, default=2048)
     parser.add_argument("--hidden", type=int, default=4096)
     parser.add_argument("--ffn", type=int, default=14336)
-    parser.add_argument("--target", default="h200")
+    parser.add_argument("--target", default=None,
+                        help="an AMK target (default: this GPU's)")
     args = parser.parse_args()
     torch.manual_seed(0)
     bf16 = dict(device="cuda", dtype=torch.bfloat16)

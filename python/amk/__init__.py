@@ -11,4 +11,4 @@ repository's scripts (amk.suite, amk.rowsuite, amk.tune, ...) live here too.
 """
 
 from .compiler import AmkError, Kernel, compile, find_amk_opt  # noqa: F401
-from . import ops  # noqa: F401
+from . import ops, target  # noqa: F401

@@ -82,11 +82,26 @@ _CALLS = {}
 
 
 def matmul(a, b, *, bias=None, activation=None, alpha=1.0, out_dtype=None,
-           allow_tf32=False, target="h200"):
+           allow_tf32=False, target=None):
     """alpha * a @ b (+ bias) (then relu / gelu / silu), on the GPU, as a
     new tensor of `out_dtype` (default: a's). `a` and `b` are 2-D CUDA
     tensors of one dtype, each contiguous or a transposed contiguous one
-    (x @ w.t() reads w as stored); `bias` has one value per column."""
+    (x @ w.t() reads w as stored); `bias` has one value per column.
+    `target` defaults to a's device (amk.target.from_device). Under
+    torch.compile it is the custom op torch.ops.amk.matmul."""
+    import torch
+
+    if target is None:
+        target = _device_target(a)
+    if torch.compiler.is_compiling():
+        return torch.ops.amk.matmul(a, b, bias, activation or "", float(alpha),
+                                    out_dtype, allow_tf32, target)
+    return _matmul_eager(a, b, bias, activation, alpha, out_dtype, allow_tf32,
+                         target)
+
+
+def _matmul_eager(a, b, bias, activation, alpha, out_dtype, allow_tf32,
+                  target):
     import torch
 
     key = (a.shape, a.stride(), a.dtype, a.device, b.shape, b.stride(),
@@ -116,6 +131,19 @@ def matmul(a, b, *, bias=None, activation=None, alpha=1.0, out_dtype=None,
     return out
 
 
+def _device_target(t):
+    """The target of tensor `t`'s device, once per device."""
+    index = getattr(t.device, "index", None)
+    target = _TARGETS.get(index)
+    if target is None:
+        from .target import from_device
+        target = _TARGETS[index] = from_device(t.device)
+    return target
+
+
+_TARGETS = {}
+
+
 def _stream(device):
     """The raw handle of torch's current stream on `device`."""
     import torch
@@ -132,7 +160,7 @@ def matmul_kernel(a, b, **options):
     return _prepare(a, b, options.get("bias"), options.get("activation"),
                     options.get("alpha", 1.0), options.get("out_dtype"),
                     options.get("allow_tf32", False),
-                    options.get("target", "h200"))[0]
+                    options.get("target") or _device_target(a))[0]
 
 
 def _prepare(a, b, bias, activation, alpha, out_dtype, allow_tf32, target):
@@ -170,3 +198,33 @@ def _prepare(a, b, bias, activation, alpha, out_dtype, allow_tf32, target):
         kernel = _KERNELS[key] = _compile(source, target)
     buffers = [a_buf, b_buf] + ([bias] if bias is not None else [])
     return kernel, buffers, (m, n), out_dtype
+
+
+def _register_torch_ops(torch):
+    """torch.ops.amk.matmul: the real implementation and a fake one (shape
+    and dtype only), so that torch.compile traces through it."""
+    from typing import Optional
+
+    @torch.library.custom_op("amk::matmul", mutates_args=())
+    def _op(a: torch.Tensor, b: torch.Tensor, bias: Optional[torch.Tensor],
+            activation: str, alpha: float, out_dtype: Optional[torch.dtype],
+            allow_tf32: bool, target: str) -> torch.Tensor:
+        return _matmul_eager(a, b, bias, activation or None, alpha, out_dtype,
+                             allow_tf32, target)
+
+    @_op.register_fake
+    def _(a, b, bias, activation, alpha, out_dtype, allow_tf32, target):
+        if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+            raise ValueError(f"amk.ops.matmul: a is {tuple(a.shape)} but b is "
+                             f"{tuple(b.shape)}")
+        return a.new_empty((a.shape[0], b.shape[1]),
+                           dtype=out_dtype or a.dtype)
+
+
+try:
+    import torch as _torch
+except ImportError:  # the CPU-only parts work without torch
+    _torch = None
+if _torch is not None:
+    _register_torch_ops(_torch)
+

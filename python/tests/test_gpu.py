@@ -92,3 +92,35 @@ def test_bad_operands_raise():
                                       dtype=torch.float16)[:, ::2])
     with pytest.raises(TypeError, match="AMK takes"):
         amk.ops.matmul(a.double(), torch.randn(32, 8, device="cuda").double())
+
+
+def test_matmul_under_torch_compile():
+    import torch
+    w = torch.randn(256, 512, device="cuda", dtype=torch.bfloat16)
+    bias = torch.randn(256, device="cuda", dtype=torch.bfloat16)
+
+    def block(x):
+        return amk.ops.matmul(x, w.t(), bias=bias, activation="silu") * 2
+
+    compiled = torch.compile(block, fullgraph=True)
+    x = torch.randn(64, 512, device="cuda", dtype=torch.bfloat16)
+    out = compiled(x)
+    assert torch.equal(out, block(x))
+    assert close(out / 2, torch_ref(x, w.t(), bias, "silu"), 512)
+    # The custom op has a schema and a fake implementation.
+    torch.library.opcheck(torch.ops.amk.matmul.default,
+                          (x, w.t(), bias, "silu", 1.0, None, False, "h200"))
+
+
+def test_target_from_device():
+    import torch
+    target = amk.target.from_device()
+    props = torch.cuda.get_device_properties(0)
+    # The device's own JSON (amk-device-info), or its preset.
+    if target.endswith(".json"):
+        import json
+        desc = json.load(open(target))
+        assert desc["sm_count"] == props.multi_processor_count
+    else:
+        assert target == amk.target.preset_for(props.name)
+
