@@ -200,6 +200,107 @@ def _prepare(a, b, bias, activation, alpha, out_dtype, allow_tf32, target):
     return kernel, buffers, (m, n), out_dtype
 
 
+_ROW_KINDS = ("softmax", "rms_norm", "layer_norm", "sum", "max", "mean")
+
+
+def row_source(kind, shape, elem, out_elem, weight=False, bias=False,
+               eps=None):
+    """The MLIR of one row-wise op over the last dimension of `shape` (2-D
+    or batched 3-D): softmax and the norms keep the shape, the reductions
+    drop the last dimension; the norms take a weight (and optional bias)
+    per column."""
+    if kind not in _ROW_KINDS:
+        raise ValueError(f"amk.ops: row op must be one of "
+                         f"{', '.join(_ROW_KINDS)}, got {kind!r}")
+    if len(shape) not in (2, 3) or min(shape) < 1:
+        raise ValueError(f"amk.ops.{kind}: takes 2-D or 3-D non-empty "
+                         f"tensors, got shape {tuple(shape)}")
+    dims = "x".join(str(d) for d in shape)
+    x = f"memref<{dims}x{elem}>"
+    keeps = kind in ("softmax", "rms_norm", "layer_norm")
+    y = (f"memref<{dims}x{out_elem}>" if keeps else
+         f"memref<{'x'.join(str(d) for d in shape[:-1])}x{out_elem}>")
+    vec = f"memref<{shape[-1]}x{out_elem}>"
+    operands = [("x", x)] + ([("w", vec)] if weight else []) + \
+        ([("b", vec)] if bias else []) + [("y", y)]
+    uses = (" weight(%w)" if weight else "") + (" bias(%b)" if bias else "")
+    attrs = [f"kind = #amk.row_op<{kind}>"]
+    if eps is not None:
+        attrs.append(f"eps = {float(eps):.6e}")
+    args = ", ".join(f"%{n}: {t}" for n, t in operands)
+    types = ", ".join(t for _, t in operands)
+    return (f"func.func @amk_{kind}({args}) {{\n"
+            f"  amk.row_reduce %x{uses} into %y {{{', '.join(attrs)}}} : "
+            f"{types}\n  return\n}}\n")
+
+
+def _row(kind, x, weight=None, bias=None, eps=None, dim=-1, out_dtype=None,
+         target=None):
+    """One row-wise op on a contiguous CUDA tensor, over its last dim."""
+    import torch
+
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"amk.ops.{kind} takes a torch tensor")
+    if dim not in (-1, x.dim() - 1):
+        raise ValueError(f"amk.ops.{kind}: reduces the last dimension only "
+                         f"(dim=-1), got dim={dim}")
+    if not x.is_contiguous():
+        raise ValueError(f"amk.ops.{kind}: x must be contiguous")
+    if x.device.type != "cuda":
+        raise ValueError(f"amk.ops.{kind}: x must be on a CUDA device")
+    elem = _elem(x, "x")
+    out_dtype = out_dtype or x.dtype
+    out_elem = _elem(torch.empty(0, dtype=out_dtype), "out_dtype")
+    for name, v in (("weight", weight), ("bias", bias)):
+        if v is not None and (tuple(v.shape) != (x.shape[-1],) or
+                              v.dtype != out_dtype):
+            raise ValueError(f"amk.ops.{kind}: {name} must be "
+                             f"[{x.shape[-1]}] of {out_dtype}")
+    source = row_source(kind, tuple(x.shape), elem, out_elem,
+                        weight is not None, bias is not None, eps)
+    target = target or _device_target(x)
+    key = (source, target)
+    kernel = _KERNELS.get(key)
+    if kernel is None:
+        kernel = _KERNELS[key] = _compile(source, target)
+    keeps = kind in ("softmax", "rms_norm", "layer_norm")
+    out = torch.empty(x.shape if keeps else x.shape[:-1], dtype=out_dtype,
+                      device=x.device)
+    buffers = [x] + [v.contiguous() for v in (weight, bias) if v is not None]
+    kernel(*buffers, out)
+    return out
+
+
+def softmax(x, dim=-1, *, out_dtype=None, target=None):
+    """softmax over the last dimension (f32 accumulation)."""
+    return _row("softmax", x, dim=dim, out_dtype=out_dtype, target=target)
+
+
+def rms_norm(x, weight, eps=1e-6, *, out_dtype=None, target=None):
+    """x / sqrt(mean(x^2) + eps) * weight, per row."""
+    return _row("rms_norm", x, weight=weight, eps=eps, out_dtype=out_dtype,
+                target=target)
+
+
+def layer_norm(x, weight, bias=None, eps=1e-5, *, out_dtype=None,
+               target=None):
+    """(x - mean) / sqrt(var + eps) * weight (+ bias), per row."""
+    return _row("layer_norm", x, weight=weight, bias=bias, eps=eps,
+                out_dtype=out_dtype, target=target)
+
+
+def row_sum(x, dim=-1, *, out_dtype=None, target=None):
+    return _row("sum", x, dim=dim, out_dtype=out_dtype, target=target)
+
+
+def row_max(x, dim=-1, *, out_dtype=None, target=None):
+    return _row("max", x, dim=dim, out_dtype=out_dtype, target=target)
+
+
+def row_mean(x, dim=-1, *, out_dtype=None, target=None):
+    return _row("mean", x, dim=dim, out_dtype=out_dtype, target=target)
+
+
 def _register_torch_ops(torch):
     """torch.ops.amk.matmul: the real implementation and a fake one (shape
     and dtype only), so that torch.compile traces through it."""

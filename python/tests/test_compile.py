@@ -6,7 +6,7 @@ import os
 import pytest
 
 import amk
-from amk.ops import matmul_source
+from amk.ops import matmul_source, row_source
 
 
 def test_compile_gives_a_verified_kernel(cache):
@@ -69,3 +69,19 @@ def test_matmul_source_spells_the_problem():
             "alpha = 0.5 : f64}") in src
     with pytest.raises(ValueError, match="activation must be one of"):
         matmul_source(8, 8, 8, "f16", "f16", activation="tanh")
+
+
+def test_row_ops_compile(cache):
+    k = amk.compile(row_source("softmax", (3, 100, 1000), "bf16", "bf16"),
+                    "h200", cache_dir=cache)
+    assert k.manifest["problem"]["family"] == "row_reduce"
+    assert k.args == ["x", "y"] and "#amk.row_config" in k.config
+    norm = row_source("layer_norm", (64, 4096), "f16", "f16", weight=True,
+                      bias=True, eps=1e-5)
+    assert "weight(%w) bias(%b)" in norm and "eps = 1.000000e-05" in norm
+    amk.compile(norm, "h200", cache_dir=cache)
+    with pytest.raises(ValueError, match="row op must be one of"):
+        row_source("median", (4, 4), "f32", "f32")
+    with pytest.raises(ValueError, match="2-D or 3-D"):
+        row_source("sum", (4,), "f32", "f32")
+

@@ -124,3 +124,24 @@ def test_target_from_device():
     else:
         assert target == amk.target.preset_for(props.name)
 
+
+@pytest.mark.parametrize("shape", [(7, 1000), (2, 33, 4096), (1, 100003)])
+def test_row_ops_against_torch(shape):
+    import torch
+    x = torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(shape[-1], device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(shape[-1], device="cuda", dtype=torch.bfloat16)
+    xd = x.double()
+    ref = torch.softmax(xd, dim=-1)
+    assert (amk.ops.softmax(x).double() - ref).abs().max() <= 1e-2
+    rms = xd * torch.rsqrt((xd * xd).mean(-1, keepdim=True) + 1e-6) * w.double()
+    assert close(amk.ops.rms_norm(x, w), rms, shape[-1])
+    ln = torch.nn.functional.layer_norm(xd, (shape[-1],), w.double(),
+                                        b.double(), 1e-5)
+    assert close(amk.ops.layer_norm(x, w, b), ln, shape[-1])
+    assert close(amk.ops.row_sum(x, out_dtype=torch.float32), xd.sum(-1),
+                 shape[-1])
+    assert torch.equal(amk.ops.row_max(x), x.max(-1).values)
+    with pytest.raises(ValueError, match="last dimension only"):
+        amk.ops.softmax(x, dim=0)
+
