@@ -28,17 +28,18 @@ for m in "${dynamic[@]}"; do
   k=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['sizes']['K'])" "$m")
   n=$(python3 -c "import json,sys; v=json.load(open(sys.argv[1]))['sizes']['N']; print(v if v > 0 else 0)" "$m")
   sizes=()
+  b=$(python3 -c "import json,sys; v=json.load(open(sys.argv[1]))['sizes']['B']; print(v if v > 0 else 1)" "$m")
   for mn in 1,1 77,129 128,128 1000,3000 4096,4096; do
     mm=${mn%,*} nn=${mn#*,}
     [[ "$n" != 0 ]] && nn=$n
-    sizes+=(--sizes "1,$mm,$nn,$k")
+    sizes+=(--sizes "$b,$mm,$nn,$k")
   done
   name=$(basename "$m" .json)
   $bench --json "$results/$name.json" --iters 10 "${sizes[@]}" "$m" \
     >"$results/$name.log" 2>&1 || { status=1; echo "FAIL: $name"; }
   grep -E "PASS|FAIL" "$results/$name.log" | tail -6
   compute-sanitizer --tool memcheck --error-exitcode 9 "$bench" --check-only \
-    --sizes "1,1,${n/#0/1},$k" --sizes "1,65,${n/#0/33},$k" "$m" \
+    --sizes "$b,1,${n/#0/1},$k" --sizes "$b,65,${n/#0/33},$k" "$m" \
     >>"$results/memcheck.log" 2>&1 || { status=1; echo "memcheck FAIL: $m"; }
 done
 echo "== memcheck on the static bundles"

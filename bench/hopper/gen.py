@@ -7,7 +7,8 @@ out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 
 def case(name, m, n, k, dt="bf16", out_t=None, block=(128, 128, 64), stages=4,
-         bias=False, attrs="", tf32=False, swizzle=1, wn=None, layout="nt"):
+         bias=False, attrs="", tf32=False, swizzle=1, wn=None, layout="nt",
+         batch=0):
     out_t = out_t or dt
     bm, bn, bk = block
     wn = wn or bn
@@ -16,10 +17,11 @@ def case(name, m, n, k, dt="bf16", out_t=None, block=(128, 128, 64), stages=4,
     ms = "?" if m is None else str(m)
     ns = "?" if n is None else str(n)
     ta, tb = layout[0] == "t", layout[1] == "t"
-    a = f"memref<{k}x{ms}x{dt}>" if ta else f"memref<{ms}x{k}x{dt}>"
-    b = f"memref<{ns}x{k}x{dt}>" if tb else f"memref<{k}x{ns}x{dt}>"
-    c = f"memref<{ms}x{ns}x{out_t}>"
-    bt = f"memref<{ns}x{out_t}>"
+    lead = "" if not batch else ("?x" if batch < 0 else f"{batch}x")
+    a = f"memref<{lead}{k}x{ms}x{dt}>" if ta else f"memref<{lead}{ms}x{k}x{dt}>"
+    b = f"memref<{lead}{ns}x{k}x{dt}>" if tb else f"memref<{lead}{k}x{ns}x{dt}>"
+    c = f"memref<{lead}{ms}x{ns}x{out_t}>"
+    bt = f"memref<{lead}{ns}x{out_t}>"
     extra = (["transpose_a"] if ta else []) + (["transpose_b"] if tb else [])
     extra += [attrs] if attrs else []
     if tf32:
@@ -76,5 +78,10 @@ case("wg_nn_odd", 1000, 1000, 1000, layout="nn", dt="f16", out_t="f32")
 case("wg_nn_bias", 512, 768, 256, layout="nn", bias=True,
      attrs="activation = #amk.activation<silu>, beta = 1.0")
 case("wg_nn_dyn_m", None, 4096, 4096, layout="nn", block=(128, 128, 64))
+# Batched: 3-D tensor maps, the batch outermost.
+case("wg_batched_nt", 512, 512, 256, batch=8)
+case("wg_batched_nt_bias", 384, 512, 256, batch=4, bias=True,
+     attrs="activation = #amk.activation<relu>")
+case("wg_batched_dyn_m", None, 256, 512, batch=3, out_t="f32")
 case("wg_nn_split_n", 2048, 2048, 2048, layout="nn", block=(128, 256, 64),
      wn=128, stages=3)

@@ -1,6 +1,7 @@
 // REQUIRES: ptxas
-// RUN: amk-opt %s --amk-lower=stop-at=gpu | FileCheck %s
-// RUN: rm -rf %t && amk-opt %s --amk-lower="bundle-dir=%t" -o /dev/null
+// RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s
+// RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=BATCHED
+// RUN: rm -rf %t && amk-opt %s --split-input-file --amk-lower="bundle-dir=%t" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/gemm_wgmma_nn.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/gemm_wgmma_nn.json
 // The Hopper kernel (math = wgmma): A [M, K] and B [K, N] (MN-major, loaded
@@ -70,6 +71,24 @@ module attributes {amk.target = #amk.target<"h200">} {
   func.func @nn(%a: memref<256x1024xbf16>, %b: memref<1024x512xbf16>, %bias: memref<512xbf16>, %c: memref<256x512xbf16>) {
     amk.kernel "gemm_wgmma_nn" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 3, vector = 8, threads = 256>) attributes {amk.verified} {
       amk.matmul %a, %b bias(%bias) into %c {activation = #amk.activation<gelu>} : memref<256x1024xbf16>, memref<1024x512xbf16>, memref<512xbf16>, memref<256x512xbf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// Batched (B as [B, N, K]): 3-D tensor maps with the batch outermost, one
+// per box (the manifest's boxes end in 1), coordinates (k, row, batch);
+// the wgmma descriptors take the same maps typed by the 2-D tile.
+// BATCHED-LABEL: gpu.func @gemm_wgmma_batched
+// BATCHED:         builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<1x128x64xbf16
+// BATCHED:         builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x64xbf16
+// BATCHED:         nvgpu.tma.async.load %{{.*}}[%{{.*}}, %{{.*}}, %[[BATCH:.*]]], %{{.*}}[%c0] to %{{.*}} : {{.*}} -> memref<1x128x64xbf16, #gpu.address_space<workgroup>>
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @batched(%a: memref<4x256x256xbf16>, %b: memref<4x256x256xbf16>, %c: memref<4x256x256xbf16>) {
+    amk.kernel "gemm_wgmma_batched" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 2, vector = 8, threads = 256>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c {transpose_b} : memref<4x256x256xbf16>, memref<4x256x256xbf16>, memref<4x256x256xbf16>
     }
     return
   }

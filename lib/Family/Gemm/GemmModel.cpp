@@ -305,9 +305,12 @@ SmallVector<int64_t> mlir::amk::getWgmmaBox(GemmConfigAttr config,
                                             bool isA) {
   bool kMajor = isA ? !problem.transposeA : problem.transposeB;
   int64_t rows = isA ? config.getBlockM() : config.getBlockN();
-  if (kMajor)
-    return {config.getBlockK(), rows};
-  return {kWgmmaMNChunk, config.getBlockK()};
+  SmallVector<int64_t> box = {kMajor ? config.getBlockK() : kWgmmaMNChunk,
+                              kMajor ? rows : config.getBlockK()};
+  // A batched operand's map has the batch outermost, one per box.
+  if (problem.batched)
+    box.push_back(1);
+  return box;
 }
 
 /// What the TMA + wgmma synthesizer (GemmSynthesisWgmma.cpp) builds.
@@ -330,8 +333,15 @@ static LogicalResult checkWgmmaLowerable(GemmConfigAttr config,
   if (tf32 && !problem.transposeB)
     return fail("wgmma transposes 16-bit operands only: tf32 needs B as "
                 "[N, K]");
-  if (problem.batched || config.getSplitK() != 1)
-    return fail("wgmma does not synthesize batched or split-K products yet");
+  if (config.getSplitK() != 1)
+    return fail("wgmma does not synthesize split-K products yet");
+  // (A dynamic batch puts the kernel under a guard on blocks past an
+  // operand's batch, which the mbarrier check does not model yet.)
+  if (problem.batched && ShapedType::isDynamic(problem.batch))
+    return fail("wgmma needs a static batch");
+  // (Batched B as [B, K, N] is built but not yet measured correct on a GPU.)
+  if (problem.batched && !problem.transposeB)
+    return fail("batched wgmma takes B as [B, N, K] only for now");
   // TMA moves rows whose pitch is a multiple of 16 bytes; static extents
   // prove it here (a dynamic one could break it at run time).
   for (int64_t extent :

@@ -274,8 +274,11 @@ void GemmKernelBuilder::build(gpu::GPUFuncOp func) {
   if (config.getMath() == MathInst::wgmma) {
     // The tensor maps come last, as pointers (a pre-outlined gpu.func cannot
     // take !nvgpu.tensormap.descriptor arguments: docs/FACTS.md).
-    tensorMapA = castToTensorMap(operands[operands.size() - 2], true);
-    tensorMapB = castToTensorMap(operands.back(), false);
+    Value pointerA = operands[operands.size() - 2], pointerB = operands.back();
+    tensorMapA = castToTensorMap(pointerA, true);
+    tensorMapB = castToTensorMap(pointerB, false);
+    tileMapA = p.batched ? castToTensorMap(pointerA, true, true) : tensorMapA;
+    tileMapB = p.batched ? castToTensorMap(pointerB, false, true) : tensorMapB;
     operands.pop_back_n(2);
   }
   // Grid z enumerates batch x split_k.

@@ -114,8 +114,11 @@ public:
   /// The dynamic shared memory as bytes.
   Value smem;
   /// wgmma: the TMA descriptors of A and B (the kernel's last two
-  /// arguments, pointers to tensor maps the runtime encoded).
-  Value tensorMapA, tensorMapB;
+  /// arguments, pointers to tensor maps the runtime encoded), and the same
+  /// maps typed by one stage's 2-D tile for the wgmma descriptors (nvgpu
+  /// derives an MN-major operand's chunk stride from the map's outermost
+  /// box dimension, which a batched map has as 1).
+  Value tensorMapA, tensorMapB, tileMapA, tileMapB;
 
 private:
   /// Everything inside the batch guard.
@@ -142,8 +145,9 @@ private:
   /// memory (GemmSynthesisWgmma.cpp).
   void buildWgmma();
   /// The tensor map of A (`isA`) or B from its pointer argument: the box of
-  /// one stage's tile, 128-byte swizzle, out-of-bounds zero fill.
-  Value castToTensorMap(Value pointer, bool isA);
+  /// one stage's tile (`tile`: without the batch), 128-byte swizzle,
+  /// out-of-bounds zero fill.
+  Value castToTensorMap(Value pointer, bool isA, bool tile = false);
 
   Value applyActivation(Value x);
   /// Stores `values` (f32) unfinished to partials[batch, split, row, col..].

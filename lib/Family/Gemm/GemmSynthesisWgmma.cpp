@@ -167,27 +167,29 @@ Value WgmmaMainLoop::kStep(Value tile, bool isA, Value row0, int64_t rows,
 void WgmmaMainLoop::load(int64_t stage, bool isA, Value k0, Value id) {
   Value map = isA ? kb.tensorMapA : kb.tensorMapB;
   Value row0 = isA ? kb.m0 : kb.n0;
-  Value tile = tileView(stage, isA);
-  // Coordinates run innermost first: (k, row) K-major, (row, k) MN-major
-  // for each 64-wide chunk.
-  if (isA ? kMajorA : kMajorB) {
-    nvgpu::TmaAsyncLoadOp::create(b, tile, barriers, map, ValueRange{k0, row0},
-                                  id, Value(), Value());
-    return;
-  }
-  auto type = cast<MemRefType>(tile.getType());
-  auto chunk = MemRefType::get({type.getDimSize(1), type.getDimSize(2)},
-                               type.getElementType(), AffineMap(),
-                               type.getMemorySpace());
-  int64_t chunkBytes = chunk.getNumElements() * kb.p.inBytes();
+  // Each box lands in a view of its own shape (the box outermost first):
+  // the whole tile K-major, one 64-wide chunk after another MN-major.
+  SmallVector<int64_t> box = getWgmmaBox(kb.config, kb.p, isA);
+  auto boxType =
+      MemRefType::get(SmallVector<int64_t>(llvm::reverse(box)), kb.p.inType,
+                      AffineMap(), tileA.getMemorySpace());
+  int64_t boxBytes = boxType.getNumElements() * kb.p.inBytes();
   int64_t offset = stage * layout.stageBytes() +
                    (isA ? layout.aOffsetBytes() : layout.bOffsetBytes());
-  for (int64_t c = 0; c < type.getDimSize(0); ++c) {
+  bool kMajor = isA ? kMajorA : kMajorB;
+  int64_t boxes = kMajor ? 1 : (isA ? tileA : tileB).getDimSize(0);
+  for (int64_t c = 0; c < boxes; ++c) {
     Value dst = memref::ViewOp::create(
-        b, chunk, kb.smem, m.c(offset + c * chunkBytes), ValueRange{});
-    nvgpu::TmaAsyncLoadOp::create(
-        b, dst, barriers, map, ValueRange{m.add(row0, c * kWgmmaMNChunk), k0},
-        id, Value(), Value());
+        b, boxType, kb.smem, m.c(offset + c * boxBytes), ValueRange{});
+    // Coordinates run innermost first: (k, row) K-major, (row, k) for a
+    // chunk; then the batch.
+    Value row = m.add(row0, c * kWgmmaMNChunk);
+    SmallVector<Value> coords =
+        kMajor ? SmallVector<Value>{k0, row} : SmallVector<Value>{row, k0};
+    if (kb.p.batched)
+      coords.push_back(kb.batchIndex);
+    nvgpu::TmaAsyncLoadOp::create(b, dst, barriers, map, coords, id, Value(),
+                                  Value());
   }
 }
 
@@ -209,10 +211,10 @@ Value WgmmaMainLoop::step(int64_t stage, Value kt, Value parity, Value acc,
   Value a = tileView(stage, true), bt = tileView(stage, false);
   for (int64_t kk = 0; kk < kSteps; ++kk) {
     Value da = nvgpu::WarpgroupGenerateDescriptorOp::create(
-        b, descA, kStep(a, true, rowA, 64, kk), kb.tensorMapA);
+        b, descA, kStep(a, true, rowA, 64, kk), kb.tileMapA);
     Value db = nvgpu::WarpgroupGenerateDescriptorOp::create(
         b, descB, kStep(bt, false, rowB, kb.config.getWarpN(), kk),
-        kb.tensorMapB);
+        kb.tileMapB);
     // Each commits a group and waits until at most this k-tile's are in
     // flight: the tensor cores queue a whole k-tile.
     auto transpose = [&](bool kMajor) {
@@ -342,12 +344,14 @@ void GemmKernelBuilder::buildWgmma() {
   }
 }
 
-Value GemmKernelBuilder::castToTensorMap(Value pointer, bool isA) {
+Value GemmKernelBuilder::castToTensorMap(Value pointer, bool isA, bool tile) {
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   SmallVector<int64_t> box = getWgmmaBox(config, p, isA);
-  auto boxType =
-      MemRefType::get({box[1], box[0]}, p.inType, AffineMap(), workgroup);
+  if (tile)
+    box.resize(2);
+  auto boxType = MemRefType::get(SmallVector<int64_t>(llvm::reverse(box)),
+                                 p.inType, AffineMap(), workgroup);
   auto type = nvgpu::TensorMapDescriptorType::get(
       b.getContext(), boxType, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
       nvgpu::TensorMapL2PromoKind::L2PROMO_256B,

@@ -90,7 +90,8 @@ constexpr int64_t kWgmmaRowBytes = 128;
 constexpr int64_t kWgmmaMNChunk = 64;
 
 /// wgmma: the TMA box of A (`isA`) or B, innermost first: {BK, rows} for a
-/// K-major operand, {64, BK} (one chunk) for an MN-major one.
+/// K-major operand, {64, BK} (one chunk) for an MN-major one; then 1 for
+/// the batch of a batched product.
 SmallVector<int64_t> getWgmmaBox(GemmConfigAttr config,
                                  const GemmProblem &problem, bool isA);
 
