@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AMK/Harness/Harness.h"
+#include "AMK/Harness/KernelSafety.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -248,9 +249,9 @@ mlir::amk::verifyKernelResources(KernelOp kernel, const TargetSpec &target,
   return success(ok);
 }
 
-std::string mlir::amk::harnessFindingsToJSON(ArrayRef<HarnessFinding> findings,
-                                             int64_t kernels,
-                                             int64_t verified) {
+std::string mlir::amk::harnessFindingsToJSON(
+    ArrayRef<HarnessFinding> findings, int64_t kernels, int64_t verified,
+    const SmallVectorImpl<KernelCheckTime> *times) {
   llvm::json::Array array;
   for (const HarnessFinding &f : findings) {
     llvm::json::Object obj;
@@ -278,6 +279,21 @@ std::string mlir::amk::harnessFindingsToJSON(ArrayRef<HarnessFinding> findings,
   root["kernels"] = kernels;
   root["verified"] = verified;
   root["findings"] = std::move(array);
+  if (times) {
+    llvm::json::Array perKernel;
+    double total = 0;
+    for (const KernelCheckTime &t : *times) {
+      llvm::json::Object phases;
+      for (const auto &[phase, ms] : t.phases)
+        phases[phase] = ms;
+      perKernel.push_back(llvm::json::Object{{"kernel", t.kernel},
+                                             {"total_ms", t.totalMs()},
+                                             {"phases", std::move(phases)}});
+      total += t.totalMs();
+    }
+    root["timing"] = llvm::json::Object{{"total_ms", total},
+                                        {"kernels", std::move(perKernel)}};
+  }
   std::string out;
   llvm::raw_string_ostream os(out);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)));

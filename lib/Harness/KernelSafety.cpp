@@ -24,9 +24,13 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::amk;
@@ -477,61 +481,111 @@ static void checkConvergence(Operation *kernel,
 /// The memory checks, on one integer range analysis: bounds, alignment,
 /// races and async ordering, coalescing. `before` is where the kernel's
 /// findings start.
+namespace {
+/// Times the harness's phases into a KernelCheckTime (or nothing).
+class PhaseTimer {
+public:
+  explicit PhaseTimer(KernelCheckTime *time) : time(time) {}
+  template <typename Fn> auto operator()(StringRef phase, Fn &&fn) {
+    auto start = std::chrono::steady_clock::now();
+    auto record = llvm::make_scope_exit([&] {
+      if (time)
+        time->phases.push_back(
+            {phase.str(), std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - start)
+                              .count()});
+    });
+    return fn();
+  }
+
+private:
+  KernelCheckTime *time;
+};
+} // namespace
+
+double KernelCheckTime::totalMs() const {
+  double total = 0;
+  for (const auto &phase : phases)
+    total += phase.second;
+  return total;
+}
+
+std::string KernelCheckTime::str() const {
+  std::string parts;
+  for (const auto &[phase, ms] : phases)
+    parts += (parts.empty() ? "" : ", ") +
+             llvm::formatv("{0} {1:f1}", phase, ms).str();
+  return llvm::formatv("{0:f1} ms ({1})", totalMs(), parts).str();
+}
+
 static LogicalResult
 checkMemoryAccesses(Operation *kernel, const UniformityInfo &uniformity,
                     const MBarrierPhases &phases, ArrayRef<int64_t> grid,
                     const std::string &name, size_t before,
-                    SmallVectorImpl<HarnessFinding> &findings, Report report) {
+                    SmallVectorImpl<HarnessFinding> &findings, Report report,
+                    PhaseTimer &timed) {
   // One integer range analysis for every check: thread ids bounded by
   // known_block_size, loop variables by their bounds.
   DataFlowSolver solver;
   dataflow::loadBaselineAnalyses(solver);
   solver.load<KernelRangeAnalysis>();
-  if (failed(solver.initializeAndRun(kernel))) {
+  if (failed(
+          timed("ranges", [&] { return solver.initializeAndRun(kernel); }))) {
     report(check::kUnprovable, kernel, "integer range analysis failed");
     return failure();
   }
 
   // Ops the bounds check cannot model are not asked about again.
   llvm::DenseSet<Operation *> unprovable;
-  checkKernelBounds(kernel, solver, grid,
-                    [&](StringRef check, Operation *at, const Twine &message,
-                        int64_t found, int64_t limit,
-                        llvm::json::Object details) {
-                      if (check == check::kUnprovable)
-                        unprovable.insert(at);
-                      HarnessFinding f{check.str(),   at->getLoc(), name,
-                                       message.str(), found,        limit};
-                      f.details = std::move(details);
-                      findings.push_back(std::move(f));
-                    });
+  timed("bounds", [&] {
+    checkKernelBounds(kernel, solver, grid,
+                      [&](StringRef check, Operation *at, const Twine &message,
+                          int64_t found, int64_t limit,
+                          llvm::json::Object details) {
+                        if (check == check::kUnprovable)
+                          unprovable.insert(at);
+                        HarnessFinding f{check.str(),   at->getLoc(), name,
+                                         message.str(), found,        limit};
+                        f.details = std::move(details);
+                        findings.push_back(std::move(f));
+                      });
+  });
 
   auto add = [&](HarnessFinding f) {
     f.op = name;
     findings.push_back(std::move(f));
   };
   AddressModel addresses;
-  checkKernelAlignment(kernel, solver, addresses, unprovable, add);
+  timed("alignment", [&] {
+    checkKernelAlignment(kernel, solver, addresses, unprovable, add);
+  });
 
   // Races and async ordering assume barriers every thread reaches.
   if (llvm::none_of(llvm::drop_begin(findings, before),
                     [](const HarnessFinding &f) {
                       return f.check == check::kBarrierDivergent;
                     }))
-    checkSharedMemory(kernel, uniformity, solver, phases, report);
+    timed("races", [&] {
+      checkSharedMemory(kernel, uniformity, solver, phases, report);
+    });
 
   // Performance, not safety: warnings.
-  checkKernelCoalescing(kernel, uniformity, addresses, add);
+  timed("coalescing",
+        [&] { checkKernelCoalescing(kernel, uniformity, addresses, add); });
   return success();
 }
 
 LogicalResult
 mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
-                             SmallVectorImpl<HarnessFinding> &findings) {
+                             SmallVectorImpl<HarnessFinding> &findings,
+                             KernelCheckTime *time) {
   size_t before = findings.size();
   std::string name;
   if (auto sym = SymbolTable::getSymbolName(kernel))
     name = sym.str();
+  if (time)
+    *time = KernelCheckTime{name, {}};
+  PhaseTimer timed(time);
   auto report = [&](StringRef check, Operation *at, const Twine &message) {
     findings.push_back(
         HarnessFinding{check.str(), at->getLoc(), name, message.str(), 0, 0});
@@ -546,7 +600,9 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
     return failure();
   SmallVector<int64_t, 3> grid = getGrid(func);
   if (target) {
-    checkResources(kernel, func, *target, name, findings, report);
+    timed("resources", [&] {
+      checkResources(kernel, func, *target, name, findings, report);
+    });
     // A launch the target cannot make is not analysed further (its threads
     // would be enumerated).
     if (llvm::any_of(
@@ -555,14 +611,16 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
             }))
       return failure();
   }
-  if (!checkStructure(kernel, report))
+  if (!timed("structure", [&] { return checkStructure(kernel, report); }))
     return failure();
 
-  UniformityInfo uniformity(kernel);
-  checkConvergence(kernel, uniformity, report);
-  MBarrierPhases phases = checkMBarriers(kernel, uniformity, report);
-  if (failed(checkMemoryAccesses(kernel, uniformity, phases, grid, name, before,
-                                 findings, report)))
+  std::optional<UniformityInfo> uniformity;
+  timed("uniformity", [&] { uniformity.emplace(kernel); });
+  timed("convergence", [&] { checkConvergence(kernel, *uniformity, report); });
+  MBarrierPhases phases = timed(
+      "mbarriers", [&] { return checkMBarriers(kernel, *uniformity, report); });
+  if (failed(checkMemoryAccesses(kernel, *uniformity, phases, grid, name,
+                                 before, findings, report, timed)))
     return failure();
   return success(errors() == 0);
 }

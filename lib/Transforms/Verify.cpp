@@ -52,7 +52,7 @@ static void warnForeignKnownSizes(gpu::GPUFuncOp func) {
 static LogicalResult
 checkLaunchBodies(ModuleOp module, const TargetSpec *target,
                   SmallVectorImpl<HarnessFinding> &findings, int64_t &kernels,
-                  int64_t &verified) {
+                  int64_t &verified, SmallVectorImpl<KernelCheckTime> *times) {
   if (!module.walk([](gpu::LaunchOp) { return WalkResult::interrupt(); })
            .wasInterrupted())
     return success();
@@ -76,8 +76,12 @@ checkLaunchBodies(ModuleOp module, const TargetSpec *target,
     if (!func.isKernel() || existing.contains(key))
       return;
     ++kernels;
-    if (succeeded(checkKernelSafety(func, target, findings)))
+    KernelCheckTime time;
+    if (succeeded(
+            checkKernelSafety(func, target, findings, times ? &time : nullptr)))
       ++verified;
+    if (times)
+      times->push_back(std::move(time));
   });
   return success();
 }
@@ -130,17 +134,29 @@ struct AMKVerifyPass : public amk::impl::AMKVerifyPassBase<AMKVerifyPass> {
     std::optional<TargetSpec> spec;
     if (targetAttr)
       spec = targetAttr.getSpec();
+    SmallVector<KernelCheckTime, 4> times;
     module.walk([&](gpu::GPUFuncOp func) {
       if (!func.isKernel())
         return;
       ++kernels;
       warnForeignKnownSizes(func);
-      if (succeeded(checkKernelSafety(func, spec ? &*spec : nullptr, findings)))
+      KernelCheckTime t;
+      if (succeeded(checkKernelSafety(func, spec ? &*spec : nullptr, findings,
+                                      time ? &t : nullptr)))
         ++verified;
+      if (time) {
+        mlir::emitRemark(func.getLoc())
+            << "harness time of " << t.kernel << ": " << t.str();
+        times.push_back(std::move(t));
+      }
     });
+    size_t outlined = times.size();
     if (failed(checkLaunchBodies(module, spec ? &*spec : nullptr, findings,
-                                 kernels, verified)))
+                                 kernels, verified, time ? &times : nullptr)))
       return signalPassFailure();
+    for (const KernelCheckTime &t : llvm::drop_begin(times, outlined))
+      mlir::emitRemark(module.getLoc())
+          << "harness time of " << t.kernel << " (in gpu.launch): " << t.str();
 
     // What the analyses cannot model is an error unless explicitly allowed
     // (then a warning, in the JSON too); warnings (AMK-UNCOALESCED) never
@@ -158,7 +174,8 @@ struct AMKVerifyPass : public amk::impl::AMKVerifyPassBase<AMKVerifyPass> {
     }
 
     if (!json.empty()) {
-      std::string text = harnessFindingsToJSON(findings, kernels, verified);
+      std::string text = harnessFindingsToJSON(findings, kernels, verified,
+                                               time ? &times : nullptr);
       if (json == "-") {
         llvm::outs() << text << "\n";
         llvm::outs().flush();

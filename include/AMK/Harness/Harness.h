@@ -143,11 +143,16 @@ inline std::string printCount(int64_t value) {
   return value == INT64_MAX ? "more than 2^63" : std::to_string(value);
 }
 
+struct KernelCheckTime;
+
 /// The JSON report of `--amk-verify`:
 /// {"kernels": N, "verified": V, "findings": [{file, line, col, check,
-/// severity, op, message, found, limit, <details>}, ...]}.
-std::string harnessFindingsToJSON(llvm::ArrayRef<HarnessFinding> findings,
-                                  int64_t kernels, int64_t verified);
+/// severity, op, message, found, limit, <details>}, ...]}, and with
+/// `times`, "timing": {"total_ms": T, "kernels": [{"kernel", "total_ms",
+/// "phases": {phase: ms}}]}.
+std::string harnessFindingsToJSON(
+    llvm::ArrayRef<HarnessFinding> findings, int64_t kernels, int64_t verified,
+    const llvm::SmallVectorImpl<KernelCheckTime> *times = nullptr);
 
 } // namespace mlir::amk
 

@@ -66,14 +66,25 @@ FailureOr<int64_t> getStaticSharedMemory(
     Operation *kernel,
     llvm::function_ref<void(Operation *, const llvm::Twine &)> unprovable);
 
+/// Where the harness spent its time on one kernel: wall milliseconds per
+/// phase, in the order they ran.
+struct KernelCheckTime {
+  std::string kernel;
+  llvm::SmallVector<std::pair<std::string, double>, 4> phases;
+  double totalMs() const;
+  /// "12.3 ms (structure 0.1, convergence 0.2, ...)".
+  std::string str() const;
+};
+
 /// Runs every kernel check on `kernel` (a gpu.func), appending findings;
 /// with a target, also its launch resources (threads from
 /// `known_block_size`, shared memory from `amk.dynamic_smem_bytes` plus the
-/// static allocations, the grid from `known_grid_size`).
+/// static allocations, the grid from `known_grid_size`). With `time`, also
+/// records how long each phase took.
 /// Returns success iff no error was appended (warnings may be).
-LogicalResult
-checkKernelSafety(Operation *kernel, const TargetSpec *target,
-                  llvm::SmallVectorImpl<HarnessFinding> &findings);
+LogicalResult checkKernelSafety(Operation *kernel, const TargetSpec *target,
+                                llvm::SmallVectorImpl<HarnessFinding> &findings,
+                                KernelCheckTime *time = nullptr);
 
 } // namespace mlir::amk
 

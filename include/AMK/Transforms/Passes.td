@@ -187,6 +187,9 @@ def AMKVerifyPass : Pass<"amk-verify", "::mlir::ModuleOp"> {
            "warnings instead of errors">,
     Option<"json", "json", "std::string", /*default=*/"",
            "write the findings as JSON to this file ('-': stdout)">,
+    Option<"time", "time", "bool", /*default=*/"false",
+           "report the harness's time per lowered kernel and phase (a "
+           "remark each; `timing` in the JSON)">,
   ];
   let dependentDialects = ["::mlir::amk::AMKDialect"];
 }
