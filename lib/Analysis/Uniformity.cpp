@@ -22,7 +22,7 @@ static bool isDivergenceSource(Operation *op) {
   // A warp's id differs across the warps of a block: divergent for barriers.
   return isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::GlobalIdOp, gpu::SubgroupIdOp,
              NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
-             NVVM::LaneIdOp, NVVM::WarpIdOp>(op) ||
+             NVVM::LaneIdOp, NVVM::WarpIdOp, NVVM::ElectSyncOp>(op) ||
          // Per-lane data movement and math: every lane gets its own part.
          op->getName().getDialectNamespace() == "nvgpu" ||
          op->getName().getStringRef().starts_with("nvvm.mma") ||

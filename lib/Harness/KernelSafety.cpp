@@ -91,8 +91,9 @@ static bool isModelled(Operation *op) {
                NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
                NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp,
                NVVM::BlockDimXOp, NVVM::BlockDimYOp, NVVM::BlockDimZOp,
-               NVVM::LaneIdOp, NVVM::FenceProxyOp, NVVM::WgmmaFenceAlignedOp,
-               NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp>(op);
+               NVVM::LaneIdOp, NVVM::ElectSyncOp, NVVM::FenceProxyOp,
+               NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp,
+               NVVM::WgmmaWaitGroupSyncOp>(op);
   // Value plumbing of the NVVM MMA results, and constants (which the range
   // analysis below reads).
   return isa<LLVM::ExtractValueOp, LLVM::InsertValueOp, LLVM::UndefOp,

@@ -14,33 +14,99 @@
 
 #include "AMK/Analysis/Uniformity.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 using namespace mlir;
 using namespace mlir::amk;
 using namespace mlir::amk::mbarrier;
 
-std::optional<int64_t> MBarrierChecker::guardThreads(Value cond,
-                                                     bool truth) const {
+namespace {
+/// The threads a guard lets through, along x: [lo, hi), and with
+/// `onePerWarp` only the lane elect.sync picks in each warp.
+struct GuardedThreads {
+  int64_t lo, hi;
+  bool onePerWarp = false;
+};
+} // namespace
+
+/// The threads of a block with `threads` along x that pass `cond` (true),
+/// for conjunctions of `thread_id x` (or its warp index, `thread_id x / 32`)
+/// compared with a constant and `nvvm.elect.sync`.
+static std::optional<GuardedThreads> guarded(Value cond, int64_t threads,
+                                             int depth = 0) {
+  if (depth > 8)
+    return std::nullopt;
+  if (cond.getDefiningOp<NVVM::ElectSyncOp>())
+    return GuardedThreads{0, threads, true};
+  if (auto andOp = cond.getDefiningOp<arith::AndIOp>()) {
+    auto a = guarded(andOp.getLhs(), threads, depth + 1);
+    auto b = guarded(andOp.getRhs(), threads, depth + 1);
+    if (!a || !b)
+      return std::nullopt;
+    return GuardedThreads{std::max(a->lo, b->lo), std::min(a->hi, b->hi),
+                          a->onePerWarp || b->onePerWarp};
+  }
   auto cmp = cond.getDefiningOp<arith::CmpIOp>();
-  if (!cmp || !truth || block[0] <= 0 || block[1] != 1 || block[2] != 1)
+  std::optional<int64_t> c = cmp ? constantOf(cmp.getRhs()) : std::nullopt;
+  if (!cmp || !c || *c < 0)
     return std::nullopt;
-  auto tid = cmp.getLhs().getDefiningOp<gpu::ThreadIdOp>();
-  std::optional<int64_t> c = constantOf(cmp.getRhs());
-  if (!tid || tid.getDimension() != gpu::Dimension::x || !c || *c < 0)
+  // thread_id x, or thread_id x / 32 (the warp index: 32 threads per unit).
+  Value lhs = cmp.getLhs();
+  int64_t unit = 1;
+  if (auto div = lhs.getDefiningOp<arith::DivUIOp>()) {
+    std::optional<int64_t> d = constantOf(div.getRhs());
+    if (!d || *d != 32)
+      return std::nullopt;
+    unit = 32;
+    lhs = div.getLhs();
+  }
+  auto tid = lhs.getDefiningOp<gpu::ThreadIdOp>();
+  if (!tid || tid.getDimension() != gpu::Dimension::x)
     return std::nullopt;
+  int64_t lo = 0, hi = threads;
   using P = arith::CmpIPredicate;
   switch (cmp.getPredicate()) {
   case P::eq:
-    return *c < block[0] ? 1 : 0;
+    lo = *c * unit, hi = (*c + 1) * unit;
+    break;
   case P::ult:
   case P::slt:
-    return std::min(*c, block[0]);
+    hi = *c * unit;
+    break;
   case P::ule:
   case P::sle:
-    return std::min(*c + 1, block[0]);
+    hi = (*c + 1) * unit;
+    break;
+  case P::uge:
+  case P::sge:
+    lo = *c * unit;
+    break;
+  case P::ugt:
+  case P::sgt:
+    lo = (*c + 1) * unit;
+    break;
   default:
     return std::nullopt;
   }
+  return GuardedThreads{std::min(lo, threads), std::min(hi, threads)};
+}
+
+std::optional<int64_t> MBarrierChecker::guardThreads(Value cond,
+                                                     bool truth) const {
+  if (!truth || block[0] <= 0 || block[1] != 1 || block[2] != 1)
+    return std::nullopt;
+  std::optional<GuardedThreads> g = guarded(cond, block[0]);
+  if (!g)
+    return std::nullopt;
+  if (g->hi <= g->lo)
+    return 0;
+  if (!g->onePerWarp)
+    return g->hi - g->lo;
+  // elect.sync ran in every lane of each warp (it is outside the guard it
+  // combines with): the lane it picks passes only where whole warps do.
+  if (g->lo % 32 != 0 || (g->hi % 32 != 0 && g->hi != block[0]))
+    return std::nullopt;
+  return llvm::divideCeil(g->hi - g->lo, 32);
 }
 
 std::optional<std::pair<int64_t, scf::ForOp>>

@@ -459,3 +459,19 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Bug: elect.sync's lane differs by thread: a barrier under it is reached
+// by one lane per warp.
+gpu.module @m {
+  gpu.func @barrier_under_elect() kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+    %elect = nvvm.elect.sync -> i1
+    scf.if %elect {
+      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line}}
+      gpu.barrier
+    }
+    gpu.return
+  }
+}
+

@@ -471,3 +471,92 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Twin: nvvm.elect.sync picks one lane of each warp; with warp 0 that is one
+// thread, which initializes the barrier; each warp's elected lane arrives
+// (4 of 128 threads, count 4).
+gpu.module @m {
+  gpu.func @elect_one_thread_init() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %count = arith.constant 4 : index
+    %ticks = arith.constant 1000000 : index
+    %false = arith.constant false
+    %bar = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    %warp = arith.divui %tid, %c32 : index
+    %warp0 = arith.cmpi eq, %warp, %c0 : index
+    %elect = nvvm.elect.sync -> i1
+    %leader = arith.andi %warp0, %elect : i1
+    scf.if %leader {
+      nvgpu.mbarrier.init %bar[%c0], %count : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    scf.if %elect {
+      %t = nvgpu.mbarrier.arrive %bar[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>> -> !nvgpu.mbarrier.token
+    }
+    nvgpu.mbarrier.try_wait.parity %bar[%c0], %false, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: one elected lane per warp arrives, 4 per phase, on a barrier that
+// completes on 1: the phase completes before most warps arrived.
+gpu.module @m {
+  gpu.func @elect_per_warp_arrives_count_1() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %count = arith.constant 1 : index
+    %ticks = arith.constant 1000000 : index
+    %false = arith.constant false
+    %bar = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    %warp = arith.divui %tid, %c32 : index
+    %warp0 = arith.cmpi eq, %warp, %c0 : index
+    %elect = nvvm.elect.sync -> i1
+    %leader = arith.andi %warp0, %elect : i1
+    scf.if %leader {
+      nvgpu.mbarrier.init %bar[%c0], %count : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    scf.if %elect {
+      // expected-error @+1 {{4 threads arrive on mbarrier 0 of 'nvgpu.mbarrier.create' at line 517 each time, but it was initialized with count 1}}
+      %t = nvgpu.mbarrier.arrive %bar[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>> -> !nvgpu.mbarrier.token
+    }
+    nvgpu.mbarrier.try_wait.parity %bar[%c0], %false, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: every warp's elected lane initializes the barrier (4 inits).
+gpu.module @m {
+  gpu.func @elect_per_warp_init() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %count = arith.constant 4 : index
+    %ticks = arith.constant 1000000 : index
+    %false = arith.constant false
+    %bar = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    %warp = arith.divui %tid, %c32 : index
+    %warp0 = arith.cmpi eq, %warp, %c0 : index
+    %elect = nvvm.elect.sync -> i1
+    %leader = arith.andi %warp0, %elect : i1
+    scf.if %elect {
+      // expected-error @+1 {{is initialized in a loop, or by neither one thread nor all: not modelled}}
+      nvgpu.mbarrier.init %bar[%c0], %count : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    scf.if %elect {
+      %t = nvgpu.mbarrier.arrive %bar[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>> -> !nvgpu.mbarrier.token
+    }
+    nvgpu.mbarrier.try_wait.parity %bar[%c0], %false, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
