@@ -37,6 +37,7 @@
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -48,16 +49,6 @@
 using namespace mlir;
 using namespace mlir::amk;
 using namespace mlir::amk::bounds;
-
-/// The value of a constant size, offset or stride.
-static std::optional<int64_t> getConstant(OpFoldResult r) {
-  if (auto attr = dyn_cast<Attribute>(r))
-    return cast<IntegerAttr>(attr).getInt();
-  APInt c;
-  if (matchPattern(cast<Value>(r), m_ConstantInt(&c)))
-    return c.getSExtValue();
-  return std::nullopt;
-}
 
 //===----------------------------------------------------------------------===//
 // Flat views of a matrix
@@ -142,8 +133,8 @@ toPolynomial(Value v, llvm::function_ref<std::optional<char>(Value)> symbol,
 static bool isFlatViewOfMatrix(memref::ReinterpretCastOp view,
                                const BoundsProver &prover) {
   if (view.getType().getRank() != 1 ||
-      getConstant(view.getMixedOffsets()[0]) != 0 ||
-      getConstant(view.getMixedStrides()[0]) != 1)
+      getConstantIntValue(view.getMixedOffsets()[0]) != 0 ||
+      getConstantIntValue(view.getMixedStrides()[0]) != 1)
     return false;
   // The matrix: the source itself, or the one whose base buffer it is.
   // (Either way the view starts at the buffer's base: a reinterpret_cast
@@ -168,7 +159,7 @@ static bool isFlatViewOfMatrix(memref::ReinterpretCastOp view,
   OpFoldResult size = view.getMixedSizes()[0];
   if (type.hasStaticShape() && !ShapedType::isDynamic(offset) &&
       !ShapedType::isDynamic(strides[0]))
-    return getConstant(size) ==
+    return getConstantIntValue(size) ==
            offset + (type.getDimSize(0) - 1) * strides[0] + type.getDimSize(1);
   auto value = dyn_cast<Value>(size);
   if (!value)
@@ -505,11 +496,12 @@ void BoundsChecker::checkSubview(memref::SubViewOp subview) {
   for (auto [dim, offset, size, stride] :
        llvm::enumerate(subview.getMixedOffsets(), subview.getMixedSizes(),
                        subview.getMixedStrides())) {
-    std::optional<int64_t> n = getConstant(size), step = getConstant(stride);
+    std::optional<int64_t> n = getConstantIntValue(size),
+                           step = getConstantIntValue(stride);
     if (n == 0)
       continue;
     SymbolicSize extent = prover.sizeOf(subview.getSource(), dim);
-    std::optional<int64_t> at = getConstant(offset);
+    std::optional<int64_t> at = getConstantIntValue(offset);
     // The whole dimension: offset 0, stride 1, the source's own size.
     if (at == 0 && step == 1 && extent.isKnown() &&
         prover.valueSize(size) == extent)

@@ -45,17 +45,10 @@ using namespace mlir;
 using namespace mlir::amk;
 using namespace mlir::amk::mbarrier;
 
-std::optional<int64_t> mlir::amk::mbarrier::constantOf(Value v) {
-  APInt c;
-  if (v && matchPattern(v, m_ConstantInt(&c)))
-    return c.getSExtValue();
-  return std::nullopt;
-}
-
 std::optional<int64_t> mlir::amk::mbarrier::constantTripCount(scf::ForOp loop) {
-  std::optional<int64_t> lb = constantOf(loop.getLowerBound()),
-                         ub = constantOf(loop.getUpperBound()),
-                         step = constantOf(loop.getStep());
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                         ub = getConstantIntValue(loop.getUpperBound()),
+                         step = getConstantIntValue(loop.getStep());
   if (!lb || !ub || !step || *step <= 0)
     return std::nullopt;
   return *ub > *lb ? llvm::divideCeil(*ub - *lb, *step) : 0;
@@ -103,7 +96,7 @@ void MBarrierChecker::run() {
     } else
       return;
     auto create = group.getDefiningOp<nvgpu::MBarrierCreateOp>();
-    std::optional<int64_t> index = constantOf(id);
+    std::optional<int64_t> index = getConstantIntValue(id);
     unsigned count =
         create ? create.getBarriers().getType().getNumBarriers() : 0;
     if (!create || !index || *index < 0 || *index >= int64_t(count)) {
@@ -157,7 +150,7 @@ MBarrierChecker::checkInit(Uses &uses) {
     return std::nullopt;
   }
   auto init = cast<nvgpu::MBarrierInitOp>(uses.inits.front());
-  std::optional<int64_t> count = constantOf(init.getCount());
+  std::optional<int64_t> count = getConstantIntValue(init.getCount());
   if (!count || *count < 1) {
     report(check::kUnprovable, init,
            name + " is initialized with a count that is not a positive "
@@ -436,7 +429,7 @@ bool MBarrierChecker::checkTransactions(Uses &uses, ArrayRef<Round> rounds) {
     auto expect = dyn_cast<nvgpu::MBarrierArriveExpectTxOp>(arrive);
     if (!expect)
       continue;
-    std::optional<int64_t> tx = constantOf(expect.getTxcount());
+    std::optional<int64_t> tx = getConstantIntValue(expect.getTxcount());
     if (!tx || *tx < 0) {
       report(check::kUnprovable, arrive,
              "an arrive.expect_tx on " + name +

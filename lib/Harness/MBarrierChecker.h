@@ -21,15 +21,13 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <optional>
 #include <string>
 #include <utility>
 
 namespace mlir::amk::mbarrier {
-
-/// The value of `v` when it is a constant integer.
-std::optional<int64_t> constantOf(Value v);
 
 /// The trip count of `loop` when its bounds and step are constants.
 std::optional<int64_t> constantTripCount(scf::ForOp loop);

@@ -47,14 +47,15 @@ static std::optional<GuardedThreads> guarded(Value cond, int64_t threads,
                           a->onePerWarp || b->onePerWarp};
   }
   auto cmp = cond.getDefiningOp<arith::CmpIOp>();
-  std::optional<int64_t> c = cmp ? constantOf(cmp.getRhs()) : std::nullopt;
+  std::optional<int64_t> c =
+      cmp ? getConstantIntValue(cmp.getRhs()) : std::nullopt;
   if (!cmp || !c || *c < 0)
     return std::nullopt;
   // thread_id x, or thread_id x / 32 (the warp index: 32 threads per unit).
   Value lhs = cmp.getLhs();
   int64_t unit = 1;
   if (auto div = lhs.getDefiningOp<arith::DivUIOp>()) {
-    std::optional<int64_t> d = constantOf(div.getRhs());
+    std::optional<int64_t> d = getConstantIntValue(div.getRhs());
     if (!d || *d != 32)
       return std::nullopt;
     unit = 32;
@@ -163,11 +164,11 @@ std::optional<Parity> MBarrierChecker::parity(Value v, scf::ForOp loop,
                                               int depth) const {
   if (depth > 16)
     return std::nullopt;
-  if (std::optional<int64_t> c = constantOf(v))
+  if (std::optional<int64_t> c = getConstantIntValue(v))
     return Parity{0, *c & 1};
   if (loop && v == loop.getInductionVar()) {
-    std::optional<int64_t> lb = constantOf(loop.getLowerBound()),
-                           step = constantOf(loop.getStep());
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                           step = getConstantIntValue(loop.getStep());
     if (!lb || !step)
       return std::nullopt;
     return Parity{*step & 1, *lb & 1};
@@ -178,7 +179,7 @@ std::optional<Parity> MBarrierChecker::parity(Value v, scf::ForOp loop,
     if (!loop || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0)
       return std::nullopt;
     unsigned i = arg.getArgNumber() - 1;
-    std::optional<int64_t> init = constantOf(loop.getInitArgs()[i]);
+    std::optional<int64_t> init = getConstantIntValue(loop.getInitArgs()[i]);
     Value yielded =
         cast<scf::YieldOp>(loop.getBody()->getTerminator()).getOperand(i);
     if (!init)
@@ -189,7 +190,8 @@ std::optional<Parity> MBarrierChecker::parity(Value v, scf::ForOp loop,
     if (isa_and_nonnull<arith::XOrIOp, arith::AddIOp>(def))
       for (unsigned j = 0; j < 2; ++j)
         if (def->getOperand(j) == arg)
-          if (std::optional<int64_t> c = constantOf(def->getOperand(1 - j)))
+          if (std::optional<int64_t> c =
+                  getConstantIntValue(def->getOperand(1 - j)))
             return Parity{*c & 1, *init & 1};
     return std::nullopt;
   }
@@ -209,17 +211,17 @@ std::optional<Parity> MBarrierChecker::parity(Value v, scf::ForOp loop,
   }
   if (isa<arith::MulIOp>(op))
     for (unsigned j = 0; j < 2; ++j)
-      if (std::optional<int64_t> c = constantOf(op->getOperand(j)))
+      if (std::optional<int64_t> c = getConstantIntValue(op->getOperand(j)))
         if (std::optional<Parity> x = operand(1 - j))
           return Parity{(x->a * *c) & 1, (x->b * *c) & 1};
   // Low bit kept: x mod 2^n, x & odd, casts.
   if (auto rem = dyn_cast<arith::RemUIOp>(op))
-    if (std::optional<int64_t> c = constantOf(rem.getRhs());
+    if (std::optional<int64_t> c = getConstantIntValue(rem.getRhs());
         c && *c > 1 && llvm::isPowerOf2_64(*c))
       return operand(0);
   if (auto andOp = dyn_cast<arith::AndIOp>(op))
     for (unsigned j = 0; j < 2; ++j)
-      if (std::optional<int64_t> c = constantOf(op->getOperand(j))) {
+      if (std::optional<int64_t> c = getConstantIntValue(op->getOperand(j))) {
         if (!(*c & 1))
           return Parity{0, 0};
         return operand(1 - j);
@@ -232,10 +234,10 @@ std::optional<Parity> MBarrierChecker::parity(Value v, scf::ForOp loop,
     Operation *lhs = cmp.getLhs().getDefiningOp();
     bool bit = false;
     if (auto rem = dyn_cast_or_null<arith::RemUIOp>(lhs))
-      bit = constantOf(rem.getRhs()) == 2;
+      bit = getConstantIntValue(rem.getRhs()) == 2;
     if (auto andOp = dyn_cast_or_null<arith::AndIOp>(lhs))
-      bit = constantOf(andOp.getRhs()) == 1;
-    if (!bit || constantOf(cmp.getRhs()) != 0)
+      bit = getConstantIntValue(andOp.getRhs()) == 1;
+    if (!bit || getConstantIntValue(cmp.getRhs()) != 0)
       return std::nullopt;
     std::optional<Parity> x = operand(0);
     if (!x)

@@ -73,13 +73,6 @@ SmallVector<scf::ForOp> smem::enclosingLoops(Operation *op, Operation *kernel) {
   return loops;
 }
 
-std::optional<int64_t> smem::constantOf(Value v) {
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c)))
-    return c.getSExtValue();
-  return std::nullopt;
-}
-
 //===----------------------------------------------------------------------===//
 // SystemBuilder
 //===----------------------------------------------------------------------===//
@@ -103,7 +96,7 @@ SystemBuilder::instance(Operation *op, unsigned thread,
     Lin k = Lin::var(sys.var(0, kmax));
     in.iteration[loop] = k;
     // lb + step * k < ub.
-    if (std::optional<int64_t> step = constantOf(loop.getStep());
+    if (std::optional<int64_t> step = getConstantIntValue(loop.getStep());
         step && *step > 0) {
       Lin lb = expr(loop.getLowerBound(), in);
       Lin ub = expr(loop.getUpperBound(), in);
@@ -207,7 +200,7 @@ Lin SystemBuilder::threadId(const Instance &in) {
 }
 
 Lin SystemBuilder::expr(Value v, const Instance &in, int depth) {
-  if (std::optional<int64_t> c = constantOf(v))
+  if (std::optional<int64_t> c = getConstantIntValue(v))
     return Lin::of(*c);
   // One translation per value and instance context (thread, iterations of
   // the loops around its definition): shared sub-expressions share variables.
@@ -242,7 +235,7 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
     if (loop && arg == loop.getInductionVar()) {
-      std::optional<int64_t> step = constantOf(loop.getStep());
+      std::optional<int64_t> step = getConstantIntValue(loop.getStep());
       if (step && in.iteration.count(loop))
         return expr(loop.getLowerBound(), in, depth + 1) +
                in.iteration.lookup(loop) * *step;
@@ -277,14 +270,14 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
     return expr(op->getOperand(0), in, depth + 1) -
            expr(op->getOperand(1), in, depth + 1);
   if (isa<arith::MulIOp>(op)) {
-    if (std::optional<int64_t> c = constantOf(op->getOperand(1)))
+    if (std::optional<int64_t> c = getConstantIntValue(op->getOperand(1)))
       return expr(op->getOperand(0), in, depth + 1) * *c;
-    if (std::optional<int64_t> c = constantOf(op->getOperand(0)))
+    if (std::optional<int64_t> c = getConstantIntValue(op->getOperand(0)))
       return expr(op->getOperand(1), in, depth + 1) * *c;
     return opaque();
   }
   if (isa<arith::ShLIOp>(op))
-    if (std::optional<int64_t> c = constantOf(op->getOperand(1));
+    if (std::optional<int64_t> c = getConstantIntValue(op->getOperand(1));
         c && *c >= 0 && *c < 62)
       return expr(op->getOperand(0), in, depth + 1) * (int64_t(1) << *c);
   // Division and remainder by a positive constant of a non-negative value.
@@ -292,15 +285,15 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
   bool remainder = false;
   if (isa<arith::DivUIOp, arith::DivSIOp, arith::RemUIOp, arith::RemSIOp,
           arith::FloorDivSIOp>(op)) {
-    divisor = constantOf(op->getOperand(1));
+    divisor = getConstantIntValue(op->getOperand(1));
     remainder = isa<arith::RemUIOp, arith::RemSIOp>(op);
   } else if (isa<arith::ShRUIOp, arith::ShRSIOp>(op)) {
-    if (std::optional<int64_t> c = constantOf(op->getOperand(1));
+    if (std::optional<int64_t> c = getConstantIntValue(op->getOperand(1));
         c && *c >= 0 && *c < 62)
       divisor = int64_t(1) << *c;
   } else if (isa<arith::AndIOp>(op)) {
     // x & (2^n - 1) == x % 2^n.
-    if (std::optional<int64_t> c = constantOf(op->getOperand(1));
+    if (std::optional<int64_t> c = getConstantIntValue(op->getOperand(1));
         c && *c > 0 && llvm::isPowerOf2_64(uint64_t(*c) + 1)) {
       divisor = *c + 1;
       remainder = true;
@@ -309,7 +302,8 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
   if (divisor && *divisor > 0 && nonNegative(op->getOperand(0)))
     return divMod(expr(op->getOperand(0), in, depth + 1), *divisor, remainder);
   if (auto ceil = dyn_cast<arith::CeilDivUIOp>(op))
-    if (std::optional<int64_t> d = constantOf(ceil.getRhs()); d && *d > 0)
+    if (std::optional<int64_t> d = getConstantIntValue(ceil.getRhs());
+        d && *d > 0)
       return divMod(expr(ceil.getLhs(), in, depth + 1) + (*d - 1), *d, false);
   // x ^ y with 0 <= y < 2^n: the high bits of x stay and the low n bits are
   // some r in [0, 2^n). What races need of xor is that it is a bijection for

@@ -21,6 +21,7 @@
 #include "IntegerSystem.h"
 #include "MBarrier.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -201,8 +202,6 @@ private:
 
 /// The scf.for ops around `op` inside `kernel`, outermost first.
 SmallVector<scf::ForOp> enclosingLoops(Operation *op, Operation *kernel);
-/// The value of an integer constant.
-std::optional<int64_t> constantOf(Value v);
 /// The allocation a shared access's view chain starts at (a workgroup
 /// attribution when the chain ends at a block argument), or failure when
 /// the access's layout or a view in the chain is not modelled.

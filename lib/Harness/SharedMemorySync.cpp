@@ -120,9 +120,9 @@ bool SystemBuilder::containsHere(Event kind, Operation *op) const {
 std::optional<Lin> SystemBuilder::tripCount(scf::ForOp loop) {
   if (auto it = trips.find(loop); it != trips.end())
     return it->second;
-  std::optional<int64_t> lb = constantOf(loop.getLowerBound()),
-                         ub = constantOf(loop.getUpperBound()),
-                         step = constantOf(loop.getStep());
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                         ub = getConstantIntValue(loop.getUpperBound()),
+                         step = getConstantIntValue(loop.getStep());
   if (lb && ub && step && *step > 0) {
     Lin t = Lin::of(*ub > *lb ? llvm::divideCeil(*ub - *lb, *step) : 0);
     return trips[loop] = t;

@@ -65,7 +65,7 @@ std::unique_ptr<std::vector<int64_t>> ThreadEvaluator::compute(Value v) {
       x[t] = f(t);
     return std::move(out);
   };
-  if (std::optional<int64_t> c = constantOf(v))
+  if (std::optional<int64_t> c = getConstantIntValue(v))
     return perThread([&](int64_t) { return *c; });
   Operation *op = v.getDefiningOp();
   int64_t bx = model.block[0], by = model.block[1];
@@ -132,7 +132,7 @@ private:
 bool Separator::splitTerm(
     Value v, int64_t coefficient, Separated &out,
     SmallVectorImpl<std::pair<Value, int64_t>> &threadTerms, int depth) {
-  if (std::optional<int64_t> c = constantOf(v)) {
+  if (std::optional<int64_t> c = getConstantIntValue(v)) {
     out.constant += coefficient * *c;
     return true;
   }
@@ -155,7 +155,7 @@ bool Separator::splitTerm(
                      threadTerms, depth + 1);
   if (isa_and_nonnull<arith::MulIOp>(op))
     for (unsigned i = 0; i < 2; ++i)
-      if (std::optional<int64_t> c = constantOf(op->getOperand(i)))
+      if (std::optional<int64_t> c = getConstantIntValue(op->getOperand(i)))
         return splitTerm(op->getOperand(1 - i), coefficient * *c, out,
                          threadTerms, depth + 1);
   if (isa_and_nonnull<arith::IndexCastOp, arith::IndexCastUIOp>(op))
