@@ -9,9 +9,10 @@
 // the block's output. Tiles are rows of the 128-byte swizzle: BK * elem =
 // 128 bytes for a K-major operand (A [M, K], B [N, K]), whose k-step kk
 // starts kk * 32 bytes into the row of a 1024-aligned pattern (base offset
-// 0); an MN-major one (A [K, M], B [K, N], 16-bit types) comes in 64-wide
-// chunks [BK][64], one TMA box each, whose k-step kk starts 16 kk rows in,
-// and wgmma transposes it.
+// 0); an MN-major one (B as [K, N], 16-bit types) comes in 64-wide chunks
+// [BK][64], one TMA box each, whose k-step kk starts 16 kk rows in, and
+// wgmma transposes it. Batched operands have 3-D maps, the batch
+// outermost.
 //
 // Stage s has its own mbarrier; thread 0 arms it with the stage's bytes
 // (expect_tx) and issues both boxes. The stages are unrolled, so every
@@ -20,10 +21,11 @@
 //   prologue: thread 0 fills stages 0 .. S-1 with k-tiles 0 .. S-1
 //   for each k-tile kt (stage s = kt % S, phase kt / S):
 //     wait for stage s's phase
-//     BK / instK wgmmas from stage s, each leaving one group in flight
+//     BK / instK wgmmas from stage s, each waiting until only this
+//     k-tile's groups are in flight
 //     barrier: every warpgroup has retired its wgmmas of k-tile kt - 1
 //     thread 0 refills that stage, (s - 1) % S, with k-tile kt - 1 + S
-//   wgmma wait 0, barrier
+//   wgmma wait 0
 //
 // TMA zero-fills what lies outside A or B, so edge tiles need no masks on
 // the loads. The epilogue finishes each thread's accumulators in registers
