@@ -316,14 +316,19 @@ public:
   bool hasDynamicSizes() const override { return problem.hasDynamicSizes(); }
 
   SmallVector<std::string> getPlanNotes() const override {
-    if (!problem.hasDynamicSizes())
-      return {};
-    std::string note =
-        llvm::formatv("dynamic sizes planned as {0} (a dynamic batch as 1)",
-                      params.representativeSize);
-    for (const auto &entry : plannedAt)
-      note += llvm::formatv(", {0} as {1}", entry.getKey(), entry.getValue());
-    return {note};
+    SmallVector<std::string> notes;
+    if (problem.hasDynamicSizes()) {
+      std::string note =
+          llvm::formatv("dynamic sizes planned as {0} (a dynamic batch as 1)",
+                        params.representativeSize);
+      for (const auto &entry : plannedAt)
+        note += llvm::formatv(", {0} as {1}", entry.getKey(), entry.getValue());
+      notes.push_back(note);
+    }
+    // Why a target with the Hopper path does not take it here.
+    if (std::optional<std::string> why = whyNoWgmma())
+      notes.push_back("the TMA + wgmma path does not apply: " + *why);
+    return notes;
   }
 
   /// A small dynamic M (decode) gets a kernel of its own.
@@ -334,6 +339,31 @@ public:
   }
 
 private:
+  /// On a wgmma target, what keeps this problem off the path (asked of a
+  /// typical config: the problem's own reasons, not a tile's); none when
+  /// the path applies or the target has no wgmma.
+  std::optional<std::string> whyNoWgmma() const {
+    if (!target.hasFeature(ArchFeature::Wgmma) ||
+        !(problem.inType.isF16() || problem.inType.isBF16() ||
+          (problem.inType.isF32() && problem.isTF32())))
+      return std::nullopt;
+    RawConfig raw{{128, 128, 128 / problem.inBytes()},
+                  {64, 128},
+                  {64, 128, problem.inType.isF32() ? 8 : 16},
+                  {},
+                  MathInst::wgmma,
+                  /*stages=*/4,
+                  /*vector=*/128 / problem.inType.getIntOrFloatBitWidth(),
+                  /*threads=*/256,
+                  /*swizzle=*/1};
+    GemmConfigAttr config = getConfig(raw, 1, SplitReduce::atomic);
+    std::string whyNot;
+    if (!config ||
+        succeeded(checkGemmLowerable(config, problem, target, whyNot)))
+      return std::nullopt;
+    return whyNot;
+  }
+
   /// Split-K for grids that fill at most a quarter of the SMs (measured on
   /// the H200: it pays on decode-like shapes, 0.17x -> 0.75x cuBLAS at fp32
   /// 1x4096x4096, but a grid of 64 tiles lost to its zeroing and atomics):
