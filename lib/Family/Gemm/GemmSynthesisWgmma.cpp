@@ -211,6 +211,9 @@ Value WgmmaMainLoop::step(int64_t stage, Value kt, Value parity, Value acc,
   nvgpu::MBarrierTryWaitParityOp::create(b, barriers, parity, ticks,
                                          m.c(stage));
   Value a = tileView(stage, true), bt = tileView(stage, false);
+  auto transpose = [&](bool kMajor) {
+    return kMajor ? UnitAttr() : b.getUnitAttr();
+  };
   for (int64_t kk = 0; kk < kSteps; ++kk) {
     Value da = nvgpu::WarpgroupGenerateDescriptorOp::create(
         b, descA, kStep(a, true, rowA, 64, kk), kb.tileMapA);
@@ -219,9 +222,6 @@ Value WgmmaMainLoop::step(int64_t stage, Value kt, Value parity, Value acc,
         kb.tileMapB);
     // Each commits a group and waits until at most this k-tile's are in
     // flight: the tensor cores queue a whole k-tile.
-    auto transpose = [&](bool kMajor) {
-      return kMajor ? UnitAttr() : b.getUnitAttr();
-    };
     acc = nvgpu::WarpgroupMmaOp::create(
         b, accType, da, db, b.getI64IntegerAttr(kSteps), transpose(kMajorA),
         transpose(kMajorB), acc);
