@@ -122,6 +122,12 @@ Status BundleLauncher::prepare(const Sizes &sizes,
     return s;
   const Manifest &m = source.manifest();
   params.assign(plan.steps.size(), KernelParams());
+  size_t maps = 0;
+  for (const PlannedStep &step : plan.steps)
+    if (step.kind == StepSpec::Kind::Kernel)
+      maps += m.kernels[step.kernel].tensorMaps.size();
+  if (Status s = tensorMaps.makeRoom(maps); !s.ok())
+    return s;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     if (plan.steps[i].kind != StepSpec::Kind::Kernel)
       continue;

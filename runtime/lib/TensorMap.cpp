@@ -109,17 +109,22 @@ void TensorMapStore::release() {
   copies.clear();
 }
 
+Status TensorMapStore::makeRoom(size_t count) {
+  // A long-lived launcher bound to ever new buffers would grow the store
+  // without end: past a bound, wait for every launch and start over (before
+  // a launch takes any copy, so that none it takes is freed).
+  if (copies.size() + count <= kMaxCopies)
+    return Status::success();
+  AMK_CU(cuCtxSynchronize(), "cuCtxSynchronize (before reusing tensor maps)");
+  release();
+  return Status::success();
+}
+
 Status TensorMapStore::get(const CUtensorMap &map, CUdeviceptr &out) {
   std::string key(reinterpret_cast<const char *>(&map), sizeof(map));
   if (auto it = copies.find(key); it != copies.end()) {
     out = it->second;
     return Status::success();
-  }
-  // A long-lived launcher bound to ever new buffers would grow the store
-  // without end: past a bound, wait for every launch and start over.
-  if (copies.size() >= kMaxCopies) {
-    AMK_CU(cuCtxSynchronize(), "cuCtxSynchronize (before reusing tensor maps)");
-    release();
   }
   // cuMemAlloc aligns to at least 256 bytes (a map needs 64). The copy is
   // synchronous, and this memory is new: no launch can be reading it.

@@ -47,6 +47,9 @@ public:
   TensorMapStore(TensorMapStore &&other) noexcept;
   TensorMapStore &operator=(TensorMapStore &&other) noexcept;
 
+  /// Before a launch that takes `count` maps: past the store's bound, waits
+  /// for the context and frees every copy.
+  Status makeRoom(size_t count);
   /// The device copy of `map` (made now if new).
   Status get(const CUtensorMap &map, CUdeviceptr &out);
 
