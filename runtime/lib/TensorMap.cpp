@@ -42,48 +42,19 @@ static CUtensorMapSwizzle swizzleOf(int64_t bytes) {
 Status encodeTensorMap(const TensorMapSpec &map, const BufferSpec &buffer,
                        const Sizes &sizes, CUdeviceptr address,
                        CUtensorMap &out) {
-  std::string what = "tensor map '" + map.name + "' of '" + buffer.name + "'";
-  std::vector<int64_t> extents = buffer.extents(sizes);
-  size_t rank = extents.size();
-  if (rank == 0 || rank > 5 || map.box.size() != rank)
-    return Status::error(what + ": needs a box per dimension of a buffer of "
-                                "rank 1 to 5");
-  if (address % 16 != 0)
-    return Status::error(what +
-                         ": TMA needs a 16-byte aligned buffer, got "
-                         "address " +
-                         std::to_string(address));
-  int64_t elem = byteSize(buffer.elem);
-  cuuint64_t dims[5], strides[4];
-  cuuint32_t box[5], elementStrides[5];
-  int64_t pitch = elem;
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t extent = extents[rank - 1 - i];
-    if (extent < 1 || extent > (int64_t(1) << 32))
-      return Status::error(what + ": extent " + std::to_string(extent) +
-                           " is outside TMA's [1, 2^32]");
-    dims[i] = cuuint64_t(extent);
-    box[i] = cuuint32_t(map.box[i]);
-    elementStrides[i] = 1;
-    if (i > 0) {
-      // The pitch of dimension i: a multiple of 16 bytes below 2^40.
-      if (pitch % 16 != 0 || pitch >= (int64_t(1) << 40))
-        return Status::error(what + ": its rows are " + std::to_string(pitch) +
-                             " bytes apart; TMA needs a multiple of 16 "
-                             "below 2^40");
-      strides[i - 1] = cuuint64_t(pitch);
-    }
-    if (__builtin_mul_overflow(pitch, extent, &pitch))
-      return Status::error(what + ": the buffer's size overflows");
-  }
+  TensorMapGeometry g;
+  if (Status s = getTensorMapGeometry(map, buffer, sizes, address, g); !s.ok())
+    return s;
+  cuuint32_t elementStrides[5] = {1, 1, 1, 1, 1};
   std::memset(&out, 0, sizeof(out));
   AMK_CU(cuTensorMapEncodeTiled(
-             &out, dataType(buffer.elem), cuuint32_t(rank),
-             reinterpret_cast<void *>(address), dims, strides, box,
+             &out, dataType(buffer.elem), g.rank,
+             reinterpret_cast<void *>(address), g.dims, g.strides, g.box,
              elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
              swizzleOf(map.swizzleBytes), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-         "cuTensorMapEncodeTiled(" + what + ")");
+         "cuTensorMapEncodeTiled(tensor map '" + map.name + "' of '" +
+             buffer.name + "')");
   return Status::success();
 }
 

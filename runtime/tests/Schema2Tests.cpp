@@ -16,6 +16,7 @@
 
 #include "AMK/Runtime/GemmProblem.h"
 #include "AMK/Runtime/LaunchPlan.h"
+#include "AMK/Runtime/TensorMap.h"
 
 #include <algorithm>
 #include <string>
@@ -291,6 +292,38 @@ TEST(Schema2, ReadsTensorMaps) {
   EXPECT_TRUE(contains(
       buildKernelParams(m, m.kernels[0], sizes, buffers, params).message(),
       "takes tensor map 'A_tma', which was not encoded"));
+}
+
+TEST(TensorMaps, GeometryOfABuffer) {
+  BufferSpec a;
+  a.name = "A";
+  a.elem = ScalarType::BF16;
+  a.shape = {ShapeDim{"B", 0}, ShapeDim{"M", 0}, ShapeDim{"K", 0}};
+  TensorMapSpec map{"A_tma", "A", {64, 128, 1}, 128};
+  Sizes sizes = gemmSizes(3, 1000, 256, 4096);
+  TensorMapGeometry g;
+  ASSERT_TRUE(getTensorMapGeometry(map, a, sizes, 0x10000, g).ok());
+  // Innermost first: K, M, B; pitches of a row and of a batch.
+  EXPECT_EQ(g.rank, 3u);
+  EXPECT_EQ(g.dims[0], 4096u);
+  EXPECT_EQ(g.dims[1], 1000u);
+  EXPECT_EQ(g.dims[2], 3u);
+  EXPECT_EQ(g.strides[0], 4096u * 2);
+  EXPECT_EQ(g.strides[1], 4096u * 1000 * 2);
+  EXPECT_EQ(g.box[1], 128u);
+  // TMA's rules, with the reason.
+  EXPECT_TRUE(
+      contains(getTensorMapGeometry(map, a, sizes, 0x10008, g).message(),
+               "TMA needs a 16-byte aligned buffer"));
+  EXPECT_TRUE(contains(
+      getTensorMapGeometry(map, a, gemmSizes(3, 1000, 256, 4095), 0x10000, g)
+          .message(),
+      "its rows are 8190 bytes apart; TMA needs a multiple "
+      "of 16"));
+  map.box = {64, 128};
+  EXPECT_TRUE(
+      contains(getTensorMapGeometry(map, a, sizes, 0x10000, g).message(),
+               "needs a box per dimension"));
 }
 
 TEST(Schema2, RefusesBadTensorMaps) {

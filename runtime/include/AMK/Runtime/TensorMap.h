@@ -26,11 +26,25 @@
 
 namespace amk::runtime {
 
-/// Encodes `map` of `buffer` (bound at `address`) at `sizes`: the buffer's
-/// extents innermost first, its contiguous row pitches, the map's box and
-/// swizzle, zero fill outside. Fails with the reason when TMA cannot
-/// describe it (an address or pitch that is not a multiple of 16 bytes, an
-/// extent past 2^32, what the driver refuses).
+/// What cuTensorMapEncodeTiled takes for `map` of `buffer`, innermost
+/// first: extents, the byte pitches of dimensions 1.., the box.
+struct TensorMapGeometry {
+  uint32_t rank = 0;
+  uint64_t dims[5] = {}, strides[4] = {};
+  uint32_t box[5] = {};
+};
+
+/// The geometry of `map` of `buffer` (bound at `address`) at `sizes`; fails
+/// with the reason when TMA cannot describe it: an address or row pitch
+/// that is not a multiple of 16 bytes, an extent outside [1, 2^32], a pitch
+/// from 2^40, a box per dimension missing. Calls no CUDA function.
+Status getTensorMapGeometry(const TensorMapSpec &map, const BufferSpec &buffer,
+                            const Sizes &sizes, CUdeviceptr address,
+                            TensorMapGeometry &out);
+
+/// Encodes `map` of `buffer` (bound at `address`) at `sizes`: its geometry,
+/// the map's swizzle, zero fill outside. Fails with the reason when TMA
+/// cannot describe it (getTensorMapGeometry) or the driver refuses it.
 Status encodeTensorMap(const TensorMapSpec &map, const BufferSpec &buffer,
                        const Sizes &sizes, CUdeviceptr address,
                        CUtensorMap &out);
