@@ -84,7 +84,8 @@ MemRefType getSplitWorkspaceType(GemmConfigAttr config,
 /// wgmma: the alignment the kernel's dynamic shared memory needs (the
 /// 128-byte swizzle repeats every 1024 bytes).
 constexpr int64_t kWgmmaSmemAlignBytes = 1024;
-/// wgmma: the bytes of one tile row (BK elements): one 128-byte swizzle row.
+/// wgmma: the bytes of one tile row (BK elements of a K-major operand, 64
+/// of an MN-major one): one 128-byte swizzle row.
 constexpr int64_t kWgmmaRowBytes = 128;
 /// wgmma: an MN-major operand's chunk width (elements of 16-bit types).
 constexpr int64_t kWgmmaMNChunk = 64;
@@ -115,9 +116,10 @@ int64_t getSplitReduceVector(const GemmProblem &problem);
 /// mma_sync: tiles keep the global layout (A [BM][BK] or [BK][BM] with
 ///           transpose_a; B [BK][BN] or [BN][BK] with transpose_b) and are
 ///           XOR-swizzled in 16-byte chunks instead of padded.
-/// wgmma:    K-major tiles A [BM][BK], B [BN][BK] of 128-byte rows, as TMA
-///           writes them with the 128-byte swizzle; stages and tiles start
-///           on the swizzle's 1024-byte pattern.
+/// wgmma:    tiles of 128-byte rows as TMA writes them with the 128-byte
+///           swizzle: A [BM][BK], B [BN][BK] (B as [K, N]: [BN / 64][BK][64]
+///           chunks, the same bytes); stages and tiles start on the
+///           swizzle's 1024-byte pattern.
 struct GemmSmemLayout {
   struct Tile {
     int64_t rows = 0, cols = 0, pitch = 0;
