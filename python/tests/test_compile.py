@@ -85,3 +85,44 @@ def test_row_ops_compile(cache):
     with pytest.raises(ValueError, match="2-D or 3-D"):
         row_source("sum", (4,), "f32", "f32")
 
+
+
+class FakeTensor:
+    """What Kernel.bind reads of a tensor, without torch."""
+
+    class Device:
+        type = "cuda"
+
+    def __init__(self, shape, dtype="bfloat16", ptr=1 << 20, contiguous=True):
+        self.shape, self.dtype, self._ptr = tuple(shape), f"torch.{dtype}", ptr
+        self.device, self._contiguous = FakeTensor.Device(), contiguous
+
+    def data_ptr(self):
+        return self._ptr
+
+    def is_contiguous(self):
+        return self._contiguous
+
+    def stride(self):
+        return (1,) * len(self.shape)
+
+
+def test_bind_infers_dynamic_sizes_and_checks_them(cache):
+    src = ("func.func @dyn(%a: memref<?x256xbf16>, %b: memref<128x256xbf16>, "
+           "%c: memref<?x128xbf16>) {\n"
+           "  amk.matmul %a, %b into %c {transpose_b} : memref<?x256xbf16>, "
+           "memref<128x256xbf16>, memref<?x128xbf16>\n  return\n}\n")
+    k = amk.compile(src, "h200", cache_dir=cache)
+    a, b, c = FakeTensor((77, 256)), FakeTensor((128, 256)), FakeTensor((77, 128))
+    assert k.bind([a, b, c]) == ([1 << 20] * 3, {"M": 77})
+    with pytest.raises(ValueError, match=r"dimension 0 \(M\) is 78, but "
+                                         r"another buffer has M = 77"):
+        k.bind([a, b, FakeTensor((78, 128))])
+    with pytest.raises(ValueError, match="dimension 1 must be 256, got 255"):
+        k.bind([FakeTensor((77, 255)), b, c])
+    with pytest.raises(TypeError, match="must be bfloat16, got float16"):
+        k.bind([a, FakeTensor((128, 256), "float16"), c])
+    with pytest.raises(ValueError, match="must be contiguous"):
+        k.bind([a, b, FakeTensor((77, 128), contiguous=False)])
+    with pytest.raises(ValueError, match="no value for dynamic size"):
+        k.bind([1 << 20, 2 << 20, 3 << 20])
