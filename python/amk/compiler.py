@@ -112,6 +112,11 @@ def _compile_into(opt, source, target, root, final):
         os.remove(src)
         with open(os.path.join(work, "explain.txt"), "w") as f:
             f.write(diagnostics)
+        # An entry without its explain.txt is incomplete (an interrupted
+        # older compile): replaced.
+        if os.path.isdir(final) and not os.path.isfile(
+                os.path.join(final, "explain.txt")):
+            shutil.rmtree(final, ignore_errors=True)
         try:
             os.rename(work, final)
         except OSError:

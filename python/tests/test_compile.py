@@ -126,3 +126,13 @@ def test_bind_infers_dynamic_sizes_and_checks_them(cache):
         k.bind([a, b, FakeTensor((77, 128), contiguous=False)])
     with pytest.raises(ValueError, match="no value for dynamic size"):
         k.bind([1 << 20, 2 << 20, 3 << 20])
+
+
+def test_an_incomplete_cache_entry_is_replaced(cache):
+    src = matmul_source(64, 64, 64, "f16", "f32")
+    k = amk.compile(src, cache_dir=cache)
+    entry = os.path.dirname(k.path)
+    os.remove(os.path.join(entry, "explain.txt"))
+    again = amk.compile(src, cache_dir=cache)
+    assert again.path == k.path and "remark: planned" in again.explain()
+
