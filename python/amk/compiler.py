@@ -73,6 +73,9 @@ def compile(source, target="h200", *, cache_dir=None):
     if not isinstance(target, str) or not target:
         raise TypeError("amk.compile: target is a preset name or a target "
                         "JSON file")
+    # The target is one word of a pass option.
+    if any(c in target for c in ' "'):
+        raise AmkError(f"amk.compile: bad target name {target!r}")
     opt = find_amk_opt()
     key = hashlib.sha256("\0".join([source, target, _identity(opt)])
                          .encode()).hexdigest()[:32]
@@ -98,8 +101,6 @@ def _compile_into(opt, source, target, root, final):
         src = os.path.join(work, "source.mlir")
         with open(src, "w") as f:
             f.write(source)
-        if any(c in target for c in ' "'):
-            raise AmkError(f"amk.compile: bad target name {target!r}")
         proc = subprocess.run(
             [opt, src, "-o", os.devnull,
              f"--amk-pipeline=target={target} bundle-dir={work} explain"],
@@ -213,7 +214,9 @@ class Kernel:
     def __call__(self, *tensors, sizes=None, stream=None):
         pointers, dynamic = self.bind(tensors, sizes)
         if stream is None:
-            stream = _current_stream(tensors)
+            device = next((t.device for t in tensors if hasattr(t, "device")),
+                          None)
+            stream = current_stream(device) if device is not None else 0
         self.launch(pointers, dynamic, stream)
 
     def launch(self, pointers, sizes, stream):
@@ -260,10 +263,11 @@ def _check_tensor(name, spec, t, declared, found):
     return t.data_ptr()
 
 
-def _current_stream(tensors):
-    """PyTorch's current stream on the tensors' device (0 without torch)."""
-    for t in tensors:
-        if hasattr(t, "device"):
-            import torch
-            return torch.cuda.current_stream(t.device).cuda_stream
-    return 0
+def current_stream(device):
+    """The raw handle of PyTorch's current stream on CUDA `device`."""
+    import torch
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device.index if device.index is not None
+                   else torch.cuda.current_device())
+    return torch.cuda.current_stream(device).cuda_stream

@@ -11,6 +11,7 @@ falls back to torch silently.
 """
 
 from .compiler import compile as _compile
+from .compiler import current_stream
 
 _KERNELS = {}
 _ELEM = {"torch.float16": "f16", "torch.bfloat16": "bf16",
@@ -18,12 +19,23 @@ _ELEM = {"torch.float16": "f16", "torch.bfloat16": "bf16",
 _ACTIVATIONS = ("relu", "gelu", "silu")
 
 
-def _elem(t, what):
-    elem = _ELEM.get(str(t.dtype))
+def _elem(dtype, what, op="matmul"):
+    """The manifest element type of a torch dtype."""
+    elem = _ELEM.get(str(dtype))
     if elem is None:
-        raise TypeError(f"amk.ops.matmul: {what} is {t.dtype}; AMK takes "
+        raise TypeError(f"amk.ops.{op}: {what} is {dtype}; AMK takes "
                         f"float16, bfloat16 and float32")
     return elem
+
+
+def _kernel(source, target):
+    """The Kernel of `source` for `target`: compiled once per process (and
+    once on disk)."""
+    key = (source, target)
+    kernel = _KERNELS.get(key)
+    if kernel is None:
+        kernel = _KERNELS[key] = _compile(source, target)
+    return kernel
 
 
 def _layout(t, what):
@@ -127,7 +139,7 @@ def _matmul_eager(a, b, bias, activation, alpha, out_dtype, allow_tf32,
     if bias is not None:
         pointers.append(bias.data_ptr())
     pointers.append(out.data_ptr())
-    kernel.launch(pointers, {}, _stream(a.device))
+    kernel.launch(pointers, {}, current_stream(a.device))
     return out
 
 
@@ -142,16 +154,6 @@ def _device_target(t):
 
 
 _TARGETS = {}
-
-
-def _stream(device):
-    """The raw handle of torch's current stream on `device`."""
-    import torch
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw(device.index if device.index is not None
-                   else torch.cuda.current_device())
-    return torch.cuda.current_stream(device).cuda_stream
 
 
 def matmul_kernel(a, b, **options):
@@ -170,7 +172,7 @@ def _prepare(a, b, bias, activation, alpha, out_dtype, allow_tf32, target):
 
     if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
         raise TypeError("amk.ops.matmul takes torch tensors")
-    elem = _elem(a, "a")
+    elem = _elem(a.dtype, "a")
     if b.dtype != a.dtype:
         raise TypeError(f"amk.ops.matmul: a is {a.dtype} but b is {b.dtype}")
     a_buf, ta = _layout(a, "a")
@@ -183,7 +185,7 @@ def _prepare(a, b, bias, activation, alpha, out_dtype, allow_tf32, target):
     if a.device != b.device or a.device.type != "cuda":
         raise ValueError("amk.ops.matmul: a and b must be on one CUDA device")
     out_dtype = out_dtype or a.dtype
-    out_elem = _elem(torch.empty(0, dtype=out_dtype), "out_dtype")
+    out_elem = _elem(out_dtype, "out_dtype")
     if bias is not None:
         if tuple(bias.shape) != (n,) or bias.dtype != out_dtype:
             raise ValueError(f"amk.ops.matmul: bias must be [{n}] of "
@@ -192,10 +194,7 @@ def _prepare(a, b, bias, activation, alpha, out_dtype, allow_tf32, target):
         bias = bias.contiguous()
     source = matmul_source(m, n, k, elem, out_elem, ta, tb, bias is not None,
                            activation, alpha, allow_tf32 and elem == "f32")
-    key = (source, target)
-    kernel = _KERNELS.get(key)
-    if kernel is None:
-        kernel = _KERNELS[key] = _compile(source, target)
+    kernel = _kernel(source, target)
     buffers = [a_buf, b_buf] + ([bias] if bias is not None else [])
     return kernel, buffers, (m, n), out_dtype
 
@@ -248,9 +247,9 @@ def _row(kind, x, weight=None, bias=None, eps=None, dim=-1, out_dtype=None,
         raise ValueError(f"amk.ops.{kind}: x must be contiguous")
     if x.device.type != "cuda":
         raise ValueError(f"amk.ops.{kind}: x must be on a CUDA device")
-    elem = _elem(x, "x")
+    elem = _elem(x.dtype, "x", kind)
     out_dtype = out_dtype or x.dtype
-    out_elem = _elem(torch.empty(0, dtype=out_dtype), "out_dtype")
+    out_elem = _elem(out_dtype, "out_dtype", kind)
     for name, v in (("weight", weight), ("bias", bias)):
         if v is not None and (tuple(v.shape) != (x.shape[-1],) or
                               v.dtype != out_dtype):
@@ -258,11 +257,7 @@ def _row(kind, x, weight=None, bias=None, eps=None, dim=-1, out_dtype=None,
                              f"[{x.shape[-1]}] of {out_dtype}")
     source = row_source(kind, tuple(x.shape), elem, out_elem,
                         weight is not None, bias is not None, eps)
-    target = target or _device_target(x)
-    key = (source, target)
-    kernel = _KERNELS.get(key)
-    if kernel is None:
-        kernel = _KERNELS[key] = _compile(source, target)
+    kernel = _kernel(source, target or _device_target(x))
     keeps = kind in ("softmax", "rms_norm", "layer_norm")
     out = torch.empty(x.shape if keeps else x.shape[:-1], dtype=out_dtype,
                       device=x.device)

@@ -68,6 +68,8 @@ private:
   /// an scf.for, the rest unrolled.
   Value run(int64_t lo, int64_t hi, bool refill, Value acc);
 
+  /// The byte offset of A's (`isA`) or B's tile of `stage`.
+  int64_t tileOffset(int64_t stage, bool isA) const;
   /// The tile of A (`isA`) or B in `stage`, as TMA fills it: K-major
   /// [rows][BK], MN-major [rows / 64][BK][64] (64-element swizzle rows).
   Value tileView(int64_t stage, bool isA);
@@ -137,11 +139,14 @@ WgmmaMainLoop::WgmmaMainLoop(GemmKernelBuilder &kb)
   isLeader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, kb.tid, m.c(0));
 }
 
+int64_t WgmmaMainLoop::tileOffset(int64_t stage, bool isA) const {
+  return stage * layout.stageBytes() +
+         (isA ? layout.aOffsetBytes() : layout.bOffsetBytes());
+}
+
 Value WgmmaMainLoop::tileView(int64_t stage, bool isA) {
-  int64_t offset = stage * layout.stageBytes() +
-                   (isA ? layout.aOffsetBytes() : layout.bOffsetBytes());
-  return memref::ViewOp::create(b, isA ? tileA : tileB, kb.smem, m.c(offset),
-                                ValueRange{});
+  return memref::ViewOp::create(b, isA ? tileA : tileB, kb.smem,
+                                m.c(tileOffset(stage, isA)), ValueRange{});
 }
 
 Value WgmmaMainLoop::kStep(Value tile, bool isA, Value row0, int64_t rows,
@@ -176,8 +181,7 @@ void WgmmaMainLoop::load(int64_t stage, bool isA, Value k0, Value id) {
       MemRefType::get(SmallVector<int64_t>(llvm::reverse(box)), kb.p.inType,
                       AffineMap(), tileA.getMemorySpace());
   int64_t boxBytes = boxType.getNumElements() * kb.p.inBytes();
-  int64_t offset = stage * layout.stageBytes() +
-                   (isA ? layout.aOffsetBytes() : layout.bOffsetBytes());
+  int64_t offset = tileOffset(stage, isA);
   bool kMajor = isA ? kMajorA : kMajorB;
   int64_t boxes = kMajor ? 1 : (isA ? tileA : tileB).getDimSize(0);
   for (int64_t c = 0; c < boxes; ++c) {
