@@ -4,12 +4,13 @@
     y = gelu(x W1^T + b1) W2^T        (bf16, weights stored as torch's Linear)
 
     python3 examples/mlp.py [--tokens 2048] [--hidden 4096] [--ffn 14336]
+                            [--shapes exact|dynamic]
 
 Prints each AMK kernel's config, both times (CUDA events, medians), the
 verdict of each against an fp64 reference, and the host time of one cached
 amk.ops.matmul call against torch.matmul's on a small shape. Needs torch
-with a CUDA device, amk-opt (AMK_OPT or build/bin) and libamk_runtime
-(AMK_RUNTIME_LIB).
+with a CUDA device and the amk package: installed (the wheel carries
+amk-opt and libamk_runtime), else this repository's (with its build).
 """
 
 import argparse
@@ -18,11 +19,14 @@ import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
+import torch
 
-import torch  # noqa: E402
-
-import amk  # noqa: E402
+try:
+    import amk
+except ImportError:  # not installed: this repository's package
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..",
+                                    "python"))
+    import amk
 
 
 def gpu_time_us(fn, iters=20):
@@ -65,7 +69,11 @@ def main():
     parser.add_argument("--ffn", type=int, default=14336)
     parser.add_argument("--target", default=None,
                         help="an AMK target (default: this GPU's)")
+    parser.add_argument("--shapes", default="exact",
+                        choices=amk.ops.SHAPE_POLICIES,
+                        help="amk.ops' shape policy")
     args = parser.parse_args()
+    amk.ops.set_shape_policy(args.shapes)
     torch.manual_seed(0)
     bf16 = dict(device="cuda", dtype=torch.bfloat16)
     x = torch.randn(args.tokens, args.hidden, **bf16)
@@ -86,6 +94,7 @@ def main():
     h = amk.ops.matmul(x, w1.t(), bias=b1, activation="gelu",
                        target=args.target)
     down = amk.ops.matmul_kernel(h, w2.t(), target=args.target)
+    print(up.explain().splitlines()[0])
     print(f"up:   {up.name}\n      {up.config}")
     print(f"down: {down.name}\n      {down.config}")
 

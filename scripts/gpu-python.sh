@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
-# Runs the Python package's tests on a GPU machine (torch, CUDA, no LLVM):
-#   scripts/gpu-python.sh COMPILER.tar.xz RESULT_DIR
-# COMPILER.tar.xz is scripts/pack-compiler.sh's amk-opt. Builds the runtime
-# (libamk_runtime), then runs python/tests with the GPU tests enabled.
+# Runs the Python package's tests on a GPU machine (torch, CUDA driver, no
+# LLVM), against the wheel installed there, then the MLP example and a small
+# amk.tune:
+#   scripts/gpu-python.sh WHEEL_DIR RESULT_DIR
+# WHEEL_DIR holds scripts/build-wheel.sh's wheel (amk-opt, the runtime's
+# tools and libamk_runtime inside). Installed with pip into a directory of
+# its own, it is the only AMK the tests see.
 set -uo pipefail
-pack="$1"; results="$2"
+wheel=$(ls "$1"/amk-*.whl 2>/dev/null | head -1)
+results="$2"
 root="$(cd "$(dirname "$0")/.." && pwd)"
-mkdir -p "$results" /tmp/amk-compiler
-tar xJf "$pack" -C /tmp/amk-compiler || exit 1
-"$root/scripts/build-runtime.sh" "$results/build.log" >/dev/null || exit 1
-export AMK_OPT=/tmp/amk-compiler/amk-opt
-export AMK_RUNTIME_LIB=/tmp/amk-runtime-build/lib/libamk_runtime.so
-export AMK_PY_CACHE=/tmp/amk-pycache
-"$AMK_OPT" --version | head -2
+[[ -n "$wheel" ]] || { echo "no amk wheel in $1" >&2; exit 1; }
+mkdir -p "$results"
+site=/tmp/amk-site
+rm -rf "$site"
+python3 -m pip install --quiet --no-index --no-deps --target "$site" "$wheel" \
+  || exit 1
+export PYTHONPATH="$site" AMK_TEST_INSTALLED=1 AMK_PY_CACHE=/tmp/amk-pycache
+unset AMK_OPT AMK_RUNTIME_LIB
+cd /tmp
+python3 -c 'import amk; print("amk from", amk.__file__, "amk-opt", amk.find_amk_opt())'
 python3 -m pytest -q -p no:cacheprovider -rs "$root/python/tests" 2>&1 \
   | tee "$results/pytest.log"
-exit "${PIPESTATUS[0]}"
+status=${PIPESTATUS[0]}
+python3 "$root/examples/mlp.py" 2>&1 | tee "$results/mlp.log" || status=1
+python3 "$root/examples/tune.py" --out "$results/tune" 2>&1 \
+  | tee "$results/tune.log" || status=1
+exit $status

@@ -78,6 +78,11 @@ if config.amk_runtime_enabled:
 # pytest for the Python package's tests (python/tests), in lit's Python.
 if importlib.util.find_spec("pytest") is not None:
     config.available_features.add("pytest")
+# scripts/build-wheel.sh: patchelf, the wheel and venv modules, the runtime.
+if (shutil.which("patchelf") and config.amk_runtime_enabled and
+        importlib.util.find_spec("wheel") is not None and
+        importlib.util.find_spec("ensurepip") is not None):
+    config.available_features.add("wheel")
 ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 if os.path.exists(ptxas):
     config.available_features.add("ptxas")

@@ -83,5 +83,8 @@ case("wg_batched_nt", 512, 512, 256, batch=8)
 case("wg_batched_nt_bias", 384, 512, 256, batch=4, bias=True,
      attrs="activation = #amk.activation<relu>")
 case("wg_batched_dyn_m", None, 256, 512, batch=3, out_t="f32")
+case("wg_batched_nn", 512, 384, 256, batch=4, layout="nn")
+case("wg_batched_nn_odd", 200, 136, 72, batch=3, layout="nn", dt="f16",
+     out_t="f32", bias=True)
 case("wg_nn_split_n", 2048, 2048, 2048, layout="nn", block=(128, 256, 64),
      wn=128, stages=3)

@@ -21,10 +21,7 @@ import shutil
 import subprocess
 import tempfile
 
-from . import runtime
-
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))))
+from . import native, runtime
 
 # Manifest element types and the torch dtypes they are.
 _TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32",
@@ -36,18 +33,20 @@ class AmkError(RuntimeError):
 
 
 def find_amk_opt():
-    """The amk-opt executable: $AMK_OPT, PATH, or this repository's build."""
-    candidates = [os.environ.get("AMK_OPT"), shutil.which("amk-opt"),
-                  os.path.join(_REPO, "build", "bin", "amk-opt")]
-    for path in candidates:
-        if path and os.access(path, os.X_OK):
-            return path
-    raise AmkError("amk-opt not found: set AMK_OPT, put it on PATH, or build "
-                   "the repository (scripts/build.sh)")
+    """The amk-opt executable: $AMK_OPT, the wheel's own (amk.native), PATH,
+    or this repository's build."""
+    path = native.find_tool("amk-opt", "AMK_OPT", [
+        os.path.join(native.REPO, "build", "bin", "amk-opt")])
+    if path is None:
+        raise AmkError("amk-opt not found: set AMK_OPT, put it on PATH, "
+                       "install the wheel (scripts/build-wheel.sh) or build "
+                       "the repository (scripts/build.sh)")
+    return path
 
 
 def _identity(path):
-    """Which build of amk-opt: its path, size and time (as ccache does)."""
+    """Which version of a file (amk-opt, a tuning database): its path, size
+    and time (as ccache does)."""
     st = os.stat(path)
     return f"{os.path.realpath(path)} {st.st_size} {st.st_mtime_ns}"
 
@@ -62,27 +61,38 @@ def _cache_root(cache_dir):
     return os.path.join(base, "amk", "python")
 
 
-def compile(source, target="h200", *, cache_dir=None):
+def compile(source, target="h200", *, cache_dir=None, tuning_db=None):
     """Plans, verifies and lowers the one problem op in `source` (MLIR text:
     an amk.matmul, linalg.matmul on buffers, a row reduction, ...) for
-    `target` (a preset name such as "h200", or a target JSON file). Returns
-    its Kernel; raises AmkError with AMK's diagnostics when it refuses."""
+    `target` (a preset name such as "h200", or a target JSON file),
+    consulting the tuning database `tuning_db` (default $AMK_TUNING_DB; what
+    amk.tune wrote) when there is one. Returns its Kernel; raises AmkError
+    with AMK's diagnostics when it refuses."""
     if not isinstance(source, str):
         raise TypeError("amk.compile takes MLIR text, got "
                         + type(source).__name__)
     if not isinstance(target, str) or not target:
         raise TypeError("amk.compile: target is a preset name or a target "
                         "JSON file")
-    # The target is one word of a pass option.
+    # The target and the database are single words of the pass options.
     if any(c in target for c in ' "'):
         raise AmkError(f"amk.compile: bad target name {target!r}")
+    tuning_db = tuning_db or os.environ.get("AMK_TUNING_DB") or None
+    options = f"target={target}"
+    if tuning_db:
+        if any(c in tuning_db for c in ' "') or not os.path.isfile(tuning_db):
+            raise AmkError(f"amk.compile: no tuning database {tuning_db!r}")
+        tuning_db = os.path.abspath(tuning_db)
+        options += f" tuning-db={tuning_db}"
     opt = find_amk_opt()
-    key = hashlib.sha256("\0".join([source, target, _identity(opt)])
-                         .encode()).hexdigest()[:32]
+    # A database that changed (a new tuning round) plans anew.
+    key = hashlib.sha256("\0".join(
+        [source, options, _identity(opt),
+         _identity(tuning_db) if tuning_db else ""]).encode()).hexdigest()[:32]
     root = _cache_root(cache_dir)
     final = os.path.join(root, key)
     if not os.path.isfile(os.path.join(final, "explain.txt")):
-        _compile_into(opt, source, target, root, final)
+        _compile_into(opt, source, options, root, final)
     manifests = sorted(f for f in os.listdir(final) if f.endswith(".json"))
     if len(manifests) != 1:
         raise AmkError(f"amk.compile: expected one problem op in the source, "
@@ -92,7 +102,7 @@ def compile(source, target="h200", *, cache_dir=None):
     return Kernel(os.path.join(final, manifests[0]), explain)
 
 
-def _compile_into(opt, source, target, root, final):
+def _compile_into(opt, source, options, root, final):
     """Compiles into a fresh directory, then renames it into place (a
     concurrent compile of the same key leaves one complete entry)."""
     os.makedirs(root, exist_ok=True)
@@ -103,7 +113,7 @@ def _compile_into(opt, source, target, root, final):
             f.write(source)
         proc = subprocess.run(
             [opt, src, "-o", os.devnull,
-             f"--amk-pipeline=target={target} bundle-dir={work} explain"],
+             f"--amk-pipeline={options} bundle-dir={work} explain"],
             capture_output=True, text=True)
         # Diagnostics name the source as <amk.compile>, not the scratch file.
         diagnostics = proc.stderr.replace(src, "<amk.compile>")
@@ -140,6 +150,8 @@ class Kernel:
             self.manifest = json.load(f)
         self._explain = explain
         self._bundle = None
+        # Set by amk.ops: the shape policy the kernel was compiled under.
+        self.policy_note = ""
 
     @classmethod
     def load(cls, manifest_path):
@@ -182,9 +194,18 @@ class Kernel:
     def args(self):
         return [a["name"] for a in self.manifest["args"]]
 
+    @property
+    def variants(self):
+        """The bundle's variants, in the order the runtime tries them: each
+        {"when": condition (absent: always), "steps": [...]}."""
+        return self.manifest.get("variants", [{"steps": [{"kernel": "main"}]}])
+
     def explain(self):
         """The agent's decision as `--amk-plan=explain` prints it (empty for
-        a kernel loaded from disk)."""
+        a kernel loaded from disk), after amk.ops' shape policy when the
+        kernel came from there."""
+        if self.policy_note:
+            return self.policy_note + "\n" + self._explain
         return self._explain
 
     def bind(self, tensors, sizes=None):

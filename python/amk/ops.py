@@ -4,15 +4,29 @@
 
 The first call at a new (shapes, dtypes, layouts, target) plans, verifies
 and lowers a kernel (amk.compile: on disk once, then in this process's
-table); later calls launch it on torch's current stream. Shapes are
-specialized exactly: every distinct size is a kernel of its own. What AMK
-cannot take raises ValueError or TypeError naming the reason; nothing
-falls back to torch silently.
+table); later calls launch it on torch's current stream. What AMK cannot
+take raises ValueError or TypeError naming the reason; nothing falls back
+to torch silently.
+
+The shape policy (set_shape_policy, or $AMK_SHAPE_POLICY) says which sizes
+a kernel is compiled for, and each kernel's explain() says which it got:
+- "exact" (the default): every distinct shape is a kernel of its own,
+  planned and proven for exactly those sizes (the fastest kernels; a
+  compile, about a second, per new shape).
+- "dynamic": the row count (matmul's M; every dimension but the last of a
+  row op) is left to the launch, so one kernel serves every row count of
+  an (N, K, dtype, layout). Its bundle carries specializations by size
+  bucket that the runtime chooses among at each launch (the planner adds
+  one where a bucket's best config beats the general one by 10%).
 """
+
+import os
 
 from .compiler import compile as _compile
 from .compiler import current_stream
 
+SHAPE_POLICIES = ("exact", "dynamic")
+_policy = os.environ.get("AMK_SHAPE_POLICY", "exact")
 _KERNELS = {}
 _ELEM = {"torch.float16": "f16", "torch.bfloat16": "bf16",
          "torch.float32": "f32"}
@@ -28,14 +42,52 @@ def _elem(dtype, what, op="matmul"):
     return elem
 
 
-def _kernel(source, target):
+def set_shape_policy(policy):
+    """"exact" (a kernel per shape) or "dynamic" (one kernel for every row
+    count); applies to the calls that follow."""
+    global _policy
+    if policy not in SHAPE_POLICIES:
+        raise ValueError(f"amk.ops: shape policy must be one of "
+                         f"{', '.join(SHAPE_POLICIES)}, got {policy!r}")
+    _policy = policy
+
+
+def shape_policy():
+    if _policy not in SHAPE_POLICIES:
+        raise ValueError(f"AMK_SHAPE_POLICY must be one of "
+                         f"{', '.join(SHAPE_POLICIES)}, got {_policy!r}")
+    return _policy
+
+
+def _kernel(source, target, policy, rows):
     """The Kernel of `source` for `target`: compiled once per process (and
-    once on disk)."""
+    once on disk), its explain() headed by the shape policy it follows."""
     key = (source, target)
     kernel = _KERNELS.get(key)
     if kernel is None:
         kernel = _KERNELS[key] = _compile(source, target)
+        kernel.policy_note = _policy_note(kernel, policy, rows)
     return kernel
+
+
+def _policy_note(kernel, policy, rows):
+    """What the shape policy made of this kernel, for explain()."""
+    sizes = kernel.manifest["sizes"]
+    static = ", ".join(f"{s} = {v}" for s, v in sizes.items() if v >= 0)
+    if policy == "exact":
+        return (f"amk.ops shape policy: exact: compiled for {static} only; "
+                f"another shape compiles a kernel of its own "
+                f"(set_shape_policy('dynamic'): one kernel for every "
+                f"{rows})")
+    dynamic = ", ".join(s for s, v in sizes.items() if v < 0)
+    lines = [f"amk.ops shape policy: dynamic: {dynamic} chosen at launch "
+             f"({static} fixed); one kernel serves every {rows}"]
+    for variant in kernel.variants:
+        when = variant.get("when") or "otherwise"
+        steps = ", ".join(step.get("kernel") or "zero " + step["zero"]
+                          for step in variant["steps"])
+        lines.append(f"  variant when {when}: {steps}")
+    return "\n".join(lines)
 
 
 def _layout(t, what):
@@ -57,10 +109,12 @@ def matmul_source(m, n, k, elem, out_elem, transpose_a=False,
                   transpose_b=False, bias=False, activation=None, alpha=1.0,
                   tf32=False):
     """The MLIR of C[m, n] = alpha * A B (+ bias, activation) with A given
-    as [m, k] ([k, m] transposed) and B as [k, n] ([n, k] transposed)."""
+    as [m, k] ([k, m] transposed) and B as [k, n] ([n, k] transposed); m
+    None leaves M to the launch."""
     if activation is not None and activation not in _ACTIVATIONS:
         raise ValueError(f"amk.ops.matmul: activation must be one of "
                          f"{', '.join(_ACTIVATIONS)}, got {activation!r}")
+    m = "?" if m is None else m
     a = f"memref<{k}x{m}x{elem}>" if transpose_a else f"memref<{m}x{k}x{elem}>"
     b = f"memref<{n}x{k}x{elem}>" if transpose_b else f"memref<{k}x{n}x{elem}>"
     c = f"memref<{m}x{n}x{out_elem}>"
@@ -120,26 +174,27 @@ def _matmul_eager(a, b, bias, activation, alpha, out_dtype, allow_tf32,
            b.dtype, b.device,
            None if bias is None else (bias.shape, bias.stride(), bias.dtype,
                                       bias.device),
-           activation, alpha, out_dtype, allow_tf32, target)
+           activation, alpha, out_dtype, allow_tf32, target, _policy)
     call = _CALLS.get(key)
     if call is None:
         kernel, buffers, shape, dtype = _prepare(a, b, bias, activation,
                                                  alpha, out_dtype, allow_tf32,
                                                  target)
         ta, tb = buffers[0] is not a, buffers[1] is not b
-        call = _CALLS[key] = (kernel, ta, tb, shape, dtype)
-        # The first launch goes through every check.
+        # The first launch goes through every check (and infers M).
         out = torch.empty(shape, dtype=dtype, device=a.device)
         kernel(*buffers, out)
+        sizes = {"M": shape[0]} if kernel.manifest["sizes"]["M"] < 0 else {}
+        _CALLS[key] = (kernel, ta, tb, shape, dtype, sizes)
         return out
-    kernel, ta, tb, shape, dtype = call
+    kernel, ta, tb, shape, dtype, sizes = call
     out = torch.empty(shape, dtype=dtype, device=a.device)
     pointers = [(a.t() if ta else a).data_ptr(),
                 (b.t() if tb else b).data_ptr()]
     if bias is not None:
         pointers.append(bias.data_ptr())
     pointers.append(out.data_ptr())
-    kernel.launch(pointers, {}, current_stream(a.device))
+    kernel.launch(pointers, sizes, current_stream(a.device))
     return out
 
 
@@ -192,9 +247,11 @@ def _prepare(a, b, bias, activation, alpha, out_dtype, allow_tf32, target):
                              f"{out_dtype}, got {tuple(bias.shape)} of "
                              f"{bias.dtype}")
         bias = bias.contiguous()
-    source = matmul_source(m, n, k, elem, out_elem, ta, tb, bias is not None,
-                           activation, alpha, allow_tf32 and elem == "f32")
-    kernel = _kernel(source, target)
+    policy = shape_policy()
+    source = matmul_source(None if policy == "dynamic" else m, n, k, elem,
+                           out_elem, ta, tb, bias is not None, activation,
+                           alpha, allow_tf32 and elem == "f32")
+    kernel = _kernel(source, target, policy, "M")
     buffers = [a_buf, b_buf] + ([bias] if bias is not None else [])
     return kernel, buffers, (m, n), out_dtype
 
@@ -207,13 +264,15 @@ def row_source(kind, shape, elem, out_elem, weight=False, bias=False,
     """The MLIR of one row-wise op over the last dimension of `shape` (2-D
     or batched 3-D): softmax and the norms keep the shape, the reductions
     drop the last dimension; the norms take a weight (and optional bias)
-    per column."""
+    per column. A dimension given as None is left to the launch."""
     if kind not in _ROW_KINDS:
         raise ValueError(f"amk.ops: row op must be one of "
                          f"{', '.join(_ROW_KINDS)}, got {kind!r}")
-    if len(shape) not in (2, 3) or min(shape) < 1:
+    if len(shape) not in (2, 3) or shape[-1] is None or min(
+            d for d in shape if d is not None) < 1:
         raise ValueError(f"amk.ops.{kind}: takes 2-D or 3-D non-empty "
                          f"tensors, got shape {tuple(shape)}")
+    shape = ["?" if d is None else d for d in shape]
     dims = "x".join(str(d) for d in shape)
     x = f"memref<{dims}x{elem}>"
     keeps = kind in ("softmax", "rms_norm", "layer_norm")
@@ -255,9 +314,13 @@ def _row(kind, x, weight=None, bias=None, eps=None, dim=-1, out_dtype=None,
                               v.dtype != out_dtype):
             raise ValueError(f"amk.ops.{kind}: {name} must be "
                              f"[{x.shape[-1]}] of {out_dtype}")
-    source = row_source(kind, tuple(x.shape), elem, out_elem,
-                        weight is not None, bias is not None, eps)
-    kernel = _kernel(source, target or _device_target(x))
+    policy = shape_policy()
+    shape = tuple(x.shape)
+    if policy == "dynamic":
+        shape = (None,) * (len(shape) - 1) + shape[-1:]
+    source = row_source(kind, shape, elem, out_elem, weight is not None,
+                        bias is not None, eps)
+    kernel = _kernel(source, target or _device_target(x), policy, "row count")
     keeps = kind in ("softmax", "rms_norm", "layer_norm")
     out = torch.empty(x.shape if keeps else x.shape[:-1], dtype=out_dtype,
                       device=x.device)

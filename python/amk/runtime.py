@@ -5,18 +5,22 @@
     k.launch([x.data_ptr(), y.data_ptr()], sizes={"M": 300}, stream=0)
 
 The library is libamk_runtime (runtime/include/AMK/Runtime/amk_runtime.h),
-found through $AMK_RUNTIME_LIB or next to the runtime's build; it needs only
-the CUDA driver. Kernels load into the calling thread's current CUDA context
-(PyTorch's, once it has touched the GPU). Failures raise RuntimeError with
-the runtime's message.
+found through $AMK_RUNTIME_LIB, in the wheel (amk.native) or in the
+runtime's build; it needs only the CUDA driver. Kernels load into the
+calling thread's current CUDA context (PyTorch's, once it has touched the
+GPU). Failures raise RuntimeError with the runtime's message.
 """
 
 import ctypes
 import json
 import os
 
-_DEFAULT_PATHS = ["/tmp/amk-runtime-build/lib/libamk_runtime.so",
-                  "build/lib/Runtime/libamk_runtime.so"]
+from . import native
+
+# Where scripts/build-runtime.sh and the main build put the library.
+_BUILD_PATHS = ["/tmp/amk-runtime-build/lib/libamk_runtime.so",
+                os.path.join(native.REPO, "build", "lib", "Runtime",
+                             "libamk_runtime.so")]
 _lib = None
 
 
@@ -25,7 +29,8 @@ def _library():
     if _lib is not None:
         return _lib
     path = os.environ.get("AMK_RUNTIME_LIB")
-    candidates = [path] if path else _DEFAULT_PATHS
+    candidates = [path] if path else [
+        native.packaged_library("libamk_runtime.so")] + _BUILD_PATHS
     for candidate in candidates:
         if candidate and os.path.exists(candidate):
             lib = ctypes.CDLL(candidate)

@@ -2,15 +2,17 @@
 
     t = amk.target.from_device()        # "/.../cache/device-0-<uuid>.json" or "h200"
 
-The runtime's `amk-device-info` ($AMK_DEVICE_INFO, PATH, or the runtime
-build's bin) reads the device's own properties into the target JSON that
-`--amk-target` takes; without it, the preset of the device's name is used.
+The runtime's `amk-device-info` ($AMK_DEVICE_INFO, the wheel's, PATH, or
+the runtime build's bin) reads the device's own properties into the target
+JSON that `--amk-target` takes; without it, the preset of the device's name
+is used.
 One lookup per device and process.
 """
 
 import os
-import shutil
 import subprocess
+
+from . import native
 
 _PRESETS = [("H200", "h200"), ("H100", "h100"), ("B200", "b200"),
             ("A100", "a100"), ("L4", "l4"), ("RTX 4060 Ti", "rtx4060ti"),
@@ -19,10 +21,9 @@ _FOUND = {}
 
 
 def _device_info_tool():
-    candidates = [os.environ.get("AMK_DEVICE_INFO"),
-                  shutil.which("amk-device-info"),
-                  "/tmp/amk-runtime-build/bin/amk-device-info"]
-    return next((c for c in candidates if c and os.access(c, os.X_OK)), None)
+    return native.find_tool("amk-device-info", "AMK_DEVICE_INFO", [
+        "/tmp/amk-runtime-build/bin/amk-device-info",
+        os.path.join(native.REPO, "build", "bin", "amk-device-info")])
 
 
 def preset_for(name):

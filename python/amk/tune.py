@@ -1,4 +1,15 @@
-"""The tuning loop's driver pieces that need no MLIR and no GPU.
+"""The tuning loop from Python, and its pieces that need no MLIR and no GPU.
+
+    result = amk.tune(problems, target="h200", out="tuning")   # on a GPU
+    amk.compile(source, target="h200", tuning_db=result.tuning_db)
+
+amk.tune runs rounds of evaluate -> reflect -> repair on this machine's GPU:
+`amk-tune build` plans and compiles N candidates per problem, amk-bench
+checks each against the fp64 reference and times it against cuBLAS in its
+own process (a progress bar counts them; a crash costs one candidate),
+`amk-tune ingest` records the results, derives repair rules and refits the
+cost model; later rounds try only configs not measured yet. The report
+(REPORT.md and its PNG plots) is written at the end.
 
     python3 -m amk.tune problems --out suite.mlir [--quick]
         the performance cases of docs/BENCH.md as one module of amk.matmul
@@ -17,13 +28,17 @@ import argparse
 import json
 import math
 import os
+import subprocess
 import sys
+import types
 
-from amk.suite import suite_cases
+from amk import native
 
 
 def write_problems(out, quick):
     """One module with a function per static performance case."""
+    from amk.suite import suite_cases
+
     funcs = []
     for case in suite_cases(quick):
         if not case.perf or case.dynamic:
@@ -260,6 +275,202 @@ def report(out, round_dirs, compare_paths):
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"wrote {path} and {len(images)} plot(s)")
+    return path, [os.path.join(out, image) for image in images]
+
+
+class TuneError(RuntimeError):
+    """A stage of the tuning loop failed (the tool's output says why)."""
+
+
+class TuneResult:
+    """What amk.tune did: the database the planner consults next time
+    (compile(..., tuning_db=)), the round directories, the report, and the
+    best measured candidate per problem."""
+
+    def __init__(self, tuning_db, rounds, report_path, plots, best):
+        self.tuning_db = tuning_db
+        self.rounds = rounds
+        self.report = report_path
+        self.plots = plots
+        self.best = best
+
+    def __repr__(self):
+        return (f"<amk.TuneResult {len(self.rounds)} round(s), "
+                f"{len(self.best)} problem(s), db {self.tuning_db}>")
+
+
+def _tool(name, env):
+    path = native.find_tool(name, env, [
+        f"/tmp/amk-runtime-build/bin/{name}",
+        os.path.join(native.REPO, "build", "bin", name)])
+    if path is None:
+        raise TuneError(f"{name} not found: set ${env}, install the wheel "
+                        f"(scripts/build-wheel.sh) or build the repository")
+    return path
+
+
+class _Progress:
+    """A progress bar on stderr: tqdm's when it is installed, else one line
+    redrawn in place."""
+
+    def __init__(self, total, label, enabled):
+        self.total, self.done, self.label = total, 0, label
+        self.enabled = enabled
+        self.bar = None
+        if enabled:
+            try:
+                from tqdm import tqdm
+                self.bar = tqdm(total=total, desc=label, file=sys.stderr)
+            except ImportError:
+                pass
+
+    def step(self, note):
+        self.done += 1
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.set_postfix_str(note)
+            self.bar.update(1)
+            return
+        width = 30
+        filled = width * self.done // max(self.total, 1)
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}"
+                         f"{'.' * (width - filled)}] {self.done}/"
+                         f"{self.total} {note[:40]:<40}")
+        if self.done == self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _problem_files(problems, out):
+    """`problems` (MLIR text, a path to a .mlir file, or a list of either)
+    as files amk-tune build reads."""
+    if isinstance(problems, (str, os.PathLike)):
+        problems = [problems]
+    files = []
+    for i, p in enumerate(problems):
+        if not isinstance(p, (str, os.PathLike)):
+            raise TypeError(f"amk.tune: a problem is MLIR text or a path, got "
+                            f"{type(p).__name__}")
+        if os.path.isfile(p):
+            files.append(os.fspath(p))
+            continue
+        if "func.func" not in p:
+            raise ValueError(f"amk.tune: problem {i} is neither a file nor "
+                             f"MLIR text with a func.func")
+        path = os.path.join(out, f"problem-{i}.mlir")
+        with open(path, "w") as f:
+            f.write(p)
+        files.append(path)
+    if not files:
+        raise ValueError("amk.tune: no problems")
+    return files
+
+
+def _run(cmd, what, quiet):
+    proc = subprocess.run(cmd, capture_output=quiet, text=True)
+    if proc.returncode != 0:
+        detail = (proc.stderr or "").strip()[-2000:] if quiet else ""
+        raise TuneError(f"{what} failed (exit {proc.returncode})"
+                        + (f":\n{detail}" if detail else ""))
+    return proc
+
+
+def _bench_candidate(runner, manifest, results, iters):
+    """One candidate in its own runner process; its status and speed (or
+    why the process died before writing a result)."""
+    proc = subprocess.run(runner + ["--json", results, "--iters", str(iters),
+                                    "--trials", "1", manifest],
+                          capture_output=True, text=True)
+    try:
+        with open(results) as f:
+            case = json.load(f)["cases"][0]
+        return case.get("status", "?"), case.get("timing", {}).get("speed", 0)
+    except (OSError, ValueError, KeyError, IndexError):
+        tail = (proc.stderr or proc.stdout or "").strip().splitlines()[-1:]
+        return f"crashed ({tail[0] if tail else proc.returncode})", 0
+
+
+def tune(problems, target="h200", *, out="amk-tuning", rounds=3,
+         candidates=6, tuning_db=None, iters=30, progress=True,
+         report_plots=True, runner=None):
+    """Tunes `problems` (MLIR text, a .mlir path, or a list of them) for
+    `target` on this machine's GPU: up to `rounds` rounds of `candidates`
+    candidates per problem, until no config is left to try. Records into
+    `tuning_db` (default OUT/tuning.jsonl) and writes OUT/report. `runner`
+    (a command as a list) replaces amk-bench: it takes amk-bench's command
+    line and writes its --json results. Returns a TuneResult; raises
+    TuneError when a stage fails."""
+    if rounds < 1 or candidates < 1 or iters < 1:
+        raise ValueError("amk.tune: rounds, candidates and iters must be >= 1")
+    os.makedirs(out, exist_ok=True)
+    out = os.path.abspath(out)
+    tuner = _tool("amk-tune", "AMK_TUNE")
+    runner = list(runner) if runner else [_tool("amk-bench", "AMK_BENCH")]
+    db = os.path.abspath(tuning_db or os.path.join(out, "tuning.jsonl"))
+    inputs = _problem_files(problems, out)
+    done = []
+    for round_ in range(1, rounds + 1):
+        d = os.path.join(out, f"r{round_}")
+        cmd = [tuner, "build", f"-target={target}",
+               f"-candidates={candidates}", "-o", d]
+        if round_ > 1:
+            cmd += ["-explore", f"-tuning-db={db}"]
+        if not progress:
+            cmd.append("-progress=false")
+        _run(cmd + inputs, f"amk-tune build (round {round_})", not progress)
+        with open(os.path.join(d, "build.json")) as f:
+            built = [c for c in json.load(f)["candidates"]
+                     if c["status"] == "ok"]
+        fresh = [c for c in built if c.get("source") != "measured"]
+        if round_ > 1 and not fresh:
+            if progress:
+                print(f"converged: no config left to try after "
+                      f"{round_ - 1} round(s)", file=sys.stderr)
+            break
+        bar = _Progress(len(built), f"round {round_}", progress)
+        results = []
+        for i, c in enumerate(built):
+            path = os.path.join(d, f"result-{i}.json")
+            status, speed = _bench_candidate(
+                runner, os.path.join(d, c["manifest"]), path, iters)
+            if os.path.isfile(path):
+                results.append(path)
+            bar.step(f"{status} {speed:.2f}x cuBLAS" if speed else status)
+        bar.close()
+        if not results:
+            raise TuneError(f"round {round_}: no candidate ran ("
+                            f"{' '.join(runner)})")
+        _run([tuner, "ingest", d, f"-tuning-db={db}"] + results,
+             f"amk-tune ingest (round {round_})", True)
+        done.append(d)
+    if not done:
+        raise TuneError("amk.tune: no round ran")
+    report_path, images = None, []
+    if report_plots:
+        report_path, images = report(os.path.join(out, "report"), done, None)
+    with open(os.path.join(done[-1], "ingest.json")) as f:
+        summary = json.load(f)
+    best = {p["signature"]: {"config": p.get("best_config"),
+                             "us": p.get("best_us", 0),
+                             "cublas_us": p.get("ref_us", 0)}
+            for p in summary["problems"]}
+    return TuneResult(db, done, report_path, images, best)
+
+
+class _CallableModule(types.ModuleType):
+    """`amk.tune(...)` calls tune() while `python3 -m amk.tune` and
+    `amk.tune.report` stay this module."""
+
+    def __call__(self, *args, **kwargs):
+        return tune(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
 
 
 def main():

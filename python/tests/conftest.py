@@ -6,7 +6,10 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+# The repository's package, unless the tests are to check an installed one
+# (scripts/gpu-python.sh runs them against the wheel).
+if not os.environ.get("AMK_TEST_INSTALLED"):
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 
 def _has_gpu():

@@ -145,3 +145,42 @@ def test_row_ops_against_torch(shape):
     with pytest.raises(ValueError, match="last dimension only"):
         amk.ops.softmax(x, dim=0)
 
+
+
+@pytest.fixture
+def dynamic_policy():
+    amk.ops.set_shape_policy("dynamic")
+    yield
+    amk.ops.set_shape_policy("exact")
+
+
+def test_dynamic_policy_serves_every_row_count(dynamic_policy):
+    """One kernel per (N, K, dtype, layout) under the dynamic policy, right
+    at every M (one row, edges of tiles, a long M), under a CUDA graph too."""
+    import torch
+    torch.manual_seed(5)
+    w = torch.randn(384, 512, device="cuda", dtype=torch.bfloat16)
+    kernels = set()
+    for m in (1, 63, 64, 65, 777, 4096):
+        x = torch.randn(m, 512, device="cuda", dtype=torch.bfloat16)
+        out = amk.ops.matmul(x, w.t())
+        assert close(out, torch_ref(x, w.t()), 512), m
+        kernels.add(amk.ops.matmul_kernel(x, w.t()).path)
+    assert len(kernels) == 1
+    k = amk.ops.matmul_kernel(x, w.t())
+    assert k.manifest["sizes"]["M"] == -1
+    assert k.explain().startswith("amk.ops shape policy: dynamic: M chosen")
+    x = torch.randn(100, 512, device="cuda", dtype=torch.bfloat16)
+    amk.ops.matmul(x, w.t())
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = amk.ops.matmul(x, w.t())
+    x.copy_(torch.randn_like(x))
+    g.replay()
+    torch.cuda.synchronize()
+    assert close(out, torch_ref(x, w.t()), 512)
+    # Row ops: every leading dimension left to the launch.
+    for shape in ((3, 1000), (2, 17, 1000)):
+        v = torch.randn(*shape, device="cuda", dtype=torch.float32)
+        ref = torch.softmax(v.double(), dim=-1)
+        assert (amk.ops.softmax(v).double() - ref).abs().max() <= 1e-5

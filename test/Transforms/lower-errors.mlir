@@ -87,16 +87,3 @@ module attributes {amk.target = #amk.target<"h100", arch = "sm_75">} {
     return
   }
 }
-
-// -----
-
-module attributes {amk.target = #amk.target<"h200">} {
-  // Batched wgmma takes B as [B, N, K] (B as [B, K, N] is not measured yet).
-  func.func @wgmma_batched_nn(%a: memref<2x128x128xbf16>, %b: memref<2x128x128xbf16>, %c: memref<2x128x128xf32>) {
-    // expected-error @+1 {{batched wgmma takes B as [B, N, K] only for now}}
-    amk.kernel "k" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 2, vector = 8, threads = 256>) attributes {amk.verified} {
-      amk.matmul %a, %b into %c : memref<2x128x128xbf16>, memref<2x128x128xbf16>, memref<2x128x128xf32>
-    }
-    return
-  }
-}

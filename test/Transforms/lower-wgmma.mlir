@@ -1,6 +1,7 @@
 // REQUIRES: ptxas
 // RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s
 // RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=BATCHED
+// RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=BNN
 // RUN: rm -rf %t && amk-opt %s --split-input-file --amk-lower="bundle-dir=%t" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/gemm_wgmma_nn.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/gemm_wgmma_nn.json
@@ -89,6 +90,24 @@ module attributes {amk.target = #amk.target<"h200">} {
   func.func @batched(%a: memref<4x256x256xbf16>, %b: memref<4x256x256xbf16>, %c: memref<4x256x256xbf16>) {
     amk.kernel "gemm_wgmma_batched" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 2, vector = 8, threads = 256>) attributes {amk.verified} {
       amk.matmul %a, %b into %c {transpose_b} : memref<4x256x256xbf16>, memref<4x256x256xbf16>, memref<4x256x256xbf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// Batched with B as [B, K, N]: B's 3-D map moves 64-column chunks of 64 k
+// rows (coordinates (column, k, batch)), which wgmma reads transposed.
+// BNN-LABEL: gpu.func @gemm_wgmma_batched_nn
+// BNN:         builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<1x128x64xbf16
+// BNN-NEXT:    builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<1x64x64xbf16
+// BNN:         nvgpu.tma.async.load %{{.*}}[%c0, %{{.*}}, %[[BATCH:block_id_z]]], %{{.*}}[%c0] to %{{.*}} : <tensor = memref<1x128x64xbf16
+// BNN:         nvgpu.tma.async.load %{{.*}}[%{{.*}}, %c0, %[[BATCH]]], %{{.*}}[%c0] to %{{.*}} : <tensor = memref<1x64x64xbf16
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @batched_nn(%a: memref<4x256x256xbf16>, %b: memref<4x256x384xbf16>, %c: memref<4x256x384xbf16>) {
+    amk.kernel "gemm_wgmma_batched_nn" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 2, vector = 8, threads = 256>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c : memref<4x256x256xbf16>, memref<4x256x384xbf16>, memref<4x256x384xbf16>
     }
     return
   }

@@ -203,6 +203,16 @@ static json::Object getTaskJSON(const BuildTask &t) {
   return o;
 }
 
+/// The -target option as ingest can resolve it again: a preset's name, or a
+/// target file's absolute path (a device's name is neither).
+static std::string getTargetOption() {
+  if (lookupTargetPreset(targetName))
+    return targetName;
+  SmallString<128> path(targetName);
+  (void)llvm::sys::fs::make_absolute(path);
+  return std::string(path);
+}
+
 int tune::runBuild(llvm::StringRef buildDir, bool explore,
                    size_t *newCandidates) {
   llvm::Expected<TargetSpec> target = resolveTarget(targetName);
@@ -250,7 +260,7 @@ int tune::runBuild(llvm::StringRef buildDir, bool explore,
   llvm::sys::path::append(path, "build.json");
   json::Object root{{"schema", kBuildSchema},
                     {"target", getTargetIdentity(*target)},
-                    {"target_name", target->name},
+                    {"target_name", getTargetOption()},
                     {"candidates_per_problem", int64_t(candidates)},
                     {"tuning_db", tuningDBPath},
                     {"date", getTodayDate()},

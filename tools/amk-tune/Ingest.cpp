@@ -371,8 +371,7 @@ int tune::runIngest(llvm::StringRef ingestDir,
     return fail(llvm::toString(target.takeError()));
   if (getTargetIdentity(*target) != identity)
     return fail("the build was for target '" + identity +
-                "', which this AMK's preset '" + targetName +
-                "' no longer matches: rebuild");
+                "', which '" + targetName + "' no longer describes: rebuild");
 
   DialectRegistry registry;
   registerDialects(registry);

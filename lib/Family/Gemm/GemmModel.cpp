@@ -339,9 +339,6 @@ static LogicalResult checkWgmmaLowerable(GemmConfigAttr config,
   // operand's batch, which the mbarrier check does not model yet.)
   if (problem.batched && ShapedType::isDynamic(problem.batch))
     return fail("wgmma needs a static batch");
-  // (Batched B as [B, K, N] is built but not yet measured correct on a GPU.)
-  if (problem.batched && !problem.transposeB)
-    return fail("batched wgmma takes B as [B, N, K] only for now");
   // TMA moves rows whose pitch is a multiple of 16 bytes; static extents
   // prove it here (a dynamic one could break it at run time).
   for (int64_t extent :

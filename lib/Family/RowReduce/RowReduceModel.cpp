@@ -161,11 +161,12 @@ LogicalResult mlir::amk::checkRowLowerable(RowConfigAttr config,
       return failure();
     }
     // Exactly the runs the row needs: fewer cannot hold it, more are dead.
-    if (runs != llvm::divideCeil(problem.n, perPass)) {
+    int64_t needed = llvm::divideCeilSigned(problem.n, perPass);
+    if (runs != needed) {
       whyNot = llvm::formatv("a row of {0} in runs of {1} x {2} threads needs "
                              "cached_runs = {3}",
                              problem.n, vector, config.getThreadsPerRow(),
-                             llvm::divideCeil(problem.n, perPass));
+                             needed);
       return failure();
     }
   }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the amk wheel that runs where only the CUDA driver is (no LLVM, no
+# MLIR, no CUDA toolkit needed to compile or launch):
+#   scripts/build-wheel.sh OUT_DIR [BUILD_DIR]      (default BUILD_DIR: build)
+#   pip install OUT_DIR/amk-*.whl                   (there)
+# The wheel carries, under amk/_native: amk-opt and amk-tune (compile, tune),
+# amk-bench and amk-device-info (time against cuBLAS, read the GPU) and
+# libamk_runtime (launch), stripped, with every shared library they need
+# that is not part of the C/C++ runtime or the CUDA driver/toolkit, found
+# through an rpath of $ORIGIN/../lib. Prints the wheel's path.
+set -euo pipefail
+mkdir -p "$1"
+out="$(cd "$1" && pwd)"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$(cd "${2:-$root/build}" && pwd)"
+stage="$(mktemp -d)"
+trap 'rm -rf "$stage"' EXIT
+
+tar -C "$root/python" --exclude=__pycache__ --exclude='*.egg-info' \
+  --exclude=build -cf - . | tar -C "$stage" -xf -
+native="$stage/amk/_native"
+mkdir -p "$native/bin" "$native/lib"
+
+for tool in amk-opt amk-tune amk-bench amk-device-info; do
+  if [[ -x "$build/bin/$tool" ]]; then
+    strip -o "$native/bin/$tool" "$build/bin/$tool"
+  elif [[ $tool == amk-opt ]]; then
+    echo "build-wheel: $build/bin/amk-opt is missing (scripts/build.sh)" >&2
+    exit 1
+  fi
+done
+runtime_lib=$(find "$build/lib" -name libamk_runtime.so -print -quit)
+if [[ -z "$runtime_lib" ]]; then
+  echo "build-wheel: no libamk_runtime.so under $build/lib (CUDA toolkit?)" >&2
+  exit 1
+fi
+strip -o "$native/lib/libamk_runtime.so" "$runtime_lib"
+
+# What every Linux machine with the CUDA driver has, or what comes from CUDA.
+system='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|libcuda|libcudart|libcublas|libcublasLt|libnvrtc)\.'
+for file in "$native"/bin/* "$native"/lib/libamk_runtime.so; do
+  ldd "$file" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' |
+    while read -r name path; do
+      [[ $name =~ $system || -e "$native/lib/$name" ]] && continue
+      strip -o "$native/lib/$name" "$path"
+    done
+done
+for file in "$native"/bin/* "$native"/lib/*; do
+  patchelf --set-rpath '$ORIGIN/../lib' "$file"
+done
+
+(cd "$stage" && /usr/bin/python3 -m pip wheel --quiet --no-deps \
+  --no-build-isolation --no-index -w "$out" .) >&2
+ls "$out"/amk-*.whl
