@@ -13,3 +13,4 @@ repository's scripts (amk.suite, amk.rowsuite, amk.tune, ...) live here too.
 
 from .compiler import AmkError, Kernel, compile, find_amk_opt  # noqa: F401
 from . import ops, target, tune  # noqa: F401  (amk.tune(...) is callable)
+from .target import Target  # noqa: F401

@@ -62,3 +62,11 @@ def from_device(device=None, cache_dir=None):
                            f"runtime (amk-device-info) or pass target=")
     _FOUND[index] = target
     return target
+
+
+class Target:
+    """amk.Target.from_device() is amk.target.from_device(): a target is a
+    preset name or a target JSON path, not an object of its own."""
+
+    from_device = staticmethod(from_device)
+    preset_for = staticmethod(preset_for)

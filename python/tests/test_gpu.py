@@ -115,6 +115,7 @@ def test_matmul_under_torch_compile():
 def test_target_from_device():
     import torch
     target = amk.target.from_device()
+    assert amk.Target.from_device() == target
     props = torch.cuda.get_device_properties(0)
     # The device's own JSON (amk-device-info), or its preset.
     if target.endswith(".json"):

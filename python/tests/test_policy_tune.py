@@ -104,6 +104,11 @@ def test_tune_runs_rounds_and_reports(tmp_path):
     assert os.path.isfile(result.report)
     with open(result.report) as f:
         assert "## Round `r2`" in f.read()
+    pytest.importorskip("matplotlib")
+    assert sorted(os.path.basename(p) for p in result.plots) == [
+        "amk-vs-cublas.png", "predicted-vs-measured.png",
+        "tflops-per-shape.png"]
+    assert all(os.path.getsize(p) > 1000 for p in result.plots)
     # The database steers the planner: the tuned best is planned first.
     k = amk.compile(problem, "h200", cache_dir=str(tmp_path / "c"),
                     tuning_db=result.tuning_db)

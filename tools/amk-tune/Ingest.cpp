@@ -160,6 +160,7 @@ static void readMeasurement(const json::Object *r, Outcome &o) {
   o.timeUs = getNumber(r, {"timing", "amk", "median_us"});
   o.refUs = getNumber(r, {"timing", "cublas", "median_us"});
   o.peakTflops = getNumber(r, {"timing", "peak_tflops"});
+  o.rooflineUs = getNumber(r, {"timing", "roofline_us"});
   o.localBytes = getNumber(r, {"kernel", "local_bytes_per_thread"});
 }
 
@@ -318,9 +319,10 @@ static int writeSummary(llvm::StringRef ingestPath, llvm::StringRef identity,
           (!fastest || o->timeUs < fastest->timeUs))
         fastest = o;
     json::Object b{
-        {"signature", signature},       {"plan_id", rung0->id},
-        {"plan_status", rung0->status}, {"plan_us", rung0->timeUs},
-        {"ref_us", rung0->refUs},       {"peak_tflops", rung0->peakTflops}};
+        {"signature", signature},          {"plan_id", rung0->id},
+        {"plan_status", rung0->status},    {"plan_us", rung0->timeUs},
+        {"ref_us", rung0->refUs},          {"peak_tflops", rung0->peakTflops},
+        {"roofline_us", rung0->rooflineUs}};
     if (fastest) {
       llvm::outs() << llvm::formatv("best {0}: {1} {2:f1} us (plan {3}: {4}, "
                                     "{5:f1} us) {6}\n",
@@ -370,8 +372,8 @@ int tune::runIngest(llvm::StringRef ingestDir,
   if (!target)
     return fail(llvm::toString(target.takeError()));
   if (getTargetIdentity(*target) != identity)
-    return fail("the build was for target '" + identity +
-                "', which '" + targetName + "' no longer describes: rebuild");
+    return fail("the build was for target '" + identity + "', which '" +
+                targetName + "' no longer describes: rebuild");
 
   DialectRegistry registry;
   registerDialects(registry);

@@ -35,6 +35,9 @@ struct TuningOutcome {
   std::string failureClass, detail;
   std::vector<std::string> flags;
   double timeUs = 0, refUs = 0, peakTflops = 0;
+  /// The case's roofline: the longer of its math at the peak and its
+  /// minimum bytes at the HBM bandwidth (amk-bench's roofline_us).
+  double rooflineUs = 0;
   /// The dynamic shared memory the kernel asked for, and its spills.
   int64_t smemBytes = 0, localBytes = 0;
   /// Registers a thread holds for results (the family's register pressure

@@ -16,7 +16,7 @@ for path in manifests:
                   "not_run": False, "kernel": {"local_bytes_per_thread": 0},
                   "timing": {"amk": {"median_us": us},
                              "cublas": {"median_us": 40.0},
-                             "peak_tflops": 67.0},
+                             "peak_tflops": 67.0, "roofline_us": 30.0},
                   "trace": {"stage": "done", "class": "ok", "detail": "",
                             "flags": []}})
 json.dump({"tool": "amk-bench", "format": 1, "cases": cases},
