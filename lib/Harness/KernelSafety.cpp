@@ -15,13 +15,17 @@
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlow/Utils.h"
 #include "mlir/Analysis/DataFlowFramework.h"
+#include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -416,11 +420,59 @@ static bool checkStructure(Operation *kernel, Report report) {
              "calls " + callee + ": the harness does not analyse calls");
       return;
     }
+    // (What lifting branches to scf makes of loops and switches.)
+    if (isa<scf::WhileOp>(op)) {
+      report(check::kUnprovable, op,
+             "a loop that is not an scf.for (" + describeOp(op) +
+                 ", or branches with a back edge) is not modelled: the "
+                 "harness analyses loops as scf.for");
+      return;
+    }
+    if (isa<scf::IndexSwitchOp>(op)) {
+      report(check::kUnprovable, op,
+             "a multi-way branch (" + describeOp(op) +
+                 ", or a cf.switch) is not modelled: the harness analyses "
+                 "branches as scf.if");
+      return;
+    }
     if (!isModelled(op))
       report(check::kUnprovable, op,
              "op " + describeOp(op) + " is not modelled by the harness");
   });
   return structured;
+}
+
+/// A copy of `func` in which upstream's CFG-to-SCF lifting made every
+/// branch graph structured (cf.cond_br diamonds become scf.if, back edges
+/// scf.while), for the checks to analyse; null when `func` has none or
+/// lifting fails (checkStructure then reports the blocks). The copy is
+/// detached, its ops keep their locations, and the original is untouched.
+static OwningOpRef<gpu::GPUFuncOp> liftBranches(gpu::GPUFuncOp func) {
+  bool branches = false;
+  func->walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      branches |= !region.empty() && !region.hasOneBlock();
+  });
+  if (!branches)
+    return nullptr;
+  OwningOpRef<gpu::GPUFuncOp> copy = cast<gpu::GPUFuncOp>(func->clone());
+  ControlFlowToSCFTransformation lifting;
+  bool lifted = true;
+  copy->walk<WalkOrder::PostOrder>([&](Operation *op) {
+    for (Region &region : op->getRegions()) {
+      if (region.empty() || region.hasOneBlock())
+        continue;
+      DominanceInfo dominance(op);
+      lifted &= succeeded(transformCFGToSCF(region, lifting, dominance));
+    }
+  });
+  // An infinite loop ends the function in a func.return, which a gpu.func
+  // cannot hold: the original's blocks are reported instead.
+  if (!lifted ||
+      copy->walk([](func::ReturnOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    return nullptr;
+  return copy;
 }
 
 /// The threads a convergent op needs together: the block for barriers and
@@ -489,7 +541,7 @@ public:
   explicit PhaseTimer(KernelCheckTime *time) : time(time) {}
   template <typename Fn> auto operator()(StringRef phase, Fn &&fn) {
     auto start = std::chrono::steady_clock::now();
-    auto record = llvm::make_scope_exit([&] {
+    llvm::scope_exit record([&] {
       if (time)
         time->phases.push_back(
             {phase.str(), std::chrono::duration<double, std::milli>(
@@ -600,6 +652,10 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
   if (func && !checkLaunchDimensions(func, target, report))
     return failure();
   SmallVector<int64_t, 3> grid = getGrid(func);
+  // Branch graphs are checked as the structured kernel they lift to.
+  OwningOpRef<gpu::GPUFuncOp> lifted;
+  if (func && (lifted = liftBranches(func)))
+    kernel = func = *lifted;
   if (target) {
     timed("resources", [&] {
       checkResources(kernel, func, *target, name, findings, report);

@@ -3,16 +3,22 @@
 // What the harness cannot analyse is reported as AMK-UNPROVABLE, never
 // accepted silently (an error; a warning with allow-unprovable).
 
-// Bug: branches between blocks (cf.cond_br) instead of an scf.if.
-// WARN: warning: [AMK-UNPROVABLE] unstructured control flow
+// Bug: a loop of branches (a back edge), which lifts to scf.while: only
+// scf.for loops are modelled (branch diamonds are: branches.mlir).
+// WARN: warning: [AMK-UNPROVABLE] a loop that is not an scf.for
 gpu.module @m {
-  // expected-error @+1 {{[AMK-UNPROVABLE] unstructured control flow (a region of 'gpu.func' at line 10 has 3 blocks): lower to scf to let the harness analyse it}}
-  gpu.func @branches(%c: i1) kernel {
-    cf.cond_br %c, ^a, ^b
-  ^a:
-    gpu.barrier
-    gpu.return
-  ^b:
+  gpu.func @branch_loop(%n: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    cf.br ^head(%c0 : index)
+  ^head(%i: index):
+    %p = arith.cmpi ult, %i, %n : index
+    cf.cond_br %p, ^body, ^exit
+  ^body:
+    %j = arith.addi %i, %c1 : index
+    // expected-error @+1 {{[AMK-UNPROVABLE] a loop that is not an scf.for ('scf.while' at line 20, or branches with a back edge) is not modelled: the harness analyses loops as scf.for}}
+    cf.br ^head(%j : index)
+  ^exit:
     gpu.return
   }
 }
@@ -58,7 +64,7 @@ gpu.module @m {
 // WARN: warning: [AMK-UNPROVABLE] op 'mystery.op'
 gpu.module @m {
   gpu.func @unknown_op() kernel {
-    // expected-error @+1 {{[AMK-UNPROVABLE] op 'mystery.op' at line 62 is not modelled by the harness}}
+    // expected-error @+1 {{[AMK-UNPROVABLE] op 'mystery.op' at line 68 is not modelled by the harness}}
     "mystery.op"() : () -> ()
     gpu.return
   }
@@ -75,15 +81,20 @@ gpu.module @m {
 
 // -----
 
-// Bug: a straight-line kernel split into two blocks by a `cf.br`.
-// WARN: warning: [AMK-UNPROVABLE] unstructured control flow
+// Bug: a multi-way branch (cf.switch, lifted to scf.index_switch).
+// WARN: warning: [AMK-UNPROVABLE] a multi-way branch
 gpu.module @m {
-  // expected-error @+1 {{[AMK-UNPROVABLE] unstructured control flow (a region of 'gpu.func' at line 82 has 2 blocks): lower to scf to let the harness analyse it}}
-  gpu.func @br_blocks(%a: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+  gpu.func @switch_blocks(%a: memref<256xf32>, %f: i32) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     %tid = gpu.thread_id x
-    cf.br ^next
-  ^next:
-    %x = memref.load %a[%tid] : memref<256xf32>
+    // expected-error @+1 {{[AMK-UNPROVABLE] a multi-way branch ('scf.index_switch' at line 90, or a cf.switch) is not modelled: the harness analyses branches as scf.if}}
+    cf.switch %f : i32, [
+      default: ^x,
+      1: ^y
+    ]
+  ^x:
+    %v = memref.load %a[%tid] : memref<256xf32>
+    gpu.return
+  ^y:
     gpu.return
   }
 }
@@ -140,7 +151,7 @@ gpu.module @m {
 gpu.module @m {
   gpu.func @inline_asm(%a: memref<256xi32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     %tid = gpu.thread_id x
-    // expected-error @+1 {{[AMK-UNPROVABLE] op 'llvm.inline_asm' at line 144 is not modelled by the harness}}
+    // expected-error @+1 {{[AMK-UNPROVABLE] op 'llvm.inline_asm' at line 155 is not modelled by the harness}}
     %w = llvm.inline_asm "mov.u32 $0, %warpid;", "=r" : () -> i32
     memref.store %w, %a[%tid] : memref<256xi32>
     gpu.return

@@ -191,7 +191,12 @@ def AMKVerifyPass : Pass<"amk-verify", "::mlir::ModuleOp"> {
            "report the harness's time per lowered kernel and phase (a "
            "remark each; `timing` in the JSON)">,
   ];
-  let dependentDialects = ["::mlir::amk::AMKDialect"];
+  // Kernels with branch graphs are checked as lifted to scf (ub.poison for
+  // values a path leaves undefined, arith constants for switch flags).
+  let dependentDialects = [
+    "::mlir::amk::AMKDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"
+  ];
 }
 
 #endif // AMK_TRANSFORMS_PASSES_TD
