@@ -509,7 +509,9 @@ static SmallVector<Aligned> alignedAccesses(Operation *op) {
     declared = store.getAlignment();
   for (MemoryAccess &a : *accesses) {
     int64_t e = elemBytes(a.memref);
-    if (!e)
+    // A masked transfer lowers to a masked load or store aligned to its
+    // element only.
+    if (!e || a.masked)
       continue;
     int64_t bytes = a.width * e;
     int64_t required =

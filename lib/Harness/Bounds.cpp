@@ -249,18 +249,21 @@ mlir::amk::getMemoryAccesses(Operation *op) {
     add(store.getBase(), store.getIndices(),
         store.getVectorType().getShape().back(), "vector store", true);
   } else if (isa<vector::TransferReadOp, vector::TransferWriteOp>(op)) {
-    // A 1-D transfer along the last dimension, in bounds and unmasked, is a
-    // vector load or store; other transfers are not modelled.
+    // A 1-D transfer along the last dimension without a mask operand: in
+    // bounds, a vector load or store; out of bounds, the elements past the
+    // dimension's end are not accessed (padding is read instead). Other
+    // transfers are not modelled (n-D ones are unrolled to 1-D first:
+    // KernelSafety.cpp).
     auto transfer = cast<VectorTransferOpInterface>(op);
     VectorType vector = transfer.getVectorType();
     if (!isa<MemRefType>(transfer.getBase().getType()) ||
         vector.getRank() != 1 || vector.isScalable() || transfer.getMask() ||
-        !transfer.getPermutationMap().isMinorIdentity() ||
-        !transfer.isDimInBounds(0))
+        !transfer.getPermutationMap().isMinorIdentity())
       return failure();
     bool write = isa<vector::TransferWriteOp>(op);
     add(transfer.getBase(), transfer.getIndices(), vector.getShape().back(),
         write ? "vector transfer write" : "vector transfer read", write);
+    out.back().masked = !transfer.isDimInBounds(0);
   } else if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op)) {
     // Each lane supplies one 16-byte row address.
     int64_t bytes = elementBytes(
@@ -619,9 +622,11 @@ void BoundsChecker::checkAccesses(Operation *op) {
     for (auto [dim, index] : llvm::enumerate(access.indices)) {
       bool last = dim + 1 == access.indices.size();
       int64_t width = last ? access.width : 1;
+      // Past the end of a masked dimension nothing is accessed.
+      bool lowerOnly = last && access.masked;
       SymbolicSize size = prover.sizeOf(access.memref, dim);
       std::string why;
-      if (!size.isKnown()) {
+      if (!lowerOnly && !size.isKnown()) {
         report(check::kUnprovable, op,
                llvm::formatv("{0} of {1}: dimension {2} has a size the "
                              "bounds check cannot trace",
@@ -629,7 +634,9 @@ void BoundsChecker::checkAccesses(Operation *op) {
                0, 0, {});
         continue;
       }
-      if (prover.proveInBounds(index, width, size, localGuards, why))
+      if (lowerOnly
+              ? prover.proveNonNegative(index, localGuards, why)
+              : prover.proveInBounds(index, width, size, localGuards, why))
         continue;
       std::optional<ConstantIntRanges> r = prover.range(index);
       int64_t found = r ? r->smax().getSExtValue() + width : -1;

@@ -51,6 +51,10 @@ struct MemoryAccess {
   /// part (nvgpu.warpgroup.mma.store): the same instance in two threads of
   /// one warpgroup touches different bytes.
   bool warpgroupCollective = false;
+  /// Touches only the elements of its `width` that lie before the end of
+  /// the last dimension (a vector transfer with in_bounds = false): that
+  /// index must not be negative, but may run past the size.
+  bool masked = false;
 };
 
 /// The elements of a TMA load's box (its descriptor's tensor shape), when

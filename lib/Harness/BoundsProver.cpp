@@ -140,6 +140,19 @@ SymbolicSize BoundsProver::valueSize(OpFoldResult size) const {
   return SymbolicSize::of(v);
 }
 
+bool BoundsProver::proveNonNegative(Value v, ArrayRef<Value> guards,
+                                    std::string &why) const {
+  std::optional<ConstantIntRanges> r = range(v);
+  if (!r) {
+    why = "its range is unknown";
+    return false;
+  }
+  if (nonNegative(v, guards, 0))
+    return true;
+  why = llvm::formatv("it can be negative ({0})", r->smin().getSExtValue());
+  return false;
+}
+
 bool BoundsProver::proveInBounds(Value v, int64_t width, SymbolicSize size,
                                  ArrayRef<Value> guards,
                                  std::string &why) const {
@@ -419,6 +432,21 @@ void BoundsProver::conjuncts(Value cond, SmallVectorImpl<Value> &out) {
   out.push_back(cond);
 }
 
+/// `a < b` as (a, b), however `cmp` says it (`a < b` or `b > a`, signed or
+/// unsigned: either bounds a from above by b).
+static std::optional<std::pair<Value, Value>> lessThan(arith::CmpIOp cmp) {
+  switch (cmp.getPredicate()) {
+  case arith::CmpIPredicate::ult:
+  case arith::CmpIPredicate::slt:
+    return std::make_pair(cmp.getLhs(), cmp.getRhs());
+  case arith::CmpIPredicate::ugt:
+  case arith::CmpIPredicate::sgt:
+    return std::make_pair(cmp.getRhs(), cmp.getLhs());
+  default:
+    return std::nullopt;
+  }
+}
+
 bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
                               ArrayRef<Value> guards, int depth) const {
   if (depth > 8)
@@ -452,14 +480,15 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
     conjuncts(guard, parts);
     for (Value part : parts) {
       auto cmp = part.getDefiningOp<arith::CmpIOp>();
-      if (!cmp || (cmp.getPredicate() != arith::CmpIPredicate::ult &&
-                   cmp.getPredicate() != arith::CmpIPredicate::slt))
+      std::optional<std::pair<Value, Value>> less =
+          cmp ? lessThan(cmp) : std::nullopt;
+      if (!less)
         continue;
-      auto [gBase, gOffset] = splitConstant(cmp.getLhs());
+      auto [gBase, gOffset] = splitConstant(less->first);
       if (gBase != base)
         continue;
       // `x < min(a, b)` bounds x by each of a and b.
-      SmallVector<Value> bounds = {cmp.getRhs()};
+      SmallVector<Value> bounds = {less->second};
       for (size_t i = 0; i < bounds.size() && i < 16; ++i)
         if (isa_and_nonnull<arith::MinUIOp, arith::MinSIOp>(
                 bounds[i].getDefiningOp()))

@@ -71,6 +71,11 @@ public:
   bool proveInBounds(Value v, int64_t width, SymbolicSize size,
                      ArrayRef<Value> guards, std::string &why) const;
 
+  /// Proves `v >= 0` under `guards` (a masked access's last index: what
+  /// lies past the size is not accessed).
+  bool proveNonNegative(Value v, ArrayRef<Value> guards,
+                        std::string &why) const;
+
   /// Proves `size >= c` under `guards`: a constant, every size's minimum 1,
   /// or a guard comparing the size with a constant.
   bool proveAtLeast(SymbolicSize size, int64_t c, ArrayRef<Value> guards) const;

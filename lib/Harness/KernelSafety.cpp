@@ -11,19 +11,17 @@
 #include "Alignment.h"
 #include "Bounds.h"
 #include "MBarrier.h"
+#include "Normalize.h"
 #include "SharedMemory.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlow/Utils.h"
 #include "mlir/Analysis/DataFlowFramework.h"
-#include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/SymbolTable.h"
@@ -442,39 +440,6 @@ static bool checkStructure(Operation *kernel, Report report) {
   return structured;
 }
 
-/// A copy of `func` in which upstream's CFG-to-SCF lifting made every
-/// branch graph structured (cf.cond_br diamonds become scf.if, back edges
-/// scf.while), for the checks to analyse; null when `func` has none or
-/// lifting fails (checkStructure then reports the blocks). The copy is
-/// detached, its ops keep their locations, and the original is untouched.
-static OwningOpRef<gpu::GPUFuncOp> liftBranches(gpu::GPUFuncOp func) {
-  bool branches = false;
-  func->walk([&](Operation *op) {
-    for (Region &region : op->getRegions())
-      branches |= !region.empty() && !region.hasOneBlock();
-  });
-  if (!branches)
-    return nullptr;
-  OwningOpRef<gpu::GPUFuncOp> copy = cast<gpu::GPUFuncOp>(func->clone());
-  ControlFlowToSCFTransformation lifting;
-  bool lifted = true;
-  copy->walk<WalkOrder::PostOrder>([&](Operation *op) {
-    for (Region &region : op->getRegions()) {
-      if (region.empty() || region.hasOneBlock())
-        continue;
-      DominanceInfo dominance(op);
-      lifted &= succeeded(transformCFGToSCF(region, lifting, dominance));
-    }
-  });
-  // An infinite loop ends the function in a func.return, which a gpu.func
-  // cannot hold: the original's blocks are reported instead.
-  if (!lifted ||
-      copy->walk([](func::ReturnOp) { return WalkResult::interrupt(); })
-          .wasInterrupted())
-    return nullptr;
-  return copy;
-}
-
 /// The threads a convergent op needs together: the block for barriers and
 /// block reductions, a warpgroup for wgmma, a warp for shuffles, votes,
 /// warp reductions and the warp-wide matrix ops; none for other ops.
@@ -652,10 +617,11 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
   if (func && !checkLaunchDimensions(func, target, report))
     return failure();
   SmallVector<int64_t, 3> grid = getGrid(func);
-  // Branch graphs are checked as the structured kernel they lift to.
-  OwningOpRef<gpu::GPUFuncOp> lifted;
-  if (func && (lifted = liftBranches(func)))
-    kernel = func = *lifted;
+  // Branch graphs and n-D vector accesses are checked as the exact
+  // structured, 1-D rewrite of the kernel (Normalize.h).
+  OwningOpRef<gpu::GPUFuncOp> normalized;
+  if (func && (normalized = normalizeForChecks(func)))
+    kernel = func = *normalized;
   if (target) {
     timed("resources", [&] {
       checkResources(kernel, func, *target, name, findings, report);

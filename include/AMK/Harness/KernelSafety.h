@@ -80,7 +80,11 @@ struct KernelCheckTime {
 /// with a target, also its launch resources (threads from
 /// `known_block_size`, shared memory from `amk.dynamic_smem_bytes` plus the
 /// static allocations, the grid from `known_grid_size`). With `time`, also
-/// records how long each phase took.
+/// records how long each phase took. A gpu.func with branch graphs or n-D
+/// vector accesses is checked as a detached copy rewritten to scf and 1-D
+/// vectors, which needs the affine, arith, scf, ub and vector dialects
+/// loaded (the verify pass depends on them); findings name the original
+/// ops' locations.
 /// Returns success iff no error was appended (warnings may be).
 LogicalResult checkKernelSafety(Operation *kernel, const TargetSpec *target,
                                 llvm::SmallVectorImpl<HarnessFinding> &findings,

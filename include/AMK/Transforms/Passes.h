@@ -8,6 +8,7 @@
 #define AMK_TRANSFORMS_PASSES_H
 
 #include "AMK/Dialect/AMK/IR/AMKOps.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -191,11 +191,12 @@ def AMKVerifyPass : Pass<"amk-verify", "::mlir::ModuleOp"> {
            "report the harness's time per lowered kernel and phase (a "
            "remark each; `timing` in the JSON)">,
   ];
-  // Kernels with branch graphs are checked as lifted to scf (ub.poison for
-  // values a path leaves undefined, arith constants for switch flags).
+  // Kernels with branch graphs or n-D vector accesses are checked as
+  // rewritten to scf and 1-D vectors (AMK/Harness/KernelSafety.h).
   let dependentDialects = [
-    "::mlir::amk::AMKDialect", "::mlir::arith::ArithDialect",
-    "::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"
+    "::mlir::amk::AMKDialect", "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+    "::mlir::ub::UBDialect", "::mlir::vector::VectorDialect"
   ];
 }
 

@@ -1,0 +1,29 @@
+//===- Normalize.h - The kernel the checks analyse --------------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_LIB_HARNESS_NORMALIZE_H
+#define AMK_LIB_HARNESS_NORMALIZE_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace mlir::amk {
+
+/// The kernel checks model structured control flow (scf.for, scf.if) and
+/// 1-D vector accesses. For a kernel written otherwise this returns a
+/// detached copy rewritten into that form by exact lowerings, upstream's
+/// where there is one: branch graphs lifted to scf (CFG-to-SCF; a diamond
+/// becomes an scf.if whose condition guards its arms), n-D vector transfers
+/// unrolled to guarded 1-D ones (VectorToSCF), n-D vector loads and stores
+/// split into rows, affine.apply as arith. No op is folded or dropped, and
+/// every op keeps its location, so each finding names the original access.
+/// Null when `func` needs none of it, or a rewrite failed (the checks then
+/// report what they cannot model in the original).
+OwningOpRef<gpu::GPUFuncOp> normalizeForChecks(gpu::GPUFuncOp func);
+
+} // namespace mlir::amk
+
+#endif // AMK_LIB_HARNESS_NORMALIZE_H
