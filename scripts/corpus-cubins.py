@@ -73,7 +73,10 @@ binary. The same treatment goes to bugs and twins (--no-volatile: off):
      llvm.load/llvm.store while the kernel stays a gpu.func (it reports the
      workgroup memrefs it cannot convert on stderr; step 3 converts them),
   2. every llvm.load/llvm.store is marked volatile,
-  3. mlir-opt --convert-nvgpu-to-nvvm --convert-vector-to-scf
+  3. mlir-opt --convert-nvgpu-to-nvvm
+              --convert-vector-to-scf="full-unroll=true target-rank=1"
+              --convert-vector-to-llvm (n-D transfers as guarded 1-D ones,
+              a 1-D transfer past its row as a masked load or store)
               --convert-scf-to-cf --convert-nvvm-to-llvm
               --expand-strided-metadata --lower-affine --convert-arith-to-llvm
               --convert-index-to-llvm --convert-gpu-to-nvvm
@@ -130,7 +133,9 @@ PTX_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8}
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 
 STAGE1 = ["--convert-to-llvm"]
-STAGE2 = ["--convert-nvgpu-to-nvvm", "--convert-vector-to-scf",
+STAGE2 = ["--convert-nvgpu-to-nvvm",
+          "--convert-vector-to-scf=full-unroll=true target-rank=1",
+          "--convert-vector-to-llvm",
           "--convert-scf-to-cf", "--convert-nvvm-to-llvm",
           "--expand-strided-metadata", "--lower-affine",
           "--convert-arith-to-llvm", "--convert-index-to-llvm",

@@ -4,7 +4,7 @@
 // CFG-to-SCF lifting makes of them (each diamond an scf.if, with its
 // condition as the guard), so they get every check a structured kernel
 // gets. Loops and switches of branches stay unprovable (unprovable.mlir).
-
+// SANITIZE: tool=memcheck args=f32[256],f32[256]
 // Twin: a[i - 1] in the arm that i > 0 branches to.
 gpu.module @m {
   gpu.func @guarded(%a: memref<256xf32>, %b: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
@@ -24,7 +24,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck args=f32[256],f32[256]
 // Bug: the same read in the arm that i > 0 does not reach (i = 0 reads
 // a[-1]).
 gpu.module @m {
@@ -61,9 +61,9 @@ gpu.module @m {
 }
 
 // -----
-
-// Bug: the same barrier in an arm only thread 0 takes: the others never
-// arrive.
+// SANITIZE: tool=synccheck
+// Bug: the same barrier in an arm only thread 0 takes, while the others
+// go on to the barrier after the join: they meet different barriers.
 gpu.module @m {
   gpu.func @divergent_branch() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
     %tid = gpu.thread_id x
@@ -73,14 +73,17 @@ gpu.module @m {
   ^a:
     // expected-error @+1 {{[AMK-BARRIER-DIVERGENT] barrier 'gpu.barrier' at line 75 is under thread-dependent control}}
     gpu.barrier
-    gpu.return
+    cf.br ^join
   ^b:
+    cf.br ^join
+  ^join:
+    gpu.barrier
     gpu.return
   }
 }
 
 // -----
-
+// SANITIZE: tool=racecheck args=f32[128],f32=1.0,f32=2.0
 // Twin: two arms that write shared memory, each thread its own word, with a
 // barrier after the join before the neighbour's word is read.
 gpu.module @m {
@@ -108,7 +111,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=racecheck args=f32[128],f32=1.0,f32=2.0
 // Bug: the same kernel without the barrier: a thread reads its neighbour's
 // word while the neighbour may still write it.
 gpu.module @m {
