@@ -510,8 +510,8 @@ static SmallVector<Aligned> alignedAccesses(Operation *op) {
   for (MemoryAccess &a : *accesses) {
     int64_t e = elemBytes(a.memref);
     // A masked transfer lowers to a masked load or store aligned to its
-    // element only.
-    if (!e || a.masked)
+    // element only; a wmma fragment's address rule is not modelled.
+    if (!e || a.masked || a.warpCollective)
       continue;
     int64_t bytes = a.width * e;
     int64_t required =

@@ -231,6 +231,27 @@ mlir::amk::getMemoryAccesses(Operation *op) {
     out.push_back(MemoryAccess{op, memref, SmallVector<Value>(indices), width,
                                cond, what, write, async});
   };
+  // A warp's wmma fragment: rows x cols elements at [.., i, j] (cols x rows
+  // transposed), a row every leadDimension elements. Modelled when that is
+  // the memref's own row pitch.
+  auto addFragment = [&](Value memref, ValueRange indices,
+                         gpu::MMAMatrixType matrix, int64_t lead,
+                         bool transposed, bool write) -> LogicalResult {
+    auto type = cast<MemRefType>(memref.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (type.getRank() < 2 ||
+        failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1 || strides[strides.size() - 2] != lead)
+      return failure();
+    ArrayRef<int64_t> shape = matrix.getShape();
+    add(memref, indices, transposed ? shape[0] : shape[1],
+        write ? "wmma fragment store" : "wmma fragment load", write);
+    out.back().rows = transposed ? shape[1] : shape[0];
+    out.back().rowStride = lead;
+    out.back().warpCollective = true;
+    return success();
+  };
   if (auto load = dyn_cast<memref::LoadOp>(op))
     add(load.getMemRef(), load.getIndices(), 1, "load", false);
   else if (auto store = dyn_cast<memref::StoreOp>(op))
@@ -348,6 +369,18 @@ mlir::amk::getMemoryAccesses(Operation *op) {
     out.back().wholeView = true;
     out.back().warpgroupStride = 64 * strides[0];
     out.back().warpgroupCollective = true;
+  } else if (auto load = dyn_cast<gpu::SubgroupMmaLoadMatrixOp>(op)) {
+    if (failed(addFragment(load.getSrcMemref(), load.getIndices(),
+                           cast<gpu::MMAMatrixType>(load.getRes().getType()),
+                           load.getLeadDimension().getSExtValue(),
+                           load.getTranspose().has_value(), false)))
+      return failure();
+  } else if (auto store = dyn_cast<gpu::SubgroupMmaStoreMatrixOp>(op)) {
+    if (failed(addFragment(store.getDstMemref(), store.getIndices(),
+                           store.getSrc().getType(),
+                           store.getLeadDimension().getSExtValue(),
+                           store.getTranspose().has_value(), true)))
+      return failure();
   } else if (isa<nvgpu::WarpgroupGenerateDescriptorOp>(op)) {
     // A descriptor only names memory; the wgmma that takes it reads it.
   } else if (isa<memref::ViewOp, memref::SubViewOp, memref::ReinterpretCastOp,
@@ -621,7 +654,9 @@ void BoundsChecker::checkAccesses(Operation *op) {
       localGuards.push_back(access.condition);
     for (auto [dim, index] : llvm::enumerate(access.indices)) {
       bool last = dim + 1 == access.indices.size();
-      int64_t width = last ? access.width : 1;
+      int64_t width = last                               ? access.width
+                      : dim + 2 == access.indices.size() ? access.rows
+                                                         : 1;
       // Past the end of a masked dimension nothing is accessed.
       bool lowerOnly = last && access.masked;
       SymbolicSize size = prover.sizeOf(access.memref, dim);

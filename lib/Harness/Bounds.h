@@ -55,7 +55,25 @@ struct MemoryAccess {
   /// the last dimension (a vector transfer with in_bounds = false): that
   /// index must not be negative, but may run past the size.
   bool masked = false;
+  /// Rows it covers along the second-to-last dimension, from its index
+  /// there, each `width` wide (a wmma fragment); `rowStride` elements apart
+  /// in memory (0: not static).
+  int64_t rows = 1;
+  int64_t rowStride = 0;
+  /// Made by the lanes of one warp together (a wmma fragment): the same
+  /// instance in two lanes of a warp is one access.
+  bool warpCollective = false;
 };
+
+/// The elements from an access's first to its last, inclusive of the gaps
+/// between its rows (0 when its rows' stride is not static).
+inline int64_t getSpanElements(const MemoryAccess &access) {
+  if (access.rows == 1)
+    return access.width;
+  if (access.rowStride <= 0)
+    return 0;
+  return (access.rows - 1) * access.rowStride + access.width;
+}
 
 /// The elements of a TMA load's box (its descriptor's tensor shape), when
 /// its destination is a static, contiguous view of the box's element type,

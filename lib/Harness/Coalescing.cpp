@@ -143,8 +143,9 @@ void CoalescingChecker::collectAccesses() {
       return;
     for (MemoryAccess &a : *list) {
       auto type = cast<MemRefType>(a.memref.getType());
-      // A whole-view access has no per-thread address to evaluate.
-      if (!isGlobalMemRef(type) || a.wholeView)
+      // A whole-view access or a warp's fragment has no per-thread
+      // address to evaluate.
+      if (!isGlobalMemRef(type) || a.wholeView || a.warpCollective)
         continue;
       std::string whyNot;
       FailureOr<AccessAddress> address =

@@ -159,10 +159,18 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
                  "offsets, or an unknown allocation)");
       return false;
     }
+    if (!getSpanElements(a.access)) {
+      report(check::kUnprovable, a.access.op,
+             "the rows of this " + a.access.what +
+                 " are not a static pitch apart in shared memory");
+      return false;
+    }
     // A whole view (a TMA box, a wgmma operand, an accumulator store) is
-    // one interval from its base: asked one by one.
-    std::optional<Separated> sep =
-        a.access.wholeView ? std::nullopt : separate(a, model, threads);
+    // one interval from its base, a warp's fragment one over its rows:
+    // asked one by one.
+    std::optional<Separated> sep = a.access.wholeView || a.access.warpCollective
+                                       ? std::nullopt
+                                       : separate(a, model, threads);
     if (!sep) {
       units.push_back(Unit{&a});
       continue;

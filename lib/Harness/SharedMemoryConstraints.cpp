@@ -194,6 +194,10 @@ Lin SystemBuilder::warpgroupOf(const Instance &in) {
   return divMod(threadId(in), 128, /*wantRemainder=*/false);
 }
 
+Lin SystemBuilder::warpOf(const Instance &in) {
+  return divMod(threadId(in), 32, /*wantRemainder=*/false);
+}
+
 Lin SystemBuilder::threadId(const Instance &in) {
   return threadDim(in, 0) + threadDim(in, 1) * model.block[0] +
          threadDim(in, 2) * (model.block[0] * model.block[1]);

@@ -152,6 +152,8 @@ public:
   Lin threadId(const Instance &in);
   /// The warpgroup of the thread (linear id / 128; the block size known).
   Lin warpgroupOf(const Instance &in);
+  /// The warp of the thread (linear id / 32; the block size known).
+  Lin warpOf(const Instance &in);
   Lin threadDim(const Instance &in, int d);
   /// gpu.block_dim: a constant, or one variable when the size is unknown.
   Lin blockDim(int d);

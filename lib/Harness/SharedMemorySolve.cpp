@@ -137,8 +137,9 @@ bool Checker::addOverlap(Pair &p, const Unit &ua, const Unit &ub,
   const Group *groupA = ua.group, *groupB = ub.group;
   SystemBuilder &builder = p.builder;
   System &sys = builder.sys;
-  int64_t wa = a.access.width * a.elementBytes,
-          wb = b.access.width * b.elementBytes;
+  // A fragment's rows as one interval (a sound cover of the gaps between).
+  int64_t wa = getSpanElements(a.access) * a.elementBytes,
+          wb = getSpanElements(b.access) * b.elementBytes;
   // The overlap, as constraints (full system) or as delta = the uniform
   // part of a's address minus b's (thread-separated).
   if (groupA && groupB) {
@@ -168,12 +169,19 @@ bool Checker::addOverlap(Pair &p, const Unit &ua, const Unit &ub,
   builder.addGuards(p.ia);
   builder.addGuards(p.ib);
   if (threadsOf == Threads::Distinct) {
-    // The same instance of a warpgroup's collective write: only another
-    // warpgroup's threads touch the same bytes.
-    bool collective = a.access.warpgroupCollective &&
-                      a.access.op == b.access.op && p.sameIterations;
-    Lin ta = collective ? builder.warpgroupOf(p.ia) : builder.threadId(p.ia);
-    Lin tb = collective ? builder.warpgroupOf(p.ib) : builder.threadId(p.ib);
+    // The same instance of a warpgroup's (a warp's) collective access:
+    // only another warpgroup's (warp's) threads are another access. (Warps
+    // are runs of 32 linear ids: with the block size unknown, every thread
+    // counts as its own.)
+    bool same = a.access.op == b.access.op && p.sameIterations;
+    Lin ta = builder.threadId(p.ia), tb = builder.threadId(p.ib);
+    if (same && a.access.warpgroupCollective) {
+      ta = builder.warpgroupOf(p.ia);
+      tb = builder.warpgroupOf(p.ib);
+    } else if (same && a.access.warpCollective && model.blockKnown) {
+      ta = builder.warpOf(p.ia);
+      tb = builder.warpOf(p.ib);
+    }
     sys.ge0(order == 0 ? tb - ta - 1 : ta - tb - 1);
   }
   p.addrA = builder.address(a, p.ia)->second;
@@ -183,6 +191,16 @@ bool Checker::addOverlap(Pair &p, const Unit &ua, const Unit &ub,
   if (ra && rb &&
       (ra->second + wa <= rb->first || rb->second + wb <= ra->first))
     return false;
+  // Then exactly: a fragment touches one of its rows, each a row wide.
+  auto row = [&](const SharedAccess &x, Lin &addr, int64_t &width) {
+    if (x.access.rows == 1)
+      return;
+    Lin r = Lin::var(sys.var(0, x.access.rows - 1));
+    addr = addr + r * (x.access.rowStride * x.elementBytes);
+    width = x.access.width * x.elementBytes;
+  };
+  row(a, p.addrA, wa);
+  row(b, p.addrB, wb);
   sys.ge0(p.addrA + (wa - 1) - p.addrB);
   sys.ge0(p.addrB + (wb - 1) - p.addrA);
   return true;
