@@ -3,21 +3,31 @@
 # MLIR, no CUDA toolkit needed to compile or launch):
 #   scripts/build-wheel.sh OUT_DIR [BUILD_DIR]      (default BUILD_DIR: build)
 #   pip install OUT_DIR/amk-*.whl                   (there)
+#   scripts/build-wheel.sh --stage DIR [BUILD_DIR]  (only DIR/amk/_native: what
+#                                                    python/setup.py calls)
 # The wheel carries, under amk/_native: amk-opt and amk-tune (compile, tune),
 # amk-bench and amk-device-info (time against cuBLAS, read the GPU) and
 # libamk_runtime (launch), stripped, with every shared library they need
 # that is not part of the C/C++ runtime or the CUDA driver/toolkit, found
 # through an rpath of $ORIGIN/../lib. Prints the wheel's path.
 set -euo pipefail
+stage_only=0
+if [[ "${1:-}" == --stage ]]; then
+  stage_only=1
+  shift
+fi
 mkdir -p "$1"
 out="$(cd "$1" && pwd)"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$(cd "${2:-$root/build}" && pwd)"
-stage="$(mktemp -d)"
-trap 'rm -rf "$stage"' EXIT
-
-tar -C "$root/python" --exclude=__pycache__ --exclude='*.egg-info' \
-  --exclude=build -cf - . | tar -C "$stage" -xf -
+if ((stage_only)); then
+  stage="$out"
+else
+  stage="$(mktemp -d)"
+  trap 'rm -rf "$stage"' EXIT
+  tar -C "$root/python" --exclude=__pycache__ --exclude='*.egg-info' \
+    --exclude=build -cf - . | tar -C "$stage" -xf -
+fi
 native="$stage/amk/_native"
 mkdir -p "$native/bin" "$native/lib"
 
@@ -48,6 +58,7 @@ done
 for file in "$native"/bin/* "$native"/lib/*; do
   patchelf --set-rpath '$ORIGIN/../lib' "$file"
 done
+((stage_only)) && exit 0
 
 (cd "$stage" && /usr/bin/python3 -m pip wheel --quiet --no-deps \
   --no-build-isolation --no-index -w "$out" .) >&2
