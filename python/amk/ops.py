@@ -92,14 +92,14 @@ def _policy_note(kernel, policy, rows):
 
 def _layout(t, what):
     """(buffer, transposed): `t` itself when row-major contiguous, the
-    contiguous tensor it is the transpose of otherwise."""
-    if t.dim() != 2:
-        raise ValueError(f"amk.ops.matmul: {what} must be 2-D, got shape "
-                         f"{tuple(t.shape)}")
+    contiguous tensor whose last two dimensions it swaps otherwise."""
+    if t.dim() not in (2, 3):
+        raise ValueError(f"amk.ops.matmul: {what} must be 2-D or 3-D "
+                         f"(batched), got shape {tuple(t.shape)}")
     if t.is_contiguous():
         return t, False
-    if t.t().is_contiguous():
-        return t.t(), True
+    if t.transpose(-2, -1).is_contiguous():
+        return t.transpose(-2, -1), True
     raise ValueError(f"amk.ops.matmul: {what} must be contiguous or the "
                      f"transpose of a contiguous tensor (strides "
                      f"{tuple(t.stride())})")
@@ -107,21 +107,25 @@ def _layout(t, what):
 
 def matmul_source(m, n, k, elem, out_elem, transpose_a=False,
                   transpose_b=False, bias=False, activation=None, alpha=1.0,
-                  tf32=False):
+                  tf32=False, batch=None):
     """The MLIR of C[m, n] = alpha * A B (+ bias, activation) with A given
     as [m, k] ([k, m] transposed) and B as [k, n] ([n, k] transposed); m
-    None leaves M to the launch."""
+    None leaves M to the launch. With `batch`, every operand (the bias
+    too) has that many matrices first."""
     if activation is not None and activation not in _ACTIVATIONS:
         raise ValueError(f"amk.ops.matmul: activation must be one of "
                          f"{', '.join(_ACTIVATIONS)}, got {activation!r}")
     m = "?" if m is None else m
-    a = f"memref<{k}x{m}x{elem}>" if transpose_a else f"memref<{m}x{k}x{elem}>"
-    b = f"memref<{n}x{k}x{elem}>" if transpose_b else f"memref<{k}x{n}x{elem}>"
-    c = f"memref<{m}x{n}x{out_elem}>"
+    lead = "" if batch is None else f"{batch}x"
+    a = (f"memref<{lead}{k}x{m}x{elem}>" if transpose_a
+         else f"memref<{lead}{m}x{k}x{elem}>")
+    b = (f"memref<{lead}{n}x{k}x{elem}>" if transpose_b
+         else f"memref<{lead}{k}x{n}x{elem}>")
+    c = f"memref<{lead}{m}x{n}x{out_elem}>"
     args, types, bias_use = [f"%a: {a}", f"%b: {b}"], [a, b], ""
     if bias:
-        args.append(f"%bias: memref<{n}x{out_elem}>")
-        types.append(f"memref<{n}x{out_elem}>")
+        args.append(f"%bias: memref<{lead}{n}x{out_elem}>")
+        types.append(f"memref<{lead}{n}x{out_elem}>")
         bias_use = " bias(%bias)"
     args.append(f"%c: {c}")
     types.append(c)
@@ -150,9 +154,11 @@ _CALLS = {}
 def matmul(a, b, *, bias=None, activation=None, alpha=1.0, out_dtype=None,
            allow_tf32=False, target=None):
     """alpha * a @ b (+ bias) (then relu / gelu / silu), on the GPU, as a
-    new tensor of `out_dtype` (default: a's). `a` and `b` are 2-D CUDA
-    tensors of one dtype, each contiguous or a transposed contiguous one
-    (x @ w.t() reads w as stored); `bias` has one value per column.
+    new tensor of `out_dtype` (default: a's). `a` and `b` are CUDA tensors
+    of one dtype: 2-D, or both 3-D (a batch of products), or a contiguous
+    3-D `a` with a 2-D `b` (one weight for every matrix); each contiguous
+    or with its last two dimensions swapped from a contiguous one
+    (x @ w.t() reads w as stored). `bias` has one value per column.
     `target` defaults to a's device (amk.target.from_device). Under
     torch.compile it is the custom op torch.ops.amk.matmul."""
     import torch
@@ -170,6 +176,12 @@ def _matmul_eager(a, b, bias, activation, alpha, out_dtype, allow_tf32,
                   target):
     import torch
 
+    # [B, M, K] @ [K, N]: one product over the B x M rows.
+    if a.dim() == 3 and b.dim() == 2 and a.is_contiguous():
+        out = _matmul_eager(a.reshape(-1, a.shape[-1]), b, bias, activation,
+                            alpha, out_dtype, allow_tf32, target)
+        return out.view(a.shape[0], a.shape[1], out.shape[-1])
+
     key = (a.shape, a.stride(), a.dtype, a.device, b.shape, b.stride(),
            b.dtype, b.device,
            None if bias is None else (bias.shape, bias.stride(), bias.dtype,
@@ -184,13 +196,14 @@ def _matmul_eager(a, b, bias, activation, alpha, out_dtype, allow_tf32,
         # The first launch goes through every check (and infers M).
         out = torch.empty(shape, dtype=dtype, device=a.device)
         kernel(*buffers, out)
-        sizes = {"M": shape[0]} if kernel.manifest["sizes"]["M"] < 0 else {}
+        sizes = ({"M": shape[-2]} if kernel.manifest["sizes"]["M"] < 0
+                 else {})
         _CALLS[key] = (kernel, ta, tb, shape, dtype, sizes)
         return out
     kernel, ta, tb, shape, dtype, sizes = call
     out = torch.empty(shape, dtype=dtype, device=a.device)
-    pointers = [(a.t() if ta else a).data_ptr(),
-                (b.t() if tb else b).data_ptr()]
+    pointers = [(a.transpose(-2, -1) if ta else a).data_ptr(),
+                (b.transpose(-2, -1) if tb else b).data_ptr()]
     if bias is not None:
         pointers.append(bias.data_ptr())
     pointers.append(out.data_ptr())
@@ -232,10 +245,18 @@ def _prepare(a, b, bias, activation, alpha, out_dtype, allow_tf32, target):
         raise TypeError(f"amk.ops.matmul: a is {a.dtype} but b is {b.dtype}")
     a_buf, ta = _layout(a, "a")
     b_buf, tb = _layout(b, "b")
-    (m, k), (k2, n) = a.shape, b.shape
+    if a.dim() != b.dim():
+        raise ValueError(f"amk.ops.matmul: a is {tuple(a.shape)} but b is "
+                         f"{tuple(b.shape)}: batched products take two 3-D "
+                         f"operands, or a contiguous 3-D a and a 2-D b")
+    batch = a.shape[0] if a.dim() == 3 else None
+    if batch is not None and b.shape[0] != batch:
+        raise ValueError(f"amk.ops.matmul: a has {batch} matrices but b has "
+                         f"{b.shape[0]}")
+    (m, k), (k2, n) = a.shape[-2:], b.shape[-2:]
     if k != k2:
         raise ValueError(f"amk.ops.matmul: a is {m}x{k} but b is {k2}x{n}")
-    if min(m, n, k) < 1:
+    if min(m, n, k, batch or 1) < 1:
         raise ValueError("amk.ops.matmul: empty operands")
     if a.device != b.device or a.device.type != "cuda":
         raise ValueError("amk.ops.matmul: a and b must be on one CUDA device")
@@ -246,14 +267,16 @@ def _prepare(a, b, bias, activation, alpha, out_dtype, allow_tf32, target):
             raise ValueError(f"amk.ops.matmul: bias must be [{n}] of "
                              f"{out_dtype}, got {tuple(bias.shape)} of "
                              f"{bias.dtype}")
-        bias = bias.contiguous()
+        # A batched product takes a bias per matrix.
+        bias = (bias.expand(batch, n) if batch else bias).contiguous()
     policy = shape_policy()
     source = matmul_source(None if policy == "dynamic" else m, n, k, elem,
                            out_elem, ta, tb, bias is not None, activation,
-                           alpha, allow_tf32 and elem == "f32")
+                           alpha, allow_tf32 and elem == "f32", batch)
     kernel = _kernel(source, target, policy, "M")
     buffers = [a_buf, b_buf] + ([bias] if bias is not None else [])
-    return kernel, buffers, (m, n), out_dtype
+    shape = (batch, m, n) if batch else (m, n)
+    return kernel, buffers, shape, out_dtype
 
 
 _ROW_KINDS = ("softmax", "rms_norm", "layer_norm", "sum", "max", "mean")
@@ -373,10 +396,12 @@ def _register_torch_ops(torch):
 
     @_op.register_fake
     def _(a, b, bias, activation, alpha, out_dtype, allow_tf32, target):
-        if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        if (a.dim() not in (2, 3) or b.dim() not in (2, a.dim()) or
+                a.shape[-1] != b.shape[-2] or
+                (b.dim() == 3 and b.shape[0] != a.shape[0])):
             raise ValueError(f"amk.ops.matmul: a is {tuple(a.shape)} but b is "
                              f"{tuple(b.shape)}")
-        return a.new_empty((a.shape[0], b.shape[1]),
+        return a.new_empty(tuple(a.shape[:-1]) + (b.shape[-1],),
                            dtype=out_dtype or a.dtype)
 
 

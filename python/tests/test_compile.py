@@ -136,3 +136,16 @@ def test_an_incomplete_cache_entry_is_replaced(cache):
     again = amk.compile(src, cache_dir=cache)
     assert again.path == k.path and "remark: planned" in again.explain()
 
+
+
+def test_batched_sources_compile(cache):
+    """A batch of products: every operand with the batch first, a bias per
+    matrix; B as [B, N, K] or [B, K, N]."""
+    for tb in (False, True):
+        k = amk.compile(matmul_source(96, 64, 32, "bf16", "bf16",
+                                      transpose_b=tb, bias=True, batch=3),
+                        "h200", cache_dir=cache)
+        assert k.manifest["sizes"]["B"] == 3
+        assert k.manifest["problem"]["batched"] is True
+        assert k.args == ["A", "B", "bias", "C"]
+        assert k.verdict["status"] == "verified"

@@ -185,3 +185,27 @@ def test_dynamic_policy_serves_every_row_count(dynamic_policy):
         v = torch.randn(*shape, device="cuda", dtype=torch.float32)
         ref = torch.softmax(v.double(), dim=-1)
         assert (amk.ops.softmax(v).double() - ref).abs().max() <= 1e-5
+
+
+@pytest.mark.parametrize("layout", ["nn", "nt"])
+@pytest.mark.parametrize("b_,m,n,k", [(4, 128, 256, 64), (3, 77, 129, 65),
+                                       (2, 1, 4096, 512)])
+def test_batched_matmul_against_torch(layout, b_, m, n, k):
+    """Both operands batched (B as stored or transposed), with a bias per
+    column; and a batched x against one weight, as torch.matmul takes them."""
+    import torch
+    torch.manual_seed(b_ * 7 + m)
+    x = torch.randn(b_, m, k, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(b_, n, k, device="cuda", dtype=torch.bfloat16)
+    y = w.transpose(1, 2) if layout == "nt" else w.transpose(1, 2).contiguous()
+    bias = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    out = amk.ops.matmul(x, y, bias=bias)
+    assert out.shape == (b_, m, n)
+    assert close(out, torch_ref(x, y, bias), k)
+    shared = w[0].t()
+    out = amk.ops.matmul(x, shared, activation="relu")
+    assert out.shape == (b_, m, n)
+    assert close(out, torch_ref(x, shared, None, "relu"), k)
+    other = torch.randn(b_ + 1, k, n, device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match=f"has {b_} matrices but b has"):
+        amk.ops.matmul(x, other)
