@@ -205,10 +205,20 @@ def _matmul_eager(a, b, bias, activation, alpha, out_dtype, allow_tf32,
     pointers = [(a.transpose(-2, -1) if ta else a).data_ptr(),
                 (b.transpose(-2, -1) if tb else b).data_ptr()]
     if bias is not None:
-        pointers.append(bias.data_ptr())
+        # As _prepare passed it: contiguous, one row per matrix if batched.
+        pointers.append(_bias_buffer(bias, shape).data_ptr())
     pointers.append(out.data_ptr())
     kernel.launch(pointers, sizes, current_stream(a.device))
     return out
+
+
+def _bias_buffer(bias, shape):
+    """The bias as the kernel of a C of `shape` takes it: contiguous, and a
+    row per matrix when batched. Kept alive by the caller's stream order
+    (torch's allocator reuses it only after the launch)."""
+    if len(shape) == 3:
+        bias = bias.expand(shape[0], shape[2])
+    return bias.contiguous()
 
 
 def _device_target(t):
@@ -267,8 +277,7 @@ def _prepare(a, b, bias, activation, alpha, out_dtype, allow_tf32, target):
             raise ValueError(f"amk.ops.matmul: bias must be [{n}] of "
                              f"{out_dtype}, got {tuple(bias.shape)} of "
                              f"{bias.dtype}")
-        # A batched product takes a bias per matrix.
-        bias = (bias.expand(batch, n) if batch else bias).contiguous()
+        bias = _bias_buffer(bias, (batch, m, n) if batch else (m, n))
     policy = shape_policy()
     source = matmul_source(None if policy == "dynamic" else m, n, k, elem,
                            out_elem, ta, tb, bias is not None, activation,
