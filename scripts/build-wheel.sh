@@ -5,15 +5,21 @@
 #   pip install OUT_DIR/amk-*.whl                   (there)
 #   scripts/build-wheel.sh --stage DIR [BUILD_DIR]  (only DIR/amk/_native: what
 #                                                    python/setup.py calls)
+#   scripts/build-wheel.sh --tree OUT_DIR [BUILD_DIR]  (also OUT_DIR/
+#       wheel-tree.tar.xz, the wheel unpacked and xz-compressed: 55 MB for a
+#       copy with a size limit; scripts/gpu-python.sh zips it back)
 # The wheel carries, under amk/_native: amk-opt and amk-tune (compile, tune),
 # amk-bench and amk-device-info (time against cuBLAS, read the GPU) and
 # libamk_runtime (launch), stripped, with every shared library they need
 # that is not part of the C/C++ runtime or the CUDA driver/toolkit, found
 # through an rpath of $ORIGIN/../lib. Prints the wheel's path.
 set -euo pipefail
-stage_only=0
+stage_only=0 tree=0
 if [[ "${1:-}" == --stage ]]; then
   stage_only=1
+  shift
+elif [[ "${1:-}" == --tree ]]; then
+  tree=1
   shift
 fi
 mkdir -p "$1"
@@ -62,4 +68,11 @@ done
 
 (cd "$stage" && /usr/bin/python3 -m pip wheel --quiet --no-deps \
   --no-build-isolation --no-index -w "$out" .) >&2
-ls "$out"/amk-*.whl
+wheel=$(ls -t "$out"/amk-*.whl | head -1)
+if ((tree)); then
+  unpacked="$(mktemp -d)"
+  (cd "$unpacked" && unzip -q "$wheel" &&
+     tar cf - . | xz -T0 -6 >"$out/wheel-tree.tar.xz")
+  rm -rf "$unpacked"
+fi
+echo "$wheel"

@@ -4,12 +4,22 @@
 # amk.tune:
 #   scripts/gpu-python.sh WHEEL_DIR RESULT_DIR
 # WHEEL_DIR holds scripts/build-wheel.sh's wheel (amk-opt, the runtime's
-# tools and libamk_runtime inside). Installed with pip into a directory of
-# its own, it is the only AMK the tests see.
+# tools and libamk_runtime inside), or its unpacked tree as
+# wheel-tree.tar.xz (scripts/build-wheel.sh --tree: 55 MB instead of 83, for
+# a copy with a size limit), which is zipped back into the wheel here.
+# Installed with pip into a directory of its own, it is the only AMK the
+# tests see.
 set -uo pipefail
-wheel=$(ls "$1"/amk-*.whl 2>/dev/null | head -1)
 results="$2"
 root="$(cd "$(dirname "$0")/.." && pwd)"
+if [[ -f "$1/wheel-tree.tar.xz" ]] && ! ls "$1"/amk-*.whl >/dev/null 2>&1; then
+  tree=$(mktemp -d) out=$(mktemp -d)
+  tar xJf "$1/wheel-tree.tar.xz" -C "$tree" || exit 1
+  info=$(basename "$tree"/amk-*.dist-info)
+  (cd "$tree" && python3 -m zipfile -c "$out/${info%.dist-info}-py3-none-linux_x86_64.whl" amk "$info") || exit 1
+  set -- "$out" "$2"
+fi
+wheel=$(ls "$1"/amk-*.whl 2>/dev/null | head -1)
 [[ -n "$wheel" ]] || { echo "no amk wheel in $1" >&2; exit 1; }
 mkdir -p "$results"
 site=/tmp/amk-site
