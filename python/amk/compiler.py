@@ -35,8 +35,7 @@ class AmkError(RuntimeError):
 def find_amk_opt():
     """The amk-opt executable: $AMK_OPT, the wheel's own (amk.native), PATH,
     or this repository's build."""
-    path = native.find_tool("amk-opt", "AMK_OPT", [
-        os.path.join(native.REPO, "build", "bin", "amk-opt")])
+    path = native.find_tool("amk-opt", "AMK_OPT")
     if path is None:
         raise AmkError("amk-opt not found: set AMK_OPT, put it on PATH, "
                        "install the wheel (scripts/build-wheel.sh) or build "

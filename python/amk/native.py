@@ -38,10 +38,13 @@ def packaged_library(name):
     return path if os.path.isfile(path) else None
 
 
-def find_tool(name, env, fallbacks=()):
-    """A tool: $<env>, the package's own, PATH, then `fallbacks` (paths in
-    this repository's builds); None when none is executable."""
+def find_tool(name, env):
+    """A tool: $<env>, the package's own, PATH, then the runtime build of
+    scripts/build-runtime.sh and this repository's build; None when none is
+    executable."""
     candidates = [os.environ.get(env), packaged_tool(name),
-                  shutil.which(name)] + list(fallbacks)
+                  shutil.which(name),
+                  os.path.join("/tmp/amk-runtime-build/bin", name),
+                  os.path.join(REPO, "build", "bin", name)]
     return next((c for c in candidates if c and os.path.isfile(c)
                  and os.access(c, os.X_OK)), None)

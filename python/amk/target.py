@@ -21,9 +21,7 @@ _FOUND = {}
 
 
 def _device_info_tool():
-    return native.find_tool("amk-device-info", "AMK_DEVICE_INFO", [
-        "/tmp/amk-runtime-build/bin/amk-device-info",
-        os.path.join(native.REPO, "build", "bin", "amk-device-info")])
+    return native.find_tool("amk-device-info", "AMK_DEVICE_INFO")
 
 
 def preset_for(name):

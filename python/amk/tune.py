@@ -305,9 +305,7 @@ class TuneResult:
 
 
 def _tool(name, env):
-    path = native.find_tool(name, env, [
-        f"/tmp/amk-runtime-build/bin/{name}",
-        os.path.join(native.REPO, "build", "bin", name)])
+    path = native.find_tool(name, env)
     if path is None:
         raise TuneError(f"{name} not found: set ${env}, install the wheel "
                         f"(scripts/build-wheel.sh) or build the repository")
