@@ -386,6 +386,10 @@ def _run(cmd, what, quiet):
 def _bench_candidate(runner, manifest, results, iters):
     """One candidate in its own runner process; its status and speed (or
     why the process died before writing a result)."""
+    # A result left by an earlier run into the same directory is not this
+    # candidate's.
+    if os.path.exists(results):
+        os.remove(results)
     proc = subprocess.run(runner + ["--json", results, "--iters", str(iters),
                                     "--trials", "1", manifest],
                           capture_output=True, text=True)
