@@ -79,9 +79,10 @@ def compile(source, target="h200", *, cache_dir=None, tuning_db=None):
     tuning_db = tuning_db or os.environ.get("AMK_TUNING_DB") or None
     options = f"target={target}"
     if tuning_db:
+        # (Checked as the absolute path the option will carry.)
+        tuning_db = os.path.abspath(tuning_db)
         if any(c in tuning_db for c in ' "') or not os.path.isfile(tuning_db):
             raise AmkError(f"amk.compile: no tuning database {tuning_db!r}")
-        tuning_db = os.path.abspath(tuning_db)
         options += f" tuning-db={tuning_db}"
     opt = find_amk_opt()
     # A database that changed (a new tuning round) plans anew.
