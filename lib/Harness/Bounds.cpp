@@ -274,7 +274,7 @@ mlir::amk::getMemoryAccesses(Operation *op) {
     // bounds, a vector load or store; out of bounds, the elements past the
     // dimension's end are not accessed (padding is read instead). Other
     // transfers are not modelled (n-D ones are unrolled to 1-D first:
-    // KernelSafety.cpp).
+    // Normalize.cpp).
     auto transfer = cast<VectorTransferOpInterface>(op);
     VectorType vector = transfer.getVectorType();
     if (!isa<MemRefType>(transfer.getBase().getType()) ||

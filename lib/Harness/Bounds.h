@@ -56,8 +56,8 @@ struct MemoryAccess {
   /// index must not be negative, but may run past the size.
   bool masked = false;
   /// Rows it covers along the second-to-last dimension, from its index
-  /// there, each `width` wide (a wmma fragment); `rowStride` elements apart
-  /// in memory (0: not static).
+  /// there, each `width` wide (a wmma fragment), `rowStride` elements apart
+  /// in memory (static: the memref's own pitch).
   int64_t rows = 1;
   int64_t rowStride = 0;
   /// Made by the lanes of one warp together (a wmma fragment): the same
@@ -66,12 +66,8 @@ struct MemoryAccess {
 };
 
 /// The elements from an access's first to its last, inclusive of the gaps
-/// between its rows (0 when its rows' stride is not static).
+/// between its rows.
 inline int64_t getSpanElements(const MemoryAccess &access) {
-  if (access.rows == 1)
-    return access.width;
-  if (access.rowStride <= 0)
-    return 0;
   return (access.rows - 1) * access.rowStride + access.width;
 }
 

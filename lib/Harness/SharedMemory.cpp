@@ -159,12 +159,6 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
                  "offsets, or an unknown allocation)");
       return false;
     }
-    if (!getSpanElements(a.access)) {
-      report(check::kUnprovable, a.access.op,
-             "the rows of this " + a.access.what +
-                 " are not a static pitch apart in shared memory");
-      return false;
-    }
     // A whole view (a TMA box, a wgmma operand, an accumulator store) is
     // one interval from its base, a warp's fragment one over its rows:
     // asked one by one.
