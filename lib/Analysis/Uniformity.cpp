@@ -55,8 +55,8 @@ UniformityInfo::UniformityInfo(Operation *kernel) : kernel(kernel) {
     if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr();
         size && size.size() == 3)
       block = {size[0], size[1], size[2]};
-  for (ThreadScope scope :
-       {ThreadScope::Block, ThreadScope::Warpgroup, ThreadScope::Warp}) {
+  for (ThreadScope scope : {ThreadScope::Grid, ThreadScope::Block,
+                            ThreadScope::Warpgroup, ThreadScope::Warp}) {
     // Monotone: values only ever become divergent, so iterate to a
     // fixpoint.
     bool changed = true;
@@ -70,7 +70,23 @@ UniformityInfo::UniformityInfo(Operation *kernel) : kernel(kernel) {
   }
 }
 
+/// Whether `op` reads memory (its result may be what another block wrote).
+static bool readsMemory(Operation *op) {
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  return op->getNumResults() > 0 &&
+         (!iface || iface.hasEffect<MemoryEffects::Read>()) &&
+         !isMemoryEffectFree(op);
+}
+
 bool UniformityInfo::isSource(Operation *op, ThreadScope scope) const {
+  if (scope == ThreadScope::Grid)
+    return isDivergenceSource(op) ||
+           isa<gpu::BlockIdOp, gpu::ClusterIdOp, gpu::ClusterBlockIdOp,
+               NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp,
+               NVVM::ClusterIdXOp, NVVM::ClusterIdYOp, NVVM::ClusterIdZOp,
+               NVVM::BlockInClusterIdXOp, NVVM::BlockInClusterIdYOp,
+               NVVM::BlockInClusterIdZOp, NVVM::SmIdOp>(op) ||
+           readsMemory(op);
   if (scope == ThreadScope::Block)
     return isDivergenceSource(op);
   // Within a group: thread ids of the dimensions a group spans. Groups are
@@ -89,6 +105,8 @@ bool UniformityInfo::isSource(Operation *op, ThreadScope scope) const {
 }
 
 bool UniformityInfo::isGroupUniform(Operation *op, ThreadScope scope) const {
+  if (scope == ThreadScope::Grid)
+    return false;
   // Every thread of the block gets the same reduction.
   if (isa<gpu::AllReduceOp>(op))
     return true;

@@ -20,6 +20,9 @@ namespace mlir::amk {
 /// thread index or block dimension is bounded by when the kernel does not
 /// say.
 inline constexpr int64_t kMaxBlockDims[3] = {1024, 1024, 64};
+/// The largest grid, per dimension: what bounds a block id when the
+/// kernel's grid is not known.
+inline constexpr int64_t kMaxGridDims[3] = {2147483647, 65535, 65535};
 
 /// One memory access an op makes: a memref, its indices, the elements it
 /// touches along the last dimension, and a condition under which it happens

@@ -91,12 +91,12 @@ public:
   std::optional<llvm::SmallVector<int64_t>> sample() const;
   bool isEmpty() const { return !sample(); }
   static int64_t eval(const Lin &e, llvm::ArrayRef<int64_t> values);
-
-private:
   /// A sound, incomplete emptiness test; every step keeps the integer
   /// points exactly (`Reducer`), then upstream's Fourier-Motzkin with GCD
   /// tests (`isEmpty`) on what is left.
   bool provablyEmpty() const;
+
+private:
   std::optional<llvm::SmallVector<int64_t>> row(const Lin &e);
 
   presburger::IntegerPolyhedron poly{

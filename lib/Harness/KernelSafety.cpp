@@ -10,6 +10,7 @@
 #include "AMK/Analysis/Uniformity.h"
 #include "Alignment.h"
 #include "Bounds.h"
+#include "GlobalMemory.h"
 #include "MBarrier.h"
 #include "Normalize.h"
 #include "SharedMemory.h"
@@ -586,6 +587,10 @@ checkMemoryAccesses(Operation *kernel, const UniformityInfo &uniformity,
     timed("races", [&] {
       checkSharedMemory(kernel, uniformity, solver, phases, report);
     });
+
+  timed("global races", [&] {
+    checkGlobalMemory(kernel, uniformity, solver, phases, grid, report);
+  });
 
   // Performance, not safety: warnings.
   timed("coalescing",

@@ -106,14 +106,16 @@ SystemBuilder::instance(Operation *op, unsigned thread,
   return in;
 }
 
-unsigned SystemBuilder::leaf(Value v, const Instance &in) {
+unsigned SystemBuilder::leaf(Value v, const Instance &in, bool *created) {
   // The same value is one variable for both threads when it is uniform and
   // both are in the same iteration of every loop around its definition.
   std::vector<int64_t> key = contextKey(v, in);
-  if (!model.uniformity.isDivergent(v))
+  if (!model.uniformity.isDivergent(v, model.sharing))
     key[0] = -1;
   auto [it, inserted] =
       leaves.try_emplace({v.getAsOpaquePointer(), std::move(key)}, 0);
+  if (created)
+    *created = inserted;
   if (inserted) {
     std::optional<std::pair<int64_t, int64_t>> r = model.range(v);
     it->second = sys.var(r ? std::optional(r->first) : std::nullopt,
@@ -190,6 +192,76 @@ Lin SystemBuilder::blockDim(int d) {
   return Lin::var(it->second);
 }
 
+Lin SystemBuilder::blockId(const Instance &in, int d) {
+  int64_t size = model.grid[d] > 0 ? model.grid[d] : kMaxGridDims[d];
+  if (size == 1)
+    return Lin::of(0);
+  int64_t who = model.sharing == ThreadScope::Grid ? int64_t(in.thread) : -1;
+  auto [it, inserted] =
+      leaves.try_emplace({nullptr, std::vector<int64_t>{who, 3 + d}}, 0);
+  if (inserted)
+    it->second = sys.var(0, size - 1);
+  return Lin::var(it->second);
+}
+
+Lin SystemBuilder::symbolicDivMod(Operation *op, const Lin &x, Value divisor,
+                                  const Instance &in, bool wantRemainder,
+                                  int depth) {
+  Lin d = expr(divisor, in, depth + 1);
+  // One q and r per x and d (as divMod): x / d and x % d share them, and so
+  // do two instances whose x and d are the same variables.
+  std::vector<int64_t> key;
+  for (const Lin *l : {&x, static_cast<const Lin *>(&d)}) {
+    std::map<unsigned, int64_t> sum;
+    for (auto [v, c] : l->terms)
+      sum[v] += c;
+    for (auto [v, c] : sum)
+      if (c != 0)
+        key.insert(key.end(), {int64_t(v), c});
+    key.insert(key.end(), {l->constant, INT64_MIN});
+  }
+  auto [it, inserted] = divisions.try_emplace({key, 0});
+  if (inserted) {
+    std::optional<std::pair<int64_t, int64_t>> range = sys.interval(x);
+    std::optional<int64_t> qhi;
+    if (range)
+      qhi = range->second;
+    unsigned q = sys.var(0, qhi);
+    unsigned r = sys.var(0, std::nullopt);
+    sys.ge0(d - 1);
+    sys.ge0(d - Lin::var(r) - 1);
+    // q <= x and r <= x (d >= 1).
+    sys.ge0(x - Lin::var(q));
+    sys.ge0(x - Lin::var(r));
+    it->second = {Lin::var(q), Lin::var(r)};
+    Value dividend = op->getOperand(0);
+    divs.push_back(DivTerm{isa<arith::CeilDivUIOp>(op) ? Value() : dividend,
+                           divisor, in.thread, x, d, Lin::var(q), Lin::var(r)});
+  }
+  Lin result = wantRemainder ? it->second.second : it->second.first;
+  // What the range analysis knows of this op's result holds too.
+  if (auto r = model.range(op->getResult(0))) {
+    sys.ge0(result - r->first);
+    sys.ge0(Lin::of(r->second) - result);
+  }
+  return result;
+}
+
+Lin SystemBuilder::choice(Operation *op, const Instance &in, int depth) {
+  Value v = op->getResult(0);
+  bool created = false;
+  Lin m = Lin::var(leaf(v, in, &created));
+  if (!created)
+    return m;
+  bool isMin = isa<arith::MinUIOp, arith::MinSIOp>(op);
+  Lin a = expr(op->getOperand(0), in, depth + 1),
+      b = expr(op->getOperand(1), in, depth + 1);
+  sys.ge0(isMin ? a - m : m - a);
+  sys.ge0(isMin ? b - m : m - b);
+  choices.push_back(ChoiceTerm{m, a, b});
+  return m;
+}
+
 Lin SystemBuilder::warpgroupOf(const Instance &in) {
   return divMod(threadId(in), 128, /*wantRemainder=*/false);
 }
@@ -264,6 +336,12 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
   }
   if (auto bdim = dyn_cast<gpu::BlockDimOp>(op))
     return blockDim(dimIndex(bdim.getDimension()));
+  if (auto bid = dyn_cast<gpu::BlockIdOp>(op))
+    return blockId(in, dimIndex(bid.getDimension()));
+  if (isa<NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp>(op))
+    return blockId(in, isa<NVVM::BlockIdXOp>(op)   ? 0
+                       : isa<NVVM::BlockIdYOp>(op) ? 1
+                                                   : 2);
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp,
           arith::ExtSIOp>(op))
     return expr(op->getOperand(0), in, depth + 1);
@@ -305,10 +383,31 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
   }
   if (divisor && *divisor > 0 && nonNegative(op->getOperand(0)))
     return divMod(expr(op->getOperand(0), in, depth + 1), *divisor, remainder);
-  if (auto ceil = dyn_cast<arith::CeilDivUIOp>(op))
+  // By a non-negative value (every one of these agrees then); it is not 0
+  // where the op runs, as dividing by 0 is undefined behaviour (Tiles per
+  // row, ceil(n / 16), are 0 only when n is, and then no access happens).
+  if (!divisor &&
+      isa<arith::DivUIOp, arith::DivSIOp, arith::RemUIOp, arith::RemSIOp,
+          arith::FloorDivSIOp>(op) &&
+      nonNegative(op->getOperand(0)) && nonNegative(op->getOperand(1)))
+    return symbolicDivMod(op, expr(op->getOperand(0), in, depth + 1),
+                          op->getOperand(1), in, remainder, depth);
+  if (auto ceil = dyn_cast<arith::CeilDivUIOp>(op)) {
     if (std::optional<int64_t> d = getConstantIntValue(ceil.getRhs());
         d && *d > 0)
       return divMod(expr(ceil.getLhs(), in, depth + 1) + (*d - 1), *d, false);
+    // ceil(x / d) = (x + d - 1) / d.
+    if (nonNegative(ceil.getRhs()) && nonNegative(ceil.getLhs()))
+      return symbolicDivMod(op,
+                            expr(ceil.getLhs(), in, depth + 1) +
+                                expr(ceil.getRhs(), in, depth + 1) - 1,
+                            ceil.getRhs(), in, false, depth);
+  }
+  // min and max: signed, or unsigned of non-negative values.
+  if (isa<arith::MinSIOp, arith::MaxSIOp>(op) ||
+      (isa<arith::MinUIOp, arith::MaxUIOp>(op) &&
+       nonNegative(op->getOperand(0)) && nonNegative(op->getOperand(1))))
+    return choice(op, in, depth);
   // x ^ y with 0 <= y < 2^n: the high bits of x stay and the low n bits are
   // some r in [0, 2^n). What races need of xor is that it is a bijection for
   // a fixed y; solve() adds that between the two threads' instances of the

@@ -17,6 +17,7 @@
 #ifndef AMK_LIB_HARNESS_SHAREDMEMORYMODEL_H
 #define AMK_LIB_HARNESS_SHAREDMEMORYMODEL_H
 
+#include "AMK/Analysis/Uniformity.h"
 #include "Bounds.h"
 #include "IntegerSystem.h"
 #include "MBarrier.h"
@@ -34,10 +35,6 @@
 namespace mlir {
 class DataFlowSolver;
 } // namespace mlir
-
-namespace mlir::amk {
-class UniformityInfo;
-} // namespace mlir::amk
 
 namespace mlir::amk::smem {
 
@@ -118,6 +115,12 @@ public:
   /// target allows in each (the linear thread id is then not the real one).
   int64_t block[3] = {kMaxBlockDims[0], kMaxBlockDims[1], kMaxBlockDims[2]};
   bool blockKnown = false;
+  /// What the two instances of a system share: the values uniform over the
+  /// block (two threads of one block: the shared-memory checks), or only
+  /// those uniform over the grid (two blocks: the global-memory check).
+  ThreadScope sharing = ThreadScope::Block;
+  /// The grid per dimension, when known (0: any size a launch allows).
+  int64_t grid[3] = {0, 0, 0};
   mutable llvm::DenseMap<Operation *, bool> containsCache[kNumEvents];
   /// Event counts of ops that do not depend on symbolic trip counts.
   mutable llvm::DenseMap<Operation *, int64_t> constantTotals[kNumEvents];
@@ -139,6 +142,21 @@ public:
     Lin x, y, r;
   };
   std::vector<XorTerm> xors;
+  /// x / d and x % d for a non-constant d >= 1 (from `dividend` and
+  /// `divisor`): q >= 0 and 0 <= r < d hold; x = d q + r is not linear, so
+  /// what the checks need of it is split by cases (splitDivisions).
+  struct DivTerm {
+    Value dividend, divisor;
+    unsigned thread;
+    Lin x, d, q, r;
+  };
+  std::vector<DivTerm> divs;
+  /// m = min(a, b) (or max): m <= a and m <= b (>=) hold; that m is one of
+  /// them is split by cases (splitChoices).
+  struct ChoiceTerm {
+    Lin m, a, b;
+  };
+  std::vector<ChoiceTerm> choices;
   /// Why a count or address could not be modelled (empty: fine).
   std::string whyNot;
 
@@ -155,6 +173,9 @@ public:
   /// The warp of the thread (linear id / 32; the block size known).
   Lin warpOf(const Instance &in);
   Lin threadDim(const Instance &in, int d);
+  /// The block id in dimension d: one variable per instance when the
+  /// instances are blocks of their own (Model::sharing), else one.
+  Lin blockId(const Instance &in, int d);
   /// gpu.block_dim: a constant, or one variable when the size is unknown.
   Lin blockDim(int d);
   FailureOr<std::pair<Value, Lin>> address(const SharedAccess &a,
@@ -175,7 +196,10 @@ public:
   std::optional<Lin> phaseOf(const Instance &in) const;
 
 private:
-  unsigned leaf(Value v, const Instance &in);
+  unsigned leaf(Value v, const Instance &in, bool *created = nullptr);
+  Lin symbolicDivMod(Operation *op, const Lin &x, Value divisor,
+                     const Instance &in, bool wantRemainder, int depth);
+  Lin choice(Operation *op, const Instance &in, int depth);
   std::vector<int64_t> contextKey(Value v, const Instance &in);
   Lin translate(Value v, const Instance &in, int depth);
   Lin divMod(const Lin &x, int64_t d, bool wantRemainder);

@@ -105,20 +105,24 @@ gpu.module @m {
 }
 
 // -----
-// SANITIZE: tool=synccheck grid=2 args=f32[128]
-// Twin: the same shuffle under a branch on the block id.
+// SANITIZE: tool=synccheck grid=2 args=f32[256]
+// Twin: the same shuffle under a branch on the block id (each block reads
+// and writes its own 128 elements).
 gpu.module @m {
-  gpu.func @shuffle_block_branch(%out: memref<128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>} {
+  gpu.func @shuffle_block_branch(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>} {
     %tid = gpu.thread_id x
     %bid = gpu.block_id x
     %c0 = arith.constant 0 : index
+    %c128 = arith.constant 128 : index
     %off = arith.constant 1 : i32
     %width = arith.constant 32 : i32
-    %x = memref.load %out[%tid] : memref<128xf32>
+    %base = arith.muli %bid, %c128 : index
+    %i = arith.addi %base, %tid : index
+    %x = memref.load %out[%i] : memref<256xf32>
     %first = arith.cmpi eq, %bid, %c0 : index
     scf.if %first {
       %y, %valid = gpu.shuffle xor %x, %off, %width : f32
-      memref.store %y, %out[%tid] : memref<128xf32>
+      memref.store %y, %out[%i] : memref<256xf32>
     }
     gpu.return
   }

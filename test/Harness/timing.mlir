@@ -4,7 +4,7 @@
 // `time`: the harness's wall time per lowered kernel and phase, as a remark
 // and in the JSON report (only when asked: times differ from run to run).
 
-// CHECK: remark: harness time of copy: {{[0-9]+\.[0-9]}} ms (structure {{[0-9.]+}}, uniformity {{[0-9.]+}}, convergence {{[0-9.]+}}, mbarriers {{[0-9.]+}}, ranges {{[0-9.]+}}, bounds {{[0-9.]+}}, alignment {{[0-9.]+}}, races {{[0-9.]+}}, coalescing {{[0-9.]+}})
+// CHECK: remark: harness time of copy: {{[0-9]+\.[0-9]}} ms (structure {{[0-9.]+}}, uniformity {{[0-9.]+}}, convergence {{[0-9.]+}}, mbarriers {{[0-9.]+}}, ranges {{[0-9.]+}}, bounds {{[0-9.]+}}, alignment {{[0-9.]+}}, races {{[0-9.]+}}, global races {{[0-9.]+}}, coalescing {{[0-9.]+}})
 // JSON:      "timing": {
 // JSON-NEXT:   "kernels": [
 // JSON-NEXT:     {

@@ -383,7 +383,6 @@ gpu.module @m {
       %ok = arith.cmpi ult, %i, %end : index
       scf.if %ok {
         %x = memref.load %flat[%i] : memref<?xf16>
-        memref.store %x, %flat[%i] : memref<?xf16>
       }
     }
     gpu.return

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Which values of a GPU kernel may differ between the threads of one group:
-// the block, a warpgroup (128 threads) or a warp. Thread ids are divergent;
+// the grid, the block, a warpgroup (128 threads) or a warp. Thread ids are divergent;
 // block ids, block and grid sizes, kernel arguments and constants are
 // uniform; an op's results are divergent if an operand is, and a structured
 // op's results are divergent if its control (an scf.if condition, scf.for
@@ -35,7 +35,9 @@
 namespace mlir::amk {
 
 /// The group of threads a value is uniform over, or a collective needs.
-enum class ThreadScope { Block, Warpgroup, Warp };
+/// Grid: every thread of the launch (block ids are divergent, and so is
+/// every value read from memory, which another block may be writing).
+enum class ThreadScope { Grid, Block, Warpgroup, Warp };
 
 class UniformityInfo {
 public:
@@ -68,7 +70,7 @@ private:
   Operation *kernel;
   /// known_block_size, when the kernel states it.
   std::optional<std::array<int64_t, 3>> block;
-  llvm::DenseSet<Value> divergent[3];
+  llvm::DenseSet<Value> divergent[4];
 };
 
 } // namespace mlir::amk

@@ -64,6 +64,9 @@ inline constexpr llvm::StringLiteral kBarrierDivergent =
 /// mma.sync, ldmatrix, wgmma) that some threads of its group may not reach.
 inline constexpr llvm::StringLiteral kConvergence = "AMK-CONVERGENCE";
 inline constexpr llvm::StringLiteral kSmemRace = "AMK-SMEM-RACE";
+/// Two blocks of a launch touch one element of a global buffer, one writing
+/// it plainly.
+inline constexpr llvm::StringLiteral kGlobalRace = "AMK-GLOBAL-RACE";
 inline constexpr llvm::StringLiteral kAsyncUnwaited = "AMK-ASYNC-UNWAITED";
 inline constexpr llvm::StringLiteral kMisaligned = "AMK-MISALIGNED";
 inline constexpr llvm::StringLiteral kUncoalesced = "AMK-UNCOALESCED";

@@ -163,8 +163,8 @@ def AMKVerifyPass : Pass<"amk-verify", "::mlir::ModuleOp"> {
     Every `gpu.func` kernel (generated or hand-written) gets the kernel
     checks of `AMK/Harness/KernelSafety.h`, with findings at the offending
     op: `[AMK-UNPROVABLE]`, `[AMK-BARRIER-DIVERGENT]`, `[AMK-OOB]`,
-    `[AMK-SMEM-RACE]`, `[AMK-ASYNC-UNWAITED]`, `[AMK-MBARRIER-PHASE]`,
-    `[AMK-MISALIGNED]` (errors) and `[AMK-UNCOALESCED]` (a warning); with a
+    `[AMK-SMEM-RACE]`, `[AMK-GLOBAL-RACE]`, `[AMK-ASYNC-UNWAITED]`,
+    `[AMK-MBARRIER-PHASE]`, `[AMK-MISALIGNED]` (errors) and `[AMK-UNCOALESCED]` (a warning); with a
     target also `[AMK-RES-THREADS]`, `[AMK-RES-SMEM]` (dynamic plus static
     shared memory) and `[AMK-RES-GRID]` (`known_grid_size`). The pass fails if there is any
     error; warnings do not fail it.

@@ -86,7 +86,11 @@ void GemmKernelBuilder::setupTile() {
   } else {
     Value perGroup = m.mul(tilesN, group);
     Value firstM = m.mul(m.div(pid, perGroup), group);
-    Value groupRows = m.min(m.sub(tilesM, firstM), m.c(group));
+    // The last group may be short. (Signed, and at least 1 for blocks past
+    // the last tile too: then the harness proves every block's tile its
+    // own whatever the grid, and nothing divides by 0.)
+    Value groupRows = m.maxSigned(
+        m.minSigned(m.sub(tilesM, firstM), m.c(group)), m.c(1));
     Value inGroup = m.rem(pid, perGroup);
     tileM = m.add(firstM, m.rem(inGroup, groupRows));
     tileN = m.div(inGroup, groupRows);

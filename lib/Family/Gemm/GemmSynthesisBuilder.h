@@ -43,6 +43,9 @@ struct IndexMath {
   Value rem(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
   Value xori(Value x, Value y) { return arith::XOrIOp::create(b, x, y); }
   Value min(Value x, Value y) { return arith::MinUIOp::create(b, x, y); }
+  /// Signed min and max: for differences that may be negative.
+  Value minSigned(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+  Value maxSigned(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
   Value ceilDiv(Value x, int64_t y) { return div(add(x, y - 1), y); }
   Value lt(Value x, Value y) {
     return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x, y);

@@ -1,0 +1,661 @@
+//===- GlobalMemory.cpp - Races between blocks on global memory -----------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// AMK-GLOBAL-RACE: no two blocks of a launch touch one element of a global
+// buffer where one of them writes it plainly (two atomic updates never
+// race). Blocks run in any order and at once, so there is no timing to ask
+// about, only whether two accesses can meet:
+//
+//  - An access is a box of its buffer's elements: per dimension of the
+//    buffer it was cut from (a kernel argument, through subviews of static
+//    strides), the coordinate its indices give and the span it covers. The
+//    bounds check proves every index inside its dimension, so two boxes
+//    meet exactly when they meet in every dimension, and buffers of dynamic
+//    sizes need no nonlinear address (row * ld + col).
+//  - Accesses of one kind in the same loops whose coordinates differ by
+//    constants (an unrolled epilogue's stores) are one box, their union.
+//  - A question is one system of two instances in blocks b1 != b2 (a case
+//    per dimension where they first differ), of any threads and loop
+//    iterations, each under the conditions of the scf.ifs around it. Index
+//    arithmetic is translated as for the shared-memory systems
+//    (SharedMemoryConstraints.cpp), the two instances sharing only values
+//    uniform over the grid.
+//  - Divisions by a size (pid / tiles_n, pid % tiles_n) and min/max are not
+//    linear: the system bounds them, and is split by the cases that decide
+//    them (m is a or b; for two divisions by one d, x1 < x2 exactly when
+//    (q1, r1) < (q2, r2)) as long as some case is not refuted.
+//
+// Assumed, as the runtime's launches provide: distinct buffer arguments do
+// not overlap, no two in-bounds elements of a written buffer share an
+// address, and what TMA loads read the kernel does not write.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GlobalMemory.h"
+
+#include "SharedMemoryModel.h"
+
+#include "AMK/Analysis/Address.h"
+#include "AMK/Analysis/Uniformity.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#define DEBUG_TYPE "amk-global-race"
+
+using namespace mlir;
+using namespace mlir::amk;
+using namespace mlir::amk::smem;
+
+static std::optional<int> getBlockIndexDim(Operation *op);
+
+namespace {
+
+enum class Kind { Read, Write, Atomic };
+
+/// One dimension of a box: the elements [sum(coefficient * value) + lo,
+/// sum + hi).
+struct Span {
+  SmallVector<std::pair<Value, int64_t>> terms;
+  int64_t lo = 0, hi = 1;
+};
+
+/// Accesses of one buffer, one kind and the same loops whose spans differ
+/// by constants: one box, the union of theirs.
+struct Box {
+  const void *root;
+  Value rootValue;
+  Kind kind;
+  Operation *loop;
+  Operation *representative;
+  SmallVector<Operation *> members;
+  SmallVector<Span> dims;
+  /// The members' own condition (a predicated copy), when they share one.
+  Value condition;
+  bool mixedConditions = false;
+};
+
+/// A constraint of one alternative of a case split.
+struct Constraint {
+  Lin form;
+  bool equality;
+};
+using Alternative = SmallVector<Constraint, 3>;
+
+/// More systems than this for one pair: the check gives up (unprovable).
+constexpr unsigned kMaxSystems = 4096;
+
+class GlobalChecker {
+public:
+  GlobalChecker(
+      Operation *kernel, const UniformityInfo &uniformity,
+      const DataFlowSolver &solver, const MBarrierPhases &phases,
+      ArrayRef<int64_t> grid,
+      llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
+      : model(kernel, uniformity, solver, phases), report(report) {
+    model.sharing = ThreadScope::Grid;
+    for (auto [d, size] : llvm::enumerate(grid))
+      if (d < 3)
+        model.grid[d] = size;
+    // A dimension of an unknown grid that the kernel never reads is taken
+    // as 1: its blocks could not tell themselves apart (a larger launch
+    // would run identical blocks, the launch's defect).
+    bool reads[3] = {false, false, false};
+    kernel->walk([&](Operation *op) {
+      if (std::optional<int> d = getBlockIndexDim(op))
+        reads[*d] = true;
+    });
+    for (int d = 0; d < 3; ++d)
+      if (model.grid[d] <= 0 && !reads[d])
+        model.grid[d] = 1;
+  }
+
+  void run();
+
+private:
+  bool collect();
+  void addAccess(const MemoryAccess &access);
+  /// Adds `scale * v` to `span`: sums and multiples by constants are
+  /// followed (so that unrolled accesses share their terms), constants
+  /// widen it. False on an overflow.
+  bool addLinear(Value v, int64_t scale, Span &span, int depth = 0);
+  /// `span` with its terms of the thread id alone replaced by their range
+  /// over the block (the span of every thread of the block at once), when
+  /// it has some.
+  std::optional<Span> blockCover(const Span &span);
+  /// The spans of `access` in its own view's dimensions, or a reason.
+  FailureOr<SmallVector<Span>> viewSpans(const MemoryAccess &access,
+                                         std::string &whyNot);
+  /// Whether the two boxes can meet in two blocks (a witness in `why`);
+  /// sets `gaveUp` when the cases ran out.
+  bool meet(const Box &a, const Box &b, bool cover, std::string &why);
+  bool search(System s, ArrayRef<SmallVector<Alternative, 2>> splits,
+              unsigned next, SmallVector<int64_t> &point);
+
+  Model model;
+  ThreadEvaluator threads{model};
+  llvm::function_ref<void(StringRef, Operation *, const Twine &)> report;
+  std::vector<Box> boxes;
+  /// Accesses whose boxes are not modelled, and why.
+  std::vector<std::pair<MemoryAccess, std::string>> unmodelled;
+  unsigned systems = 0;
+  bool gaveUp = false;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Boxes
+//===----------------------------------------------------------------------===//
+
+/// The grid dimension whose block index `op` reads (a block, cluster or
+/// global id), if any.
+static std::optional<int> getBlockIndexDim(Operation *op) {
+  if (auto id = dyn_cast<gpu::BlockIdOp>(op))
+    return int(id.getDimension());
+  if (auto id = dyn_cast<gpu::GlobalIdOp>(op))
+    return int(id.getDimension());
+  if (auto id = dyn_cast<gpu::ClusterIdOp>(op))
+    return int(id.getDimension());
+  if (auto id = dyn_cast<gpu::ClusterBlockIdOp>(op))
+    return int(id.getDimension());
+  if (isa<NVVM::BlockIdXOp, NVVM::ClusterIdXOp, NVVM::BlockInClusterIdXOp>(op))
+    return 0;
+  if (isa<NVVM::BlockIdYOp, NVVM::ClusterIdYOp, NVVM::BlockInClusterIdYOp>(op))
+    return 1;
+  if (isa<NVVM::BlockIdZOp, NVVM::ClusterIdZOp, NVVM::BlockInClusterIdZOp>(op))
+    return 2;
+  return std::nullopt;
+}
+
+/// lo += a * scale and hi += b * scale, a <= b (false on an overflow).
+static bool widen(Span &span, int64_t a, int64_t b, int64_t scale) {
+  int64_t x, y;
+  if (llvm::MulOverflow(a, scale, x) || llvm::MulOverflow(b, scale, y))
+    return false;
+  return !llvm::AddOverflow(span.lo, std::min(x, y), span.lo) &&
+         !llvm::AddOverflow(span.hi, std::max(x, y), span.hi);
+}
+
+std::optional<Span> GlobalChecker::blockCover(const Span &span) {
+  Span cover = span;
+  cover.terms.clear();
+  bool threadPart = false;
+  for (auto [v, c] : span.terms) {
+    const std::vector<int64_t> *values =
+        model.blockKnown && threads.isThreadOnly(v) ? threads.values(v)
+                                                    : nullptr;
+    if (!values || values->empty()) {
+      cover.terms.push_back({v, c});
+      continue;
+    }
+    auto [lo, hi] = std::minmax_element(values->begin(), values->end());
+    if (!widen(cover, *lo, *hi, c))
+      return std::nullopt;
+    threadPart = true;
+  }
+  if (!threadPart)
+    return std::nullopt;
+  return cover;
+}
+
+bool GlobalChecker::addLinear(Value v, int64_t scale, Span &span, int depth) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return widen(span, *c, *c, scale);
+  Operation *def = v.getDefiningOp();
+  if (def && depth < 32) {
+    if (isa<arith::AddIOp, arith::SubIOp>(def))
+      return addLinear(def->getOperand(0), scale, span, depth + 1) &&
+             addLinear(def->getOperand(1),
+                       isa<arith::SubIOp>(def) ? -scale : scale, span,
+                       depth + 1);
+    if (isa<arith::MulIOp, arith::ShLIOp>(def))
+      if (std::optional<int64_t> c = getConstantIntValue(def->getOperand(1))) {
+        int64_t factor = *c;
+        if (isa<arith::ShLIOp>(def))
+          factor = *c >= 0 && *c < 62 ? int64_t(1) << *c : 0;
+        int64_t product;
+        if (factor != 0 && !llvm::MulOverflow(scale, factor, product))
+          return addLinear(def->getOperand(0), product, span, depth + 1);
+      }
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
+      return addLinear(def->getOperand(0), scale, span, depth + 1);
+  }
+  for (auto &[value, c] : span.terms)
+    if (value == v)
+      return !llvm::AddOverflow(c, scale, c);
+  span.terms.push_back({v, scale});
+  return true;
+}
+
+FailureOr<SmallVector<Span>>
+GlobalChecker::viewSpans(const MemoryAccess &access, std::string &whyNot) {
+  auto type = cast<MemRefType>(access.memref.getType());
+  SmallVector<Span> dims(type.getRank());
+  if (access.wholeView) {
+    // The whole view (the bounds check proves what it writes inside it).
+    if (!type.hasStaticShape()) {
+      whyNot = "a whole-view access of a view with a dynamic shape";
+      return failure();
+    }
+    for (auto [d, size] : llvm::enumerate(type.getShape()))
+      dims[d].hi = size;
+    return dims;
+  }
+  for (auto [d, index] : llvm::enumerate(access.indices))
+    if (!addLinear(index, 1, dims[d])) {
+      whyNot = "index arithmetic that overflows";
+      return failure();
+    }
+  if (!dims.empty())
+    dims.back().hi += access.width - 1;
+  if (dims.size() >= 2)
+    dims[dims.size() - 2].hi += access.rows - 1;
+  return dims;
+}
+
+void GlobalChecker::addAccess(const MemoryAccess &access) {
+  std::string whyNot;
+  FailureOr<SmallVector<Span>> spans = viewSpans(access, whyNot);
+  Value memref = access.memref;
+  const void *root = nullptr;
+  Value rootValue;
+  // Through the views to the buffer: spans in its coordinates.
+  for (int depth = 0; succeeded(spans) && !root; ++depth) {
+    Operation *def = memref.getDefiningOp();
+    if (!def || !model.kernel->isAncestor(def)) {
+      // A kernel argument, or a buffer captured from outside the kernel.
+      root = memref.getAsOpaquePointer();
+      rootValue = memref;
+    } else if (auto global = dyn_cast<memref::GetGlobalOp>(def)) {
+      root = global.getNameAttr().getAsOpaquePointer();
+      rootValue = memref;
+    } else if (isa<memref::CastOp, memref::AssumeAlignmentOp,
+                   memref::MemorySpaceCastOp>(def)) {
+      memref = def->getOperand(0);
+    } else if (auto sub = dyn_cast<memref::SubViewOp>(def);
+               sub &&
+               llvm::none_of(sub.getStaticStrides(), ShapedType::isDynamic)) {
+      llvm::SmallBitVector dropped = sub.getDroppedDims();
+      SmallVector<Span> source;
+      unsigned next = 0;
+      for (auto [d, offset] : llvm::enumerate(sub.getMixedOffsets())) {
+        int64_t stride = sub.getStaticStrides()[d];
+        // Source element = offset + stride * view element.
+        Span s;
+        bool ok = isa<Value>(offset) ? addLinear(cast<Value>(offset), 1, s)
+                                     : widen(s, *getConstantIntValue(offset),
+                                             *getConstantIntValue(offset), 1);
+        if (ok && !dropped.test(d)) {
+          const Span &v = (*spans)[next++];
+          for (auto [value, c] : v.terms) {
+            int64_t scaled;
+            ok &= !llvm::MulOverflow(c, stride, scaled) &&
+                  addLinear(value, scaled, s);
+          }
+          ok &= widen(s, v.lo, v.hi - 1, stride);
+        }
+        if (!ok) {
+          whyNot = "a subview whose offsets overflow";
+          spans = failure();
+          break;
+        }
+        source.push_back(std::move(s));
+      }
+      if (succeeded(spans))
+        spans = std::move(source);
+      memref = sub.getSource();
+    } else {
+      whyNot = "a view through " + describeOp(def) +
+               " (the global race check models subviews of static strides "
+               "and casts)";
+      spans = failure();
+    }
+    if (depth > 64) {
+      whyNot = "a view chain too deep to follow";
+      spans = failure();
+    }
+  }
+  if (failed(spans)) {
+    unmodelled.push_back({access, whyNot});
+    return;
+  }
+  Kind kind = isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(access.op)
+                  ? Kind::Atomic
+              : access.write ? Kind::Write
+                             : Kind::Read;
+  SmallVector<scf::ForOp> loops = enclosingLoops(access.op, model.kernel);
+  Operation *loop = loops.empty() ? nullptr : loops.back().getOperation();
+  auto sameTerms = [](const Span &x, const Span &y) {
+    if (x.terms.size() != y.terms.size())
+      return false;
+    return llvm::all_of(x.terms,
+                        [&](auto t) { return llvm::is_contained(y.terms, t); });
+  };
+  for (Box &box : boxes) {
+    if (box.root != root || box.kind != kind || box.loop != loop ||
+        box.dims.size() != spans->size() ||
+        !llvm::all_of(llvm::zip(box.dims, *spans), [&](auto pair) {
+          return sameTerms(std::get<0>(pair), std::get<1>(pair));
+        }))
+      continue;
+    for (auto [d, s] : llvm::zip(box.dims, *spans)) {
+      d.lo = std::min(d.lo, s.lo);
+      d.hi = std::max(d.hi, s.hi);
+    }
+    if (!llvm::is_contained(box.members, access.op))
+      box.members.push_back(access.op);
+    if (box.condition != access.condition)
+      box.mixedConditions = true;
+    return;
+  }
+  boxes.push_back(Box{root,
+                      rootValue,
+                      kind,
+                      loop,
+                      access.op,
+                      {access.op},
+                      std::move(*spans),
+                      access.condition,
+                      false});
+  return;
+}
+
+/// The buffer a view is made of, through every view op (null: not known).
+static const void *getBaseBuffer(Value memref, Operation *kernel) {
+  for (int depth = 0; depth < 64; ++depth) {
+    Operation *def = memref.getDefiningOp();
+    if (!def || !kernel->isAncestor(def))
+      return memref.getAsOpaquePointer();
+    if (auto global = dyn_cast<memref::GetGlobalOp>(def))
+      return global.getNameAttr().getAsOpaquePointer();
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      memref = view.getViewSource();
+    else if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def))
+      memref = meta.getSource();
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
+bool GlobalChecker::collect() {
+  model.kernel->walk([&](Operation *op) {
+    FailureOr<SmallVector<MemoryAccess>> list = getMemoryAccesses(op);
+    if (failed(list))
+      return; // the bounds check reports it.
+    for (const MemoryAccess &access : *list)
+      if (isGlobalMemRef(access.memref.getType()))
+        addAccess(access);
+  });
+  // An access the boxes do not model matters where its buffer (any buffer,
+  // when that is not known) is written.
+  llvm::DenseSet<const void *> written;
+  bool writes = false;
+  for (const Box &box : boxes)
+    if (box.kind != Kind::Read) {
+      written.insert(box.root);
+      writes = true;
+    }
+  for (const auto &[access, whyNot] : unmodelled)
+    if (access.write) {
+      written.insert(getBaseBuffer(access.memref, model.kernel));
+      writes = true;
+    }
+  bool modelled = true;
+  for (const auto &[access, whyNot] : unmodelled) {
+    const void *base = getBaseBuffer(access.memref, model.kernel);
+    if (!access.write && !(base ? written.contains(base) : writes))
+      continue;
+    report(check::kUnprovable, access.op,
+           "the race check between blocks does not model the global memory "
+           "this " +
+               access.what + " touches: " + whyNot);
+    modelled = false;
+  }
+  return modelled;
+}
+
+//===----------------------------------------------------------------------===//
+// The question
+//===----------------------------------------------------------------------===//
+
+/// The scf.if conditions every member of `box` runs under.
+static SmallVector<std::pair<Value, bool>> commonGuards(const Box &box,
+                                                        Operation *kernel) {
+  SmallVector<std::pair<Value, bool>> guards;
+  for (Operation *child = box.representative, *parent = child->getParentOp();
+       parent && child != kernel;
+       child = parent, parent = parent->getParentOp()) {
+    auto ifOp = dyn_cast<scf::IfOp>(parent);
+    if (!ifOp)
+      continue;
+    Region *branch = child->getParentRegion();
+    if (llvm::all_of(box.members, [&](Operation *m) {
+          return branch->isAncestor(m->getParentRegion());
+        }))
+      guards.push_back({ifOp.getCondition(), branch == &ifOp.getThenRegion()});
+  }
+  return guards;
+}
+
+/// The cases that decide the builder's min/max and divisions.
+static SmallVector<SmallVector<Alternative, 2>, 4>
+getSplits(const SystemBuilder &builder) {
+  SmallVector<SmallVector<Alternative, 2>, 4> splits;
+  for (const SystemBuilder::ChoiceTerm &c : builder.choices)
+    splits.push_back({{{c.m - c.a, true}}, {{c.m - c.b, true}}});
+  // Two divisions by one divisor value: x1 < x2 iff (q1, r1) < (q2, r2)
+  // lexicographically, and then x2 - x1 >= d + r2 - r1 when q1 < q2.
+  for (auto [i, t1] : llvm::enumerate(builder.divs))
+    for (const SystemBuilder::DivTerm &t2 :
+         llvm::drop_begin(builder.divs, i + 1)) {
+      if (t1.divisor != t2.divisor)
+        continue;
+      SmallVector<Alternative, 2> alts;
+      bool sameD = (t1.d - t2.d).asConstant() == std::optional<int64_t>(0);
+      if (!sameD) {
+        alts.push_back({{t2.d - t1.d - 1, false}});
+        alts.push_back({{t1.d - t2.d - 1, false}});
+      }
+      Constraint equalD{t1.d - t2.d, true};
+      Lin dx = t2.x - t1.x, dq = t2.q - t1.q, dr = t2.r - t1.r;
+      alts.push_back({equalD, {dq - 1, false}, {dx - dr - t1.d, false}});
+      alts.push_back({equalD, {dq, true}, {dr - 1, false}, {dx - dr, true}});
+      alts.push_back({equalD, {dx, true}, {dq, true}, {dr, true}});
+      alts.push_back({equalD, {dq * -1 - 1, false}, {dr - dx - t1.d, false}});
+      alts.push_back(
+          {equalD, {dq, true}, {dr * -1 - 1, false}, {dx - dr, true}});
+      splits.push_back(std::move(alts));
+    }
+  return splits;
+}
+
+bool GlobalChecker::search(System s,
+                           ArrayRef<SmallVector<Alternative, 2>> splits,
+                           unsigned next, SmallVector<int64_t> &point) {
+  if (++systems > kMaxSystems) {
+    gaveUp = true;
+    return false;
+  }
+  if (next == splits.size()) {
+    std::optional<SmallVector<int64_t>> sample = s.sample();
+    if (sample)
+      point = std::move(*sample);
+    return sample.has_value();
+  }
+  if (s.provablyEmpty())
+    return false;
+  for (const Alternative &alt : splits[next]) {
+    System c = s;
+    for (const Constraint &k : alt)
+      k.equality ? c.eq0(k.form) : c.ge0(k.form);
+    if (search(std::move(c), splits, next + 1, point))
+      return true;
+    if (gaveUp)
+      return false;
+  }
+  return false;
+}
+
+bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
+                         std::string &why) {
+  SystemBuilder builder(model);
+  System &sys = builder.sys;
+  llvm::DenseMap<Operation *, Lin> independent;
+  Instance ia = builder.instance(a.representative, 0, independent);
+  Instance ib = builder.instance(b.representative, 1, independent);
+  for (auto [box, in] : {std::make_pair(&a, &ia), std::make_pair(&b, &ib)}) {
+    for (auto [cond, truth] : commonGuards(*box, model.kernel))
+      builder.condition(cond, truth, *in);
+    if (box->condition && !box->mixedConditions)
+      builder.condition(box->condition, true, *in);
+  }
+  // The boxes meet in every dimension; `at` is a common element.
+  SmallVector<std::pair<Lin, Lin>> starts;
+  for (auto [spanA, spanB] : llvm::zip(a.dims, b.dims)) {
+    // Each block's accesses as one box first: its threads' part is no
+    // variable then (and a found overlap is asked again exactly).
+    std::optional<Span> coverA = cover ? blockCover(spanA) : std::nullopt,
+                        coverB = cover ? blockCover(spanB) : std::nullopt;
+    const Span &da = coverA ? *coverA : spanA, &db = coverB ? *coverB : spanB;
+    Lin xa = Lin::of(da.lo), xb = Lin::of(db.lo);
+    for (auto [v, c] : da.terms)
+      xa = xa + builder.expr(v, ia) * c;
+    for (auto [v, c] : db.terms)
+      xb = xb + builder.expr(v, ib) * c;
+    sys.ge0(xb + (db.hi - db.lo - 1) - xa);
+    sys.ge0(xa + (da.hi - da.lo - 1) - xb);
+    starts.push_back({xa, xb});
+  }
+  Lin ba[3], bb[3];
+  for (int d = 0; d < 3; ++d) {
+    ba[d] = builder.blockId(ia, d);
+    bb[d] = builder.blockId(ib, d);
+  }
+  SmallVector<SmallVector<Alternative, 2>, 4> splits = getSplits(builder);
+
+  // The blocks differ: first in dimension d (a's before b's, or either way
+  // round for two boxes).
+  bool symmetric = &a == &b;
+  for (int d = 0; d < 3; ++d) {
+    if (ba[d].asConstant() && bb[d].asConstant())
+      continue; // one block in this dimension
+    for (int dir : {-1, 1}) {
+      if (dir > 0 && symmetric)
+        continue;
+      System s = sys;
+      for (int e = 0; e < d; ++e)
+        s.eq0(ba[e] - bb[e]);
+      s.ge0(dir < 0 ? bb[d] - ba[d] - 1 : ba[d] - bb[d] - 1);
+      SmallVector<int64_t> point;
+      if (!search(std::move(s), splits, 0, point)) {
+        if (gaveUp)
+          return false;
+        continue;
+      }
+      auto triple = [&](const Lin *x) {
+        return llvm::formatv("({0}, {1}, {2})", System::eval(x[0], point),
+                             System::eval(x[1], point),
+                             System::eval(x[2], point))
+            .str();
+      };
+      std::string element;
+      for (auto [xa, xb] : starts)
+        element += (element.empty() ? "" : ", ") +
+                   std::to_string(std::max(System::eval(xa, point),
+                                           System::eval(xb, point)));
+      why = llvm::formatv("blocks {0} and {1}, element [{2}]", triple(ba),
+                          triple(bb), element)
+                .str();
+      return true;
+    }
+  }
+  return false;
+}
+
+/// "kernel argument #2" (or the buffer's name).
+static std::string describeBuffer(Value root) {
+  if (auto arg = dyn_cast<BlockArgument>(root))
+    return "kernel argument #" + std::to_string(arg.getArgNumber());
+  if (auto global = root.getDefiningOp<memref::GetGlobalOp>())
+    return "global '" + global.getName().str() + "'";
+  return "a buffer from outside the kernel";
+}
+
+void GlobalChecker::run() {
+  if (!collect())
+    return;
+  llvm::SmallPtrSet<Operation *, 8> reported;
+  for (auto [i, a] : llvm::enumerate(boxes)) {
+    for (const Box &b : llvm::drop_begin(boxes, i)) {
+      if (a.root != b.root || (a.kind == Kind::Read && b.kind == Kind::Read) ||
+          (a.kind == Kind::Atomic && b.kind == Kind::Atomic))
+        continue;
+      // The write is reported (a's when both write).
+      const Box &writer = a.kind == Kind::Read ? b : a;
+      const Box &other = &writer == &a ? b : a;
+      if (reported.contains(writer.representative))
+        continue;
+      std::string why;
+      systems = 0;
+      bool met = meet(a, b, /*cover=*/true, why) && !gaveUp &&
+                 meet(a, b, /*cover=*/false, why);
+      LLVM_DEBUG(llvm::dbgs()
+                 << DEBUG_TYPE << ": " << describeOp(a.representative) << " ("
+                 << a.members.size() << " accesses) against "
+                 << describeOp(b.representative) << " (" << b.members.size()
+                 << "): " << systems << " systems, "
+                 << (met      ? "met"
+                     : gaveUp ? "gave up"
+                              : "disjoint")
+                 << "\n");
+      if (!met) {
+        if (gaveUp) {
+          report(check::kUnprovable, writer.representative,
+                 llvm::formatv("the race check between blocks gave up on "
+                               "{0} against {1} after {2} case systems",
+                               describeOp(writer.representative),
+                               describeOp(other.representative), kMaxSystems)
+                     .str());
+          return;
+        }
+        continue;
+      }
+      reported.insert(writer.representative);
+      std::string against =
+          &a == &b ? "itself in another block"
+          : other.kind == Kind::Read
+              ? "the " + describeOp(other.representative) + " of another block"
+              : describeOp(other.representative) + " in another block";
+      report(check::kGlobalRace, writer.representative,
+             llvm::formatv("{0} races with {1} on {2}: blocks of a launch are "
+                           "not ordered, so {3} ({4}); give each block its "
+                           "own elements, or update them atomically",
+                           describeOp(writer.representative), against,
+                           describeBuffer(a.rootValue),
+                           other.kind == Kind::Read
+                               ? "the read may see the value before or after "
+                                 "the write"
+                               : "either write may land last",
+                           why)
+                 .str());
+    }
+  }
+}
+
+void mlir::amk::checkGlobalMemory(
+    Operation *kernel, const UniformityInfo &uniformity,
+    const DataFlowSolver &solver, const MBarrierPhases &phases,
+    ArrayRef<int64_t> grid,
+    llvm::function_ref<void(StringRef, Operation *, const Twine &)> report) {
+  GlobalChecker(kernel, uniformity, solver, phases, grid, report).run();
+}

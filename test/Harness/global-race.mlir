@@ -1,0 +1,395 @@
+// RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics
+// AMK-GLOBAL-RACE: two blocks of a launch touch one element of a global
+// buffer, one of them writing it plainly. Each planted bug next to its
+// correct twin.
+
+// SANITIZE: tool=racecheck,memcheck grid=4 args=f32[256] expect=clean
+// Bug: every block writes the same 256 elements (the block offset is
+// missing from the index; the block id only guards). Invisible to the
+// sanitizers: racecheck sees shared memory only, and every access is in
+// bounds.
+gpu.module @m {
+  gpu.func @missing_block_offset(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c4 = arith.constant 4 : index
+    %one = arith.constant 1.0 : f32
+    %ok = arith.cmpi ult, %bid, %c4 : index
+    scf.if %ok {
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with itself in another block on kernel argument #0: blocks of a launch are not ordered, so either write may land last (blocks ({{[0-3]}}, 0, 0) and ({{[0-3]}}, 0, 0), element [{{[0-9]+}}]); give each block its own elements, or update them atomically}}
+      memref.store %one, %out[%tid] : memref<256xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Twin: each block writes its own 256 elements.
+gpu.module @m {
+  gpu.func @block_offset(%out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    memref.store %one, %out[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+// Twin: a kernel that never reads its block id is a one-block kernel (a
+// larger launch would run identical blocks): out[tid] is its own.
+gpu.module @m {
+  gpu.func @one_block(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %one = arith.constant 1.0 : f32
+    memref.store %one, %out[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+// Twin: output tiles of 16 x 16 from the block id by division by the
+// number of tile columns, a dynamic size: (pid / tiles_n, pid % tiles_n)
+// is a distinct tile for every block, and every store is guarded.
+gpu.module @m {
+  gpu.func @tiles(%c: memref<?x?xf32>) kernel attributes {known_block_size = array<i32: 16, 16, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %one = arith.constant 1.0 : f32
+    %m = memref.dim %c, %c0 : memref<?x?xf32>
+    %n = memref.dim %c, %c1 : memref<?x?xf32>
+    %tiles_n = arith.ceildivui %n, %c16 : index
+    %pid = gpu.block_id x
+    %tm = arith.divui %pid, %tiles_n : index
+    %tn = arith.remui %pid, %tiles_n : index
+    %tx = gpu.thread_id x
+    %ty = gpu.thread_id y
+    %r0 = arith.muli %tm, %c16 : index
+    %c0_ = arith.muli %tn, %c16 : index
+    %row = arith.addi %r0, %ty : index
+    %col = arith.addi %c0_, %tx : index
+    %in_m = arith.cmpi ult, %row, %m : index
+    %in_n = arith.cmpi ult, %col, %n : index
+    %ok = arith.andi %in_m, %in_n : i1
+    scf.if %ok {
+      memref.store %one, %c[%row, %col] : memref<?x?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Bug: the tile row taken as pid % tiles_n too: blocks pid and
+// pid + tiles_n write the same tile.
+gpu.module @m {
+  gpu.func @tiles_same_row(%c: memref<?x?xf32>) kernel attributes {known_block_size = array<i32: 16, 16, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %one = arith.constant 1.0 : f32
+    %m = memref.dim %c, %c0 : memref<?x?xf32>
+    %n = memref.dim %c, %c1 : memref<?x?xf32>
+    %tiles_n = arith.ceildivui %n, %c16 : index
+    %pid = gpu.block_id x
+    %tm = arith.remui %pid, %tiles_n : index
+    %tn = arith.remui %pid, %tiles_n : index
+    %tx = gpu.thread_id x
+    %ty = gpu.thread_id y
+    %r0 = arith.muli %tm, %c16 : index
+    %c0_ = arith.muli %tn, %c16 : index
+    %row = arith.addi %r0, %ty : index
+    %col = arith.addi %c0_, %tx : index
+    %in_m = arith.cmpi ult, %row, %m : index
+    %in_n = arith.cmpi ult, %col, %n : index
+    %ok = arith.andi %in_m, %in_n : i1
+    scf.if %ok {
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with itself in another block on kernel argument #0}}
+      memref.store %one, %c[%row, %col] : memref<?x?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Twin: tiles in groups of 8 tile rows (the L2-friendly order): the last
+// group has max(min(tiles_m - first, 8), 1) rows, and a block's tile is
+// (first + in_group % rows, in_group / rows).
+gpu.module @m {
+  gpu.func @grouped_tiles(%c: memref<?x?xf32>) kernel attributes {known_block_size = array<i32: 16, 16, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %one = arith.constant 1.0 : f32
+    %m = memref.dim %c, %c0 : memref<?x?xf32>
+    %n = memref.dim %c, %c1 : memref<?x?xf32>
+    %tiles_m = arith.ceildivui %m, %c16 : index
+    %tiles_n = arith.ceildivui %n, %c16 : index
+    %pid = gpu.block_id x
+    %per_group = arith.muli %tiles_n, %c8 : index
+    %group = arith.divui %pid, %per_group : index
+    %first = arith.muli %group, %c8 : index
+    %left = arith.subi %tiles_m, %first : index
+    %short = arith.minsi %left, %c8 : index
+    %rows = arith.maxsi %short, %c1 : index
+    %in_group = arith.remui %pid, %per_group : index
+    %dm = arith.remui %in_group, %rows : index
+    %tm = arith.addi %first, %dm : index
+    %tn = arith.divui %in_group, %rows : index
+    %tx = gpu.thread_id x
+    %ty = gpu.thread_id y
+    %r0 = arith.muli %tm, %c16 : index
+    %c0_ = arith.muli %tn, %c16 : index
+    %row = arith.addi %r0, %ty : index
+    %col = arith.addi %c0_, %tx : index
+    %in_m = arith.cmpi ult, %row, %m : index
+    %in_n = arith.cmpi ult, %col, %n : index
+    %ok = arith.andi %in_m, %in_n : i1
+    scf.if %ok {
+      memref.store %one, %c[%row, %col] : memref<?x?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=4 args=f32[1]
+// Twin: every block adds into one element atomically.
+gpu.module @m {
+  gpu.func @atomic_sum(%out: memref<1xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    %bid = gpu.block_id x
+    %tid = gpu.thread_id x
+    %lead = arith.cmpi eq, %tid, %c0 : index
+    scf.if %lead {
+      %old = memref.atomic_rmw addf %one, %out[%c0] : (f32, memref<1xf32>) -> f32
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=4 args=f32[1] expect=clean
+// Bug: the same sum as a plain read, add and write (racecheck does not see
+// global memory: the sum comes out 1 to 4, whichever blocks overlap).
+gpu.module @m {
+  gpu.func @plain_sum(%out: memref<1xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    %bid = gpu.block_id x
+    %tid = gpu.thread_id x
+    %lead = arith.cmpi eq, %tid, %c0 : index
+    scf.if %lead {
+      %old = memref.load %out[%c0] : memref<1xf32>
+      %new = arith.addf %old, %one : f32
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #0}}
+      memref.store %new, %out[%c0] : memref<1xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Bug: an in-place stencil: block b's last thread reads the element block
+// b + 1 writes.
+gpu.module @m {
+  gpu.func @in_place_stencil(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    %bid = gpu.block_id x
+    %tid = gpu.thread_id x
+    %base = arith.muli %bid, %c128 : index
+    %i = arith.addi %base, %tid : index
+    %j = arith.addi %i, %c1 : index
+    %ok = arith.cmpi ult, %j, %n : index
+    scf.if %ok {
+      %x = memref.load %a[%j] : memref<?xf32>
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #0: blocks of a launch are not ordered, so the read may see the value before or after the write}}
+      memref.store %x, %a[%i] : memref<?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Twin: in place, each element read and written by its own thread.
+gpu.module @m {
+  gpu.func @in_place_scale(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c128 = arith.constant 128 : index
+    %two = arith.constant 2.0 : f32
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    %bid = gpu.block_id x
+    %tid = gpu.thread_id x
+    %base = arith.muli %bid, %c128 : index
+    %i = arith.addi %base, %tid : index
+    %ok = arith.cmpi ult, %i, %n : index
+    scf.if %ok {
+      %x = memref.load %a[%i] : memref<?xf32>
+      %y = arith.mulf %x, %two : f32
+      memref.store %y, %a[%i] : memref<?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Bug: 64 threads of vectors of 4 per block, but blocks 60 vectors
+// apart: a block's last 4 vectors are the next block's first.
+gpu.module @m {
+  gpu.func @overlapping_vectors(%out: memref<?xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %c3 = arith.constant 3 : index
+    %c60 = arith.constant 60 : index
+    %v = arith.constant dense<1.0> : vector<4xf32>
+    %n = memref.dim %out, %c0 : memref<?xf32>
+    %bid = gpu.block_id x
+    %tid = gpu.thread_id x
+    %base = arith.muli %bid, %c60 : index
+    %g = arith.addi %base, %tid : index
+    %i = arith.muli %g, %c4 : index
+    %last = arith.addi %i, %c3 : index
+    %ok = arith.cmpi ult, %last, %n : index
+    scf.if %ok {
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'vector.store' at line {{[0-9]+}} races with itself in another block on kernel argument #0: blocks of a launch are not ordered, so either write may land last (blocks ({{[0-9]+}}, 0, 0) and ({{[0-9]+}}, 0, 0), element [{{[0-9]+}}])}}
+      vector.store %v, %out[%i] : memref<?xf32>, vector<4xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Twin: blocks 64 vectors of 4 apart.
+gpu.module @m {
+  gpu.func @vectors(%out: memref<?xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c64 = arith.constant 64 : index
+    %v = arith.constant dense<1.0> : vector<4xf32>
+    %n = memref.dim %out, %c0 : memref<?xf32>
+    %bid = gpu.block_id x
+    %tid = gpu.thread_id x
+    %base = arith.muli %bid, %c64 : index
+    %g = arith.addi %base, %tid : index
+    %i = arith.muli %g, %c4 : index
+    %last = arith.addi %i, %c3 : index
+    %ok = arith.cmpi ult, %last, %n : index
+    scf.if %ok {
+      vector.store %v, %out[%i] : memref<?xf32>, vector<4xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Twin: split-K partial sums, one [M, N] slice of the workspace per split
+// (grid z), selected by a rank-reducing subview.
+gpu.module @m {
+  gpu.func @split_partials(%ws: memref<4x?x?xf32>) kernel attributes {known_block_size = array<i32: 16, 16, 1>} {
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c16 = arith.constant 16 : index
+    %one = arith.constant 1.0 : f32
+    %m = memref.dim %ws, %c1 : memref<4x?x?xf32>
+    %n = memref.dim %ws, %c2 : memref<4x?x?xf32>
+    %split = gpu.block_id z
+    %c4 = arith.constant 4 : index
+    %in = arith.cmpi ult, %split, %c4 : index
+    scf.if %in {
+      %part = memref.subview %ws[%split, 0, 0] [1, %m, %n] [1, 1, 1] : memref<4x?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+      %bx = gpu.block_id x
+      %by = gpu.block_id y
+      %tx = gpu.thread_id x
+      %ty = gpu.thread_id y
+      %r0 = arith.muli %by, %c16 : index
+      %q0 = arith.muli %bx, %c16 : index
+      %row = arith.addi %r0, %ty : index
+      %col = arith.addi %q0, %tx : index
+      %in_m = arith.cmpi ult, %row, %m : index
+      %in_n = arith.cmpi ult, %col, %n : index
+      %ok = arith.andi %in_m, %in_n : i1
+      scf.if %ok {
+        memref.store %one, %part[%row, %col] : memref<?x?xf32, strided<[?, 1], offset: ?>>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Bug: every split writes C itself (plainly): the splits of one tile race.
+gpu.module @m {
+  gpu.func @split_into_c(%c: memref<?x?xf32>) kernel attributes {known_block_size = array<i32: 16, 16, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %one = arith.constant 1.0 : f32
+    %m = memref.dim %c, %c0 : memref<?x?xf32>
+    %n = memref.dim %c, %c1 : memref<?x?xf32>
+    %split = gpu.block_id z
+    %in = arith.cmpi ult, %split, %c4 : index
+    scf.if %in {
+      %bx = gpu.block_id x
+      %by = gpu.block_id y
+      %tx = gpu.thread_id x
+      %ty = gpu.thread_id y
+      %r0 = arith.muli %by, %c16 : index
+      %q0 = arith.muli %bx, %c16 : index
+      %row = arith.addi %r0, %ty : index
+      %col = arith.addi %q0, %tx : index
+      %in_m = arith.cmpi ult, %row, %m : index
+      %in_n = arith.cmpi ult, %col, %n : index
+      %ok = arith.andi %in_m, %in_n : i1
+      scf.if %ok {
+        // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with itself in another block on kernel argument #0: blocks of a launch are not ordered, so either write may land last (blocks (0, 0, {{[0-9]+}}) and (0, 0, {{[0-9]+}})}}
+        memref.store %one, %c[%row, %col] : memref<?x?xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Twin: blocks interleaved element by element (thread t of block b writes
+// 4 t + b): their boxes overlap, the elements do not.
+gpu.module @m {
+  gpu.func @interleaved(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %c4 = arith.constant 4 : index
+    %one = arith.constant 1.0 : f32
+    %bid = gpu.block_id x
+    %tid = gpu.thread_id x
+    %t4 = arith.muli %tid, %c4 : index
+    %i = arith.addi %t4, %bid : index
+    // expected-warning @+1 {{[AMK-UNCOALESCED] global store of memref<256xf32> is uncoalesced}}
+    memref.store %one, %out[%i] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+// Bug: the same, 3 apart: thread t of block 3 and thread t + 1 of block 0
+// write one element.
+gpu.module @m {
+  gpu.func @interleaved_overlap(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %c3 = arith.constant 3 : index
+    %one = arith.constant 1.0 : f32
+    %bid = gpu.block_id x
+    %tid = gpu.thread_id x
+    %t3 = arith.muli %tid, %c3 : index
+    %i = arith.addi %t3, %bid : index
+    // expected-error-re @+2 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with itself in another block on kernel argument #0: blocks of a launch are not ordered, so either write may land last (blocks ({{[0-3]}}, 0, 0) and ({{[0-3]}}, 0, 0), element [{{[0-9]+}}])}}
+    // expected-warning @+1 {{[AMK-UNCOALESCED] global store of memref<256xf32> is uncoalesced}}
+    memref.store %one, %out[%i] : memref<256xf32>
+    gpu.return
+  }
+}
