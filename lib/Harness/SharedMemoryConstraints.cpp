@@ -124,6 +124,18 @@ unsigned SystemBuilder::leaf(Value v, const Instance &in, bool *created) {
   return it->second;
 }
 
+/// Appends `l` to `key` with its terms merged and ordered by variable, so
+/// that equal forms give equal keys: (variable, coefficient)..., constant.
+static void appendCanonical(const Lin &l, std::vector<int64_t> &key) {
+  std::map<unsigned, int64_t> sum;
+  for (auto [v, c] : l.terms)
+    sum[v] += c;
+  for (auto [v, c] : sum)
+    if (c != 0)
+      key.insert(key.end(), {int64_t(v), c});
+  key.push_back(l.constant);
+}
+
 Lin SystemBuilder::divMod(const Lin &x, int64_t d, bool wantRemainder) {
   if (d == 1)
     return wantRemainder ? Lin::of(0) : x;
@@ -144,14 +156,8 @@ Lin SystemBuilder::divMod(const Lin &x, int64_t d, bool wantRemainder) {
     return wantRemainder ? x : Lin::of(0);
   // x = d * q + r, 0 <= r < d (floor semantics; callers ensure x >= 0); one
   // q and r per x and d, so x / d and x % d share them.
-  std::map<unsigned, int64_t> sum;
-  for (auto [v, c] : x.terms)
-    sum[v] += c;
   std::vector<int64_t> key;
-  for (auto [v, c] : sum)
-    if (c != 0)
-      key.insert(key.end(), {int64_t(v), c});
-  key.push_back(x.constant);
+  appendCanonical(x, key);
   auto [it, inserted] = divisions.try_emplace({key, d});
   if (inserted) {
     // Bounding q by x's interval keeps the integer search small.
@@ -210,16 +216,11 @@ Lin SystemBuilder::symbolicDivMod(Operation *op, const Lin &x, Value divisor,
   Lin d = expr(divisor, in, depth + 1);
   // One q and r per x and d (as divMod): x / d and x % d share them, and so
   // do two instances whose x and d are the same variables.
+  // (Divisor 0 in the map's key: no constant division uses it.)
   std::vector<int64_t> key;
-  for (const Lin *l : {&x, static_cast<const Lin *>(&d)}) {
-    std::map<unsigned, int64_t> sum;
-    for (auto [v, c] : l->terms)
-      sum[v] += c;
-    for (auto [v, c] : sum)
-      if (c != 0)
-        key.insert(key.end(), {int64_t(v), c});
-    key.insert(key.end(), {l->constant, INT64_MIN});
-  }
+  appendCanonical(x, key);
+  key.push_back(INT64_MIN);
+  appendCanonical(d, key);
   auto [it, inserted] = divisions.try_emplace({key, 0});
   if (inserted) {
     std::optional<std::pair<int64_t, int64_t>> range = sys.interval(x);
@@ -234,9 +235,7 @@ Lin SystemBuilder::symbolicDivMod(Operation *op, const Lin &x, Value divisor,
     sys.ge0(x - Lin::var(q));
     sys.ge0(x - Lin::var(r));
     it->second = {Lin::var(q), Lin::var(r)};
-    Value dividend = op->getOperand(0);
-    divs.push_back(DivTerm{isa<arith::CeilDivUIOp>(op) ? Value() : dividend,
-                           divisor, in.thread, x, d, Lin::var(q), Lin::var(r)});
+    divs.push_back(DivTerm{divisor, in.thread, x, d, Lin::var(q), Lin::var(r)});
   }
   Lin result = wantRemainder ? it->second.second : it->second.first;
   // What the range analysis knows of this op's result holds too.

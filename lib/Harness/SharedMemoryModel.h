@@ -142,17 +142,17 @@ public:
     Lin x, y, r;
   };
   std::vector<XorTerm> xors;
-  /// x / d and x % d for a non-constant d >= 1 (from `dividend` and
-  /// `divisor`): q >= 0 and 0 <= r < d hold; x = d q + r is not linear, so
-  /// what the checks need of it is split by cases (splitDivisions).
+  /// x / d and x % d for a non-constant d >= 1 (the value `divisor`):
+  /// q >= 0 and 0 <= r < d hold; x = d q + r is not linear, so what a check
+  /// needs of it is split by cases (the global race check's getSplits).
   struct DivTerm {
-    Value dividend, divisor;
+    Value divisor;
     unsigned thread;
     Lin x, d, q, r;
   };
   std::vector<DivTerm> divs;
   /// m = min(a, b) (or max): m <= a and m <= b (>=) hold; that m is one of
-  /// them is split by cases (splitChoices).
+  /// them is split by cases (getSplits).
   struct ChoiceTerm {
     Lin m, a, b;
   };
