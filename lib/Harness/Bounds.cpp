@@ -455,6 +455,19 @@ private:
 
 } // namespace
 
+/// Signed sums and products that stop at INT64_MIN/MAX, for sizes and
+/// ranges of a report (a wrapped number would read as a small one).
+static int64_t addSaturated(int64_t a, int64_t b) {
+  int64_t r;
+  return llvm::AddOverflow(a, b, r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+static int64_t mulSaturated(int64_t a, int64_t b) {
+  int64_t r;
+  return llvm::MulOverflow(a, b, r)
+             ? ((a < 0) != (b < 0) ? INT64_MIN : INT64_MAX)
+             : r;
+}
+
 SmallVector<Value> BoundsChecker::guardsAt(Operation *op) {
   SmallVector<Value> guards;
   for (Operation *child = op, *parent = op->getParentOp();
@@ -552,14 +565,16 @@ void BoundsChecker::checkSubview(memref::SubViewOp subview) {
              0, 0, {});
       continue;
     }
-    int64_t span = (*n - 1) * *step + 1;
+    // (n - 1) * step + 1 elements, and at + span: saturated, as no buffer
+    // holds INT64_MAX elements.
+    int64_t span = addSaturated(mulSaturated(*n - 1, *step), 1);
+    int64_t end = at ? addSaturated(*at, span) : 0;
     std::string why;
     bool inside;
     if (at) {
-      inside =
-          *at >= 0 &&
-          (extent.constant ? *at + span <= *extent.constant
-                           : prover.proveAtLeast(extent, *at + span, guards));
+      inside = *at >= 0 && end < INT64_MAX &&
+               (extent.constant ? end <= *extent.constant
+                                : prover.proveAtLeast(extent, end, guards));
       why = *at < 0 ? llvm::formatv("offset {0} is negative", *at).str()
                     : llvm::formatv("offset {0} + {1} elements exceeds "
                                     "{2}",
@@ -583,7 +598,7 @@ void BoundsChecker::checkSubview(memref::SubViewOp subview) {
            llvm::formatv("subview of {0} ({1} elements in dimension {2}) "
                          "may reach past its source: {3}",
                          sourceType, span, dim, why),
-           at ? *at + span : -1, extent.constant ? *extent.constant : -1,
+           at ? end : -1, extent.constant ? *extent.constant : -1,
            std::move(details));
   }
 }
@@ -674,14 +689,15 @@ void BoundsChecker::checkAccesses(Operation *op) {
               : prover.proveInBounds(index, width, size, localGuards, why))
         continue;
       std::optional<ConstantIntRanges> r = prover.range(index);
-      int64_t found = r ? r->smax().getSExtValue() + width : -1;
+      int64_t found = r ? addSaturated(r->smax().getSExtValue(), width) : -1;
       // The elements the access may touch in this dimension, against the
       // extent (null when dynamic).
       llvm::json::Object details{{"dimension", int64_t(dim)},
                                  {"unit", "elements"}};
       details["range"] =
-          r ? llvm::json::Value(rangeJSON(r->smin().getSExtValue(),
-                                          r->smax().getSExtValue() + width - 1))
+          r ? llvm::json::Value(
+                  rangeJSON(r->smin().getSExtValue(),
+                            addSaturated(r->smax().getSExtValue(), width - 1)))
             : llvm::json::Value(nullptr);
       details["bound"] = size.constant ? llvm::json::Value(*size.constant)
                                        : llvm::json::Value(nullptr);

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -447,6 +448,13 @@ static std::optional<std::pair<Value, Value>> lessThan(arith::CmpIOp cmp) {
   }
 }
 
+/// at + width <= bound, false when the sum overflows (an index whose range
+/// reaches INT64_MAX is not below anything).
+static bool endsBy(int64_t at, int64_t width, int64_t bound) {
+  int64_t end;
+  return !llvm::AddOverflow(at, width, end) && end <= bound;
+}
+
 bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
                               ArrayRef<Value> guards, int depth) const {
   if (depth > 8)
@@ -459,7 +467,7 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
       // one too, is at most size - width.
       if (width > 1 && divisor(v) % width == 0 && *size.constant % width == 0)
         max = max / width * width;
-      if (max + width <= *size.constant)
+      if (endsBy(max, width, *size.constant))
         return true;
     }
   }
@@ -467,14 +475,51 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
   // runtime rejects dynamic ones): element 0 is always in bounds, and so
   // are the first `width` elements of a size that is a multiple of width.
   if (std::optional<ConstantIntRanges> r = range(v)) {
-    if (r->smax().getSExtValue() + width <= 1)
+    if (endsBy(r->smax().getSExtValue(), width, 1))
       return true;
     if (r->smax().getSExtValue() <= 0 && !size.constant &&
         guardedMultiple(size, width, guards))
       return true;
   }
   // 2/3. A guard `x + c' < size` covering `v = x + c` and its width.
-  auto [base, offset] = splitConstant(v);
+  Value base;
+  int64_t offset;
+  std::tie(base, offset) = splitConstant(v);
+  auto belowBound = [&](Value lhs, Value bound) {
+    auto [gBase, gOffset] = splitConstant(lhs);
+    if (gBase != base)
+      return false;
+    // `x < min(a, b)` bounds x by each of a and b.
+    SmallVector<Value> bounds = {bound};
+    for (size_t i = 0; i < bounds.size() && i < 16; ++i)
+      if (isa_and_nonnull<arith::MinUIOp, arith::MinSIOp>(
+              bounds[i].getDefiningOp()))
+        bounds.append(bounds[i].getDefiningOp()->getOperands().begin(),
+                      bounds[i].getDefiningOp()->getOperands().end());
+    for (Value bound : bounds) {
+      SymbolicSize guardSize = valueSize(bound);
+      // The guard's bound: the size itself, or a constant no larger.
+      int64_t slack = 0;
+      if (guardSize.constant && size.constant &&
+          *guardSize.constant <= *size.constant)
+        slack = *size.constant - *guardSize.constant;
+      else if (!(guardSize == size))
+        continue;
+      // base + gOffset < bound, so base + gOffset + 1 + slack <= size.
+      int64_t limit;
+      if (!llvm::AddOverflow(gOffset, slack, limit) &&
+          endsBy(offset, width - 1, limit))
+        return true;
+      // A vector at a multiple of its width below a bound that is a
+      // multiple of it (statically, or by a guard) ends at the bound at
+      // most.
+      if (offset == gOffset && divisor(v) % width == 0 &&
+          (guardSize.constant ? *guardSize.constant % width == 0
+                              : guardedMultiple(guardSize, width, guards)))
+        return true;
+    }
+    return false;
+  };
   for (Value guard : guards) {
     SmallVector<Value> parts;
     conjuncts(guard, parts);
@@ -482,40 +527,23 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
       auto cmp = part.getDefiningOp<arith::CmpIOp>();
       std::optional<std::pair<Value, Value>> less =
           cmp ? lessThan(cmp) : std::nullopt;
-      if (!less)
-        continue;
-      auto [gBase, gOffset] = splitConstant(less->first);
-      if (gBase != base)
-        continue;
-      // `x < min(a, b)` bounds x by each of a and b.
-      SmallVector<Value> bounds = {less->second};
-      for (size_t i = 0; i < bounds.size() && i < 16; ++i)
-        if (isa_and_nonnull<arith::MinUIOp, arith::MinSIOp>(
-                bounds[i].getDefiningOp()))
-          bounds.append(bounds[i].getDefiningOp()->getOperands().begin(),
-                        bounds[i].getDefiningOp()->getOperands().end());
-      for (Value bound : bounds) {
-        SymbolicSize guardSize = valueSize(bound);
-        // The guard's bound: the size itself, or a constant no larger.
-        int64_t slack = 0;
-        if (guardSize.constant && size.constant &&
-            *guardSize.constant <= *size.constant)
-          slack = *size.constant - *guardSize.constant;
-        else if (!(guardSize == size))
-          continue;
-        // base + gOffset < bound, so base + gOffset + 1 + slack <= size.
-        if (offset + width - 1 <= gOffset + slack)
-          return true;
-        // A vector at a multiple of its width below a bound that is a
-        // multiple of it (statically, or by a guard) ends at the bound at
-        // most.
-        if (offset == gOffset && divisor(v) % width == 0 &&
-            (guardSize.constant ? *guardSize.constant % width == 0
-                                : guardedMultiple(guardSize, width, guards)))
-          return true;
-      }
+      if (less && belowBound(less->first, less->second))
+        return true;
     }
   }
+  // v = x + c against a size x + c' (a view made with that size).
+  if (size.value) {
+    auto [sizeBase, sizeOffset] = splitConstant(size.value);
+    if (sizeBase == base && endsBy(offset, width, sizeOffset))
+      return true;
+  }
+  // A loop's induction variable is below the loop's upper bound (of any
+  // step: a grid-stride loop's is the grid's size).
+  if (auto iv = dyn_cast<BlockArgument>(base))
+    if (auto loop = dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp());
+        loop && iv == loop.getInductionVar() &&
+        belowBound(iv, loop.getUpperBound()))
+      return true;
   Operation *op = v.getDefiningOp();
   // A select proves both ways: the true value under its condition.
   if (auto sel = dyn_cast_or_null<arith::SelectOp>(op)) {

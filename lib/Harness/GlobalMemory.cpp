@@ -92,6 +92,11 @@ using Alternative = SmallVector<Constraint, 3>;
 
 /// More systems than this for one pair: the check gives up (unprovable).
 constexpr unsigned kMaxSystems = 4096;
+/// A found race's witness is sought first among the blocks up to this id
+/// in each dimension.
+constexpr int64_t kWitnessBlock = 15;
+/// ... and elements up to this coordinate.
+constexpr int64_t kWitnessElement = 1 << 20;
 
 class GlobalChecker {
 public:
@@ -562,11 +567,26 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
         s.eq0(ba[e] - bb[e]);
       s.ge0(dir < 0 ? bb[d] - ba[d] - 1 : ba[d] - bb[d] - 1);
       SmallVector<int64_t> point;
-      if (!search(std::move(s), splits, 0, point)) {
+      if (!search(s, splits, 0, point)) {
         if (gaveUp)
           return false;
         continue;
       }
+      // A witness among small block ids reads better, when there is one (the
+      // search's budget is spent on it only for a found race).
+      System small = std::move(s);
+      for (int e = 0; e < 3; ++e) {
+        small.ge0(Lin::of(kWitnessBlock) - ba[e]);
+        small.ge0(Lin::of(kWitnessBlock) - bb[e]);
+      }
+      for (auto [xa, xb] : starts)
+        small.ge0(Lin::of(kWitnessElement) - xa);
+      unsigned spent = systems;
+      SmallVector<int64_t> smallPoint;
+      if (search(std::move(small), splits, 0, smallPoint))
+        point = std::move(smallPoint);
+      systems = spent;
+      gaveUp = false;
       auto triple = [&](const Lin *x) {
         return llvm::formatv("({0}, {1}, {2})", System::eval(x[0], point),
                              System::eval(x[1], point),

@@ -205,9 +205,45 @@ Lin SystemBuilder::blockId(const Instance &in, int d) {
   int64_t who = model.sharing == ThreadScope::Grid ? int64_t(in.thread) : -1;
   auto [it, inserted] =
       leaves.try_emplace({nullptr, std::vector<int64_t>{who, 3 + d}}, 0);
-  if (inserted)
+  if (inserted) {
     it->second = sys.var(0, size - 1);
+    if (model.grid[d] <= 0)
+      sys.ge0(gridDim(d) - Lin::var(it->second) - 1);
+  }
   return Lin::var(it->second);
+}
+
+Lin SystemBuilder::gridDim(int d) {
+  if (model.grid[d] > 0)
+    return Lin::of(model.grid[d]);
+  auto [it, inserted] =
+      leaves.try_emplace({nullptr, std::vector<int64_t>{-1, 6 + d}}, 0);
+  if (inserted)
+    it->second = sys.var(1, kMaxGridDims[d]);
+  return Lin::var(it->second);
+}
+
+Lin SystemBuilder::symbolicStepInduction(scf::ForOp loop, const Instance &in,
+                                         int depth) {
+  Value iv = loop.getInductionVar();
+  bool created = false;
+  Lin t = Lin::var(leaf(iv, in, &created));
+  if (!created)
+    return t;
+  // iv = lb + step k with step >= 1 (scf.for's step is positive): lb <=
+  // iv < ub, iv - lb >= k, and iv - lb = step k as a division with no
+  // remainder, whose cases relate two instances' iterations (a grid-stride
+  // loop: bid1 + G k1 = bid2 + G k2 with bids below G means bid1 = bid2).
+  Lin lb = expr(loop.getLowerBound(), in, depth + 1);
+  Lin ub = expr(loop.getUpperBound(), in, depth + 1);
+  Lin step = expr(loop.getStep(), in, depth + 1);
+  Lin k = in.iteration.lookup(loop);
+  sys.ge0(step - 1);
+  sys.ge0(t - lb - k);
+  sys.ge0(ub - 1 - t);
+  divs.push_back(
+      DivTerm{loop.getStep(), in.thread, t - lb, step, k, Lin::of(0)});
+  return t;
 }
 
 Lin SystemBuilder::symbolicDivMod(Operation *op, const Lin &x, Value divisor,
@@ -314,6 +350,8 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
       if (step && in.iteration.count(loop))
         return expr(loop.getLowerBound(), in, depth + 1) +
                in.iteration.lookup(loop) * *step;
+      if (!step && in.iteration.count(loop))
+        return symbolicStepInduction(loop, in, depth);
     }
     return opaque();
   }
@@ -335,6 +373,12 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
   }
   if (auto bdim = dyn_cast<gpu::BlockDimOp>(op))
     return blockDim(dimIndex(bdim.getDimension()));
+  if (auto gdim = dyn_cast<gpu::GridDimOp>(op))
+    return gridDim(dimIndex(gdim.getDimension()));
+  if (isa<NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp>(op))
+    return gridDim(isa<NVVM::GridDimXOp>(op)   ? 0
+                   : isa<NVVM::GridDimYOp>(op) ? 1
+                                               : 2);
   if (auto bid = dyn_cast<gpu::BlockIdOp>(op))
     return blockId(in, dimIndex(bid.getDimension()));
   if (isa<NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp>(op))
@@ -351,10 +395,15 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
     return expr(op->getOperand(0), in, depth + 1) -
            expr(op->getOperand(1), in, depth + 1);
   if (isa<arith::MulIOp>(op)) {
-    if (std::optional<int64_t> c = getConstantIntValue(op->getOperand(1)))
-      return expr(op->getOperand(0), in, depth + 1) * *c;
-    if (std::optional<int64_t> c = getConstantIntValue(op->getOperand(0)))
-      return expr(op->getOperand(1), in, depth + 1) * *c;
+    // A factor that translates to a constant (gpu.block_dim of a known
+    // block) keeps the product linear: blockDim * gridDim, a grid-stride
+    // loop's step.
+    Lin x = expr(op->getOperand(0), in, depth + 1),
+        y = expr(op->getOperand(1), in, depth + 1);
+    if (std::optional<int64_t> c = y.asConstant())
+      return x * *c;
+    if (std::optional<int64_t> c = x.asConstant())
+      return y * *c;
     return opaque();
   }
   if (isa<arith::ShLIOp>(op))

@@ -144,7 +144,8 @@ public:
   std::vector<XorTerm> xors;
   /// x / d and x % d for a non-constant d >= 1 (the value `divisor`):
   /// q >= 0 and 0 <= r < d hold; x = d q + r is not linear, so what a check
-  /// needs of it is split by cases (the global race check's getSplits).
+  /// needs of it is split by cases (the global race check's getSplits). A
+  /// loop of symbolic step d is one too: iv - lb = d k, so q = k, r = 0.
   struct DivTerm {
     Value divisor;
     unsigned thread;
@@ -178,6 +179,9 @@ public:
   Lin blockId(const Instance &in, int d);
   /// gpu.block_dim: a constant, or one variable when the size is unknown.
   Lin blockDim(int d);
+  /// gpu.grid_dim: a constant, or one variable above every block id when
+  /// the grid is unknown.
+  Lin gridDim(int d);
   FailureOr<std::pair<Value, Lin>> address(const SharedAccess &a,
                                            const Instance &in);
   /// The element offset of `memref`'s layout from its allocation: static,
@@ -200,6 +204,8 @@ private:
   Lin symbolicDivMod(Operation *op, const Lin &x, Value divisor,
                      const Instance &in, bool wantRemainder, int depth);
   Lin choice(Operation *op, const Instance &in, int depth);
+  /// The induction variable of a loop whose step is not a constant.
+  Lin symbolicStepInduction(scf::ForOp loop, const Instance &in, int depth);
   std::vector<int64_t> contextKey(Value v, const Instance &in);
   Lin translate(Value v, const Instance &in, int depth);
   Lin divMod(const Lin &x, int64_t d, bool wantRemainder);

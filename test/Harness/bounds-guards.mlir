@@ -116,3 +116,94 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Twin: a grid-stride loop over a dynamic size; the loop's upper bound is
+// the guard (i < dim), whatever its step.
+gpu.module @m {
+  gpu.func @grid_stride_bound(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    %bid = gpu.block_id x
+    %tid = gpu.thread_id x
+    %bdim = gpu.block_dim x
+    %g = gpu.grid_dim x
+    %b0 = arith.muli %bid, %bdim : index
+    %lb = arith.addi %b0, %tid : index
+    %step = arith.muli %bdim, %g : index
+    scf.for %i = %lb to %n step %step {
+      %x = memref.load %a[%i] : memref<?xf32>
+      %y = arith.addf %x, %x : f32
+      memref.store %y, %a[%i] : memref<?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the same loop reads a[i + 1]: at i = n - 1 it is one past the end.
+gpu.module @m {
+  gpu.func @grid_stride_next(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    %bid = gpu.block_id x
+    %tid = gpu.thread_id x
+    %bdim = gpu.block_dim x
+    %g = gpu.grid_dim x
+    %b0 = arith.muli %bid, %bdim : index
+    %lb = arith.addi %b0, %tid : index
+    %step = arith.muli %bdim, %g : index
+    scf.for %i = %lb to %n step %step {
+      %j = arith.addi %i, %c1 : index
+      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index its range [1, 9223372036854775807] is not guarded}}
+      %x = memref.load %a[%j] : memref<?xf32>
+      // (Block b's last thread also reads what block b + 1 writes.)
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block}}
+      memref.store %x, %a[%i] : memref<?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a[i + 1] in a loop up to the dynamic size. The index's range reaches
+// INT64_MAX; range + 1 wrapped to INT64_MIN once, and the access passed as
+// below every size.
+gpu.module @m {
+  gpu.func @loop_next(%a: memref<?xf32>, %b: memref<?xf32>) kernel attributes {known_block_size = array<i32: 1, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    %m = memref.dim %b, %c0 : memref<?xf32>
+    %end = arith.minui %n, %m : index
+    scf.for %i = %c0 to %end step %c1 {
+      %j = arith.addi %i, %c1 : index
+      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index its range [1, 9223372036854775807] is not guarded}}
+      %x = memref.load %a[%j] : memref<?xf32>
+      memref.store %x, %b[%i] : memref<?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: a[i] into b[i] up to min(dim a, dim b): the loop bound guards both.
+gpu.module @m {
+  gpu.func @loop_copy(%a: memref<?xf32>, %b: memref<?xf32>) kernel attributes {known_block_size = array<i32: 1, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    %m = memref.dim %b, %c0 : memref<?xf32>
+    %end = arith.minui %n, %m : index
+    scf.for %i = %c0 to %end step %c1 {
+      %x = memref.load %a[%i] : memref<?xf32>
+      memref.store %x, %b[%i] : memref<?xf32>
+    }
+    gpu.return
+  }
+}

@@ -393,3 +393,176 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+// Twin: a grid-stride loop; tile t = bid + k * G is every block's own.
+gpu.module @m {
+  gpu.func @grid_stride(%out: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1.0 : f32
+    %n = memref.dim %out, %c0 : memref<?xf32>
+    %tiles = arith.ceildivui %n, %c256 : index
+    %bid = gpu.block_id x
+    %g = gpu.grid_dim x
+    %tid = gpu.thread_id x
+    scf.for %t = %bid to %tiles step %g {
+      %base = arith.muli %t, %c256 : index
+      %i = arith.addi %base, %tid : index
+      %ok = arith.cmpi ult, %i, %n : index
+      scf.if %ok {
+        memref.store %one, %out[%i] : memref<?xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+
+// -----
+// Bug: a grid-stride loop whose stride is the grid size minus one: block
+// 0 reaches tile G - 1, block G - 1's first.
+gpu.module @m {
+  gpu.func @grid_stride_short(%out: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1.0 : f32
+    %n = memref.dim %out, %c0 : memref<?xf32>
+    %tiles = arith.ceildivui %n, %c256 : index
+    %bid = gpu.block_id x
+    %g = gpu.grid_dim x
+    %g1 = arith.subi %g, %c1 : index
+    %s = arith.maxui %g1, %c1 : index
+    %tid = gpu.thread_id x
+    scf.for %t = %bid to %tiles step %s {
+      %base = arith.muli %t, %c256 : index
+      %i = arith.addi %base, %tid : index
+      %ok = arith.cmpi ult, %i, %n : index
+      scf.if %ok {
+        // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with itself in another block on kernel argument #0: blocks of a launch are not ordered, so either write may land last (blocks ({{[0-9]+}}, 0, 0) and ({{[0-9]+}}, 0, 0), element [{{[0-9, ]+}}])}}
+        memref.store %one, %out[%i] : memref<?xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+
+// -----
+// Twin: the classic grid-stride loop over threads, i = bid * B + tid, step
+// B * G.
+gpu.module @m {
+  gpu.func @thread_grid_stride(%out: memref<?xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    %n = memref.dim %out, %c0 : memref<?xf32>
+    %bid = gpu.block_id x
+    %bdim = gpu.block_dim x
+    %g = gpu.grid_dim x
+    %tid = gpu.thread_id x
+    %b0 = arith.muli %bid, %bdim : index
+    %lb = arith.addi %b0, %tid : index
+    %step = arith.muli %bdim, %g : index
+    scf.for %i = %lb to %n step %step {
+      memref.store %one, %out[%i] : memref<?xf32>
+    }
+    gpu.return
+  }
+}
+
+
+// -----
+// Bug: the step forgets the block size (step G): blocks overlap.
+gpu.module @m {
+  gpu.func @thread_grid_stride_bug(%out: memref<?xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    %n = memref.dim %out, %c0 : memref<?xf32>
+    %bid = gpu.block_id x
+    %bdim = gpu.block_dim x
+    %g = gpu.grid_dim x
+    %tid = gpu.thread_id x
+    %b0 = arith.muli %bid, %bdim : index
+    %lb = arith.addi %b0, %tid : index
+    scf.for %i = %lb to %n step %g {
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with itself in another block on kernel argument #0: blocks of a launch are not ordered, so either write may land last (blocks ({{[0-9]+}}, 0, 0) and ({{[0-9]+}}, 0, 0), element [{{[0-9, ]+}}])}}
+      memref.store %one, %out[%i] : memref<?xf32>
+    }
+    gpu.return
+  }
+}
+
+
+// -----
+// Twin: a persistent kernel: tiles t = bid + k G of a dynamic tile grid,
+// (t / tiles_n, t % tiles_n) distinct for every block and iteration.
+gpu.module @m {
+  gpu.func @persistent_tiles(%c: memref<?x?xf32>) kernel attributes {known_block_size = array<i32: 16, 16, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %one = arith.constant 1.0 : f32
+    %m = memref.dim %c, %c0 : memref<?x?xf32>
+    %n = memref.dim %c, %c1 : memref<?x?xf32>
+    %tiles_m = arith.ceildivui %m, %c16 : index
+    %tiles_n = arith.ceildivui %n, %c16 : index
+    %tiles = arith.muli %tiles_m, %tiles_n : index
+    %bid = gpu.block_id x
+    %g = gpu.grid_dim x
+    %tx = gpu.thread_id x
+    %ty = gpu.thread_id y
+    scf.for %t = %bid to %tiles step %g {
+      %tm = arith.divui %t, %tiles_n : index
+      %tn = arith.remui %t, %tiles_n : index
+      %r0 = arith.muli %tm, %c16 : index
+      %q0 = arith.muli %tn, %c16 : index
+      %row = arith.addi %r0, %ty : index
+      %col = arith.addi %q0, %tx : index
+      %in_m = arith.cmpi ult, %row, %m : index
+      %in_n = arith.cmpi ult, %col, %n : index
+      %ok = arith.andi %in_m, %in_n : i1
+      scf.if %ok {
+        memref.store %one, %c[%row, %col] : memref<?x?xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+
+// -----
+// Bug: a persistent kernel whose tile column is t % tiles_m: tiles repeat.
+gpu.module @m {
+  gpu.func @persistent_tiles_bug(%c: memref<?x?xf32>) kernel attributes {known_block_size = array<i32: 16, 16, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %one = arith.constant 1.0 : f32
+    %m = memref.dim %c, %c0 : memref<?x?xf32>
+    %n = memref.dim %c, %c1 : memref<?x?xf32>
+    %tiles_m = arith.ceildivui %m, %c16 : index
+    %tiles_n = arith.ceildivui %n, %c16 : index
+    %tiles = arith.muli %tiles_m, %tiles_n : index
+    %bid = gpu.block_id x
+    %g = gpu.grid_dim x
+    %tx = gpu.thread_id x
+    %ty = gpu.thread_id y
+    scf.for %t = %bid to %tiles step %g {
+      %tm = arith.divui %t, %tiles_n : index
+      %tn = arith.remui %t, %tiles_m : index
+      %r0 = arith.muli %tm, %c16 : index
+      %q0 = arith.muli %tn, %c16 : index
+      %row = arith.addi %r0, %ty : index
+      %col = arith.addi %q0, %tx : index
+      %in_m = arith.cmpi ult, %row, %m : index
+      %in_n = arith.cmpi ult, %col, %n : index
+      %ok = arith.andi %in_m, %in_n : i1
+      scf.if %ok {
+        // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with itself in another block on kernel argument #0: blocks of a launch are not ordered, so either write may land last (blocks ({{[0-9]+}}, 0, 0) and ({{[0-9]+}}, 0, 0), element [{{[0-9, ]+}}])}}
+        memref.store %one, %c[%row, %col] : memref<?x?xf32>
+      }
+    }
+    gpu.return
+  }
+}
