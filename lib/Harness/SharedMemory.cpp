@@ -38,8 +38,11 @@
 #include "SharedMemoryModel.h"
 
 #include "AMK/Analysis/Address.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -151,7 +154,7 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
   // would make which op of a racing pair is reported vary between runs).
   llvm::DenseMap<Operation *, int64_t> segment;
   for (SharedAccess &a : accesses) {
-    FailureOr<Value> root = sharedRoot(a);
+    FailureOr<Value> root = sharedRoot(a, model);
     if (failed(root)) {
       report(check::kUnprovable, a.access.op,
              "the shared-memory address of this " + a.access.what +
@@ -213,6 +216,108 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
   return true;
 }
 
+/// Whether `op` may order memory or change a timing count between two
+/// members of a span: a synchronization event, a region (a branch or loop
+/// holds who knows what), or any op with memory effects that is not itself
+/// one of the collected accesses (mbarrier arrives and inits, fences).
+static bool ordersAccesses(Operation *op, const Model &model) {
+  if (op->getNumRegions() > 0 ||
+      isa<nvgpu::MBarrierArriveOp, nvgpu::MBarrierArriveExpectTxOp,
+          nvgpu::MBarrierInitOp, NVVM::FenceProxyOp>(op))
+    return true;
+  for (unsigned e = 0; e < kNumEvents; ++e)
+    if (isEvent(Event(e), op))
+      return true;
+  if (isMemoryEffectFree(op))
+    return false;
+  FailureOr<SmallVector<MemoryAccess>> list = getMemoryAccesses(op);
+  return failed(list) || list->empty();
+}
+
+/// Whether `a` may join `span`: the same kind, block, allocation, condition
+/// and mbarrier phase, with nothing that orders accesses from the
+/// representative up to `a`, both included.
+static bool mayJoin(const ByteSpan &span, const SharedAccess &a,
+                    const Model &model) {
+  const SharedAccess &r = *span.representative;
+  const MemoryAccess &x = r.access, &y = a.access;
+  if (x.op->getBlock() != y.op->getBlock() || x.write != y.write ||
+      x.async != y.async || x.tma != y.tma || x.wgmma != y.wgmma ||
+      x.wholeView != y.wholeView ||
+      x.warpgroupCollective != y.warpgroupCollective ||
+      x.warpCollective != y.warpCollective || x.masked != y.masked ||
+      x.condition != y.condition ||
+      *sharedRoot(r, model) != *sharedRoot(a, model))
+    return false;
+  auto phase = [&](Operation *op) {
+    auto it = model.phases.of.find(op);
+    return it == model.phases.of.end()
+               ? std::nullopt
+               : std::optional(
+                     std::make_tuple(it->second.barrier,
+                                     static_cast<Operation *>(it->second.loop),
+                                     it->second.base));
+  };
+  if (phase(x.op) != phase(y.op) || !x.op->isBeforeInBlock(y.op))
+    return false;
+  for (Operation *op = x.op;; op = op->getNextNode()) {
+    if (ordersAccesses(op, model))
+      return false;
+    if (op == y.op)
+      return true;
+  }
+}
+
+void Checker::mergeSpans(std::vector<Unit> &units,
+                         std::deque<ByteSpan> &spans) {
+  // Each span stays where its representative was (the order of units
+  // decides which op of a pair is reported).
+  std::vector<Unit> merged;
+  llvm::DenseMap<const ByteSpan *, size_t> position;
+  llvm::DenseMap<Block *, SmallVector<ByteSpan *>> open;
+  for (const Unit &u : units) {
+    if (u.group) {
+      merged.push_back(u);
+      continue;
+    }
+    const SharedAccess &a = *u.access;
+    int64_t width = getSpanElements(a.access) * a.elementBytes;
+    SmallVector<ByteSpan *> &candidates = open[a.access.op->getBlock()];
+    auto joins = [&](ByteSpan *span) {
+      if (!mayJoin(*span, a, model))
+        return false;
+      // The address difference to the representative, in one instance.
+      SystemBuilder builder(model);
+      Instance in = builder.instance(span->representative->access.op, 0,
+                                     llvm::DenseMap<Operation *, Lin>());
+      FailureOr<std::pair<Value, Lin>> base =
+          builder.address(*span->representative, in);
+      in.op = a.access.op;
+      FailureOr<std::pair<Value, Lin>> mine = builder.address(a, in);
+      if (failed(base) || failed(mine))
+        return false;
+      std::optional<int64_t> delta = (mine->second - base->second).asConstant();
+      int64_t end;
+      if (!delta || llvm::AddOverflow(*delta, width, end))
+        return false;
+      span->members.push_back(&a);
+      span->lo = std::min(span->lo, *delta);
+      span->hi = std::max(span->hi, end);
+      return true;
+    };
+    if (llvm::any_of(llvm::reverse(candidates), joins))
+      continue;
+    spans.push_back(ByteSpan{&a, {&a}, 0, width});
+    candidates.push_back(&spans.back());
+    position[&spans.back()] = merged.size();
+    merged.push_back(u);
+  }
+  for (const ByteSpan &span : spans)
+    if (span.members.size() > 1)
+      merged[position[&span]].span = &span;
+  units = std::move(merged);
+}
+
 /// Whether two roots are the same memory: the same value, dynamic shared
 /// memory (every gpu.dynamic_shared_memory is the same bytes), or the same
 /// global.
@@ -230,14 +335,17 @@ static bool sameAllocation(Value x, Value y) {
 
 void Checker::checkPairs(ArrayRef<Unit> units) {
   // Every pair with a write: groups against groups, single accesses one by
-  // one (against each member of a group).
+  // one (against each member of a group or span).
   auto expand = [](const Unit &u) {
     SmallVector<Unit> out;
-    if (!u.group)
-      out.push_back(u);
-    else
+    if (u.group)
       for (const SharedAccess *m : u.group->members)
         out.push_back(Unit{m});
+    else if (u.span)
+      for (const SharedAccess *m : u.span->members)
+        out.push_back(Unit{m});
+    else
+      out.push_back(u);
     return out;
   };
   for (size_t i = 0; i < units.size(); ++i) {
@@ -250,7 +358,8 @@ void Checker::checkPairs(ArrayRef<Unit> units) {
       // never overlap.
       if (a.access->access.wgmma && !b.access->access.write)
         continue;
-      if (!sameAllocation(*sharedRoot(*a.access), *sharedRoot(*b.access)))
+      if (!sameAllocation(*sharedRoot(*a.access, model),
+                          *sharedRoot(*b.access, model)))
         continue;
       // Two plain writes: one order is enough.
       if (!a.access->access.async && b.access->access.write &&
@@ -261,6 +370,15 @@ void Checker::checkPairs(ArrayRef<Unit> units) {
       if (a.group && b.group) {
         check(a, b);
       } else {
+        // Two spans, or a span and an access: screened as wholes first
+        // (a span against itself is no screen: each member meets itself).
+        bool screen =
+            (a.span || b.span) && a.span != b.span && !a.group && !b.group;
+        if (screen && !mayConflict(a, b)) {
+          if (unprovable)
+            return;
+          continue;
+        }
         for (const Unit &x : expand(a))
           for (const Unit &y : expand(b))
             if (!reported.contains(y.access->access.op) && check(x, y))
@@ -270,6 +388,20 @@ void Checker::checkPairs(ArrayRef<Unit> units) {
         return;
     }
   }
+}
+
+bool Checker::mayConflict(const Unit &a, const Unit &b) {
+  // The questions check() asks, in their relaxed forms.
+  Hit hit;
+  if (a.access->access.tma)
+    return ask(Question::TmaUnwaited, a, b, hit);
+  if (a.access->access.wgmma && b.access->access.write &&
+      !b.access->access.async && ask(Question::CrossProxy, a, b, hit))
+    return true;
+  if (unprovable)
+    return false;
+  return ask(a.access->access.async ? Question::AsyncAnyThread : Question::Race,
+             a, b, hit);
 }
 
 void Checker::run() {
@@ -282,6 +414,8 @@ void Checker::run() {
   std::vector<Unit> units;
   if (!groupAccesses(accesses, groups, units))
     return;
+  std::deque<ByteSpan> spans;
+  mergeSpans(units, spans);
   checkPairs(units);
 }
 

@@ -56,6 +56,16 @@ std::optional<std::pair<int64_t, int64_t>> Model::range(Value v) const {
   return std::make_pair(r.smin().getSExtValue(), r.smax().getSExtValue());
 }
 
+const Model::Layout *Model::layout(MemRefType type) const {
+  auto [it, inserted] = layouts.try_emplace(type);
+  if (inserted) {
+    Layout l;
+    if (succeeded(type.getStridesAndOffset(l.strides, l.offset)))
+      it->second = std::move(l);
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
 bool Model::nonNegative(Value v) const {
   auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
   return lattice && !lattice->getValue().isUninitialized() &&
@@ -543,32 +553,30 @@ void SystemBuilder::addGuards(const Instance &in) {
 /// The subview that gives `memref` a dynamic offset through casts, whose
 /// source has static strides (its offset then is the source's plus the
 /// offsets times those strides), or null.
-static memref::SubViewOp dynamicOffsetSubview(Value memref) {
+static memref::SubViewOp dynamicOffsetSubview(Value memref,
+                                              const Model &model) {
   while (auto cast = memref.getDefiningOp<memref::CastOp>())
     memref = cast.getSource();
   auto subview = memref.getDefiningOp<memref::SubViewOp>();
   if (!subview)
     return nullptr;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(subview.getSourceType().getStridesAndOffset(strides, offset)) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
+  const Model::Layout *source = model.layout(subview.getSourceType());
+  if (!source || llvm::any_of(source->strides, ShapedType::isDynamic))
     return nullptr;
   return subview;
 }
 
 /// Whether the element offset of `memref`'s layout is static or follows
 /// from subviews of static strides (SystemBuilder::elementOffset).
-static bool hasModelledOffset(Value memref) {
+static bool hasModelledOffset(Value memref, const Model &model) {
   for (int depth = 0; depth < 64; ++depth) {
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(cast<MemRefType>(memref.getType())
-                   .getStridesAndOffset(strides, offset)))
+    const Model::Layout *layout =
+        model.layout(cast<MemRefType>(memref.getType()));
+    if (!layout)
       return false;
-    if (!ShapedType::isDynamic(offset))
+    if (!ShapedType::isDynamic(layout->offset))
       return true;
-    memref::SubViewOp subview = dynamicOffsetSubview(memref);
+    memref::SubViewOp subview = dynamicOffsetSubview(memref, model);
     if (!subview)
       return false;
     memref = subview.getSource();
@@ -577,17 +585,14 @@ static bool hasModelledOffset(Value memref) {
 }
 
 Lin SystemBuilder::elementOffset(Value memref, const Instance &in) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  (void)cast<MemRefType>(memref.getType()).getStridesAndOffset(strides, offset);
+  int64_t offset = model.layout(cast<MemRefType>(memref.getType()))->offset;
   if (!ShapedType::isDynamic(offset))
     return Lin::of(offset);
-  memref::SubViewOp subview = dynamicOffsetSubview(memref);
-  SmallVector<int64_t> sourceStrides;
-  (void)subview.getSourceType().getStridesAndOffset(sourceStrides, offset);
+  memref::SubViewOp subview = dynamicOffsetSubview(memref, model);
+  const Model::Layout *source = model.layout(subview.getSourceType());
   Lin result = elementOffset(subview.getSource(), in);
   for (auto [at, stride] :
-       llvm::zip(subview.getMixedOffsets(), sourceStrides)) {
+       llvm::zip(subview.getMixedOffsets(), source->strides)) {
     if (std::optional<int64_t> c = getConstantIntValue(at))
       result = result + Lin::of(*c) * stride;
     else
@@ -596,13 +601,11 @@ Lin SystemBuilder::elementOffset(Value memref, const Instance &in) {
   return result;
 }
 
-FailureOr<Value> smem::sharedRoot(const SharedAccess &a) {
-  auto type = cast<MemRefType>(a.access.memref.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) ||
-      !hasModelledOffset(a.access.memref) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
+FailureOr<Value> smem::sharedRoot(const SharedAccess &a, const Model &model) {
+  const Model::Layout *layout =
+      model.layout(cast<MemRefType>(a.access.memref.getType()));
+  if (!layout || !hasModelledOffset(a.access.memref, model) ||
+      llvm::any_of(layout->strides, ShapedType::isDynamic))
     return failure();
   Value memref = a.access.memref;
   while (Operation *def = memref.getDefiningOp()) {
@@ -620,15 +623,13 @@ FailureOr<Value> smem::sharedRoot(const SharedAccess &a) {
 
 FailureOr<std::pair<Value, Lin>> SystemBuilder::address(const SharedAccess &a,
                                                         const Instance &in) {
-  FailureOr<Value> root = sharedRoot(a);
+  FailureOr<Value> root = sharedRoot(a, model);
   if (failed(root))
     return failure();
-  auto type = cast<MemRefType>(a.access.memref.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  (void)type.getStridesAndOffset(strides, offset);
+  const Model::Layout *layout =
+      model.layout(cast<MemRefType>(a.access.memref.getType()));
   Lin elements = elementOffset(a.access.memref, in);
-  for (auto [index, stride] : llvm::zip(a.access.indices, strides))
+  for (auto [index, stride] : llvm::zip(a.access.indices, layout->strides))
     elements = elements + expr(index, in) * stride;
   // (The warpgroup ops number warps by thread id x alone.)
   if (a.access.warpgroupStride)

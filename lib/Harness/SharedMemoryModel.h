@@ -100,6 +100,14 @@ public:
         const DataFlowSolver &solver, const MBarrierPhases &phases);
 
   std::optional<std::pair<int64_t, int64_t>> range(Value v) const;
+  /// A memref type's strides and offset (null: not strided), computed once
+  /// per type: getStridesAndOffset builds affine expressions in the
+  /// context, which the race check's many systems would otherwise repeat.
+  struct Layout {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+  };
+  const Layout *layout(MemRefType type) const;
   /// Whether `v` is never negative: by its signed minimum, however large
   /// its maximum (an induction variable up to a dynamic bound is).
   bool nonNegative(Value v) const;
@@ -121,6 +129,7 @@ public:
   ThreadScope sharing = ThreadScope::Block;
   /// The grid per dimension, when known (0: any size a launch allows).
   int64_t grid[3] = {0, 0, 0};
+  mutable llvm::DenseMap<Type, std::optional<Layout>> layouts;
   mutable llvm::DenseMap<Operation *, bool> containsCache[kNumEvents];
   /// Event counts of ops that do not depend on symbolic trip counts.
   mutable llvm::DenseMap<Operation *, int64_t> constantTotals[kNumEvents];
@@ -237,7 +246,7 @@ SmallVector<scf::ForOp> enclosingLoops(Operation *op, Operation *kernel);
 /// The allocation a shared access's view chain starts at (a workgroup
 /// attribution when the chain ends at a block argument), or failure when
 /// the access's layout or a view in the chain is not modelled.
-FailureOr<Value> sharedRoot(const SharedAccess &a);
+FailureOr<Value> sharedRoot(const SharedAccess &a, const Model &model);
 
 //===----------------------------------------------------------------------===//
 // Addresses split by thread (SharedMemoryThreads.cpp)
@@ -330,6 +339,18 @@ struct Group {
   int64_t maxWidth = 0;
 };
 
+/// Accesses that are not split by thread, of one kind, in one block with no
+/// synchronization, fence, mbarrier op or region between them, under one
+/// condition, whose addresses differ by constants (a k-tile's wgmma operands,
+/// a stage's TMA boxes): their timing is the representative's, so the union
+/// of their bytes, [address + lo, address + hi), screens a pair of them at
+/// once; only a pair the screen cannot clear is asked member by member.
+struct ByteSpan {
+  const SharedAccess *representative;
+  SmallVector<const SharedAccess *> members;
+  int64_t lo = 0, hi = 0;
+};
+
 /// The checks of one kernel: the pairs of accesses (SharedMemory.cpp) and
 /// the questions asked about each (SharedMemorySolve.cpp).
 class Checker {
@@ -348,6 +369,8 @@ private:
   struct Unit {
     const SharedAccess *access;
     const Group *group = nullptr;
+    /// Set for a span of several accesses (`access` its representative).
+    const ByteSpan *span = nullptr;
   };
   /// A solution: the two accesses and a witness.
   struct Hit {
@@ -377,9 +400,14 @@ private:
   /// one by one. False when an address is not modelled (reported).
   bool groupAccesses(std::deque<SharedAccess> &accesses, GroupMap &groups,
                      std::vector<Unit> &units);
+  /// Merges the single units into spans where their members allow.
+  void mergeSpans(std::vector<Unit> &units, std::deque<ByteSpan> &spans);
   /// Checks every pair with a write.
   void checkPairs(ArrayRef<Unit> units);
   bool check(const Unit &a, const Unit &b);
+  /// Whether any question check() asks can have a solution for the pair
+  /// (spans as the union of their members' bytes); reports nothing.
+  bool mayConflict(const Unit &a, const Unit &b);
 
   // One question about a pair.
   /// Whether the question has a solution.

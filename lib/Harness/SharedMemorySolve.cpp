@@ -186,6 +186,15 @@ bool Checker::addOverlap(Pair &p, const Unit &ua, const Unit &ub,
   }
   p.addrA = builder.address(a, p.ia)->second;
   p.addrB = builder.address(b, p.ib)->second;
+  // A span: the union of its members' bytes.
+  if (ua.span) {
+    p.addrA = p.addrA + ua.span->lo;
+    wa = ua.span->hi - ua.span->lo;
+  }
+  if (ub.span) {
+    p.addrB = p.addrB + ub.span->lo;
+    wb = ub.span->hi - ub.span->lo;
+  }
   // Intervals first: most pairs touch disjoint slices.
   auto ra = sys.interval(p.addrA), rb = sys.interval(p.addrB);
   if (ra && rb &&
@@ -199,8 +208,10 @@ bool Checker::addOverlap(Pair &p, const Unit &ua, const Unit &ub,
     addr = addr + r * (x.access.rowStride * x.elementBytes);
     width = x.access.width * x.elementBytes;
   };
-  row(a, p.addrA, wa);
-  row(b, p.addrB, wb);
+  if (!ua.span)
+    row(a, p.addrA, wa);
+  if (!ub.span)
+    row(b, p.addrB, wb);
   sys.ge0(p.addrA + (wa - 1) - p.addrB);
   sys.ge0(p.addrB + (wb - 1) - p.addrA);
   return true;

@@ -168,17 +168,15 @@ std::optional<Separated> Separator::separate(const SharedAccess &a) {
   int64_t count = model.block[0] * model.block[1] * model.block[2];
   if (count > 1024)
     return std::nullopt;
-  auto type = cast<MemRefType>(a.access.memref.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(offset) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
+  const Model::Layout *layout =
+      model.layout(cast<MemRefType>(a.access.memref.getType()));
+  if (!layout || ShapedType::isDynamic(layout->offset) ||
+      llvm::any_of(layout->strides, ShapedType::isDynamic))
     return std::nullopt;
   Separated out;
   SmallVector<std::pair<Value, int64_t>> threadTerms;
-  out.constant = offset * a.elementBytes;
-  for (auto [index, stride] : llvm::zip(a.access.indices, strides))
+  out.constant = layout->offset * a.elementBytes;
+  for (auto [index, stride] : llvm::zip(a.access.indices, layout->strides))
     if (!splitTerm(index, stride * a.elementBytes, out, threadTerms, 0))
       return std::nullopt;
   for (Value m = a.access.memref; Operation *def = m.getDefiningOp();) {

@@ -118,7 +118,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck grid=4 args=f32[1000]
 // Twin: a grid-stride loop over a dynamic size; the loop's upper bound is
 // the guard (i < dim), whatever its step.
 gpu.module @m {
@@ -142,7 +142,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck grid=4 args=f32[1000]
 // Bug: the same loop reads a[i + 1]: at i = n - 1 it is one past the end.
 gpu.module @m {
   gpu.func @grid_stride_next(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
@@ -169,7 +169,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck grid=1 args=f32[1000],f32[1000]
 // Bug: a[i + 1] in a loop up to the dynamic size. The index's range reaches
 // INT64_MAX; range + 1 wrapped to INT64_MIN once, and the access passed as
 // below every size.
@@ -191,7 +191,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck grid=1 args=f32[1000],f32[1000]
 // Twin: a[i] into b[i] up to min(dim a, dim b): the loop bound guards both.
 gpu.module @m {
   gpu.func @loop_copy(%a: memref<?xf32>, %b: memref<?xf32>) kernel attributes {known_block_size = array<i32: 1, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
