@@ -607,8 +607,35 @@ void BoundsChecker::checkCast(memref::CastOp castOp) {
   Operation *op = castOp;
   auto from = dyn_cast<MemRefType>(castOp.getSource().getType());
   auto to = dyn_cast<MemRefType>(castOp.getType());
-  if (!from || !to)
+  if (!to)
+    return; // to unranked: what casts it back is checked
+  if (!from) {
+    report(check::kUnprovable, op,
+           llvm::formatv("memref.cast from an unranked memref to {0}: the "
+                         "real sizes and layout are not known",
+                         to),
+           0, 0, {});
     return;
+  }
+  // A layout the cast makes static where the source's is dynamic (a row
+  // stride, an offset) is a claim the bounds check cannot confirm.
+  SmallVector<int64_t> fromStrides, toStrides;
+  int64_t fromOffset, toOffset;
+  if (succeeded(from.getStridesAndOffset(fromStrides, fromOffset)) &&
+      succeeded(to.getStridesAndOffset(toStrides, toOffset))) {
+    bool claims = ShapedType::isDynamic(fromOffset) &&
+                  !ShapedType::isDynamic(toOffset);
+    for (auto [x, y] : llvm::zip(fromStrides, toStrides))
+      claims |= ShapedType::isDynamic(x) && !ShapedType::isDynamic(y);
+    if (claims) {
+      report(check::kUnprovable, op,
+             llvm::formatv("memref.cast from {0} to {1} claims a static "
+                           "stride or offset the source leaves dynamic",
+                           from, to),
+             0, 0, {});
+      return;
+    }
+  }
   SmallVector<Value> guards = guardsAt(op);
   for (int64_t dim = 0; dim < to.getRank(); ++dim) {
     if (to.isDynamicDim(dim) || !from.isDynamicDim(dim))

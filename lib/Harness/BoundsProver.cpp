@@ -224,37 +224,106 @@ bool BoundsProver::proveAtLeast(SymbolicSize size, int64_t c,
   return false;
 }
 
+static bool isUnsignedCompare(arith::CmpIPredicate pred) {
+  using P = arith::CmpIPredicate;
+  return pred == P::ult || pred == P::ule || pred == P::ugt || pred == P::uge;
+}
+
+/// The largest power of two dividing d (d != 0): what survives arithmetic
+/// modulo 2^64, where a divisor such as 3 does not.
+static int64_t powerOfTwoPart(int64_t d) {
+  uint64_t u = uint64_t(d);
+  return u == 0 ? int64_t(1) << 30
+                : int64_t(std::min<uint64_t>(u & -u, 1u << 30));
+}
+
 int64_t BoundsProver::divisor(Value v, int depth) const {
+  return powerOfTwoPart(divisorOrGcd(v, depth));
+}
+
+int64_t BoundsProver::divisorOrGcd(Value v, int depth) const {
   APInt c;
   if (matchPattern(v, m_ConstantInt(&c)))
-    return c.isZero() ? int64_t(1) << 30 : std::abs(c.getSExtValue());
+    return c.isZero() ? int64_t(1) << 30 : powerOfTwoPart(c.getSExtValue());
   if (depth > 8)
     return 1;
   Operation *op = v.getDefiningOp();
   if (auto mul = dyn_cast_or_null<arith::MulIOp>(op))
-    return divisor(mul.getLhs(), depth + 1) * divisor(mul.getRhs(), depth + 1);
+    return std::min(powerOfTwoPart(divisorOrGcd(mul.getLhs(), depth + 1)) *
+                        powerOfTwoPart(divisorOrGcd(mul.getRhs(), depth + 1)),
+                    int64_t(1) << 30);
   if (auto add = dyn_cast_or_null<arith::AddIOp>(op))
-    return std::gcd(divisor(add.getLhs(), depth + 1),
-                    divisor(add.getRhs(), depth + 1));
+    return std::gcd(divisorOrGcd(add.getLhs(), depth + 1),
+                    divisorOrGcd(add.getRhs(), depth + 1));
   if (auto sel = dyn_cast_or_null<arith::SelectOp>(op))
-    return std::gcd(divisor(sel.getTrueValue(), depth + 1),
-                    divisor(sel.getFalseValue(), depth + 1));
+    return std::gcd(divisorOrGcd(sel.getTrueValue(), depth + 1),
+                    divisorOrGcd(sel.getFalseValue(), depth + 1));
   // Low zero bits survive xor; x mod c keeps the common divisor (and is 0
   // when c divides x).
   if (auto xorOp = dyn_cast_or_null<arith::XOrIOp>(op))
-    return std::gcd(divisor(xorOp.getLhs(), depth + 1),
-                    divisor(xorOp.getRhs(), depth + 1));
+    return std::gcd(divisorOrGcd(xorOp.getLhs(), depth + 1),
+                    divisorOrGcd(xorOp.getRhs(), depth + 1));
   APInt modulus;
   // (x mod 0 is undefined: no divisor.)
   if (auto rem = dyn_cast_or_null<arith::RemUIOp>(op);
       rem && matchPattern(rem.getRhs(), m_ConstantInt(&modulus)) &&
       !modulus.isZero() && modulus.isSignedIntN(63)) {
-    int64_t d = divisor(rem.getLhs(), depth + 1);
+    int64_t d = divisorOrGcd(rem.getLhs(), depth + 1);
     return d % modulus.getSExtValue() == 0
                ? int64_t(1) << 30
                : std::gcd(d, modulus.getSExtValue());
   }
   return 1;
+}
+
+static std::optional<std::pair<Value, Value>> lessThan(arith::CmpIOp cmp);
+
+bool BoundsProver::sideCannotWrap(Value x, int64_t c, bool isUnsigned,
+                                  ArrayRef<Value> guards) const {
+  if (std::optional<ConstantIntRanges> r = range(x)) {
+    int64_t lo, hi;
+    if (!llvm::AddOverflow(r->smin().getSExtValue(), c, lo) &&
+        !llvm::AddOverflow(r->smax().getSExtValue(), c, hi))
+      return true;
+  }
+  // Unsigned: x + c lands in [0, n) by wrapping only from a negative x
+  // and c > 0 (with |c| < 2^32 and n < 2^63).
+  bool small = c > -(int64_t(1) << 32) && c < (int64_t(1) << 32);
+  if (!small)
+    return false;
+  if (isUnsigned)
+    return c < 0 || nonNegative(x, guards, 0);
+  if (c < 0)
+    return nonNegative(x, guards, 0);
+  // A size or a memref's offset: below 2^62, as no buffer holds that many
+  // elements.
+  auto meta = x.getDefiningOp<memref::ExtractStridedMetadataOp>();
+  if (isSize(x) || (meta && x == meta.getOffset()))
+    return true;
+  // Signed, c > 0: x in [0, size) for a dynamic size, and no buffer holds
+  // 2^62 elements, so x + c < 2^63.
+  if (!nonNegative(x, guards, 0))
+    return false;
+  for (Value guard : guards) {
+    SmallVector<Value> parts;
+    conjuncts(guard, parts);
+    for (Value part : parts)
+      if (auto cmp = part.getDefiningOp<arith::CmpIOp>())
+        if (std::optional<std::pair<Value, Value>> less = lessThan(cmp);
+            less && less->first == x && valueSize(less->second).isKnown())
+          return true;
+  }
+  return false;
+}
+
+bool BoundsProver::rangeAtMost(Value v, int64_t max) const {
+  std::optional<ConstantIntRanges> r = range(v);
+  return r && r->smax().getSExtValue() <= max;
+}
+
+bool BoundsProver::rangeAtLeast(Value v, int64_t min) const {
+  std::optional<ConstantIntRanges> r = range(v);
+  return r && r->smin().getSExtValue() >= min;
 }
 
 bool BoundsProver::nonNegative(Value v, ArrayRef<Value> guards,
@@ -269,8 +338,11 @@ bool BoundsProver::nonNegative(Value v, ArrayRef<Value> guards,
     conjuncts(guard, parts);
     for (Value part : parts)
       if (auto cmp = part.getDefiningOp<arith::CmpIOp>())
+        // v <u b with b >= 0 as signed (a size, or by its range) puts v
+        // in [0, b).
         if (cmp.getPredicate() == arith::CmpIPredicate::ult &&
-            cmp.getLhs() == v)
+            cmp.getLhs() == v &&
+            (isSize(cmp.getRhs()) || rangeAtLeast(cmp.getRhs(), 0)))
           return true;
   }
   Operation *op = v.getDefiningOp();
@@ -290,24 +362,46 @@ bool BoundsProver::nonNegative(Value v, ArrayRef<Value> guards,
       meta && v == meta.getOffset())
     return true;
   APInt c;
-  // x + c with c >= 0 (x is below some size, far from wrapping).
+  // x + c with c >= 0, where x + c cannot pass INT64_MAX (by x's range,
+  // or x below a size).
   if (auto add = dyn_cast_or_null<arith::AddIOp>(op);
-      add && matchPattern(add.getRhs(), m_ConstantInt(&c)) && !c.isNegative())
+      add && matchPattern(add.getRhs(), m_ConstantInt(&c)) && !c.isNegative() &&
+      c.isSignedIntN(63) &&
+      sideCannotWrap(add.getLhs(), c.getSExtValue(), /*isUnsigned=*/false,
+                     guards))
     return nonNegative(add.getLhs(), guards, depth + 1);
   // x - k (or x + -k) under a guard x >= k.
   if (auto [base, offset] = splitConstant(v);
       base != v && offset < 0 && guardedAtLeast(base, -offset, guards, depth))
     return true;
-  // x * c with 0 <= c < 2^20: x is below some size (under 2^40 elements
-  // on any GPU), so the product cannot reach 2^63.
+  // (s - c) - y with c in {0, 1}, s >= 0, y >= 0 and a guard y < s (the
+  // reverse index n - 1 - i under i < n): s - y >= 1.
+  if (auto sub = dyn_cast_or_null<arith::SubIOp>(op)) {
+    auto [s, k] = splitConstant(sub.getLhs());
+    Value y = sub.getRhs();
+    if ((k == 0 || k == -1) && (isSize(s) || rangeAtLeast(s, 0)) &&
+        nonNegative(y, guards, depth + 1))
+      for (Value guard : guards) {
+        SmallVector<Value> parts;
+        conjuncts(guard, parts);
+        for (Value part : parts)
+          if (auto cmp = part.getDefiningOp<arith::CmpIOp>())
+            if (std::optional<std::pair<Value, Value>> less = lessThan(cmp);
+                less && less->first == y && less->second == s)
+              return true;
+      }
+  }
+  // x * c with c > 0, where x * c cannot pass INT64_MAX.
   if (auto mul = dyn_cast_or_null<arith::MulIOp>(op);
-      mul && matchPattern(mul.getRhs(), m_ConstantInt(&c)) && !c.isNegative() &&
-      c.getSExtValue() < (int64_t(1) << 20))
+      mul && matchPattern(mul.getRhs(), m_ConstantInt(&c)) &&
+      c.isStrictlyPositive() &&
+      rangeAtMost(mul.getLhs(), INT64_MAX / c.getSExtValue()))
     return nonNegative(mul.getLhs(), guards, depth + 1);
-  // size - 1 (every size is at least 1).
+  // size - 1 or size - 0 (every size is at least 1).
   if (auto sub = dyn_cast_or_null<arith::SubIOp>(op);
       sub && isSize(sub.getLhs()) &&
-      matchPattern(sub.getRhs(), m_ConstantInt(&c)) && c.getSExtValue() <= 1)
+      matchPattern(sub.getRhs(), m_ConstantInt(&c)) && !c.isNegative() &&
+      c.getSExtValue() <= 1)
     return true;
   return false;
 }
@@ -457,8 +551,8 @@ static bool endsBy(int64_t at, int64_t width, int64_t bound) {
 
 bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
                               ArrayRef<Value> guards, int depth) const {
-  if (depth > 8)
-    return false;
+  if (depth > 8 || (size.constant && *size.constant < 1))
+    return false; // (nothing is inside a static size 0)
   // 1. Ranges against a static size.
   if (size.constant) {
     if (std::optional<ConstantIntRanges> r = range(v)) {
@@ -485,17 +579,38 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
   Value base;
   int64_t offset;
   std::tie(base, offset) = splitConstant(v);
-  auto belowBound = [&](Value lhs, Value bound) {
+  auto belowBound = [&](Value lhs, Value bound, bool isUnsigned) {
     auto [gBase, gOffset] = splitConstant(lhs);
     if (gBase != base)
       return false;
-    // `x < min(a, b)` bounds x by each of a and b.
+    // x + c' must be the integer it stands for (a guard whose side wraps
+    // says nothing of x).
+    if (gOffset != 0 && !sideCannotWrap(gBase, gOffset, isUnsigned, guards))
+      return false;
+    // `x < min(a, b)` bounds x by each of a and b: for a min of the
+    // compare's signedness, or of operands that are both non-negative.
     SmallVector<Value> bounds = {bound};
-    for (size_t i = 0; i < bounds.size() && i < 16; ++i)
-      if (isa_and_nonnull<arith::MinUIOp, arith::MinSIOp>(
-              bounds[i].getDefiningOp()))
-        bounds.append(bounds[i].getDefiningOp()->getOperands().begin(),
-                      bounds[i].getDefiningOp()->getOperands().end());
+    for (size_t i = 0; i < bounds.size() && i < 16; ++i) {
+      Operation *min = bounds[i].getDefiningOp();
+      if (!isa_and_nonnull<arith::MinUIOp, arith::MinSIOp>(min))
+        continue;
+      bool matches = isa<arith::MinUIOp>(min) == isUnsigned ||
+                     llvm::all_of(min->getOperands(),
+                                  [&](Value x) { return rangeAtLeast(x, 0); });
+      if (matches)
+        bounds.append(min->getOperands().begin(), min->getOperands().end());
+    }
+    // x < y - c with c >= 0, signed (y - c a size less a constant cannot
+    // wrap): x + c < y.
+    int64_t extra = 0;
+    if (!isUnsigned && bounds.size() == 1) {
+      auto [y, k] = splitConstant(bound);
+      if (y != bound && k < 0 && k > -(int64_t(1) << 32) &&
+          valueSize(y).isKnown()) {
+        bounds = {y};
+        extra = -k;
+      }
+    }
     for (Value bound : bounds) {
       SymbolicSize guardSize = valueSize(bound);
       // The guard's bound: the size itself, or a constant no larger.
@@ -505,9 +620,11 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
         slack = *size.constant - *guardSize.constant;
       else if (!(guardSize == size))
         continue;
-      // base + gOffset < bound, so base + gOffset + 1 + slack <= size.
+      // base + gOffset + extra < bound, so base + gOffset + extra + 1 +
+      // slack <= size.
       int64_t limit;
       if (!llvm::AddOverflow(gOffset, slack, limit) &&
+          !llvm::AddOverflow(limit, extra, limit) &&
           endsBy(offset, width - 1, limit))
         return true;
       // A vector at a multiple of its width below a bound that is a
@@ -527,7 +644,8 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
       auto cmp = part.getDefiningOp<arith::CmpIOp>();
       std::optional<std::pair<Value, Value>> less =
           cmp ? lessThan(cmp) : std::nullopt;
-      if (less && belowBound(less->first, less->second))
+      if (less && belowBound(less->first, less->second,
+                             isUnsignedCompare(cmp.getPredicate())))
         return true;
     }
   }
@@ -542,7 +660,7 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
   if (auto iv = dyn_cast<BlockArgument>(base))
     if (auto loop = dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp());
         loop && iv == loop.getInductionVar() &&
-        belowBound(iv, loop.getUpperBound()))
+        belowBound(iv, loop.getUpperBound(), loop.getUnsignedCmp()))
       return true;
   Operation *op = v.getDefiningOp();
   // A select proves both ways: the true value under its condition.
@@ -556,6 +674,13 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
   if (isa_and_nonnull<arith::MinUIOp, arith::MinSIOp>(op))
     return proveBelow(op->getOperand(0), width, size, guards, depth + 1) ||
            proveBelow(op->getOperand(1), width, size, guards, depth + 1);
+  // x - y with x, y >= 0 is at most x.
+  if (auto sub = dyn_cast_or_null<arith::SubIOp>(op);
+      sub && !matchPattern(sub.getRhs(), m_Constant()) &&
+      nonNegative(sub.getRhs(), guards, 0) &&
+      nonNegative(sub.getLhs(), guards, 0) &&
+      proveBelow(sub.getLhs(), width, size, guards, depth + 1))
+    return true;
   // size - k, for k >= width (sizes are at least 1 by contract).
   if (auto sub = dyn_cast_or_null<arith::SubIOp>(op)) {
     APInt k;

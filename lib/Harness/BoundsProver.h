@@ -83,6 +83,16 @@ public:
 private:
   /// The largest power-of-two divisor known for `v` (1 when unknown).
   int64_t divisor(Value v, int depth = 0) const;
+  /// A divisor of `v` (gcds of its parts' power-of-two divisors).
+  int64_t divisorOrGcd(Value v, int depth) const;
+  /// Whether `v`'s signed range is known and at most `max` (at least
+  /// `min`).
+  bool rangeAtMost(Value v, int64_t max) const;
+  bool rangeAtLeast(Value v, int64_t min) const;
+  /// Whether a guard's side x + c is the integer it stands for under
+  /// `guards` (no 64-bit wrap).
+  bool sideCannotWrap(Value x, int64_t c, bool isUnsigned,
+                      ArrayRef<Value> guards) const;
 
   /// Proves v >= 0: by its range, or by an unsigned guard `v < size`, or
   /// through selects and unsigned minima.

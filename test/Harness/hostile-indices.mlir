@@ -59,6 +59,7 @@ gpu.module @m {
   gpu.func @unranked(%a: memref<*xf32>) kernel {
     %t = gpu.thread_id x
     %c0 = arith.constant 0 : index
+    // expected-error @+1 {{[AMK-UNPROVABLE] memref.cast from an unranked memref to memref<?xf32>: the real sizes and layout are not known}}
     %r = memref.cast %a : memref<*xf32> to memref<?xf32>
     %n = memref.dim %r, %c0 : memref<?xf32>
     %ok = arith.cmpi ult, %t, %n : index
