@@ -310,7 +310,7 @@ bool BoundsProver::sideCannotWrap(Value x, int64_t c, bool isUnsigned,
     for (Value part : parts)
       if (auto cmp = part.getDefiningOp<arith::CmpIOp>())
         if (std::optional<std::pair<Value, Value>> less = lessThan(cmp);
-            less && less->first == x && valueSize(less->second).isKnown())
+            less && less->first == x && isSize(less->second))
           return true;
   }
   return false;
@@ -605,8 +605,7 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
     int64_t extra = 0;
     if (!isUnsigned && bounds.size() == 1) {
       auto [y, k] = splitConstant(bound);
-      if (y != bound && k < 0 && k > -(int64_t(1) << 32) &&
-          valueSize(y).isKnown()) {
+      if (y != bound && k < 0 && k > -(int64_t(1) << 32) && isSize(y)) {
         bounds = {y};
         extra = -k;
       }
