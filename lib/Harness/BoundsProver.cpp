@@ -237,11 +237,9 @@ static int64_t powerOfTwoPart(int64_t d) {
                 : int64_t(std::min<uint64_t>(u & -u, 1u << 30));
 }
 
+// Every case below yields a power of two (constants are reduced to theirs,
+// and gcds and capped products of powers of two are powers of two).
 int64_t BoundsProver::divisor(Value v, int depth) const {
-  return powerOfTwoPart(divisorOrGcd(v, depth));
-}
-
-int64_t BoundsProver::divisorOrGcd(Value v, int depth) const {
   APInt c;
   if (matchPattern(v, m_ConstantInt(&c)))
     return c.isZero() ? int64_t(1) << 30 : powerOfTwoPart(c.getSExtValue());
@@ -249,26 +247,26 @@ int64_t BoundsProver::divisorOrGcd(Value v, int depth) const {
     return 1;
   Operation *op = v.getDefiningOp();
   if (auto mul = dyn_cast_or_null<arith::MulIOp>(op))
-    return std::min(powerOfTwoPart(divisorOrGcd(mul.getLhs(), depth + 1)) *
-                        powerOfTwoPart(divisorOrGcd(mul.getRhs(), depth + 1)),
+    return std::min(divisor(mul.getLhs(), depth + 1) *
+                        divisor(mul.getRhs(), depth + 1),
                     int64_t(1) << 30);
   if (auto add = dyn_cast_or_null<arith::AddIOp>(op))
-    return std::gcd(divisorOrGcd(add.getLhs(), depth + 1),
-                    divisorOrGcd(add.getRhs(), depth + 1));
+    return std::gcd(divisor(add.getLhs(), depth + 1),
+                    divisor(add.getRhs(), depth + 1));
   if (auto sel = dyn_cast_or_null<arith::SelectOp>(op))
-    return std::gcd(divisorOrGcd(sel.getTrueValue(), depth + 1),
-                    divisorOrGcd(sel.getFalseValue(), depth + 1));
+    return std::gcd(divisor(sel.getTrueValue(), depth + 1),
+                    divisor(sel.getFalseValue(), depth + 1));
   // Low zero bits survive xor; x mod c keeps the common divisor (and is 0
   // when c divides x).
   if (auto xorOp = dyn_cast_or_null<arith::XOrIOp>(op))
-    return std::gcd(divisorOrGcd(xorOp.getLhs(), depth + 1),
-                    divisorOrGcd(xorOp.getRhs(), depth + 1));
+    return std::gcd(divisor(xorOp.getLhs(), depth + 1),
+                    divisor(xorOp.getRhs(), depth + 1));
   APInt modulus;
   // (x mod 0 is undefined: no divisor.)
   if (auto rem = dyn_cast_or_null<arith::RemUIOp>(op);
       rem && matchPattern(rem.getRhs(), m_ConstantInt(&modulus)) &&
       !modulus.isZero() && modulus.isSignedIntN(63)) {
-    int64_t d = divisorOrGcd(rem.getLhs(), depth + 1);
+    int64_t d = divisor(rem.getLhs(), depth + 1);
     return d % modulus.getSExtValue() == 0
                ? int64_t(1) << 30
                : std::gcd(d, modulus.getSExtValue());
@@ -304,13 +302,21 @@ bool BoundsProver::sideCannotWrap(Value x, int64_t c, bool isUnsigned,
   // 2^62 elements, so x + c < 2^63.
   if (!nonNegative(x, guards, 0))
     return false;
+  return anyGuardLess(guards, [&](arith::CmpIOp, Value lhs, Value rhs) {
+    return lhs == x && isSize(rhs);
+  });
+}
+
+bool BoundsProver::anyGuardLess(
+    ArrayRef<Value> guards,
+    llvm::function_ref<bool(arith::CmpIOp, Value, Value)> accept) {
   for (Value guard : guards) {
     SmallVector<Value> parts;
     conjuncts(guard, parts);
     for (Value part : parts)
       if (auto cmp = part.getDefiningOp<arith::CmpIOp>())
         if (std::optional<std::pair<Value, Value>> less = lessThan(cmp);
-            less && less->first == x && isSize(less->second))
+            less && accept(cmp, less->first, less->second))
           return true;
   }
   return false;
@@ -377,19 +383,14 @@ bool BoundsProver::nonNegative(Value v, ArrayRef<Value> guards,
   // (s - c) - y with c in {0, 1}, s >= 0, y >= 0 and a guard y < s (the
   // reverse index n - 1 - i under i < n): s - y >= 1.
   if (auto sub = dyn_cast_or_null<arith::SubIOp>(op)) {
-    auto [s, k] = splitConstant(sub.getLhs());
-    Value y = sub.getRhs();
+    auto [size, k] = splitConstant(sub.getLhs());
+    Value s = size, y = sub.getRhs();
     if ((k == 0 || k == -1) && (isSize(s) || rangeAtLeast(s, 0)) &&
-        nonNegative(y, guards, depth + 1))
-      for (Value guard : guards) {
-        SmallVector<Value> parts;
-        conjuncts(guard, parts);
-        for (Value part : parts)
-          if (auto cmp = part.getDefiningOp<arith::CmpIOp>())
-            if (std::optional<std::pair<Value, Value>> less = lessThan(cmp);
-                less && less->first == y && less->second == s)
-              return true;
-      }
+        nonNegative(y, guards, depth + 1) &&
+        anyGuardLess(guards, [&](arith::CmpIOp, Value lhs, Value rhs) {
+          return lhs == y && rhs == s;
+        }))
+      return true;
   }
   // x * c with c > 0, where x * c cannot pass INT64_MAX.
   if (auto mul = dyn_cast_or_null<arith::MulIOp>(op);
@@ -636,18 +637,10 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
     }
     return false;
   };
-  for (Value guard : guards) {
-    SmallVector<Value> parts;
-    conjuncts(guard, parts);
-    for (Value part : parts) {
-      auto cmp = part.getDefiningOp<arith::CmpIOp>();
-      std::optional<std::pair<Value, Value>> less =
-          cmp ? lessThan(cmp) : std::nullopt;
-      if (less && belowBound(less->first, less->second,
-                             isUnsignedCompare(cmp.getPredicate())))
-        return true;
-    }
-  }
+  if (anyGuardLess(guards, [&](arith::CmpIOp cmp, Value lhs, Value rhs) {
+        return belowBound(lhs, rhs, isUnsignedCompare(cmp.getPredicate()));
+      }))
+    return true;
   // v = x + c against a size x + c' (a view made with that size).
   if (size.value) {
     auto [sizeBase, sizeOffset] = splitConstant(size.value);

@@ -21,6 +21,9 @@
 
 namespace mlir {
 class DataFlowSolver;
+namespace arith {
+class CmpIOp;
+} // namespace arith
 } // namespace mlir
 
 namespace mlir::amk::bounds {
@@ -83,8 +86,6 @@ public:
 private:
   /// The largest power-of-two divisor known for `v` (1 when unknown).
   int64_t divisor(Value v, int depth = 0) const;
-  /// A divisor of `v` (gcds of its parts' power-of-two divisors).
-  int64_t divisorOrGcd(Value v, int depth) const;
   /// Whether `v`'s signed range is known and at most `max` (at least
   /// `min`).
   bool rangeAtMost(Value v, int64_t max) const;
@@ -118,6 +119,12 @@ private:
   /// and a multiple c of `width`.
   bool guardedMultiple(const SymbolicSize &size, int64_t width,
                        ArrayRef<Value> guards) const;
+
+  /// Whether some conjunct of `guards` is `lhs < rhs` (strict, either
+  /// operand order, any signedness) that `accept` takes.
+  static bool
+  anyGuardLess(ArrayRef<Value> guards,
+               llvm::function_ref<bool(arith::CmpIOp, Value, Value)> accept);
 
   /// The conjuncts of a condition (`andi` trees).
   static void conjuncts(Value cond, SmallVectorImpl<Value> &out);

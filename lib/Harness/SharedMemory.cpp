@@ -220,7 +220,7 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
 /// members of a span: a synchronization event, a region (a branch or loop
 /// holds who knows what), or any op with memory effects that is not itself
 /// one of the collected accesses (mbarrier arrives and inits, fences).
-static bool ordersAccesses(Operation *op, const Model &model) {
+static bool ordersAccesses(Operation *op) {
   if (op->getNumRegions() > 0 ||
       isa<nvgpu::MBarrierArriveOp, nvgpu::MBarrierArriveExpectTxOp,
           nvgpu::MBarrierInitOp, NVVM::FenceProxyOp>(op))
@@ -236,7 +236,8 @@ static bool ordersAccesses(Operation *op, const Model &model) {
 
 /// Whether `a` may join `span`: the same kind, block, allocation, condition
 /// and mbarrier phase, with nothing that orders accesses from the
-/// representative up to `a`, both included.
+/// representative up to `a`, both included (a representative that orders
+/// accesses, such as a wgmma's commit, never gets a second member).
 static bool mayJoin(const ByteSpan &span, const SharedAccess &a,
                     const Model &model) {
   const SharedAccess &r = *span.representative;
@@ -258,10 +259,12 @@ static bool mayJoin(const ByteSpan &span, const SharedAccess &a,
                                      static_cast<Operation *>(it->second.loop),
                                      it->second.base));
   };
-  if (phase(x.op) != phase(y.op) || !x.op->isBeforeInBlock(y.op))
+  // (From the representative to the last member was walked as it joined.)
+  Operation *last = span.members.back()->access.op;
+  if (phase(x.op) != phase(y.op) || !last->isBeforeInBlock(y.op))
     return false;
-  for (Operation *op = x.op;; op = op->getNextNode()) {
-    if (ordersAccesses(op, model))
+  for (Operation *op = last;; op = op->getNextNode()) {
+    if (ordersAccesses(op))
       return false;
     if (op == y.op)
       return true;
