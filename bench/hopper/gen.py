@@ -8,11 +8,12 @@ os.makedirs(out, exist_ok=True)
 
 def case(name, m, n, k, dt="bf16", out_t=None, block=(128, 128, 64), stages=4,
          bias=False, attrs="", tf32=False, swizzle=1, wn=None, layout="nt",
-         batch=0):
+         batch=0, ws=False):
     out_t = out_t or dt
     bm, bn, bk = block
     wn = wn or bn
-    threads = 128 * (bm // 64) * (bn // wn)
+    # ws: a producer warpgroup beside the compute warpgroups.
+    threads = 128 * (bm // 64) * (bn // wn) + (128 if ws else 0)
     instk = 8 if tf32 else 16
     ms = "?" if m is None else str(m)
     ns = "?" if n is None else str(n)
@@ -43,6 +44,27 @@ def case(name, m, n, k, dt="bf16", out_t=None, block=(128, 128, 64), stages=4,
 }}
 """
     open(os.path.join(out, name + ".mlir"), "w").write(text)
+
+if len(sys.argv) > 2 and sys.argv[2] == "--ws":
+    # Warp specialized against the block-barrier ring, same shapes.
+    shapes = {"sq4k": (4096, 4096, 4096), "sq8k": (8192, 8192, 8192),
+              "pf": (8192, 14336, 4096), "odd": (1000, 1000, 1000),
+              "kodd": (2048, 2048, 4288)}
+    for shape, (m, n, k) in shapes.items():
+        case(f"ref_{shape}_128x256_s4", m, n, k, block=(128, 256, 64),
+             stages=4, swizzle=8)
+        for block, stages in [((128, 128, 64), 4), ((128, 128, 64), 6),
+                              ((128, 192, 64), 4), ((128, 192, 64), 3)]:
+            case(f"ws_{shape}_{block[0]}x{block[1]}_s{stages}", m, n, k,
+                 block=block, stages=stages, swizzle=8, ws=True)
+    case("ws_nn_4096_128x192", 4096, 4096, 4096, layout="nn",
+         block=(128, 192, 64), stages=4, swizzle=8, ws=True)
+    case("ws_f16_bias_gelu", 1000, 1000, 1000, dt="f16", bias=True,
+         block=(128, 128, 64), ws=True,
+         attrs="activation = #amk.activation<gelu>, alpha = 0.5")
+    case("ws_batched", 512, 512, 256, batch=8, ws=True)
+    case("ws_k_one_round", 256, 384, 128, ws=True)
+    sys.exit(0)
 
 if len(sys.argv) > 2 and sys.argv[2] == "--sweep":
     # Tiles, stages and rasterization on two large shapes.

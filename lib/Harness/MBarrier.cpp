@@ -129,6 +129,7 @@ void MBarrierChecker::run() {
   }
   for (auto &[key, uses] : all)
     check(uses);
+  checkPipelines();
 }
 
 std::optional<std::pair<nvgpu::MBarrierInitOp, int64_t>>
@@ -290,10 +291,15 @@ MBarrierChecker::getRounds(Uses &uses, nvgpu::MBarrierInitOp init,
 
 void MBarrierChecker::check(Uses &uses) {
   pending.clear();
-  if (prove(uses))
+  pendingNodes.clear();
+  pendingObligations.clear();
+  if (prove(uses)) {
     phases.of.insert(pending.begin(), pending.end());
-  else
+    phases.nodes.insert(pendingNodes.begin(), pendingNodes.end());
+    llvm::append_range(obligations, pendingObligations);
+  } else {
     phases.reported.insert(uses.loads.begin(), uses.loads.end());
+  }
 }
 
 bool MBarrierChecker::prove(Uses &uses) {
@@ -313,14 +319,31 @@ bool MBarrierChecker::prove(Uses &uses) {
       return false;
   if (!checkLoadsWaited(uses, *rounds))
     return false;
-  // Proved: the phase of every TMA load is its round's (a wait's is
-  // recorded by checkWait).
+  // Proved: the phase of every TMA load and arrive is its round's (a
+  // wait's is recorded by checkWait).
   for (Operation *load : uses.loads) {
     const Round *round = roundOf(uses, *rounds, load);
     if (round->phaseBase >= 0)
       pending[load] =
           MBarrierPhases::Phase{uses.key, round->loop, round->phaseBase};
   }
+  for (Operation *load : uses.loads) {
+    const Round *round = roundOf(uses, *rounds, load);
+    ThreadRange range;
+    bool every = true;
+    if (round->loop && round->phaseBase >= 0 &&
+        executors(load, "the TMA load on " + uses.name, /*counts=*/true, &range,
+                  &every) &&
+        every)
+      pendingNodes[load] =
+          Node{uses.key, round->loop, round->phaseBase, range, Node::Load};
+  }
+  for (const Round &r : *rounds)
+    if (r.phaseBase >= 0)
+      for (Operation *op : {r.op, r.complement})
+        if (op)
+          pending[op] = MBarrierPhases::Phase{uses.key, r.loop, r.phaseBase};
+  addNodes(uses, *rounds);
   return true;
 }
 
@@ -341,6 +364,11 @@ bool MBarrierChecker::checkLoadsWaited(const Uses &uses,
         return false;
       const MBarrierPhases::Phase &p = it->second;
       if (round->loop && p.loop == round->loop)
+        return p.base >= round->phaseBase;
+      // A pipeline's consumer loop of as many iterations (a waiting thread
+      // cannot exit before its last wait returns).
+      if (round->loop && p.loop && pendingNodes.count(w) &&
+          constantTripCount(round->loop) == constantTripCount(p.loop))
         return p.base >= round->phaseBase;
       std::optional<int64_t> trips = runsIn(round->loop),
                              waitTrips = runsIn(p.loop);

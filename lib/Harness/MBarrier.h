@@ -32,6 +32,34 @@ struct MBarrierPhases {
   /// TMA loads whose barrier the check reported (the kernel is rejected;
   /// the race check need not say again that their phase is unknown).
   llvm::DenseSet<Operation *> reported;
+
+  /// Threads [lo, hi) of a 1-D block; with `onePerWarp`, only the lane
+  /// elect.sync picks in each of their warps.
+  struct ThreadRange {
+    int64_t lo, hi;
+    bool onePerWarp = false;
+  };
+  /// An arrive, wait or TMA load of a proved barrier that its threads run
+  /// in every iteration of its loop (only thread guards between): phase
+  /// base + k in iteration k.
+  struct Node {
+    enum Kind { Arrive, Wait, Load };
+    Barrier barrier;
+    scf::ForOp loop;
+    int64_t base;
+    ThreadRange threads;
+    Kind kind;
+  };
+  llvm::DenseMap<Operation *, Node> nodes;
+
+  /// The least d such that instance k of `from` happens before instance
+  /// k + d of `to` (their own loops' iterations) for every k, through
+  /// program order within one loop (a thread that runs an op runs the later
+  /// one), an arrive before every wait that returns for its phase or a later
+  /// one (mbarrier.arrive releases, try_wait acquires), and a TMA load's
+  /// bytes before such waits; nullopt: no such chain was found. Loops of the
+  /// same constant trip count only.
+  std::optional<int64_t> minOffset(Operation *from, Operation *to) const;
 };
 
 /// AMK-MBARRIER-PHASE: every nvgpu mbarrier is initialized once and made

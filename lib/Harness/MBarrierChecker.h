@@ -41,6 +41,9 @@ std::string threadsArrive(int64_t n);
 /// A barrier of the whole block (gpu.barrier, nvvm.barrier0, nvvm.barrier).
 bool isBlockBarrier(Operation *op);
 
+using ThreadRange = MBarrierPhases::ThreadRange;
+using Node = MBarrierPhases::Node;
+
 /// (a k + b) mod 2 over the iteration k of one loop.
 struct Parity {
   int64_t a = 0, b = 0;
@@ -80,12 +83,18 @@ private:
       op = op->getParentOp();
     return op;
   }
-  /// Threads that pass `cond` (true branch), when it is a thread guard.
+  /// The threads that take the `truth` branch of `cond`, when it is a
+  /// thread guard (the else branch: when the rest is one range).
+  std::optional<ThreadRange> guardRange(Value cond, bool truth) const;
+  /// How many threads a range holds (nullopt: elect.sync in partial warps).
+  std::optional<int64_t> countOf(ThreadRange r) const;
+  /// Threads that pass `cond` (`truth` branch), when it is a thread guard.
   std::optional<int64_t> guardThreads(Value cond, bool truth) const;
   /// Threads that run `op` each time its loops run, with its one loop (or
   /// null); reports and returns nullopt outside the model.
   std::optional<std::pair<int64_t, scf::ForOp>>
-  executors(Operation *op, StringRef what, bool counts = true);
+  executors(Operation *op, StringRef what, bool counts = true,
+            ThreadRange *range = nullptr, bool *everyIteration = nullptr);
   std::optional<Parity> parity(Value v, scf::ForOp loop, int depth = 0) const;
 
   /// An arrive statement: each completes one phase.
@@ -131,15 +140,14 @@ private:
   bool checkWait(nvgpu::MBarrierTryWaitParityOp wait, const Uses &uses,
                  ArrayRef<Round> rounds);
   /// In `loop`, with `before` phases completed by top-level rounds before
-  /// it: the loop has the round's arrive; the wait, before or after it in
-  /// the iteration, sees iteration k's phase or the one before; when fewer
-  /// threads than the block's arrive, a block barrier keeps the next arrive
-  /// behind every thread's wait. The phase in iteration 0, or nullopt
-  /// (reported).
+  /// it: the loop has the round's arrive (else checkCrossThreadWait); the wait,
+  /// before or after it in the iteration, sees iteration k's phase or the one
+  /// before; when fewer threads than the block's arrive, a block barrier keeps
+  /// the next arrive behind every thread's wait. The phase in iteration 0, or
+  /// nullopt (reported).
   std::optional<int64_t> checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait,
-                                        scf::ForOp loop,
-                                        const std::string &name, int64_t before,
-                                        ArrayRef<Round> rounds);
+                                        scf::ForOp loop, const Uses &uses,
+                                        int64_t before, ArrayRef<Round> rounds);
   /// At the top level: after `before` arrives, at least one.
   bool checkTopLevelRounds(nvgpu::MBarrierTryWaitParityOp wait,
                            const std::string &name, int64_t before,
@@ -148,12 +156,43 @@ private:
   bool checkParity(nvgpu::MBarrierTryWaitParityOp wait, scf::ForOp loop,
                    const std::string &name, int64_t phase);
 
+  // Pipelines: arrives and waits of one barrier in loops of different
+  // threads (MBarrierPipeline.cpp).
+  /// A wait in a loop where its threads do not arrive on the barrier (a
+  /// consumer waiting for a producer): its threads wait every iteration,
+  /// phase k + P0 in iteration k with P0 in {-1, 0} read off the parity
+  /// (-1: a fresh barrier's preceding phase counts as complete). The claim
+  /// is proved once every barrier's phases are known (checkPipelines).
+  std::optional<int64_t>
+  checkCrossThreadWait(nvgpu::MBarrierTryWaitParityOp wait, scf::ForOp loop,
+                       const Uses &uses, ArrayRef<Round> rounds);
+  /// Whether the arrives of a round in a loop where its threads do not wait
+  /// on the barrier need the pipeline proof of their separation.
+  bool needsSeparation(const Uses &uses, const Round &round) const;
+  /// Records the pipeline nodes of a proved barrier.
+  void addNodes(const Uses &uses, ArrayRef<Round> rounds);
+  /// The deferred proofs: cross-thread waits neither pass early nor block
+  /// for good, arrives of one thread land in successive phases.
+  void checkPipelines();
+  /// A deferred proof: a cross-thread wait, or the separation of a round's
+  /// arrives; `target` the barrier's arrive.
+  struct Obligation {
+    Operation *op;
+    Operation *arrive;
+    std::string name;
+    bool isWait;
+  };
+
   Operation *kernel;
   const UniformityInfo &uniformity;
   llvm::function_ref<void(StringRef, Operation *, const Twine &)> report;
   MBarrierPhases &phases;
   /// The phases of the barrier being checked, kept once all of it holds.
   llvm::DenseMap<Operation *, MBarrierPhases::Phase> pending;
+  /// Pipeline nodes of the barrier being checked (phases.nodes: of proved
+  /// ones).
+  llvm::DenseMap<Operation *, Node> pendingNodes;
+  SmallVector<Obligation> pendingObligations, obligations;
   int64_t block[3] = {0, 0, 0};
 };
 

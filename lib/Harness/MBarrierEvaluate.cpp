@@ -30,8 +30,8 @@ struct GuardedThreads {
 } // namespace
 
 /// The threads of a block with `threads` along x that pass `cond` (true),
-/// for conjunctions of `thread_id x` (or its warp index, `thread_id x / 32`)
-/// compared with a constant and `nvvm.elect.sync`.
+/// for conjunctions of `thread_id x` (or its warp, `thread_id x / 32`, or
+/// warpgroup, `/ 128`) compared with a constant and `nvvm.elect.sync`.
 static std::optional<GuardedThreads> guarded(Value cond, int64_t threads,
                                              int depth = 0) {
   if (depth > 8)
@@ -51,14 +51,14 @@ static std::optional<GuardedThreads> guarded(Value cond, int64_t threads,
       cmp ? getConstantIntValue(cmp.getRhs()) : std::nullopt;
   if (!cmp || !c || *c < 0)
     return std::nullopt;
-  // thread_id x, or thread_id x / 32 (the warp index: 32 threads per unit).
+  // thread_id x, or its warp (thread_id x / 32) or warpgroup (/ 128).
   Value lhs = cmp.getLhs();
   int64_t unit = 1;
   if (auto div = lhs.getDefiningOp<arith::DivUIOp>()) {
     std::optional<int64_t> d = getConstantIntValue(div.getRhs());
-    if (!d || *d != 32)
+    if (!d || (*d != 32 && *d != 128))
       return std::nullopt;
-    unit = 32;
+    unit = *d;
     lhs = div.getLhs();
   }
   auto tid = lhs.getDefiningOp<gpu::ThreadIdOp>();
@@ -92,43 +92,73 @@ static std::optional<GuardedThreads> guarded(Value cond, int64_t threads,
   return GuardedThreads{std::min(lo, threads), std::min(hi, threads)};
 }
 
-std::optional<int64_t> MBarrierChecker::guardThreads(Value cond,
-                                                     bool truth) const {
-  if (!truth || block[0] <= 0 || block[1] != 1 || block[2] != 1)
+std::optional<ThreadRange> MBarrierChecker::guardRange(Value cond,
+                                                       bool truth) const {
+  if (block[0] <= 0 || block[1] != 1 || block[2] != 1)
     return std::nullopt;
   std::optional<GuardedThreads> g = guarded(cond, block[0]);
   if (!g)
     return std::nullopt;
-  if (g->hi <= g->lo)
+  ThreadRange r{g->lo, std::max(g->lo, g->hi), g->onePerWarp};
+  if (truth)
+    return r;
+  // The else branch: the rest of the block, when that is one range.
+  if (r.onePerWarp)
+    return std::nullopt;
+  if (r.lo == r.hi)
+    return ThreadRange{0, block[0]};
+  if (r.lo == 0)
+    return ThreadRange{r.hi, block[0]};
+  if (r.hi == block[0])
+    return ThreadRange{0, r.lo};
+  return std::nullopt;
+}
+
+std::optional<int64_t> MBarrierChecker::countOf(ThreadRange r) const {
+  if (r.hi <= r.lo)
     return 0;
-  if (!g->onePerWarp)
-    return g->hi - g->lo;
+  if (!r.onePerWarp)
+    return r.hi - r.lo;
   // elect.sync ran in every lane of each warp (it is outside the guard it
   // combines with): the lane it picks passes only where whole warps do.
-  if (g->lo % 32 != 0 || (g->hi % 32 != 0 && g->hi != block[0]))
+  if (r.lo % 32 != 0 || (r.hi % 32 != 0 && r.hi != block[0]))
     return std::nullopt;
-  return llvm::divideCeil(g->hi - g->lo, 32);
+  return llvm::divideCeil(r.hi - r.lo, 32);
+}
+
+std::optional<int64_t> MBarrierChecker::guardThreads(Value cond,
+                                                     bool truth) const {
+  std::optional<ThreadRange> r = guardRange(cond, truth);
+  return r ? countOf(*r) : std::nullopt;
 }
 
 std::optional<std::pair<int64_t, scf::ForOp>>
-MBarrierChecker::executors(Operation *op, StringRef what, bool counts) {
+MBarrierChecker::executors(Operation *op, StringRef what, bool counts,
+                           ThreadRange *rangeOut, bool *everyIteration) {
   int64_t threads = block[0] * block[1] * block[2];
   scf::ForOp loop;
+  // The thread guards on the way out, intersected (inside or around the
+  // loop: a guard is the same in every iteration).
+  ThreadRange range{0, threads};
   bool guarded = false;
   Operation *child = op;
   for (Operation *parent = op->getParentOp(); parent != kernel;
        child = parent, parent = parent->getParentOp()) {
     if (auto ifOp = dyn_cast<scf::IfOp>(parent)) {
       bool truth = child->getParentRegion() == &ifOp.getThenRegion();
-      std::optional<int64_t> n = guardThreads(ifOp.getCondition(), truth);
-      if (n && !guarded && !loop) {
-        threads = *n;
+      if (std::optional<ThreadRange> r =
+              guardRange(ifOp.getCondition(), truth)) {
+        range = {std::max(range.lo, r->lo), std::min(range.hi, r->hi),
+                 range.onePerWarp || r->onePerWarp};
         guarded = true;
         continue;
       }
       // A wait by some threads only is fine: waiting counts for nothing.
-      if (!counts)
+      if (!counts) {
+        if (everyIteration)
+          *everyIteration = false;
         continue;
+      }
       if (uniformity.isDivergent(ifOp.getCondition())) {
         report(check::kMBarrierPhase, op,
                what + " is under divergent control (" + describeOp(ifOp) +
@@ -156,6 +186,18 @@ MBarrierChecker::executors(Operation *op, StringRef what, bool counts) {
       return std::nullopt;
     }
     loop = forOp;
+  }
+  if (rangeOut)
+    *rangeOut = range;
+  if (guarded) {
+    std::optional<int64_t> n = countOf(range);
+    if (!n) {
+      report(check::kUnprovable, op,
+             what + " under thread guards whose threads the mbarrier check "
+                    "cannot count is not modelled");
+      return std::nullopt;
+    }
+    threads = *n;
   }
   return std::make_pair(threads, loop);
 }

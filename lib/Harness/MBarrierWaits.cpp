@@ -22,20 +22,17 @@ using namespace mlir::amk::mbarrier;
 
 std::optional<int64_t>
 MBarrierChecker::checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait,
-                                scf::ForOp loop, const std::string &name,
+                                scf::ForOp loop, const Uses &uses,
                                 int64_t before, ArrayRef<Round> rounds) {
+  const std::string &name = uses.name;
   const Round *own = nullptr;
   for (const Round &r : rounds)
     if (r.loop == loop)
       own = &r;
   Block *body = loop.getBody();
   auto inBody = [&](Operation *x) { return body->findAncestorOpInBlock(*x); };
-  if (!own) {
-    report(check::kUnprovable, wait,
-           "a wait on " + name +
-               " in a loop without an arrive on it is not modelled");
-    return std::nullopt;
-  }
+  if (!own)
+    return checkCrossThreadWait(wait, loop, uses, rounds);
   Operation *a = inBody(own->op), *w = inBody(wait);
   // Arrive then wait: iteration k's own phase. Wait then arrive (wait,
   // consume, refill): the previous iteration's, or before the loop the
@@ -149,8 +146,10 @@ bool MBarrierChecker::checkParity(nvgpu::MBarrierTryWaitParityOp wait,
 bool MBarrierChecker::checkWait(nvgpu::MBarrierTryWaitParityOp wait,
                                 const Uses &uses, ArrayRef<Round> rounds) {
   const std::string &name = uses.name;
-  std::optional<std::pair<int64_t, scf::ForOp>> by =
-      executors(wait, "the wait on " + name, /*counts=*/false);
+  ThreadRange range;
+  bool everyIteration = true;
+  std::optional<std::pair<int64_t, scf::ForOp>> by = executors(
+      wait, "the wait on " + name, /*counts=*/false, &range, &everyIteration);
   if (!by)
     return false;
   scf::ForOp loop = by->second;
@@ -177,12 +176,15 @@ bool MBarrierChecker::checkWait(nvgpu::MBarrierTryWaitParityOp wait,
   }
   std::optional<int64_t> phase;
   if (loop)
-    phase = checkLoopRound(wait, loop, name, before, rounds);
+    phase = checkLoopRound(wait, loop, uses, before, rounds);
   else if (checkTopLevelRounds(wait, name, before, rounds))
     phase = before - 1;
   if (!phase || !checkParity(wait, loop, name, *phase))
     return false;
-  // The phase it waits for: *phase (+ k in iteration k of its loop).
+  // The phase it waits for: *phase (+ k in iteration k of its loop); in a
+  // loop, run each iteration by its threads, a pipeline node too.
   pending[wait] = MBarrierPhases::Phase{uses.key, loop, *phase};
+  if (loop && !pendingNodes.count(wait) && everyIteration)
+    pendingNodes[wait] = Node{uses.key, loop, *phase, range, Node::Wait};
   return true;
 }

@@ -421,6 +421,19 @@ private:
   /// the full system); false when they cannot, whatever the timing.
   bool addOverlap(Pair &p, const Unit &ua, const Unit &ub, Threads threadsOf,
                   unsigned order);
+  /// x's instance k happens before y's instance k + offset through the
+  /// mbarriers (iterations of loopX and loopY).
+  struct MBarrierOrder {
+    int64_t offset;
+    scf::ForOp loopX, loopY;
+  };
+  /// The mbarrier chain from x's release (its thread's later arrives, an
+  /// async access retired first; a TMA load's bytes) to y's acquire (its
+  /// thread's earlier waits) with the least offset, when there is one.
+  std::optional<MBarrierOrder> mbarrierOrder(const SharedAccess &x,
+                                             const SharedAccess &y) const;
+  /// Constrains the pair to instances the mbarriers order neither way.
+  void addMBarrierOrder(Pair &p, const SharedAccess &b);
   /// The events of `kind` before `in`, or nullopt (reported unprovable).
   std::optional<Lin> countEvents(SystemBuilder &builder, Event kind,
                                  const Instance &in);

@@ -267,6 +267,71 @@ static System withConditions(System s, const Latest &l) {
   return s;
 }
 
+std::optional<Checker::MBarrierOrder>
+Checker::mbarrierOrder(const SharedAccess &x, const SharedAccess &y) const {
+  const MBarrierPhases &phases = model.phases;
+  if (phases.nodes.empty())
+    return std::nullopt;
+  // A plain write before the async proxy's write needs a proxy fence,
+  // which the mbarriers do not give.
+  if (x.access.write && !x.access.async && y.access.tma)
+    return std::nullopt;
+  using Node = MBarrierPhases::Node;
+  auto nodeOf = [&](Operation *op) -> const Node * {
+    auto it = phases.nodes.find(op);
+    return it == phases.nodes.end() ? nullptr : &it->second;
+  };
+  // Where x is released: its TMA bytes, or its thread's arrives after it in
+  // its block (an async access once a wait for all groups retired it).
+  SmallVector<Operation *> sources;
+  if (x.access.tma) {
+    if (nodeOf(x.access.op))
+      sources.push_back(x.access.op);
+  } else {
+    bool retired = !x.access.async;
+    Event waitKind =
+        x.access.async ? groupEvents(x.access).second : Event::Wait;
+    for (Operation *op = x.access.op->getNextNode(); op;
+         op = op->getNextNode()) {
+      if (!retired && isEvent(waitKind, op) && waitGroups(op) == 0)
+        retired = true;
+      const Node *n = nodeOf(op);
+      if (retired && n && n->kind == Node::Arrive)
+        sources.push_back(op);
+    }
+  }
+  // Where y acquires: its thread's waits before it in its block.
+  SmallVector<Operation *> targets;
+  for (Operation *op = y.access.op->getPrevNode(); op; op = op->getPrevNode())
+    if (const Node *n = nodeOf(op); n && n->kind == Node::Wait)
+      targets.push_back(op);
+  std::optional<MBarrierOrder> best;
+  for (Operation *s : sources)
+    for (Operation *t : targets)
+      if (std::optional<int64_t> d = phases.minOffset(s, t);
+          d && (!best || *d < best->offset))
+        best = MBarrierOrder{*d, nodeOf(s)->loop, nodeOf(t)->loop};
+  return best;
+}
+
+void Checker::addMBarrierOrder(Pair &p, const SharedAccess &b) {
+  // Neither instance follows the other through the mbarriers: with x's
+  // iteration kx released to y's kx + d, y runs in an earlier one.
+  auto unordered = [&](const SharedAccess &x, const Instance &ix,
+                       const SharedAccess &y, const Instance &iy) {
+    std::optional<MBarrierOrder> order = mbarrierOrder(x, y);
+    if (!order)
+      return;
+    auto kx = ix.iteration.find(order->loopX.getOperation());
+    auto ky = iy.iteration.find(order->loopY.getOperation());
+    if (kx == ix.iteration.end() || ky == iy.iteration.end())
+      return;
+    p.builder.sys.ge0(kx->second + (order->offset - 1) - ky->second);
+  };
+  unordered(*p.accessA, p.ia, b, p.ib);
+  unordered(b, p.ib, *p.accessA, p.ia);
+}
+
 std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p,
                                                         const SharedAccess &b) {
   SystemBuilder &builder = p.builder;
@@ -279,6 +344,11 @@ std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p,
                      barB = counts(Event::Barrier, ib);
   if (!barA || !barB)
     return std::nullopt;
+
+  // What the mbarriers order is ordered for every question but the
+  // proxies'.
+  if (q != Question::CrossProxy)
+    addMBarrierOrder(p, b);
 
   std::vector<System> cases;
   if (q == Question::Race) {

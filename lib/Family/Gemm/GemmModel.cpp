@@ -361,9 +361,15 @@ static LogicalResult checkWgmmaLowerable(GemmConfigAttr config,
   // TMA boxes have at most 256 rows.
   if (config.getBlockM() > 256 || config.getBlockN() > 256)
     return fail("wgmma block tiles are at most 256 x 256 (TMA boxes)");
-  if (config.getThreads() != config.getNumComputeWarps() * 32)
-    return fail("wgmma has no producer warpgroup yet: one warpgroup per warp "
-                "tile");
+  int64_t computeThreads = config.getNumComputeWarps() * 32;
+  if (config.getThreads() != computeThreads &&
+      config.getThreads() != computeThreads + 128)
+    return fail(llvm::formatv("wgmma runs one warpgroup per warp tile ({0} "
+                              "threads), plus one producer warpgroup when "
+                              "warp specialized ({1})",
+                              computeThreads, computeThreads + 128));
+  if (config.getThreads() != computeThreads && config.getSplitK() != 1)
+    return fail("warp-specialized wgmma does not split K");
   if (config.getStages() < 2 || config.getStages() > 8)
     return fail("wgmma pipelines 2 to 8 stages");
   return success();

@@ -54,8 +54,14 @@ class WgmmaMainLoop {
 public:
   WgmmaMainLoop(GemmKernelBuilder &kb);
 
-  /// Emits the main loop; returns this warpgroup's accumulator.
+  /// Emits the main loop; returns this warpgroup's accumulator. Warp
+  /// specialized, the accumulator lives in the consumers' branch
+  /// (`consumers`), where the epilogue goes.
   Value build();
+  /// Whether a producer warpgroup issues the loads (threads = the compute
+  /// warpgroups' + 128).
+  bool isSpecialized() const { return specialized; }
+  scf::IfOp consumers;
 
 private:
   /// Thread 0 arms stage `stage`'s barrier and loads k-tile `kt` into it.
@@ -67,6 +73,11 @@ private:
   /// Steps through k-tiles [lo, hi) (constants): whole rounds of the ring in
   /// an scf.for, the rest unrolled.
   Value run(int64_t lo, int64_t hi, bool refill, Value acc);
+  /// The warp-specialized main loop: the producer thread and the consumer
+  /// warpgroups hand stages back and forth through full and empty barriers.
+  Value buildSpecialized();
+  /// The wgmmas of one k-tile in `stage` into `acc`.
+  Value multiply(int64_t stage, Value acc);
 
   /// The byte offset of A's (`isA`) or B's tile of `stage`.
   int64_t tileOffset(int64_t stage, bool isA) const;
@@ -87,7 +98,10 @@ private:
   MemRefType tileA, tileB;
   nvgpu::WarpgroupMatrixDescriptorType descA, descB;
   nvgpu::WarpgroupAccumulatorType accType;
-  Value barriers;
+  /// Per stage: filled (TMA bytes landed) and, warp specialized, emptied
+  /// (every consumer thread done with it).
+  Value barriers, emptyBarriers;
+  bool specialized;
   /// k-tiles (K is static) and the stages the ring uses (at most kTiles).
   int64_t kTiles, stages;
   int64_t instK, kSteps;
@@ -130,10 +144,24 @@ WgmmaMainLoop::WgmmaMainLoop(GemmKernelBuilder &kb)
       ctx, VectorType::get({64, wn}, b.getF32Type()));
   kTiles = llvm::divideCeil(kb.p.k, bk);
   stages = std::min<int64_t>(config.getStages(), kTiles);
+  specialized = config.getThreads() == config.getNumComputeWarps() * 32 + 128;
+  if (specialized) {
+    // Whole rounds of the ring: k-tiles past K are boxes TMA fills with
+    // zeros, which add nothing. The fewest of them, then the most stages.
+    int64_t best = stages;
+    for (int64_t s = stages; s >= 2; --s)
+      if (llvm::alignTo(kTiles, s) < llvm::alignTo(kTiles, best))
+        best = s;
+    stages = best;
+  }
   // Warpgroup w computes rows 64 * (w / warpsN) and columns WN * (w %
   // warpsN) of the block tile.
   int64_t warpsN = config.getBlockN() / wn;
   Value warpgroup = m.div(kb.tid, 128);
+  // (Warp specialized, only the compute warpgroups multiply: the clamp, a
+  // no-op for them, bounds their tiles for the range analysis.)
+  if (specialized)
+    warpgroup = m.min(warpgroup, m.c(config.getNumComputeWarps() / 4 - 1));
   rowA = m.mul(m.div(warpgroup, warpsN), 64);
   rowB = m.mul(m.rem(warpgroup, warpsN), wn);
   isLeader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, kb.tid, m.c(0));
@@ -214,6 +242,20 @@ Value WgmmaMainLoop::step(int64_t stage, Value kt, Value parity, Value acc,
   Value ticks = m.c(10000000);
   nvgpu::MBarrierTryWaitParityOp::create(b, barriers, parity, ticks,
                                          m.c(stage));
+  acc = multiply(stage, acc);
+  // The previous k-tile's groups are retired. Once every warpgroup is
+  // here, its stage is free.
+  gpu::BarrierOp::create(b);
+  if (refill) {
+    auto ifOp = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    fill((stage + stages - 1) % stages, m.add(kt, stages - 1));
+  }
+  return acc;
+}
+
+Value WgmmaMainLoop::multiply(int64_t stage, Value acc) {
   Value a = tileView(stage, true), bt = tileView(stage, false);
   auto transpose = [&](bool kMajor) {
     return kMajor ? UnitAttr() : b.getUnitAttr();
@@ -229,15 +271,6 @@ Value WgmmaMainLoop::step(int64_t stage, Value kt, Value parity, Value acc,
     acc = nvgpu::WarpgroupMmaOp::create(
         b, accType, da, db, b.getI64IntegerAttr(kSteps), transpose(kMajorA),
         transpose(kMajorB), acc);
-  }
-  // The previous k-tile's groups are retired. Once every warpgroup is
-  // here, its stage is free.
-  gpu::BarrierOp::create(b);
-  if (refill) {
-    auto ifOp = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    fill((stage + stages - 1) % stages, m.add(kt, stages - 1));
   }
   return acc;
 }
@@ -275,7 +308,100 @@ Value WgmmaMainLoop::run(int64_t lo, int64_t hi, bool refill, Value acc) {
   return acc;
 }
 
+Value WgmmaMainLoop::buildSpecialized() {
+  MLIRContext *ctx = b.getContext();
+  auto group = nvgpu::MBarrierGroupType::get(
+      ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
+      stages);
+  barriers = nvgpu::MBarrierCreateOp::create(b, group);
+  // One round fills each stage once: nothing waits for a stage to empty.
+  int64_t rounds = kTiles / stages + (kTiles % stages != 0);
+  bool recycles = rounds > 1;
+  if (recycles)
+    emptyBarriers = nvgpu::MBarrierCreateOp::create(b, group);
+  int64_t consumerThreads = kb.config.getNumComputeWarps() * 32;
+  {
+    // A stage fills by the producer's expect_tx and empties once every
+    // consumer thread has retired its wgmmas on it.
+    auto ifOp = scf::IfOp::create(b, isLeader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (int64_t s = 0; s < stages; ++s) {
+      nvgpu::MBarrierInitOp::create(b, barriers, m.c(1), m.c(s), Value());
+      if (recycles)
+        nvgpu::MBarrierInitOp::create(b, emptyBarriers, m.c(consumerThreads),
+                                      m.c(s), Value());
+    }
+    NVVM::FenceProxyOp::create(
+        b, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  }
+  gpu::BarrierOp::create(b);
+  Value ticks = m.c(10000000);
+  Value trueV = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
+  auto ring = [&](Value parity, ValueRange carried,
+                  function_ref<void(Value round, Value parity,
+                                    SmallVector<Value> & carried)>
+                      body) {
+    SmallVector<Value> init = {parity};
+    llvm::append_range(init, carried);
+    auto loop = scf::ForOp::create(b, m.c(0), m.c(rounds), m.c(1), init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> values(loop.getRegionIterArgs().drop_front());
+    Value phase = loop.getRegionIterArgs()[0];
+    body(loop.getInductionVar(), phase, values);
+    values.insert(values.begin(), arith::XOrIOp::create(b, phase, trueV));
+    scf::YieldOp::create(b, values);
+    return loop;
+  };
+  {
+    // The producer: one thread of the last warpgroup. Round r waits for
+    // the consumers to free each stage of round r - 1 (parity of phase
+    // r - 1: in round 0, a fresh barrier's preceding phase, complete).
+    Value isProducer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                             kb.tid, m.c(consumerThreads));
+    auto ifOp = scf::IfOp::create(b, isProducer, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    ring(trueV, {}, [&](Value round, Value parity, SmallVector<Value> &) {
+      for (int64_t s = 0; s < stages; ++s) {
+        if (recycles)
+          nvgpu::MBarrierTryWaitParityOp::create(b, emptyBarriers, parity,
+                                                 ticks, m.c(s));
+        fill(s, m.add(m.mul(round, stages), s));
+      }
+    });
+  }
+  // The consumers: round r waits for each stage's phase r, multiplies it,
+  // retires the wgmmas and frees the stage. (By warpgroup index: a
+  // condition its threads visibly share.)
+  Value isConsumer =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, m.div(kb.tid, 128),
+                            m.c(consumerThreads / 128));
+  consumers = scf::IfOp::create(b, isConsumer, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(consumers.thenBlock()->getTerminator());
+  Value falseV = arith::ConstantIntOp::create(b, b.getI1Type(), 0);
+  Value acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, accType);
+  auto loop = ring(
+      falseV, {acc}, [&](Value, Value parity, SmallVector<Value> &carried) {
+        for (int64_t s = 0; s < stages; ++s) {
+          nvgpu::MBarrierTryWaitParityOp::create(b, barriers, parity, ticks,
+                                                 m.c(s));
+          carried[0] = multiply(s, carried[0]);
+          NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
+          if (recycles)
+            nvgpu::MBarrierArriveOp::create(
+                b, nvgpu::MBarrierTokenType::get(ctx), emptyBarriers, m.c(s));
+        }
+      });
+  return loop.getResult(1);
+}
+
 Value WgmmaMainLoop::build() {
+  if (specialized)
+    return buildSpecialized();
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   barriers = nvgpu::MBarrierCreateOp::create(
@@ -315,7 +441,12 @@ Value WgmmaMainLoop::build() {
 }
 
 void GemmKernelBuilder::buildWgmma() {
-  Value acc = WgmmaMainLoop(*this).build();
+  WgmmaMainLoop mainLoop(*this);
+  Value acc = mainLoop.build();
+  // Warp specialized, the epilogue is the consumers'.
+  OpBuilder::InsertionGuard guard(b);
+  if (mainLoop.isSpecialized())
+    b.setInsertionPoint(mainLoop.consumers.thenBlock()->getTerminator());
   // The accumulator as the LLVM struct it lowers to (one struct of WN / 2
   // f32 per 64 rows), read out register by register: nvgpu's own store
   // places warpgroups other than the first wrongly (it numbers rows by the
