@@ -53,12 +53,12 @@ if len(sys.argv) > 2 and sys.argv[2] == "--ws":
     for shape, (m, n, k) in shapes.items():
         case(f"ref_{shape}_128x256_s4", m, n, k, block=(128, 256, 64),
              stages=4, swizzle=8)
-        for block, stages in [((128, 128, 64), 4), ((128, 128, 64), 6),
-                              ((128, 192, 64), 4), ((128, 192, 64), 3)]:
+        for block, stages in [((128, 128, 64), 6), ((128, 192, 64), 4),
+                              ((128, 256, 64), 3), ((128, 256, 64), 4)]:
             case(f"ws_{shape}_{block[0]}x{block[1]}_s{stages}", m, n, k,
                  block=block, stages=stages, swizzle=8, ws=True)
-    case("ws_nn_4096_128x192", 4096, 4096, 4096, layout="nn",
-         block=(128, 192, 64), stages=4, swizzle=8, ws=True)
+    case("ws_nn_4096_128x256", 4096, 4096, 4096, layout="nn",
+         block=(128, 256, 64), stages=4, swizzle=8, ws=True)
     case("ws_f16_bias_gelu", 1000, 1000, 1000, dt="f16", bias=True,
          block=(128, 128, 64), ws=True,
          attrs="activation = #amk.activation<gelu>, alpha = 0.5")

@@ -96,7 +96,7 @@ static bool isModelled(Operation *op) {
                NVVM::BlockDimXOp, NVVM::BlockDimYOp, NVVM::BlockDimZOp,
                NVVM::LaneIdOp, NVVM::ElectSyncOp, NVVM::FenceProxyOp,
                NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp,
-               NVVM::WgmmaWaitGroupSyncOp>(op);
+               NVVM::WgmmaWaitGroupSyncOp, NVVM::SetMaxRegisterOp>(op);
   // Value plumbing of the NVVM MMA results, and constants (which the range
   // analysis below reads).
   return isa<LLVM::ExtractValueOp, LLVM::InsertValueOp, LLVM::UndefOp,
@@ -448,7 +448,8 @@ static std::optional<ThreadScope> getConvergenceScope(Operation *op) {
   if (isBarrier(op) || isa<gpu::AllReduceOp>(op))
     return ThreadScope::Block;
   StringRef name = op->getName().getStringRef();
-  if (name.starts_with("nvvm.wgmma") || name.starts_with("nvgpu.warpgroup."))
+  if (name.starts_with("nvvm.wgmma") || name.starts_with("nvgpu.warpgroup.") ||
+      isa<NVVM::SetMaxRegisterOp>(op))
     return ThreadScope::Warpgroup;
   if (isa<gpu::ShuffleOp, gpu::SubgroupReduceOp, gpu::SubgroupMmaLoadMatrixOp,
           gpu::SubgroupMmaStoreMatrixOp, gpu::SubgroupMmaComputeOp>(op) ||
@@ -644,7 +645,10 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
 
   std::optional<UniformityInfo> uniformity;
   timed("uniformity", [&] { uniformity.emplace(kernel); });
-  timed("convergence", [&] { checkConvergence(kernel, *uniformity, report); });
+  timed("convergence", [&] {
+    checkConvergence(kernel, *uniformity, report);
+    checkRegisterSplit(kernel, report);
+  });
   MBarrierPhases phases = timed(
       "mbarriers", [&] { return checkMBarriers(kernel, *uniformity, report); });
   if (failed(checkMemoryAccesses(kernel, *uniformity, phases, grid, name,

@@ -16,6 +16,20 @@ namespace mlir::amk {
 
 class UniformityInfo;
 
+/// Threads [lo, hi) of a 1-D block; with `onePerWarp`, only the lane
+/// elect.sync picks in each of their warps.
+struct ThreadRange {
+  int64_t lo, hi;
+  bool onePerWarp = false;
+};
+
+/// The threads of a 1-D block of `threads` that take the `truth` branch of
+/// `cond`, when it is a thread guard: conjunctions of `thread_id x`, its
+/// warp (`/ 32`) or warpgroup (`/ 128`) compared with constants, and
+/// `nvvm.elect.sync` (the else branch: when the rest is one range).
+std::optional<ThreadRange> getThreadGuardRange(Value cond, bool truth,
+                                               int64_t threads);
+
 /// What the mbarrier check proved, for the race check: the phase each wait
 /// waits for and each TMA load completes in, as `base + k` over the
 /// iteration k of one scf.for (null: the constant `base`). Only ops of
@@ -33,12 +47,7 @@ struct MBarrierPhases {
   /// the race check need not say again that their phase is unknown).
   llvm::DenseSet<Operation *> reported;
 
-  /// Threads [lo, hi) of a 1-D block; with `onePerWarp`, only the lane
-  /// elect.sync picks in each of their warps.
-  struct ThreadRange {
-    int64_t lo, hi;
-    bool onePerWarp = false;
-  };
+  using ThreadRange = amk::ThreadRange;
   /// An arrive, wait or TMA load of a proved barrier that its threads run
   /// in every iteration of its loop (only thread guards between): phase
   /// base + k in iteration k.
@@ -67,6 +76,12 @@ struct MBarrierPhases {
 /// of threads per phase, and waited on with the parity of the phase its
 /// round completes; every arrive.expect_tx expects the bytes the TMA loads
 /// of its round deliver. Uses outside that model are AMK-UNPROVABLE.
+/// AMK-RES-REGS for setmaxnreg: the counts the warpgroups end with fit the
+/// registers the block was launched with (RegisterSplit.cpp).
+void checkRegisterSplit(
+    Operation *kernel,
+    llvm::function_ref<void(StringRef, Operation *, const Twine &)> report);
+
 MBarrierPhases checkMBarriers(
     Operation *kernel, const UniformityInfo &uniformity,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report);

@@ -92,11 +92,9 @@ static std::optional<GuardedThreads> guarded(Value cond, int64_t threads,
   return GuardedThreads{std::min(lo, threads), std::min(hi, threads)};
 }
 
-std::optional<ThreadRange> MBarrierChecker::guardRange(Value cond,
-                                                       bool truth) const {
-  if (block[0] <= 0 || block[1] != 1 || block[2] != 1)
-    return std::nullopt;
-  std::optional<GuardedThreads> g = guarded(cond, block[0]);
+std::optional<ThreadRange>
+mlir::amk::getThreadGuardRange(Value cond, bool truth, int64_t threads) {
+  std::optional<GuardedThreads> g = guarded(cond, threads);
   if (!g)
     return std::nullopt;
   ThreadRange r{g->lo, std::max(g->lo, g->hi), g->onePerWarp};
@@ -106,12 +104,19 @@ std::optional<ThreadRange> MBarrierChecker::guardRange(Value cond,
   if (r.onePerWarp)
     return std::nullopt;
   if (r.lo == r.hi)
-    return ThreadRange{0, block[0]};
+    return ThreadRange{0, threads};
   if (r.lo == 0)
-    return ThreadRange{r.hi, block[0]};
-  if (r.hi == block[0])
+    return ThreadRange{r.hi, threads};
+  if (r.hi == threads)
     return ThreadRange{0, r.lo};
   return std::nullopt;
+}
+
+std::optional<ThreadRange> MBarrierChecker::guardRange(Value cond,
+                                                      bool truth) const {
+  if (block[0] <= 0 || block[1] != 1 || block[2] != 1)
+    return std::nullopt;
+  return getThreadGuardRange(cond, truth, block[0]);
 }
 
 std::optional<int64_t> MBarrierChecker::countOf(ThreadRange r) const {

@@ -282,18 +282,22 @@ Checker::mbarrierOrder(const SharedAccess &x, const SharedAccess &y) const {
     return it == phases.nodes.end() ? nullptr : &it->second;
   };
   // Where x is released: its TMA bytes, or its thread's arrives after it in
-  // its block (an async access once a wait for all groups retired it).
+  // its block (an async access once retired: a wait for all but N groups
+  // with N groups committed after x's; a wgmma commits, then waits).
   SmallVector<Operation *> sources;
   if (x.access.tma) {
     if (nodeOf(x.access.op))
       sources.push_back(x.access.op);
   } else {
     bool retired = !x.access.async;
-    Event waitKind =
-        x.access.async ? groupEvents(x.access).second : Event::Wait;
+    auto [commitKind, waitKind] =
+        x.access.async ? groupEvents(x.access)
+                       : std::make_pair(Event::Commit, Event::Wait);
+    int64_t committed = 0;
     for (Operation *op = x.access.op->getNextNode(); op;
          op = op->getNextNode()) {
-      if (!retired && isEvent(waitKind, op) && waitGroups(op) == 0)
+      committed += isEvent(commitKind, op);
+      if (!retired && isEvent(waitKind, op) && waitGroups(op) <= committed)
         retired = true;
       const Node *n = nodeOf(op);
       if (retired && n && n->kind == Node::Arrive)

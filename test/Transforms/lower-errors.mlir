@@ -51,19 +51,6 @@ module attributes {amk.target = #amk.target<"h200">} {
 // -----
 
 module attributes {amk.target = #amk.target<"h200">} {
-  // A producer warpgroup (threads = 3 x 128) is not synthesized yet.
-  func.func @wgmma_producer(%a: memref<128x128xbf16>, %b: memref<128x128xbf16>, %c: memref<128x128xf32>) {
-    // expected-error @+1 {{wgmma has no producer warpgroup yet: one warpgroup per warp tile}}
-    amk.kernel "k" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 3, vector = 8, threads = 384>) attributes {amk.verified} {
-      amk.matmul %a, %b into %c {transpose_b} : memref<128x128xbf16>, memref<128x128xbf16>, memref<128x128xf32>
-    }
-    return
-  }
-}
-
-// -----
-
-module attributes {amk.target = #amk.target<"h200">} {
   func.func @misaligned_vector(%a: memref<64x60xf16>, %b: memref<60x60xf16>, %c: memref<64x60xf32>) {
     // expected-error @+1 {{vector width 8 divides the contiguous extent of neither A nor B}}
     amk.kernel "k" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 2, vector = 8, threads = 128>) attributes {amk.verified} {

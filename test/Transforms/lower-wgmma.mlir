@@ -5,6 +5,7 @@
 // RUN: rm -rf %t && amk-opt %s --split-input-file --amk-lower="bundle-dir=%t" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/gemm_wgmma_nn.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/gemm_wgmma_nn.json
+// RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=WS
 // The Hopper kernel (math = wgmma): A [M, K] and B [K, N] (MN-major, loaded
 // in 64-column chunks and transposed by wgmma), three stages, two
 // warpgroups, bias and GELU in the epilogue.
@@ -108,6 +109,46 @@ module attributes {amk.target = #amk.target<"h200">} {
   func.func @batched_nn(%a: memref<4x256x256xbf16>, %b: memref<4x256x384xbf16>, %c: memref<4x256x384xbf16>) {
     amk.kernel "gemm_wgmma_batched_nn" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 2, vector = 8, threads = 256>) attributes {amk.verified} {
       amk.matmul %a, %b into %c : memref<4x256x256xbf16>, memref<4x256x384xbf16>, memref<4x256x384xbf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// Warp specialized (threads = 2 x 128 + 128): a producer thread fills the
+// ring, two consumer warpgroups drain it; stage s has a full barrier (one
+// expect_tx arrival) and an empty one (the 256 consumer threads). 64 x 256
+// accumulators per consumer need more than an even share of registers: the
+// producer's warpgroup drops to 40, the consumers rise to 232.
+// WS:       gpu.func @gemm_wgmma_ws({{.*}} known_block_size = array<i32: 384, 1, 1>, nvvm.maxnreg = 168 : i32}
+// WS:         %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// WS:         %[[EMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// WS:           nvgpu.mbarrier.init %[[FULL]][%c0], %c1
+// WS:           nvgpu.mbarrier.init %[[EMPTY]][%c0], %c256
+// WS:         gpu.barrier
+// The producer: round r waits for each stage's empty phase r - 1 (parity
+// 1 first: a fresh barrier's preceding phase), then arms and loads it.
+// WS:           nvvm.setmaxregister  decrease 40
+// WS:             scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %true) -> (i1) {
+// WS:               nvgpu.mbarrier.try_wait.parity %[[EMPTY]][%c0]
+// WS:               nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%c0], %c49152
+// WS-COUNT-2:       nvgpu.tma.async.load
+// The consumers: each k-tile's wgmmas retire the previous k-tile's, whose
+// stage is then freed; the round's last stage after a wait for all groups.
+// WS:           nvvm.setmaxregister  increase 232
+// WS:           scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %false, %{{.*}} = %{{.*}}) -> (i1, !nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>) {
+// WS:             nvgpu.mbarrier.try_wait.parity %[[FULL]][%c0]
+// WS:             nvgpu.warpgroup.mma {{.*}} {waitGroup = 4 : i64}
+// WS:             nvgpu.mbarrier.try_wait.parity %[[FULL]][%c1]
+// WS-COUNT-4:     nvgpu.warpgroup.mma
+// WS-NEXT:        nvgpu.mbarrier.arrive %[[EMPTY]][%c0]
+// WS:             nvvm.wgmma.wait.group.sync.aligned 0
+// WS-NEXT:        nvgpu.mbarrier.arrive %[[EMPTY]][%c3]
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @ws(%a: memref<256x1024xbf16>, %b: memref<1024x1024xbf16>, %c: memref<256x1024xbf16>) {
+    amk.kernel "gemm_wgmma_ws" config(#amk.gemm_config<block = [128, 256, 64], warp = [64, 256], math = wgmma, inst = [64, 256, 16], stages = 4, vector = 8, threads = 384>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c {transpose_b} : memref<256x1024xbf16>, memref<1024x1024xbf16>, memref<256x1024xbf16>
     }
     return
   }

@@ -368,8 +368,6 @@ static LogicalResult checkWgmmaLowerable(GemmConfigAttr config,
                               "threads), plus one producer warpgroup when "
                               "warp specialized ({1})",
                               computeThreads, computeThreads + 128));
-  if (config.getThreads() != computeThreads && config.getSplitK() != 1)
-    return fail("warp-specialized wgmma does not split K");
   if (config.getStages() < 2 || config.getStages() > 8)
     return fail("wgmma pipelines 2 to 8 stages");
   return success();

@@ -17,9 +17,49 @@ using namespace mlir::amk;
 /// The most registers ptxas ever assigns to one thread.
 static constexpr int64_t kMaxRegsPerThread = 255;
 
+/// The register file of one block on every target AMK knows.
+static constexpr int64_t kRegsPerBlock = 65536;
+/// What a producer warpgroup that only issues TMA keeps after setmaxnreg.
+static constexpr int64_t kProducerRegs = 40;
+
+static int64_t estimateThreadRegisters(GemmConfigAttr config,
+                                       const GemmProblem &problem,
+                                       const GemmRegisterModel &model);
+
+std::optional<WgmmaRegisterSplit>
+mlir::amk::getWgmmaRegisterSplit(GemmConfigAttr config,
+                                 const GemmProblem &problem,
+                                 const GemmRegisterModel &model) {
+  int64_t threads = config.getThreads();
+  if (config.getMath() != MathInst::wgmma ||
+      threads != config.getNumComputeWarps() * 32 + 128)
+    return std::nullopt;
+  int64_t consumer = estimateThreadRegisters(config, problem, model);
+  if (consumer * threads <= kRegsPerBlock)
+    return std::nullopt;
+  int64_t g = model.granularity;
+  int64_t launch = std::min<int64_t>(kRegsPerBlock / threads / g * g, 248);
+  int64_t most =
+      (launch * threads - kProducerRegs * 128) / (threads - 128) / g * g;
+  most = std::min<int64_t>(most, 256);
+  if (consumer > most)
+    return std::nullopt;
+  return WgmmaRegisterSplit{launch, kProducerRegs, most};
+}
+
 int64_t mlir::amk::estimateGemmRegisters(GemmConfigAttr config,
                                          const GemmProblem &problem,
                                          const GemmRegisterModel &model) {
+  // Warp specialized with setmaxnreg: what the block launches with.
+  if (std::optional<WgmmaRegisterSplit> split =
+          getWgmmaRegisterSplit(config, problem, model))
+    return split->launch;
+  return estimateThreadRegisters(config, problem, model);
+}
+
+static int64_t estimateThreadRegisters(GemmConfigAttr config,
+                                       const GemmProblem &problem,
+                                       const GemmRegisterModel &model) {
   int64_t bm = config.getBlockM(), bn = config.getBlockN(),
           bk = config.getBlockK(), threads = config.getThreads();
   int64_t inBits = problem.inType.getIntOrFloatBitWidth();

@@ -35,6 +35,8 @@
 
 #include "GemmSynthesisBuilder.h"
 
+#include "AMK/Family/Gemm/GemmResources.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -320,6 +322,15 @@ Value WgmmaMainLoop::buildSpecialized() {
   if (recycles)
     emptyBarriers = nvgpu::MBarrierCreateOp::create(b, group);
   int64_t consumerThreads = kb.config.getNumComputeWarps() * 32;
+  // Consumers that need more than an even share take the producer's.
+  std::optional<WgmmaRegisterSplit> split =
+      getWgmmaRegisterSplit(kb.config, kb.p);
+  auto setMaxRegisters = [&](int64_t count, bool increase) {
+    NVVM::SetMaxRegisterOp::create(b, count,
+                                   increase
+                                       ? NVVM::SetMaxRegisterAction::increase
+                                       : NVVM::SetMaxRegisterAction::decrease);
+  };
   {
     // A stage fills by the producer's expect_tx and empties once every
     // consumer thread has retired its wgmmas on it.
@@ -359,10 +370,19 @@ Value WgmmaMainLoop::buildSpecialized() {
     // The producer: one thread of the last warpgroup. Round r waits for
     // the consumers to free each stage of round r - 1 (parity of phase
     // r - 1: in round 0, a fresh barrier's preceding phase, complete).
+    OpBuilder::InsertionGuard guard(b);
+    if (split) {
+      // Its warpgroup hands its registers to the consumers.
+      Value isProducerGroup =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, m.div(kb.tid, 128),
+                                m.c(consumerThreads / 128));
+      auto group = scf::IfOp::create(b, isProducerGroup, false);
+      b.setInsertionPointToStart(group.thenBlock());
+      setMaxRegisters(split->producer, false);
+    }
     Value isProducer = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
                                              kb.tid, m.c(consumerThreads));
     auto ifOp = scf::IfOp::create(b, isProducer, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     ring(trueV, {}, [&](Value round, Value parity, SmallVector<Value> &) {
       for (int64_t s = 0; s < stages; ++s) {
@@ -382,19 +402,29 @@ Value WgmmaMainLoop::buildSpecialized() {
   consumers = scf::IfOp::create(b, isConsumer, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(consumers.thenBlock()->getTerminator());
+  if (split)
+    setMaxRegisters(split->consumer, true);
   Value falseV = arith::ConstantIntOp::create(b, b.getI1Type(), 0);
   Value acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, accType);
+  // The wgmmas of a k-tile leave only its own groups in flight: the
+  // previous k-tile's stage is free. The last stage of a round is freed
+  // after a wait for every group (its successor is in the next round).
+  auto release = [&](int64_t stage) {
+    if (recycles)
+      nvgpu::MBarrierArriveOp::create(b, nvgpu::MBarrierTokenType::get(ctx),
+                                      emptyBarriers, m.c(stage));
+  };
   auto loop = ring(
       falseV, {acc}, [&](Value, Value parity, SmallVector<Value> &carried) {
         for (int64_t s = 0; s < stages; ++s) {
           nvgpu::MBarrierTryWaitParityOp::create(b, barriers, parity, ticks,
                                                  m.c(s));
           carried[0] = multiply(s, carried[0]);
-          NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
-          if (recycles)
-            nvgpu::MBarrierArriveOp::create(
-                b, nvgpu::MBarrierTokenType::get(ctx), emptyBarriers, m.c(s));
+          if (s > 0)
+            release(s - 1);
         }
+        NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
+        release(stages - 1);
       });
   return loop.getResult(1);
 }

@@ -45,6 +45,18 @@ struct GemmRegisterModel {
 int64_t estimateGemmRegisters(GemmConfigAttr config, const GemmProblem &problem,
                               const GemmRegisterModel &model = {});
 
+/// A warp-specialized wgmma kernel whose consumers need more registers than
+/// an even share moves them with setmaxnreg: the block launches with
+/// `launch` per thread, the producer warpgroup drops to `producer` and the
+/// consumer warpgroups rise to `consumer`.
+struct WgmmaRegisterSplit {
+  int64_t launch, producer, consumer;
+};
+/// The split `config` needs (nullopt: none needed, or none fits).
+std::optional<WgmmaRegisterSplit>
+getWgmmaRegisterSplit(GemmConfigAttr config, const GemmProblem &problem,
+                      const GemmRegisterModel &model = {});
+
 /// The full resource picture of `config` for `problem` on `target`: 1-D
 /// blocks, exactly getGemmSmemLayout()'s dynamic shared memory and no static
 /// shared memory, the grid where batch, M and N are static.
