@@ -368,7 +368,7 @@ bool MBarrierChecker::checkLoadsWaited(const Uses &uses,
       // A pipeline's consumer loop of as many iterations (a waiting thread
       // cannot exit before its last wait returns).
       if (round->loop && p.loop && pendingNodes.count(w) &&
-          sameTripCount(round->loop, p.loop))
+          constantTripCount(round->loop) == constantTripCount(p.loop))
         return p.base >= round->phaseBase;
       std::optional<int64_t> trips = runsIn(round->loop),
                              waitTrips = runsIn(p.loop);

@@ -66,8 +66,8 @@ struct MBarrierPhases {
   /// program order within one loop (a thread that runs an op runs the later
   /// one), an arrive before every wait that returns for its phase or a later
   /// one (mbarrier.arrive releases, try_wait acquires), and a TMA load's
-  /// bytes before such waits; nullopt: no such chain was found. Loops of one
-  /// trip count only (mbarrier::sameTripCount).
+  /// bytes before such waits; nullopt: no such chain was found. Loops of the
+  /// same constant trip count only.
   std::optional<int64_t> minOffset(Operation *from, Operation *to) const;
 };
 

@@ -31,9 +31,6 @@ namespace mlir::amk::mbarrier {
 
 /// The trip count of `loop` when its bounds and step are constants.
 std::optional<int64_t> constantTripCount(scf::ForOp loop);
-/// Whether two loops run the same number of iterations: equal constant
-/// trip counts, or the same bounds and step.
-bool sameTripCount(scf::ForOp a, scf::ForOp b);
 /// How many times an op in `loop` (null: at the top level) runs: its trip
 /// count when a constant, 1 at the top level.
 std::optional<int64_t> runsIn(scf::ForOp loop);

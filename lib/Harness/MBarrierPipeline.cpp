@@ -14,8 +14,7 @@
 //    it in another loop waits in every iteration, for phase k + P0 in
 //    iteration k, P0 in {-1, 0} read off its parity (phase -1: a fresh
 //    barrier's preceding phase, which try_wait.parity(1) sees complete);
-//    the loops run the same number of iterations (equal constants, or the
-//    same bounds and step);
+//    the loops run the same constant number of iterations;
 //  - happens-before between instances is program order within one loop
 //    (a thread that runs an op runs the later one) and an arrive before
 //    every wait that returns for its phase or a later one (mbarrier.arrive
@@ -42,25 +41,6 @@ using namespace mlir;
 using namespace mlir::amk;
 using namespace mlir::amk::mbarrier;
 
-bool mlir::amk::mbarrier::sameTripCount(scf::ForOp a, scf::ForOp b) {
-  if (a == b)
-    return true;
-  std::optional<int64_t> ta = constantTripCount(a), tb = constantTripCount(b);
-  if (ta || tb)
-    return ta == tb;
-  // The same bounds and step: constants alike or the same values.
-  auto same = [](Value x, Value y) {
-    if (x == y)
-      return true;
-    std::optional<int64_t> cx = getConstantIntValue(x),
-                           cy = getConstantIntValue(y);
-    return cx && cy && *cx == *cy;
-  };
-  return same(a.getLowerBound(), b.getLowerBound()) &&
-         same(a.getUpperBound(), b.getUpperBound()) &&
-         same(a.getStep(), b.getStep());
-}
-
 /// Whether `u` runs before `v` in one iteration of the loop around both:
 /// their ancestors in the innermost block that holds both, in order.
 static bool comesBefore(Operation *u, Operation *v) {
@@ -85,8 +65,11 @@ MBarrierChecker::checkCrossThreadWait(nvgpu::MBarrierTryWaitParityOp wait,
       rounds[0].phaseBase != 0)
     return unprovable("on a barrier with other than one arrive statement, in "
                       "a loop");
-  if (!sameTripCount(loop, rounds[0].loop))
-    return unprovable("whose trip count is not visibly the arrive's loop's");
+  std::optional<int64_t> trips = constantTripCount(loop),
+                         arriveTrips = constantTripCount(rounds[0].loop);
+  if (!trips || trips != arriveTrips)
+    return unprovable("whose trip count is not the constant of the arrive's "
+                      "loop");
   // The only wait on the barrier in its loop, run by its threads in every
   // iteration.
   for (Operation *other : uses.waits)
@@ -152,8 +135,8 @@ std::optional<int64_t> MBarrierPhases::minOffset(Operation *from,
   auto fromIt = nodes.find(from);
   if (fromIt == nodes.end())
     return std::nullopt;
-  scf::ForOp loop = fromIt->second.loop;
-
+  std::optional<int64_t> trips =
+      mbarrier::constantTripCount(fromIt->second.loop);
   llvm::DenseMap<Operation *, int64_t> best;
   using Item = std::pair<int64_t, Operation *>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
@@ -177,7 +160,7 @@ std::optional<int64_t> MBarrierPhases::minOffset(Operation *from,
       return d;
     const Node &nu = nodes.find(u)->second;
     for (const auto &[v, nv] : nodes) {
-      if (!mbarrier::sameTripCount(nv.loop, loop))
+      if (mbarrier::constantTripCount(nv.loop) != trips)
         continue;
       // Program order: v's threads include u's (a load's bytes are not
       // ordered by it).

@@ -154,16 +154,11 @@ bool MBarrierChecker::checkWait(nvgpu::MBarrierTryWaitParityOp wait,
     return false;
   scf::ForOp loop = by->second;
   Operation *top = topLevel(wait);
-  // In a loop without an arrive on the barrier: another thread's rounds
-  // (the phases before the loop do not matter).
-  bool crossThread = loop && llvm::none_of(rounds, [&](const Round &r) {
-                       return r.loop == loop;
-                     });
   // Phases completed before `top` at the top level: one per top-level
   // round, a loop's trip count per loop of rounds (a constant, or the wait
   // is not modelled).
   int64_t before = 0;
-  for (const Round &r : crossThread ? ArrayRef<Round>() : rounds) {
+  for (const Round &r : rounds) {
     Operation *rtop = topLevel(r.op);
     if (rtop == top && loop && r.loop == loop)
       continue;

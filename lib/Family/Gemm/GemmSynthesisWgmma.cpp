@@ -56,10 +56,14 @@ class WgmmaMainLoop {
 public:
   WgmmaMainLoop(GemmKernelBuilder &kb);
 
-  /// Emits the main loop and `epilogue` on each finished accumulator (warp
-  /// specialized: in the consumers' branch; persistent: per tile, with the
-  /// builder's m0 and n0 set to the tile's).
-  void build(function_ref<void(Value acc)> epilogue);
+  /// Emits the main loop; returns this warpgroup's accumulator. Warp
+  /// specialized, the accumulator lives in the consumers' branch
+  /// (`consumers`), where the epilogue goes.
+  Value build();
+  /// Whether a producer warpgroup issues the loads (threads = the compute
+  /// warpgroups' + 128).
+  bool isSpecialized() const { return specialized; }
+  scf::IfOp consumers;
 
 private:
   /// Thread 0 arms stage `stage`'s barrier and loads k-tile `kt` into it.
@@ -72,12 +76,8 @@ private:
   /// an scf.for, the rest unrolled.
   Value run(int64_t lo, int64_t hi, bool refill, Value acc);
   /// The warp-specialized main loop: the producer thread and the consumer
-  /// warpgroups hand stages back and forth through full and empty barriers;
-  /// persistent, one loop runs the rounds of all the block's tiles.
-  void buildSpecialized(function_ref<void(Value acc)> epilogue);
-  /// The block's iteration `i` of a persistent loop: sets the builder's m0
-  /// and n0 to its tile's; returns its round within the tile.
-  Value persistentRound(Value i);
+  /// warpgroups hand stages back and forth through full and empty barriers.
+  Value buildSpecialized();
   /// The wgmmas of one k-tile in `stage` into `acc`.
   Value multiply(int64_t stage, Value acc);
 
@@ -146,7 +146,7 @@ WgmmaMainLoop::WgmmaMainLoop(GemmKernelBuilder &kb)
       ctx, VectorType::get({64, wn}, b.getF32Type()));
   kTiles = llvm::divideCeil(kb.p.k, bk);
   stages = std::min<int64_t>(config.getStages(), kTiles);
-  specialized = isWarpSpecialized(config);
+  specialized = config.getThreads() == config.getNumComputeWarps() * 32 + 128;
   if (specialized) {
     // Whole rounds of the ring: k-tiles past K are boxes TMA fills with
     // zeros, which add nothing. The fewest of them, then the most stages.
@@ -155,7 +155,6 @@ WgmmaMainLoop::WgmmaMainLoop(GemmKernelBuilder &kb)
       if (llvm::alignTo(kTiles, s) < llvm::alignTo(kTiles, best))
         best = s;
     stages = best;
-    kTiles = llvm::alignTo(kTiles, stages);
   }
   // Warpgroup w computes rows 64 * (w / warpsN) and columns WN * (w %
   // warpsN) of the block tile.
@@ -311,35 +310,15 @@ Value WgmmaMainLoop::run(int64_t lo, int64_t hi, bool refill, Value acc) {
   return acc;
 }
 
-Value WgmmaMainLoop::persistentRound(Value i) {
-  // Tile bid + q G for iteration i = q R + j of R rounds per tile.
-  int64_t rounds = kTiles / stages;
-  Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
-  Value tile = m.add(bid, m.mul(m.div(i, rounds), kb.persistentBlocks));
-  std::tie(kb.m0, kb.n0) = kb.tileOrigin(tile);
-  return m.rem(i, rounds);
-}
-
-void WgmmaMainLoop::buildSpecialized(function_ref<void(Value acc)> epilogue) {
+Value WgmmaMainLoop::buildSpecialized() {
   MLIRContext *ctx = b.getContext();
   auto group = nvgpu::MBarrierGroupType::get(
       ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
       stages);
   barriers = nvgpu::MBarrierCreateOp::create(b, group);
-  // (kTiles is padded to whole rounds.) One round fills each stage once:
-  // then nothing waits for a stage to empty.
-  int64_t rounds = kTiles / stages;
-  bool persistent = kb.persistentBlocks > 0;
-  // Both loops run the same iterations: the rounds of the block's tiles
-  // bid, bid + G, ... (persistent), else of its one tile. Every block runs
-  // ceil(tiles / G) of them: a tile past the last is TMA's zeros and
-  // stores nothing (its rows lie past M), on an SM that would idle anyway,
-  // and one trip count for all is simpler to prove.
-  int64_t iterations = rounds;
-  if (persistent)
-    iterations *= llvm::divideCeil(
-        getGemmGrid(kb.config, 1, kb.p.m, kb.p.n)[0], kb.persistentBlocks);
-  bool recycles = iterations > 1;
+  // One round fills each stage once: nothing waits for a stage to empty.
+  int64_t rounds = kTiles / stages + (kTiles % stages != 0);
+  bool recycles = rounds > 1;
   if (recycles)
     emptyBarriers = nvgpu::MBarrierCreateOp::create(b, group);
   int64_t consumerThreads = kb.config.getNumComputeWarps() * 32;
@@ -372,13 +351,12 @@ void WgmmaMainLoop::buildSpecialized(function_ref<void(Value acc)> epilogue) {
   Value ticks = m.c(10000000);
   Value trueV = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
   auto ring = [&](Value parity, ValueRange carried,
-                  function_ref<void(Value i, Value parity,
+                  function_ref<void(Value round, Value parity,
                                     SmallVector<Value> & carried)>
                       body) {
     SmallVector<Value> init = {parity};
     llvm::append_range(init, carried);
-    auto loop =
-        scf::ForOp::create(b, m.c(0), m.c(iterations), m.c(1), init);
+    auto loop = scf::ForOp::create(b, m.c(0), m.c(rounds), m.c(1), init);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     SmallVector<Value> values(loop.getRegionIterArgs().drop_front());
@@ -406,8 +384,7 @@ void WgmmaMainLoop::buildSpecialized(function_ref<void(Value acc)> epilogue) {
                                              kb.tid, m.c(consumerThreads));
     auto ifOp = scf::IfOp::create(b, isProducer, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    ring(trueV, {}, [&](Value i, Value parity, SmallVector<Value> &) {
-      Value round = persistent ? persistentRound(i) : i;
+    ring(trueV, {}, [&](Value round, Value parity, SmallVector<Value> &) {
       for (int64_t s = 0; s < stages; ++s) {
         if (recycles)
           nvgpu::MBarrierTryWaitParityOp::create(b, emptyBarriers, parity,
@@ -422,7 +399,7 @@ void WgmmaMainLoop::buildSpecialized(function_ref<void(Value acc)> epilogue) {
   Value isConsumer =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, m.div(kb.tid, 128),
                             m.c(consumerThreads / 128));
-  auto consumers = scf::IfOp::create(b, isConsumer, /*withElseRegion=*/false);
+  consumers = scf::IfOp::create(b, isConsumer, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(consumers.thenBlock()->getTerminator());
   if (split)
@@ -438,7 +415,7 @@ void WgmmaMainLoop::buildSpecialized(function_ref<void(Value acc)> epilogue) {
                                       emptyBarriers, m.c(stage));
   };
   auto loop = ring(
-      falseV, {acc}, [&](Value i, Value parity, SmallVector<Value> &carried) {
+      falseV, {acc}, [&](Value, Value parity, SmallVector<Value> &carried) {
         for (int64_t s = 0; s < stages; ++s) {
           nvgpu::MBarrierTryWaitParityOp::create(b, barriers, parity, ticks,
                                                  m.c(s));
@@ -448,32 +425,13 @@ void WgmmaMainLoop::buildSpecialized(function_ref<void(Value acc)> epilogue) {
         }
         NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
         release(stages - 1);
-        if (!persistent)
-          return;
-        // A tile's last round: its epilogue, and a fresh accumulator for the
-        // next tile (the producer is already loading it).
-        Value round = persistentRound(i);
-        Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, round,
-                                           m.c(rounds - 1));
-        auto ifOp = scf::IfOp::create(b, TypeRange{accType}, last, true);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        epilogue(carried[0]);
-        scf::YieldOp::create(
-            b, ValueRange{
-                   nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, accType)});
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(b, ValueRange{carried[0]});
-        b.setInsertionPointAfter(ifOp);
-        carried[0] = ifOp.getResult(0);
       });
-  if (!persistent)
-    epilogue(loop.getResult(1));
+  return loop.getResult(1);
 }
 
-void WgmmaMainLoop::build(function_ref<void(Value acc)> epilogue) {
+Value WgmmaMainLoop::build() {
   if (specialized)
-    return buildSpecialized(epilogue);
+    return buildSpecialized();
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   barriers = nvgpu::MBarrierCreateOp::create(
@@ -509,14 +467,16 @@ void WgmmaMainLoop::build(function_ref<void(Value acc)> epilogue) {
             /*refill=*/false, acc);
   // The accumulators are final once the last group retires.
   NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
-  epilogue(acc);
+  return acc;
 }
 
 void GemmKernelBuilder::buildWgmma() {
-  WgmmaMainLoop(*this).build([&](Value acc) { storeWgmmaTile(acc); });
-}
-
-void GemmKernelBuilder::storeWgmmaTile(Value acc) {
+  WgmmaMainLoop mainLoop(*this);
+  Value acc = mainLoop.build();
+  // Warp specialized, the epilogue is the consumers'.
+  OpBuilder::InsertionGuard guard(b);
+  if (mainLoop.isSpecialized())
+    b.setInsertionPoint(mainLoop.consumers.thenBlock()->getTerminator());
   // The accumulator as the LLVM struct it lowers to (one struct of WN / 2
   // f32 per 64 rows), read out register by register: nvgpu's own store
   // places warpgroups other than the first wrongly (it numbers rows by the

@@ -146,16 +146,6 @@ GemmSmemLayout getGemmSmemLayout(GemmConfigAttr config,
 /// (ceil(M/BM) * ceil(N/BN), remapped in the kernel for `swizzle`), z the
 /// batch times split_k; y is 1. Keeping tiles on x avoids the 65535 limit of
 /// grid y and z.
-/// Whether `config` is warp specialized: a producer warpgroup beside the
-/// compute warpgroups (wgmma only).
-bool isWarpSpecialized(GemmConfigAttr config);
-
-/// The blocks of a persistent kernel: warp specialized with static M and N,
-/// min(tiles, SMs) blocks each loop over tiles bid, bid + G, ... of a batch
-/// (0: not persistent, one block per tile).
-int64_t getPersistentBlocks(GemmConfigAttr config, const GemmProblem &problem,
-                            const TargetSpec &target);
-
 std::array<int64_t, 3> getGemmGrid(GemmConfigAttr config, int64_t batch,
                                    int64_t m, int64_t n);
 
