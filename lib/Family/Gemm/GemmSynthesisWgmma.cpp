@@ -27,6 +27,21 @@
 //     thread 0 refills that stage, (s - 1) % S, with k-tile kt - 1 + S
 //   wgmma wait 0
 //
+// Warp specialized (threads = the compute warpgroups' + 128), thread 0 of
+// the last warpgroup is the producer and no block barrier runs in the loop:
+//
+//   producer, round r:  for each stage s: wait empty[s] phase r - 1 (round
+//                       0: a fresh barrier's preceding phase), expect_tx
+//                       full[s], load k-tile r S + s
+//   consumers, round r: for each stage s: wait full[s] phase r, wgmmas;
+//                       then the previous stage's wgmmas have retired:
+//                       arrive empty[s - 1]; after the last stage, wait
+//                       for every group, arrive empty[S - 1]
+//
+// with k-tiles padded to whole rounds (TMA fills the padding with zeros)
+// and, when the consumers need more registers than an even share,
+// setmaxnreg moving the producer warpgroup's to them.
+//
 // TMA zero-fills what lies outside A or B, so edge tiles need no masks on
 // the loads. The epilogue finishes each thread's accumulators in registers
 // with the shared epilogue (alpha, beta, bias, activation, masked stores).
