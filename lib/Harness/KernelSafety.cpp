@@ -228,6 +228,64 @@ static SmallVector<int64_t, 3> getLaunchGrid(gpu::GPUFuncOp func) {
   return grid;
 }
 
+/// What the kernel states about its launches holds for every launch of it
+/// in the module: the dynamic shared memory it was checked against
+/// (amk.dynamic_smem_bytes) is provided, and a known_grid_size is the
+/// launch's grid. A launch whose value is not a constant cannot be compared.
+static void checkLaunchesMatch(
+    gpu::GPUFuncOp func,
+    llvm::function_ref<void(StringRef, Operation *, const Twine &)> report) {
+  auto smem = func->getAttrOfType<IntegerAttr>(kDynamicSmemAttrName);
+  DenseI32ArrayAttr knownGrid = func.getKnownGridSizeAttr();
+  auto module = dyn_cast_or_null<gpu::GPUModuleOp>(func->getParentOp());
+  if ((!smem && !knownGrid) || !module)
+    return;
+  Operation *top = module;
+  while (top->getParentOp())
+    top = top->getParentOp();
+  top->walk([&](gpu::LaunchFuncOp launch) {
+    if (launch.getKernelModuleName() != module.getSymNameAttr() ||
+        launch.getKernelName() != func.getNameAttr())
+      return;
+    if (smem) {
+      Value size = launch.getDynamicSharedMemorySize();
+      std::optional<int64_t> given = size ? foldConstant(size) : 0;
+      if (!given)
+        report(check::kUnprovable, launch,
+               llvm::formatv("the kernel was checked against {0} bytes of "
+                             "dynamic shared memory ({1}), but this launch's "
+                             "size is not a constant",
+                             smem.getInt(), kDynamicSmemAttrName)
+                   .str());
+      else if (*given < smem.getInt())
+        report(check::kSmem, launch,
+               llvm::formatv("the kernel was checked against {0} bytes of "
+                             "dynamic shared memory ({1}), but this launch "
+                             "provides {2}: its accesses past them are out "
+                             "of bounds",
+                             smem.getInt(), kDynamicSmemAttrName, *given)
+                   .str());
+    }
+    if (knownGrid && knownGrid.size() == 3) {
+      gpu::KernelDim3 dims = launch.getGridSizeOperandValues();
+      Value values[] = {dims.x, dims.y, dims.z};
+      for (int d = 0; d < 3; ++d) {
+        std::optional<int64_t> c = foldConstant(values[d]);
+        if (c && *c == knownGrid[d])
+          continue;
+        report(c ? check::kGrid : check::kUnprovable, launch,
+               llvm::formatv("the kernel states known_grid_size {0} in "
+                             "dimension {1}, but this launch's grid there is "
+                             "{2}: the checks assumed the stated grid",
+                             knownGrid[d], d,
+                             c ? std::to_string(*c) : "not a constant")
+                   .str());
+        break;
+      }
+    }
+  });
+}
+
 /// Bytes of a static shared allocation of `type` aligned to `align`; 0 and a
 /// reason when its size is not static.
 static int64_t staticBytes(MemRefType type, std::string &whyNot) {
@@ -622,6 +680,8 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
   auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
   if (func && !checkLaunchDimensions(func, target, report))
     return failure();
+  if (func)
+    checkLaunchesMatch(func, report);
   SmallVector<int64_t, 3> grid = getGrid(func);
   // Branch graphs and n-D vector accesses are checked as the exact
   // structured, 1-D rewrite of the kernel (Normalize.h).
