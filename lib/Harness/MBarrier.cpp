@@ -249,8 +249,10 @@ MBarrierChecker::getRounds(Uses &uses, nvgpu::MBarrierInitOp init,
     // thread that runs the scf.if arrives once.
     if (complement)
       complements.insert(complement);
-    std::optional<std::pair<int64_t, scf::ForOp>> by = executors(
-        complement ? arrive->getParentOp() : arrive, "the arrive on " + name);
+    ThreadRange range;
+    std::optional<std::pair<int64_t, scf::ForOp>> by =
+        executors(complement ? arrive->getParentOp() : arrive,
+                  "the arrive on " + name, /*counts=*/true, &range);
     if (!by)
       return std::nullopt;
     if (by->first != count) {
@@ -274,7 +276,7 @@ MBarrierChecker::getRounds(Uses &uses, nvgpu::MBarrierInitOp init,
                  " in one loop is not modelled");
       return std::nullopt;
     }
-    rounds.push_back({arrive, by->second, by->first, -1, complement});
+    rounds.push_back({arrive, by->second, by->first, range, -1, complement});
   }
   // Phases in program order: top-level rounds one each, a loop's one per
   // iteration; past a loop of unknown trip count the count is symbolic.
@@ -323,18 +325,15 @@ bool MBarrierChecker::prove(Uses &uses) {
   // wait's is recorded by checkWait).
   for (Operation *load : uses.loads) {
     const Round *round = roundOf(uses, *rounds, load);
-    if (round->phaseBase >= 0)
-      pending[load] =
-          MBarrierPhases::Phase{uses.key, round->loop, round->phaseBase};
-  }
-  for (Operation *load : uses.loads) {
-    const Round *round = roundOf(uses, *rounds, load);
+    if (round->phaseBase < 0)
+      continue;
+    pending[load] =
+        MBarrierPhases::Phase{uses.key, round->loop, round->phaseBase};
+    // In a loop, a pipeline node (its guards: checkTransactions counted
+    // it, so they are thread guards only).
     ThreadRange range;
-    bool every = true;
-    if (round->loop && round->phaseBase >= 0 &&
-        executors(load, "the TMA load on " + uses.name, /*counts=*/true, &range,
-                  &every) &&
-        every)
+    if (round->loop && executors(load, "the TMA load on " + uses.name,
+                                 /*counts=*/true, &range))
       pendingNodes[load] =
           Node{uses.key, round->loop, round->phaseBase, range, Node::Load};
   }

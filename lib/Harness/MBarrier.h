@@ -71,17 +71,17 @@ struct MBarrierPhases {
   std::optional<int64_t> minOffset(Operation *from, Operation *to) const;
 };
 
-/// AMK-MBARRIER-PHASE: every nvgpu mbarrier is initialized once and made
-/// visible by a block barrier before use, arrived on by exactly its count
-/// of threads per phase, and waited on with the parity of the phase its
-/// round completes; every arrive.expect_tx expects the bytes the TMA loads
-/// of its round deliver. Uses outside that model are AMK-UNPROVABLE.
 /// AMK-RES-REGS for setmaxnreg: the counts the warpgroups end with fit the
 /// registers the block was launched with (RegisterSplit.cpp).
 void checkRegisterSplit(
     Operation *kernel,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report);
 
+/// AMK-MBARRIER-PHASE: every nvgpu mbarrier is initialized once and made
+/// visible by a block barrier before use, arrived on by exactly its count
+/// of threads per phase, and waited on with the parity of the phase its
+/// round completes; every arrive.expect_tx expects the bytes the TMA loads
+/// of its round deliver. Uses outside that model are AMK-UNPROVABLE.
 MBarrierPhases checkMBarriers(
     Operation *kernel, const UniformityInfo &uniformity,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report);

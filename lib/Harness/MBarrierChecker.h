@@ -102,6 +102,8 @@ private:
     Operation *op;
     scf::ForOp loop;
     int64_t threads;
+    /// Which threads those are (guards intersected).
+    ThreadRange range;
     /// The phase it completes is phaseBase (+ k in its loop); -1: unknown
     /// (after another loop of rounds).
     int64_t phaseBase;
@@ -140,14 +142,15 @@ private:
   bool checkWait(nvgpu::MBarrierTryWaitParityOp wait, const Uses &uses,
                  ArrayRef<Round> rounds);
   /// In `loop`, with `before` phases completed by top-level rounds before
-  /// it: the loop has the round's arrive (else checkCrossThreadWait); the wait,
-  /// before or after it in the iteration, sees iteration k's phase or the one
-  /// before; when fewer threads than the block's arrive, a block barrier keeps
-  /// the next arrive behind every thread's wait. The phase in iteration 0, or
-  /// nullopt (reported).
+  /// it: the loop has the round's arrive (`own`); the wait, before or after
+  /// it in the iteration, sees iteration k's phase or the one before; when
+  /// fewer threads than the block's arrive, a block barrier keeps the next
+  /// arrive behind every thread's wait. The phase in iteration 0, or nullopt
+  /// (reported).
   std::optional<int64_t> checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait,
-                                        scf::ForOp loop, const Uses &uses,
-                                        int64_t before, ArrayRef<Round> rounds);
+                                        scf::ForOp loop, const Round &own,
+                                        const std::string &name, int64_t before,
+                                        ArrayRef<Round> rounds);
   /// At the top level: after `before` arrives, at least one.
   bool checkTopLevelRounds(nvgpu::MBarrierTryWaitParityOp wait,
                            const std::string &name, int64_t before,
@@ -165,7 +168,8 @@ private:
   /// is proved once every barrier's phases are known (checkPipelines).
   std::optional<int64_t>
   checkCrossThreadWait(nvgpu::MBarrierTryWaitParityOp wait, scf::ForOp loop,
-                       const Uses &uses, ArrayRef<Round> rounds);
+                       const Uses &uses, ArrayRef<Round> rounds,
+                       bool everyIteration);
   /// Whether the arrives of a round in a loop where its threads do not wait
   /// on the barrier need the pipeline proof of their separation.
   bool needsSeparation(const Uses &uses, const Round &round) const;

@@ -113,7 +113,7 @@ mlir::amk::getThreadGuardRange(Value cond, bool truth, int64_t threads) {
 }
 
 std::optional<ThreadRange> MBarrierChecker::guardRange(Value cond,
-                                                      bool truth) const {
+                                                       bool truth) const {
   if (block[0] <= 0 || block[1] != 1 || block[2] != 1)
     return std::nullopt;
   return getThreadGuardRange(cond, truth, block[0]);

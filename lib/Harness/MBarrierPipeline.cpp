@@ -50,10 +50,9 @@ static bool comesBefore(Operation *u, Operation *v) {
   return false;
 }
 
-std::optional<int64_t>
-MBarrierChecker::checkCrossThreadWait(nvgpu::MBarrierTryWaitParityOp wait,
-                                      scf::ForOp loop, const Uses &uses,
-                                      ArrayRef<Round> rounds) {
+std::optional<int64_t> MBarrierChecker::checkCrossThreadWait(
+    nvgpu::MBarrierTryWaitParityOp wait, scf::ForOp loop, const Uses &uses,
+    ArrayRef<Round> rounds, bool everyIteration) {
   const std::string &name = uses.name;
   auto unprovable = [&](const Twine &why) -> std::optional<int64_t> {
     report(check::kUnprovable, wait,
@@ -75,11 +74,6 @@ MBarrierChecker::checkCrossThreadWait(nvgpu::MBarrierTryWaitParityOp wait,
   for (Operation *other : uses.waits)
     if (other != wait && loop->isProperAncestor(other))
       return unprovable("beside another wait on it in the loop");
-  bool everyIteration = true;
-  ThreadRange range;
-  if (!executors(wait, "the wait on " + name, /*counts=*/false, &range,
-                 &everyIteration))
-    return std::nullopt;
   if (!everyIteration)
     return unprovable("under a condition other than a thread guard");
   std::optional<Parity> p = parity(wait.getPhaseParity(), loop);
@@ -93,7 +87,6 @@ MBarrierChecker::checkCrossThreadWait(nvgpu::MBarrierTryWaitParityOp wait,
     return std::nullopt;
   }
   int64_t base = p->b ? -1 : 0;
-  pendingNodes[wait] = Node{uses.key, loop, base, range, Node::Wait};
   pendingObligations.push_back(
       {wait.getOperation(), rounds[0].op, name, /*isWait=*/true});
   return base;
@@ -114,15 +107,9 @@ void MBarrierChecker::addNodes(const Uses &uses, ArrayRef<Round> rounds) {
   for (const Round &r : rounds) {
     if (!r.loop || r.complement || r.phaseBase < 0)
       continue;
-    ThreadRange range;
-    bool every = true;
-    // (executors succeeded on it already: guards only.)
-    if (!executors(r.op, "the arrive on " + uses.name, /*counts=*/true, &range,
-                   &every) ||
-        !every)
-      continue;
+    // (Counted by executors: under thread guards only, every iteration.)
     pendingNodes[r.op] =
-        Node{uses.key, r.loop, r.phaseBase, range, Node::Arrive};
+        Node{uses.key, r.loop, r.phaseBase, r.range, Node::Arrive};
     if (needsSeparation(uses, r))
       pendingObligations.push_back({r.op, r.op, uses.name, /*isWait=*/false});
   }

@@ -20,20 +20,12 @@ using namespace mlir;
 using namespace mlir::amk;
 using namespace mlir::amk::mbarrier;
 
-std::optional<int64_t>
-MBarrierChecker::checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait,
-                                scf::ForOp loop, const Uses &uses,
-                                int64_t before, ArrayRef<Round> rounds) {
-  const std::string &name = uses.name;
-  const Round *own = nullptr;
-  for (const Round &r : rounds)
-    if (r.loop == loop)
-      own = &r;
+std::optional<int64_t> MBarrierChecker::checkLoopRound(
+    nvgpu::MBarrierTryWaitParityOp wait, scf::ForOp loop, const Round &own,
+    const std::string &name, int64_t before, ArrayRef<Round> rounds) {
   Block *body = loop.getBody();
   auto inBody = [&](Operation *x) { return body->findAncestorOpInBlock(*x); };
-  if (!own)
-    return checkCrossThreadWait(wait, loop, uses, rounds);
-  Operation *a = inBody(own->op), *w = inBody(wait);
+  Operation *a = inBody(own.op), *w = inBody(wait);
   // Arrive then wait: iteration k's own phase. Wait then arrive (wait,
   // consume, refill): the previous iteration's, or before the loop the
   // last top-level one, which must exist.
@@ -47,7 +39,7 @@ MBarrierChecker::checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait,
   }
   // Fewer arrivers than threads: a barrier must keep the next arrive
   // behind every thread's wait.
-  if (own->threads < block[0] * block[1] * block[2]) {
+  if (own.threads < block[0] * block[1] * block[2]) {
     bool separated = false;
     for (Operation &x : *body)
       if (isBlockBarrier(&x) &&
@@ -61,7 +53,7 @@ MBarrierChecker::checkLoopRound(nvgpu::MBarrierTryWaitParityOp wait,
                            "separates a wait from the next iteration's "
                            "arrive: the phase can complete again (its "
                            "parity flip back) before a slow thread waits",
-                           threadsArrive(own->threads), name)
+                           threadsArrive(own.threads), name)
                  .str());
       return std::nullopt;
     }
@@ -154,11 +146,18 @@ bool MBarrierChecker::checkWait(nvgpu::MBarrierTryWaitParityOp wait,
     return false;
   scf::ForOp loop = by->second;
   Operation *top = topLevel(wait);
+  // The round of the wait's own loop; none: another thread's (a pipeline,
+  // whose phases do not count the rounds before the loop).
+  const Round *own = nullptr;
+  for (const Round &r : rounds)
+    if (loop && r.loop == loop)
+      own = &r;
+  bool crossThread = loop && !own;
   // Phases completed before `top` at the top level: one per top-level
   // round, a loop's trip count per loop of rounds (a constant, or the wait
   // is not modelled).
   int64_t before = 0;
-  for (const Round &r : rounds) {
+  for (const Round &r : crossThread ? ArrayRef<Round>() : rounds) {
     Operation *rtop = topLevel(r.op);
     if (rtop == top && loop && r.loop == loop)
       continue;
@@ -175,8 +174,10 @@ bool MBarrierChecker::checkWait(nvgpu::MBarrierTryWaitParityOp wait,
     before += *trips;
   }
   std::optional<int64_t> phase;
-  if (loop)
-    phase = checkLoopRound(wait, loop, uses, before, rounds);
+  if (crossThread)
+    phase = checkCrossThreadWait(wait, loop, uses, rounds, everyIteration);
+  else if (loop)
+    phase = checkLoopRound(wait, loop, *own, name, before, rounds);
   else if (checkTopLevelRounds(wait, name, before, rounds))
     phase = before - 1;
   if (!phase || !checkParity(wait, loop, name, *phase))
@@ -184,7 +185,7 @@ bool MBarrierChecker::checkWait(nvgpu::MBarrierTryWaitParityOp wait,
   // The phase it waits for: *phase (+ k in iteration k of its loop); in a
   // loop, run each iteration by its threads, a pipeline node too.
   pending[wait] = MBarrierPhases::Phase{uses.key, loop, *phase};
-  if (loop && !pendingNodes.count(wait) && everyIteration)
+  if (loop && everyIteration)
     pendingNodes[wait] = Node{uses.key, loop, *phase, range, Node::Wait};
   return true;
 }

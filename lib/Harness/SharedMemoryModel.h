@@ -431,7 +431,7 @@ private:
   /// async access retired first; a TMA load's bytes) to y's acquire (its
   /// thread's earlier waits) with the least offset, when there is one.
   std::optional<MBarrierOrder> mbarrierOrder(const SharedAccess &x,
-                                             const SharedAccess &y) const;
+                                             const SharedAccess &y);
   /// Constrains the pair to instances the mbarriers order neither way.
   void addMBarrierOrder(Pair &p, const SharedAccess &b);
   /// The events of `kind` before `in`, or nullopt (reported unprovable).
@@ -468,6 +468,10 @@ private:
   llvm::function_ref<void(StringRef, Operation *, const Twine &)> report;
   bool unprovable = false;
   llvm::DenseSet<Operation *> reported;
+  /// mbarrierOrder per (x, y) op pair: every question of a pair asks it.
+  llvm::DenseMap<std::pair<Operation *, Operation *>,
+                 std::optional<MBarrierOrder>>
+      orders;
 };
 
 } // namespace mlir::amk::smem

@@ -268,10 +268,14 @@ static System withConditions(System s, const Latest &l) {
 }
 
 std::optional<Checker::MBarrierOrder>
-Checker::mbarrierOrder(const SharedAccess &x, const SharedAccess &y) const {
+Checker::mbarrierOrder(const SharedAccess &x, const SharedAccess &y) {
   const MBarrierPhases &phases = model.phases;
   if (phases.nodes.empty())
     return std::nullopt;
+  auto [cached, inserted] =
+      orders.try_emplace({x.access.op, y.access.op}, std::nullopt);
+  if (!inserted)
+    return cached->second;
   // A plain write before the async proxy's write needs a proxy fence,
   // which the mbarriers do not give.
   if (x.access.write && !x.access.async && y.access.tma)
@@ -315,6 +319,7 @@ Checker::mbarrierOrder(const SharedAccess &x, const SharedAccess &y) const {
       if (std::optional<int64_t> d = phases.minOffset(s, t);
           d && (!best || *d < best->offset))
         best = MBarrierOrder{*d, nodeOf(s)->loop, nodeOf(t)->loop};
+  orders[{x.access.op, y.access.op}] = best;
   return best;
 }
 

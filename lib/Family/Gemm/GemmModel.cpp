@@ -230,6 +230,11 @@ GemmSmemLayout mlir::amk::getGemmSmemLayout(GemmConfigAttr config,
 // Grid
 //===----------------------------------------------------------------------===//
 
+bool mlir::amk::isWarpSpecialized(GemmConfigAttr config) {
+  return config.getMath() == MathInst::wgmma &&
+         config.getThreads() == config.getNumComputeWarps() * 32 + 128;
+}
+
 std::array<int64_t, 3> mlir::amk::getGemmGrid(GemmConfigAttr config,
                                               int64_t batch, int64_t m,
                                               int64_t n) {

@@ -30,10 +30,9 @@ std::optional<WgmmaRegisterSplit>
 mlir::amk::getWgmmaRegisterSplit(GemmConfigAttr config,
                                  const GemmProblem &problem,
                                  const GemmRegisterModel &model) {
-  int64_t threads = config.getThreads();
-  if (config.getMath() != MathInst::wgmma ||
-      threads != config.getNumComputeWarps() * 32 + 128)
+  if (!isWarpSpecialized(config))
     return std::nullopt;
+  int64_t threads = config.getThreads();
   int64_t consumer = estimateThreadRegisters(config, problem, model);
   if (consumer * threads <= kRegsPerBlock)
     return std::nullopt;

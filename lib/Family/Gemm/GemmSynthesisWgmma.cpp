@@ -161,7 +161,7 @@ WgmmaMainLoop::WgmmaMainLoop(GemmKernelBuilder &kb)
       ctx, VectorType::get({64, wn}, b.getF32Type()));
   kTiles = llvm::divideCeil(kb.p.k, bk);
   stages = std::min<int64_t>(config.getStages(), kTiles);
-  specialized = config.getThreads() == config.getNumComputeWarps() * 32 + 128;
+  specialized = isWarpSpecialized(config);
   if (specialized) {
     // Whole rounds of the ring: k-tiles past K are boxes TMA fills with
     // zeros, which add nothing. The fewest of them, then the most stages.

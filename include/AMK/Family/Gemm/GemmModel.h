@@ -146,6 +146,10 @@ GemmSmemLayout getGemmSmemLayout(GemmConfigAttr config,
 /// (ceil(M/BM) * ceil(N/BN), remapped in the kernel for `swizzle`), z the
 /// batch times split_k; y is 1. Keeping tiles on x avoids the 65535 limit of
 /// grid y and z.
+/// Whether `config` is warp specialized: a producer warpgroup beside the
+/// compute warpgroups (wgmma only).
+bool isWarpSpecialized(GemmConfigAttr config);
+
 std::array<int64_t, 3> getGemmGrid(GemmConfigAttr config, int64_t batch,
                                    int64_t m, int64_t n);
 
