@@ -190,29 +190,44 @@ static std::optional<int64_t> foldConstant(Value v, int depth = 0) {
 /// The grid of the kernel's launches in its module, when there are some
 /// and the module uses the kernel for nothing else: per dimension the
 /// largest size, or 0 when some launch's is not a constant (empty: none).
-static SmallVector<int64_t, 3> getLaunchGrid(gpu::GPUFuncOp func) {
+/// The gpu.launch_func ops of `func` in its outermost module; `whole` says
+/// whether they are all its uses (no other reference launches it in ways
+/// not seen here).
+static SmallVector<gpu::LaunchFuncOp> getLaunches(gpu::GPUFuncOp func,
+                                                  bool &whole) {
+  SmallVector<gpu::LaunchFuncOp> launches;
+  whole = false;
   Operation *top = func->getParentOp();
   while (top && top->getParentOp())
     top = top->getParentOp();
   auto module = dyn_cast_or_null<gpu::GPUModuleOp>(func->getParentOp());
   if (!top || !module)
-    return {};
-  SmallVector<int64_t, 3> grid;
-  bool ok = true;
+    return launches;
+  whole = true;
   top->walk([&](Operation *op) {
     auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
     if (!launch) {
-      // Any other reference to the kernel: launched in ways not seen here.
       for (NamedAttribute attr : op->getAttrs())
         if (auto ref = dyn_cast<SymbolRefAttr>(attr.getValue()))
           if (ref.getLeafReference() == func.getNameAttr() &&
               ref.getRootReference() == module.getSymNameAttr())
-            ok = false;
+            whole = false;
       return;
     }
-    if (launch.getKernelModuleName() != module.getSymNameAttr() ||
-        launch.getKernelName() != func.getNameAttr())
-      return;
+    if (launch.getKernelModuleName() == module.getSymNameAttr() &&
+        launch.getKernelName() == func.getNameAttr())
+      launches.push_back(launch);
+  });
+  return launches;
+}
+
+static SmallVector<int64_t, 3> getLaunchGrid(gpu::GPUFuncOp func) {
+  bool whole;
+  SmallVector<gpu::LaunchFuncOp> launches = getLaunches(func, whole);
+  if (!whole)
+    return {};
+  SmallVector<int64_t, 3> grid;
+  for (gpu::LaunchFuncOp launch : launches) {
     gpu::KernelDim3 size = launch.getGridSizeOperandValues();
     Value dims[] = {size.x, size.y, size.z};
     bool first = grid.empty();
@@ -222,9 +237,7 @@ static SmallVector<int64_t, 3> getLaunchGrid(gpu::GPUFuncOp func) {
       grid[d] =
           c && *c > 0 && (first || grid[d] > 0) ? std::max(grid[d], *c) : 0;
     }
-  });
-  if (!ok)
-    return {};
+  }
   return grid;
 }
 
@@ -237,16 +250,10 @@ static void checkLaunchesMatch(
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report) {
   auto smem = func->getAttrOfType<IntegerAttr>(kDynamicSmemAttrName);
   DenseI32ArrayAttr knownGrid = func.getKnownGridSizeAttr();
-  auto module = dyn_cast_or_null<gpu::GPUModuleOp>(func->getParentOp());
-  if ((!smem && !knownGrid) || !module)
+  if (!smem && !knownGrid)
     return;
-  Operation *top = module;
-  while (top->getParentOp())
-    top = top->getParentOp();
-  top->walk([&](gpu::LaunchFuncOp launch) {
-    if (launch.getKernelModuleName() != module.getSymNameAttr() ||
-        launch.getKernelName() != func.getNameAttr())
-      return;
+  bool whole;
+  for (gpu::LaunchFuncOp launch : getLaunches(func, whole)) {
     if (smem) {
       Value size = launch.getDynamicSharedMemorySize();
       std::optional<int64_t> given = size ? foldConstant(size) : 0;
@@ -283,7 +290,7 @@ static void checkLaunchesMatch(
         break;
       }
     }
-  });
+  }
 }
 
 /// Bytes of a static shared allocation of `type` aligned to `align`; 0 and a
