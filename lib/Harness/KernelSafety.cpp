@@ -11,6 +11,7 @@
 #include "Alignment.h"
 #include "Bounds.h"
 #include "GlobalMemory.h"
+#include "IntegerUB.h"
 #include "MBarrier.h"
 #include "Normalize.h"
 #include "SharedMemory.h"
@@ -623,6 +624,7 @@ checkMemoryAccesses(Operation *kernel, const UniformityInfo &uniformity,
   // Ops the bounds check cannot model are not asked about again.
   llvm::DenseSet<Operation *> unprovable;
   timed("bounds", [&] {
+    checkIntegerArithmetic(kernel, solver, report);
     checkKernelBounds(kernel, solver, grid,
                       [&](StringRef check, Operation *at, const Twine &message,
                           int64_t found, int64_t limit,

@@ -99,14 +99,15 @@ gpu.module @m {
 
 // -----
 
-// x rem 0 is undefined: the bounds check derives no divisor from it (it
-// took x % 0).
+// x rem 0 is undefined (AMK-INT-UB), and the bounds check derives no
+// divisor from it (it took x % 0).
 gpu.module @m {
   gpu.func @rem_zero(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
     %t = gpu.thread_id x
     %c0 = arith.constant 0 : index
     %c4 = arith.constant 4 : index
     %i4 = arith.muli %t, %c4 : index
+    // expected-error @+1 {{[AMK-INT-UB] 'arith.remui' at line 111 divides by zero: its divisor is 0, and a division by zero is undefined (guard the divisor, or divide by a value that is never 0)}}
     %i = arith.remui %i4, %c0 : index
     %n = memref.dim %a, %c0 : memref<?xf32>
     %ok = arith.cmpi ult, %i, %n : index

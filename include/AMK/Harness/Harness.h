@@ -58,6 +58,9 @@ inline constexpr llvm::StringLiteral kSynthUnsupported =
     "AMK-SYNTH-UNSUPPORTED";
 inline constexpr llvm::StringLiteral kUnprovable = "AMK-UNPROVABLE";
 inline constexpr llvm::StringLiteral kOOB = "AMK-OOB";
+/// Integer arithmetic LLVM leaves undefined: a division by zero, a shift by
+/// the bit width or more.
+inline constexpr llvm::StringLiteral kIntegerUB = "AMK-INT-UB";
 inline constexpr llvm::StringLiteral kBarrierDivergent =
     "AMK-BARRIER-DIVERGENT";
 /// A warp- or warpgroup-level collective (shuffle, vote, warp reduction,

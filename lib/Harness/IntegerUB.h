@@ -1,0 +1,28 @@
+//===- IntegerUB.h - Integer arithmetic without UB ---------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_LIB_HARNESS_INTEGERUB_H
+#define AMK_LIB_HARNESS_INTEGERUB_H
+
+#include "mlir/IR/Operation.h"
+
+namespace mlir {
+class DataFlowSolver;
+} // namespace mlir
+
+namespace mlir::amk {
+
+/// Reports (AMK-INT-UB) every integer division or remainder whose divisor
+/// can be zero and every shift whose amount can be negative or at least the
+/// bit width, where `solver`'s integer ranges bound the divisor or amount
+/// (IntegerUB.cpp says which ranges count as bounded).
+void checkIntegerArithmetic(
+    Operation *kernel, const DataFlowSolver &solver,
+    llvm::function_ref<void(StringRef, Operation *, const Twine &)> report);
+
+} // namespace mlir::amk
+
+#endif // AMK_LIB_HARNESS_INTEGERUB_H
