@@ -36,6 +36,7 @@
 
 #include "GlobalMemory.h"
 
+#include "GlobalProtocol.h"
 #include "SharedMemoryModel.h"
 
 #include "AMK/Analysis/Address.h"
@@ -121,6 +122,7 @@ public:
     for (int d = 0; d < 3; ++d)
       if (model.grid[d] <= 0 && !reads[d])
         model.grid[d] = 1;
+    protocol.emplace(model, threads, ArrayRef<int64_t>(model.grid), report);
   }
 
   void run();
@@ -148,6 +150,8 @@ private:
   Model model;
   ThreadEvaluator threads{model};
   llvm::function_ref<void(StringRef, Operation *, const Twine &)> report;
+  /// The counters between blocks and the orderings they make.
+  std::optional<GlobalProtocol> protocol;
   std::vector<Box> boxes;
   /// Accesses whose boxes are not modelled, and why.
   std::vector<std::pair<MemoryAccess, std::string>> unmodelled;
@@ -329,6 +333,9 @@ void GlobalChecker::addAccess(const MemoryAccess &access) {
       spans = failure();
     }
   }
+  // The protocol check alone decides a counter's accesses.
+  if (root && protocol->isCounter(root))
+    return;
   if (failed(spans)) {
     unmodelled.push_back({access, whyNot});
     return;
@@ -551,7 +558,27 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
     ba[d] = builder.blockId(ia, d);
     bb[d] = builder.blockId(ib, d);
   }
+  // Instances a counter orders race only where the signal's and the poll's
+  // counter elements differ (translated before the splits are taken, so
+  // that their divisions are split too).
+  SmallVector<SmallVector<Alternative, 2>, 4> unordered;
+  auto addOrderings = [&](const Box &x, const Instance &ix, const Box &y,
+                          const Instance &iy) {
+    for (const GlobalProtocol::Edge &e :
+         protocol->getEdges(x.members, y.members)) {
+      SmallVector<Alternative, 2> differ;
+      for (auto [f, g] : llvm::zip(e.signalIndex, e.pollIndex)) {
+        Lin delta = builder.expr(f, ix) - builder.expr(g, iy);
+        differ.push_back({{delta - 1, false}});
+        differ.push_back({{delta * -1 - 1, false}});
+      }
+      unordered.push_back(std::move(differ));
+    }
+  };
+  addOrderings(a, ia, b, ib);
+  addOrderings(b, ib, a, ia);
   SmallVector<SmallVector<Alternative, 2>, 4> splits = getSplits(builder);
+  splits.append(unordered.begin(), unordered.end());
 
   // The blocks differ: first in dimension d (a's before b's, or either way
   // round for two boxes).

@@ -11,6 +11,7 @@
 #include "Alignment.h"
 #include "Bounds.h"
 #include "GlobalMemory.h"
+#include "GlobalProtocol.h"
 #include "IntegerUB.h"
 #include "MBarrier.h"
 #include "Normalize.h"
@@ -96,8 +97,9 @@ static bool isModelled(Operation *op) {
                NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp,
                NVVM::BlockDimXOp, NVVM::BlockDimYOp, NVVM::BlockDimZOp,
                NVVM::LaneIdOp, NVVM::ElectSyncOp, NVVM::FenceProxyOp,
-               NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp,
-               NVVM::WgmmaWaitGroupSyncOp, NVVM::SetMaxRegisterOp>(op);
+               NVVM::MembarOp, NVVM::WgmmaFenceAlignedOp,
+               NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
+               NVVM::SetMaxRegisterOp>(op);
   // Value plumbing of the NVVM MMA results, and constants (which the range
   // analysis below reads).
   return isa<LLVM::ExtractValueOp, LLVM::InsertValueOp, LLVM::UndefOp,
@@ -486,11 +488,14 @@ static bool checkStructure(Operation *kernel, Report report) {
       return;
     }
     // (What lifting branches to scf makes of loops and switches.)
-    if (isa<scf::WhileOp>(op)) {
+    // (A poll on a counter is the one scf.while GlobalProtocol.cpp models.)
+    if (auto loop = dyn_cast<scf::WhileOp>(op); loop && !getPollRead(loop)) {
       report(check::kUnprovable, op,
              "a loop that is not an scf.for (" + describeOp(op) +
                  ", or branches with a back edge) is not modelled: the "
-                 "harness analyses loops as scf.for");
+                 "harness analyses loops as scf.for, and scf.while only as "
+                 "a poll (an atomic read of a counter compared with a "
+                 "threshold)");
       return;
     }
     if (isa<scf::IndexSwitchOp>(op)) {

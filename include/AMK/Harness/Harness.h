@@ -70,6 +70,11 @@ inline constexpr llvm::StringLiteral kSmemRace = "AMK-SMEM-RACE";
 /// Two blocks of a launch touch one element of a global buffer, one writing
 /// it plainly.
 inline constexpr llvm::StringLiteral kGlobalRace = "AMK-GLOBAL-RACE";
+/// A counter protocol between blocks that can deadlock or order nothing: a
+/// wait for a count its signals do not add up to, or for a signal that
+/// comes after it; a signal or poll without its fence; a counter touched
+/// otherwise; blocks that need not all be resident at once.
+inline constexpr llvm::StringLiteral kGlobalSync = "AMK-GLOBAL-SYNC";
 inline constexpr llvm::StringLiteral kAsyncUnwaited = "AMK-ASYNC-UNWAITED";
 inline constexpr llvm::StringLiteral kMisaligned = "AMK-MISALIGNED";
 inline constexpr llvm::StringLiteral kUncoalesced = "AMK-UNCOALESCED";

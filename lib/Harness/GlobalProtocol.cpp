@@ -1,0 +1,713 @@
+//===- GlobalProtocol.cpp - Counters that order blocks --------------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// AMK-GLOBAL-SYNC. A counter is a kernel argument marked `amk.counter` (the
+// launch gives it zeroed) that the kernel only signals, with atomic adds of
+// positive constants, and polls, with an `scf.while` spinning on an atomic
+// read until the count reaches a threshold. The protocol orders blocks:
+//
+//   writes; barrier; fence.gpu; signal c[f]    (one block, release)
+//   poll c[g] >= T; fence.gpu; barrier; reads   (another block, acquire)
+//
+// NVPTX emits memref.atomic_rmw as a relaxed atom (docs/FACTS.md), so the
+// fences are what makes these a release and an acquire pattern of the PTX
+// memory model; the barriers carry the other threads' writes and reads to
+// the fencing thread. Then, when the poll's threshold is exactly the sum of
+// the signals to its counter element, seeing the threshold means seeing
+// every signal, and whatever a signal releases happens before whatever the
+// poll acquires when f = g (GlobalProtocol::getEdges, which the global race
+// check asks).
+//
+// The counts are checked by running the protocol's control: for every block
+// of the known grid, every iteration of the loops around a signal or poll
+// and every branch on block values, the indices, thresholds and thread
+// counts are computed. A poll must see exactly its threshold, and every
+// signal it waits for must come strictly earlier in the order in which each
+// block runs its program (position, then iteration, lexicographically):
+// then the earliest waiting block always has its signals coming, so no
+// interleaving of resident blocks deadlocks. That every block is resident
+// is the launch's to ensure: a polling kernel must be `amk.cooperative`,
+// launched cooperatively (a grid too large then fails to launch instead of
+// hanging).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GlobalProtocol.h"
+
+#include "SharedMemoryModel.h"
+
+#include "AMK/Analysis/Address.h"
+#include "AMK/Harness/Harness.h"
+#include "AMK/Harness/KernelSafety.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+
+#define DEBUG_TYPE "amk-global-sync"
+
+using namespace mlir;
+using namespace mlir::amk;
+using namespace mlir::amk::smem;
+
+/// More signal and poll instances than this: the counts are not checked
+/// (AMK-UNPROVABLE).
+constexpr int64_t kMaxInstances = 1 << 20;
+
+/// A signal, or a poll and its read.
+struct GlobalProtocol::Point {
+  // (Op handles' accessors are not const.)
+  mutable memref::AtomicRMWOp access;
+  mutable scf::WhileOp poll;
+  Value threshold;
+  int64_t amount = 0;
+  BlockArgument counter;
+  /// The op, or its ancestor through branches on the thread alone: the
+  /// accesses ordered are in the anchor's block.
+  Operation *anchor = nullptr;
+  /// A signal releases the ops of the anchor's block before `limit`, a poll
+  /// acquires those after it (null: none).
+  Operation *limit = nullptr;
+  /// The threads of a block that run it.
+  int64_t threads = 0;
+
+  Operation *op() const {
+    return poll ? poll.getOperation() : access.getOperation();
+  }
+};
+
+GlobalProtocol::~GlobalProtocol() = default;
+
+//===----------------------------------------------------------------------===//
+// Matching
+//===----------------------------------------------------------------------===//
+
+memref::AtomicRMWOp mlir::amk::getPollRead(scf::WhileOp loop,
+                                           Value *threshold) {
+  if (loop->getNumOperands() || loop->getNumResults() ||
+      !llvm::hasSingleElement(loop.getBefore()) ||
+      !llvm::hasSingleElement(loop.getAfter()) ||
+      !llvm::hasSingleElement(loop.getAfter().front()))
+    return {};
+  Block &before = loop.getBefore().front();
+  auto condition = dyn_cast<scf::ConditionOp>(before.getTerminator());
+  if (!condition || !condition.getArgs().empty())
+    return {};
+  auto cmp = condition.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return {};
+  using P = arith::CmpIPredicate;
+  // Continue while read < T (or T > read).
+  for (bool swapped : {false, true}) {
+    auto read = cmp.getOperand(swapped).getDefiningOp<memref::AtomicRMWOp>();
+    Value bound = cmp.getOperand(!swapped);
+    P pred = cmp.getPredicate();
+    bool below = swapped ? pred == P::ugt || pred == P::sgt || pred == P::ne
+                         : pred == P::ult || pred == P::slt || pred == P::ne;
+    if (!read || !below ||
+        loop->isAncestor(bound.getParentRegion()->getParentOp()))
+      continue;
+    std::optional<int64_t> zero = getConstantIntValue(read.getValue());
+    if (zero != 0 || (read.getKind() != arith::AtomicRMWKind::addi &&
+                      read.getKind() != arith::AtomicRMWKind::ori))
+      continue;
+    bool onlyRead = llvm::all_of(before, [&](Operation &op) {
+      return &op == read || &op == cmp || &op == condition ||
+             isa<arith::ConstantOp>(op);
+    });
+    if (!onlyRead)
+      return {};
+    if (threshold)
+      *threshold = bound;
+    return read;
+  }
+  return {};
+}
+
+/// A fence that, with a strong write or read of the same thread, makes a
+/// release or acquire pattern between blocks: gpu or system scope.
+static bool isGpuFence(Operation *op) {
+  auto membar = dyn_cast<NVVM::MembarOp>(op);
+  return membar && (membar.getScope() == NVVM::MemScopeKind::GPU ||
+                    membar.getScope() == NVVM::MemScopeKind::SYS);
+}
+
+/// A barrier of every thread of the block.
+static bool isBlockBarrier(Operation *op) {
+  return isa<gpu::BarrierOp, NVVM::Barrier0Op>(op) ||
+         (isa<NVVM::BarrierOp>(op) && op->getNumOperands() == 0);
+}
+
+/// The kernel argument `memref` is (null: a view or another buffer).
+static BlockArgument getKernelArgument(Value memref, Operation *kernel) {
+  auto arg = dyn_cast<BlockArgument>(memref);
+  if (!arg || arg.getOwner()->getParentOp() != kernel)
+    return {};
+  return arg;
+}
+
+/// The kernel argument a view chain starts at (null: none).
+static BlockArgument getBaseArgument(Value memref, Operation *kernel) {
+  for (int depth = 0; depth < 64; ++depth) {
+    if (BlockArgument arg = getKernelArgument(memref, kernel))
+      return arg;
+    Operation *def = memref.getDefiningOp();
+    if (auto view = dyn_cast_if_present<ViewLikeOpInterface>(def))
+      memref = view.getViewSource();
+    else if (auto meta =
+                 dyn_cast_if_present<memref::ExtractStridedMetadataOp>(def))
+      memref = meta.getSource();
+    else
+      return {};
+  }
+  return {};
+}
+
+static std::string describeArgument(BlockArgument arg) {
+  return "kernel argument #" + std::to_string(arg.getArgNumber());
+}
+
+//===----------------------------------------------------------------------===//
+// Collection
+//===----------------------------------------------------------------------===//
+
+GlobalProtocol::GlobalProtocol(
+    const Model &model, ThreadEvaluator &threads, ArrayRef<int64_t> grid,
+    llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
+    : model(model), threads(threads), report(report) {
+  collect();
+  if (points.empty())
+    return;
+  bool ok = checkAccesses();
+  for (Point &p : points)
+    ok &= p.poll ? locateAcquire(p) : locateRelease(p);
+  ok &= enumerate(grid);
+  proved = ok;
+}
+
+void GlobalProtocol::collect() {
+  Operation *kernel = model.kernel;
+  kernel->walk([&](scf::WhileOp loop) {
+    Point p;
+    p.poll = loop;
+    p.access = getPollRead(loop, &p.threshold);
+    if (!p.access)
+      return; // the structure check reports it.
+    p.counter = getKernelArgument(p.access.getMemref(), kernel);
+    if (!p.counter) {
+      report(check::kUnprovable, loop,
+             describeOp(loop) +
+                 " polls a buffer that is not a kernel argument: the "
+                 "protocol check models counters that are arguments");
+      return;
+    }
+    counters.insert(p.counter.getAsOpaquePointer());
+    points.push_back(p);
+  });
+  if (points.empty())
+    return;
+  llvm::SmallPtrSet<Operation *, 8> reads;
+  for (const Point &p : points)
+    reads.insert(p.access);
+  kernel->walk([&](memref::AtomicRMWOp rmw) {
+    BlockArgument counter = getKernelArgument(rmw.getMemref(), kernel);
+    if (!counter || !isCounter(counter.getAsOpaquePointer()) ||
+        reads.contains(rmw))
+      return;
+    std::optional<int64_t> amount = getConstantIntValue(rmw.getValue());
+    if (rmw.getKind() != arith::AtomicRMWKind::addi || !amount || *amount <= 0)
+      return; // checkAccesses reports it.
+    Point p;
+    p.access = rmw;
+    p.amount = *amount;
+    p.counter = counter;
+    points.push_back(p);
+  });
+}
+
+bool GlobalProtocol::checkAccesses() {
+  Operation *kernel = model.kernel;
+  bool ok = true;
+  llvm::SmallPtrSet<Operation *, 8> known;
+  for (const Point &p : points)
+    known.insert(p.access);
+  kernel->walk([&](Operation *op) {
+    FailureOr<SmallVector<MemoryAccess>> list = getMemoryAccesses(op);
+    if (failed(list) || known.contains(op))
+      return;
+    for (const MemoryAccess &access : *list) {
+      BlockArgument base = getBaseArgument(access.memref, kernel);
+      if (!base || !isCounter(base.getAsOpaquePointer()))
+        continue;
+      report(check::kGlobalSync, op,
+             describeOp(op) + " touches " + describeArgument(base) +
+                 ", a counter that blocks poll: a counter may only be "
+                 "signalled (memref.atomic_rmw addi of a positive constant "
+                 "on the argument itself) and polled, or the counts the "
+                 "polls wait for are not the ones they see");
+      ok = false;
+      return;
+    }
+  });
+  auto func = dyn_cast<FunctionOpInterface>(kernel);
+  Operation *first = points.front().op();
+  if (!kernel->hasAttr("amk.cooperative")) {
+    report(check::kGlobalSync, first,
+           describeOp(first) +
+               " waits for other blocks, so every block of the launch must "
+               "be resident at once: mark the kernel `amk.cooperative` (it "
+               "is then launched cooperatively, and a grid the GPU cannot "
+               "hold at once fails to launch instead of hanging)");
+    ok = false;
+  }
+  llvm::SmallPtrSet<const void *, 4> told;
+  for (const Point &p : points) {
+    if (!func || func.getArgAttr(p.counter.getArgNumber(), "amk.counter") ||
+        !told.insert(p.counter.getAsOpaquePointer()).second)
+      continue;
+    report(check::kGlobalSync, p.op(),
+           describeOp(p.op()) + " uses " + describeArgument(p.counter) +
+               " as a counter, but the argument is not marked "
+               "`amk.counter`: its counts start at zero only if the launch "
+               "zeroes it, which the mark asks of it");
+    ok = false;
+  }
+  return ok;
+}
+
+/// `op`, or its outermost ancestor reached through scf.ifs on the thread
+/// alone.
+static Operation *getAnchor(Operation *op, ThreadEvaluator &threads) {
+  Operation *anchor = op;
+  while (auto ifOp = dyn_cast_if_present<scf::IfOp>(anchor->getParentOp())) {
+    if (!threads.isThreadOnly(ifOp.getCondition()))
+      break;
+    anchor = ifOp;
+  }
+  return anchor;
+}
+
+bool GlobalProtocol::locateRelease(Point &s) {
+  s.anchor = getAnchor(s.access, threads);
+  // The fence: before the signal in its thread, at some level up to the
+  // anchor's.
+  Operation *fence = nullptr;
+  for (Operation *c = s.access;; c = c->getParentOp()) {
+    for (Operation *prev = c->getPrevNode(); prev && !fence;
+         prev = prev->getPrevNode())
+      if (isGpuFence(prev))
+        fence = prev;
+    if (fence || c == s.anchor)
+      break;
+  }
+  if (!fence) {
+    report(check::kGlobalSync, s.access,
+           describeOp(s.access) +
+               " signals a counter with no gpu-scope fence before it in its "
+               "thread: a relaxed atomic alone releases nothing, so a block "
+               "that sees the count may not see the writes before it (put "
+               "nvvm.memory.barrier #nvvm.mem_scope<gpu> before the signal)");
+    return false;
+  }
+  // The barrier that brings the block's writes to the fencing thread: the
+  // last one before the fence (or before the anchor, when the fence is in
+  // it).
+  Operation *from =
+      fence->getBlock() == s.anchor->getBlock() ? fence : s.anchor;
+  for (Operation *prev = from->getPrevNode(); prev; prev = prev->getPrevNode())
+    if (isBlockBarrier(prev)) {
+      s.limit = prev;
+      break;
+    }
+  return true;
+}
+
+bool GlobalProtocol::locateAcquire(Point &p) {
+  p.anchor = getAnchor(p.poll, threads);
+  Operation *fence = nullptr;
+  for (Operation *c = p.poll;; c = c->getParentOp()) {
+    for (Operation *next = c->getNextNode(); next && !fence;
+         next = next->getNextNode())
+      if (isGpuFence(next))
+        fence = next;
+    if (fence || c == p.anchor)
+      break;
+  }
+  if (!fence) {
+    report(check::kGlobalSync, p.poll,
+           describeOp(p.poll) +
+               " polls a counter with no gpu-scope fence after it in its "
+               "thread: a relaxed atomic alone acquires nothing, so the "
+               "reads after it may see older values than the signals it saw "
+               "(put nvvm.memory.barrier #nvvm.mem_scope<gpu> after the "
+               "poll)");
+    return false;
+  }
+  bool atAnchor = fence->getBlock() == p.anchor->getBlock();
+  // Every thread polled and fenced: what follows the fence is acquired.
+  if (atAnchor && p.anchor == p.poll) {
+    p.limit = fence;
+    return true;
+  }
+  // Else a barrier after the fence brings the acquire to the other threads.
+  for (Operation *next = (atAnchor ? fence : p.anchor)->getNextNode(); next;
+       next = next->getNextNode())
+    if (isBlockBarrier(next)) {
+      p.limit = next;
+      break;
+    }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Counting
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Runs the control around the protocol's points for every block.
+class Enumeration {
+public:
+  Enumeration(const Model &model, ThreadEvaluator &threads,
+              ArrayRef<int64_t> grid)
+      : model(model), threads(threads) {
+    for (int d = 0; d < 3; ++d)
+      this->grid[d] = d < int(grid.size()) ? grid[d] : 1;
+  }
+
+  /// A poll instance: where it waits, for what, and in which block.
+  struct Wait {
+    const GlobalProtocol::Point *poll;
+    std::vector<int64_t> index, rank;
+    int64_t threshold;
+    int64_t block[3];
+  };
+  /// What the signals add to one counter element.
+  struct Tally {
+    int64_t sum = 0;
+    std::vector<int64_t> latest;
+  };
+
+  bool run(ArrayRef<GlobalProtocol::Point> points);
+
+  int64_t grid[3];
+  std::vector<Wait> waits;
+  std::map<std::pair<const void *, std::vector<int64_t>>, Tally> tallies;
+  /// Why the counts could not be computed, and where.
+  std::string whyNot;
+  Operation *at = nullptr;
+
+private:
+  bool visit(Block &block);
+  bool record(const GlobalProtocol::Point &p);
+  std::optional<int64_t> evaluate(Value v, int depth = 0);
+  bool fail(Operation *op, const Twine &why) {
+    at = op;
+    whyNot = why.str();
+    return false;
+  }
+
+  const Model &model;
+  ThreadEvaluator &threads;
+  llvm::DenseMap<Operation *, const GlobalProtocol::Point *> pointAt;
+  llvm::SmallPtrSet<Operation *, 16> holders;
+  llvm::DenseMap<Value, int64_t> inductions;
+  int64_t block[3] = {0, 0, 0};
+  std::vector<int64_t> rank;
+  int64_t instances = 0;
+};
+} // namespace
+
+std::optional<int64_t> Enumeration::evaluate(Value v, int depth) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return c;
+  if (auto it = inductions.find(v); it != inductions.end())
+    return it->second;
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 64)
+    return std::nullopt;
+  auto dimension = [](Operation *op) -> std::optional<int> {
+    if (auto d = dyn_cast<gpu::BlockIdOp>(op))
+      return int(d.getDimension());
+    if (auto d = dyn_cast<gpu::GridDimOp>(op))
+      return int(d.getDimension());
+    if (auto d = dyn_cast<gpu::BlockDimOp>(op))
+      return int(d.getDimension());
+    if (isa<NVVM::BlockIdXOp, NVVM::GridDimXOp, NVVM::BlockDimXOp>(op))
+      return 0;
+    if (isa<NVVM::BlockIdYOp, NVVM::GridDimYOp, NVVM::BlockDimYOp>(op))
+      return 1;
+    if (isa<NVVM::BlockIdZOp, NVVM::GridDimZOp, NVVM::BlockDimZOp>(op))
+      return 2;
+    return std::nullopt;
+  };
+  if (std::optional<int> d = dimension(op)) {
+    if (isa<gpu::BlockIdOp, NVVM::BlockIdXOp, NVVM::BlockIdYOp,
+            NVVM::BlockIdZOp>(op))
+      return block[*d];
+    if (isa<gpu::GridDimOp, NVVM::GridDimXOp, NVVM::GridDimYOp,
+            NVVM::GridDimZOp>(op))
+      return grid[*d];
+    return model.block[*d];
+  }
+  SmallVector<int64_t, 3> args;
+  for (Value operand : op->getOperands()) {
+    std::optional<int64_t> x = evaluate(operand, depth + 1);
+    if (!x)
+      return std::nullopt;
+    args.push_back(*x);
+  }
+  return evaluateIntegerOp(op, args);
+}
+
+bool Enumeration::record(const GlobalProtocol::Point &p) {
+  if (++instances > kMaxInstances)
+    return fail(p.op(), llvm::formatv("more than {0} signal and poll "
+                                      "instances to count",
+                                      kMaxInstances));
+  std::vector<int64_t> index;
+  for (Value i : p.access.getIndices()) {
+    std::optional<int64_t> x = evaluate(i);
+    if (!x)
+      return fail(p.access, "its counter index is not computed from block "
+                            "ids, loop indices and constants");
+    index.push_back(*x);
+  }
+  if (p.poll) {
+    std::optional<int64_t> threshold = evaluate(p.threshold);
+    if (!threshold)
+      return fail(p.poll, "its threshold is not computed from block ids, "
+                          "loop indices and constants");
+    waits.push_back(
+        {&p, index, rank, *threshold, {block[0], block[1], block[2]}});
+    return true;
+  }
+  Tally &tally = tallies[{p.counter.getAsOpaquePointer(), index}];
+  int64_t added;
+  if (llvm::MulOverflow(p.amount, p.threads, added) ||
+      llvm::AddOverflow(tally.sum, added, tally.sum))
+    return fail(p.access, "its counts overflow");
+  tally.latest = std::max(tally.latest, rank);
+  return true;
+}
+
+bool Enumeration::visit(Block &body) {
+  for (auto [position, op] : llvm::enumerate(body)) {
+    if (auto it = pointAt.find(&op); it != pointAt.end()) {
+      rank.push_back(position);
+      bool ok = record(*it->second);
+      rank.pop_back();
+      if (!ok)
+        return false;
+      continue;
+    }
+    if (!holders.contains(&op))
+      continue;
+    rank.push_back(position);
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      std::optional<int64_t> lb = evaluate(loop.getLowerBound()),
+                             ub = evaluate(loop.getUpperBound()),
+                             step = evaluate(loop.getStep());
+      if (!lb || !ub || !step || *step <= 0)
+        return fail(loop, "its bounds and step are not computed from block "
+                          "ids and constants (or the step is not positive)");
+      Value iv = loop.getInductionVar();
+      for (int64_t i = *lb; i < *ub; i += *step) {
+        inductions[iv] = i;
+        rank.push_back(i);
+        bool ok = visit(*loop.getBody());
+        rank.pop_back();
+        if (!ok)
+          return false;
+        if (++instances > kMaxInstances)
+          return fail(loop, "too many iterations to count");
+      }
+      inductions.erase(iv);
+    } else if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      // A branch on the thread runs both sides (the points' thread counts
+      // hold its conditions); a branch on block values runs one.
+      bool both = threads.isThreadOnly(ifOp.getCondition());
+      std::optional<int64_t> cond;
+      if (!both && !(cond = evaluate(ifOp.getCondition())))
+        return fail(ifOp, "its condition is neither a function of the thread "
+                          "alone nor of block ids and constants");
+      for (auto [i, region] : llvm::enumerate(ifOp->getRegions())) {
+        if (region.empty() || (!both && (*cond != 0) != (i == 0)))
+          continue;
+        rank.push_back(i);
+        bool ok = visit(region.front());
+        rank.pop_back();
+        if (!ok)
+          return false;
+      }
+    } else {
+      return fail(&op, "a signal or poll inside " + describeOp(&op) +
+                           " is not modelled (only scf.for and scf.if)");
+    }
+    rank.pop_back();
+  }
+  return true;
+}
+
+bool Enumeration::run(ArrayRef<GlobalProtocol::Point> points) {
+  for (const GlobalProtocol::Point &p : points) {
+    pointAt[p.op()] = &p;
+    for (Operation *a = p.op()->getParentOp(); a && a != model.kernel;
+         a = a->getParentOp())
+      holders.insert(a);
+  }
+  Block &entry = model.kernel->getRegion(0).front();
+  for (block[2] = 0; block[2] < grid[2]; ++block[2])
+    for (block[1] = 0; block[1] < grid[1]; ++block[1])
+      for (block[0] = 0; block[0] < grid[0]; ++block[0])
+        if (!visit(entry))
+          return false;
+  return true;
+}
+
+/// The threads of a block that run `op`: those for which every scf.if on
+/// the thread alone around it takes the branch it is in (null: unknown).
+static std::optional<int64_t> countThreads(Operation *op, const Model &model,
+                                           ThreadEvaluator &threads) {
+  int64_t count = model.block[0] * model.block[1] * model.block[2];
+  std::vector<bool> active(count, true);
+  for (Operation *child = op, *parent = op->getParentOp();
+       parent && child != model.kernel;
+       child = parent, parent = parent->getParentOp()) {
+    auto ifOp = dyn_cast<scf::IfOp>(parent);
+    if (!ifOp || !threads.isThreadOnly(ifOp.getCondition()))
+      continue;
+    const std::vector<int64_t> *values = threads.values(ifOp.getCondition());
+    if (!values)
+      return std::nullopt;
+    bool truth = child->getParentRegion() == &ifOp.getThenRegion();
+    for (int64_t t = 0; t < count; ++t)
+      active[t] = active[t] && (((*values)[t] != 0) == truth);
+  }
+  return llvm::count(active, true);
+}
+
+bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
+  Operation *first = points.front().op();
+  bool gridKnown =
+      grid.size() >= 1 && llvm::all_of(grid, [](int64_t g) { return g > 0; });
+  if (!model.blockKnown || !gridKnown) {
+    report(check::kUnprovable, first,
+           "the counter protocol of " + describeOp(first) +
+               " is checked for a known block and grid (known_block_size "
+               "and known_grid_size): without them its counts cannot be "
+               "computed");
+    return false;
+  }
+  for (Point &p : points) {
+    std::optional<int64_t> count = countThreads(p.op(), model, threads);
+    if (!count) {
+      report(check::kUnprovable, p.op(),
+             "the threads that run " + describeOp(p.op()) +
+                 " could not be counted");
+      return false;
+    }
+    p.threads = *count;
+    if (!p.poll && *count == 0) {
+      report(check::kGlobalSync, p.access,
+             describeOp(p.access) + " is run by no thread of the block");
+      return false;
+    }
+  }
+  Enumeration counts(model, threads, grid);
+  if (!counts.run(points)) {
+    report(check::kUnprovable, counts.at,
+           "the protocol's counts could not be checked at " +
+               describeOp(counts.at) + ": " + counts.whyNot);
+    return false;
+  }
+  bool ok = true;
+  llvm::SmallPtrSet<Operation *, 4> reported;
+  for (const Enumeration::Wait &w : counts.waits) {
+    const Point &p = *w.poll;
+    if (reported.contains(p.poll))
+      continue;
+    auto it = counts.tallies.find({p.counter.getAsOpaquePointer(), w.index});
+    Enumeration::Tally tally =
+        it == counts.tallies.end() ? Enumeration::Tally() : it->second;
+    std::string element;
+    for (int64_t i : w.index)
+      element += (element.empty() ? "" : ", ") + std::to_string(i);
+    std::string where =
+        llvm::formatv("in block ({0}, {1}, {2}) {3} waits for {4}[{5}] to "
+                      "reach {6}",
+                      w.block[0], w.block[1], w.block[2], describeOp(p.poll),
+                      describeArgument(p.counter), element, w.threshold)
+            .str();
+    Type type = p.access.getType();
+    unsigned width = isa<IndexType>(type) ? 64 : type.getIntOrFloatBitWidth();
+    if (tally.sum != w.threshold) {
+      report(check::kGlobalSync, p.poll,
+             where + llvm::formatv(
+                         ", but the launch's signals add {0} to it: {1}",
+                         tally.sum,
+                         tally.sum < w.threshold
+                             ? "the block waits forever"
+                             : "it can stop waiting before every signal it "
+                               "counts on has landed, so it orders nothing")
+                         .str());
+    } else if (width < 64 && tally.sum >= (int64_t(1) << (width - 1))) {
+      report(check::kGlobalSync, p.poll,
+             where +
+                 llvm::formatv(", which a {0}-bit counter cannot hold", width)
+                     .str());
+    } else if (w.threshold > 0 && !(tally.latest < w.rank)) {
+      report(check::kGlobalSync, p.poll,
+             where + ", but some of its signals come at or after this wait "
+                     "in the order blocks run their program: blocks can wait "
+                     "for each other forever (signal every count a wait "
+                     "needs before it, in an earlier task)");
+    } else {
+      continue;
+    }
+    reported.insert(p.poll);
+    ok = false;
+  }
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": " << points.size() << " points, "
+                          << counts.waits.size() << " waits, "
+                          << counts.tallies.size() << " counter elements, "
+                          << (ok ? "proved" : "failed") << "\n");
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// Orderings
+//===----------------------------------------------------------------------===//
+
+SmallVector<GlobalProtocol::Edge>
+GlobalProtocol::getEdges(ArrayRef<Operation *> before,
+                         ArrayRef<Operation *> after) const {
+  SmallVector<Edge> edges;
+  if (!proved)
+    return edges;
+  auto released = [](const Point &s, Operation *op) {
+    Operation *a = s.anchor->getBlock()->findAncestorOpInBlock(*op);
+    return a && a->isBeforeInBlock(s.limit);
+  };
+  auto acquired = [](const Point &p, Operation *op) {
+    Operation *a = p.anchor->getBlock()->findAncestorOpInBlock(*op);
+    return a && p.limit->isBeforeInBlock(a);
+  };
+  for (const Point &s : points) {
+    if (s.poll || !s.limit ||
+        !llvm::all_of(before, [&](Operation *op) { return released(s, op); }))
+      continue;
+    for (const Point &p : points)
+      if (p.poll && p.counter == s.counter && p.limit &&
+          llvm::all_of(after, [&](Operation *op) { return acquired(p, op); }))
+        edges.push_back({s.access.getIndices(), p.access.getIndices()});
+  }
+  return edges;
+}

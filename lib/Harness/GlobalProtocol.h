@@ -1,0 +1,84 @@
+//===- GlobalProtocol.h - Counters that order blocks ------------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// A counter protocol between the blocks of one launch (AMK-GLOBAL-SYNC):
+// blocks signal a counter in global memory once their writes are done and
+// other blocks poll it until every signal it awaits has landed. The check
+// proves the counts, the fences and the absence of deadlock, and gives the
+// global race check the orderings the protocol makes (GlobalMemory.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_LIB_HARNESS_GLOBALPROTOCOL_H
+#define AMK_LIB_HARNESS_GLOBALPROTOCOL_H
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::amk {
+
+namespace smem {
+class Model;
+class ThreadEvaluator;
+} // namespace smem
+
+/// The atomic read of a poll: `scf.while` whose before region reads a
+/// counter atomically (`memref.atomic_rmw addi 0` or `ori 0`), compares it
+/// with a threshold defined outside the loop and continues while it is
+/// below (`ult`, `slt`, `ne`), and whose after region only yields. Null
+/// when `loop` is not a poll.
+memref::AtomicRMWOp getPollRead(scf::WhileOp loop, Value *threshold = nullptr);
+
+/// The kernel's counters, signals and polls, checked when built.
+class GlobalProtocol {
+public:
+  /// Checks the protocol of `model.kernel` and reports what fails (check id,
+  /// op, message). A kernel without polls has no protocol.
+  GlobalProtocol(
+      const smem::Model &model, smem::ThreadEvaluator &threads,
+      llvm::ArrayRef<int64_t> grid,
+      llvm::function_ref<void(StringRef, Operation *, const Twine &)> report);
+  ~GlobalProtocol();
+
+  /// Whether `root` (a kernel argument, as an opaque pointer) is a counter:
+  /// the protocol check alone decides its accesses.
+  bool isCounter(const void *root) const { return counters.contains(root); }
+
+  /// A signal instance in one block and a poll instance in another, on one
+  /// counter: when their indices are equal, every access the signal
+  /// releases happens before every access the poll acquires.
+  struct Edge {
+    ValueRange signalIndex, pollIndex;
+  };
+  /// The edges that order each of `before` (ops of one block) before each
+  /// of `after` (ops of another block).
+  llvm::SmallVector<Edge> getEdges(llvm::ArrayRef<Operation *> before,
+                                   llvm::ArrayRef<Operation *> after) const;
+
+  struct Point;
+
+private:
+  void collect();
+  /// Each check reports what fails and returns whether it held.
+  bool checkAccesses();
+  bool locateRelease(Point &signal);
+  bool locateAcquire(Point &poll);
+  bool enumerate(llvm::ArrayRef<int64_t> grid);
+
+  const smem::Model &model;
+  smem::ThreadEvaluator &threads;
+  llvm::function_ref<void(StringRef, Operation *, const Twine &)> report;
+  llvm::DenseSet<const void *> counters;
+  std::vector<Point> points;
+  /// Every check held: only then does the protocol order accesses.
+  bool proved = false;
+};
+
+} // namespace mlir::amk
+
+#endif // AMK_LIB_HARNESS_GLOBALPROTOCOL_H

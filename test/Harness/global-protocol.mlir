@@ -1,0 +1,726 @@
+// RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics
+// Counter protocols between blocks (AMK-GLOBAL-SYNC, GlobalProtocol.cpp)
+// and the orderings they give the global race check. Each planted bug next
+// to its correct twin. The grid-barrier kernels: every block writes its
+// part of %data, signals %ctr[0] and waits for all four signals, then reads
+// its neighbour's part. The tile kernels: tasks 0-7 of a grid-stride loop
+// write a tile of %ws and signal its counter; tasks 8-15 wait for one tile
+// and read it.
+
+// Twin: release (barrier, fence, signal) and acquire (poll, fence, barrier).
+gpu.module @m {
+  gpu.func @grid_barrier(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %count = arith.constant 4 : i32
+    %f = arith.constant 1.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %nb = arith.addi %bid, %c1 : index
+    %next = arith.remui %nb, %c4 : index
+    %nbase = arith.muli %next, %c256 : index
+    %j = arith.addi %nbase, %tid : index
+    memref.store %f, %data[%i] : memref<1024xf32>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %count : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %x = memref.load %data[%j] : memref<1024xf32>
+    memref.store %x, %out[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: no fence before the signal (a relaxed atomic releases nothing);
+// the protocol then orders nothing, so the exchange races.
+gpu.module @m {
+  gpu.func @no_release_fence(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %count = arith.constant 4 : i32
+    %f = arith.constant 1.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %nb = arith.addi %bid, %c1 : index
+    %next = arith.remui %nb, %c4 : index
+    %nbase = arith.muli %next, %c256 : index
+    %j = arith.addi %nbase, %tid : index
+    // expected-error @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line 74 races with the 'memref.load'}}
+    memref.store %f, %data[%i] : memref<1024xf32>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      // expected-error @+1 {{[AMK-GLOBAL-SYNC] 'memref.atomic_rmw' at line 79 signals a counter with no gpu-scope fence before it in its thread}}
+      %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %count : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %x = memref.load %data[%j] : memref<1024xf32>
+    memref.store %x, %out[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a wait for five signals of four blocks (a hang).
+gpu.module @m {
+  gpu.func @threshold_too_high(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %count = arith.constant 5 : i32
+    %f = arith.constant 1.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %nb = arith.addi %bid, %c1 : index
+    %next = arith.remui %nb, %c4 : index
+    %nbase = arith.muli %next, %c256 : index
+    %j = arith.addi %nbase, %tid : index
+    // expected-error @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line 118 races with the 'memref.load'}}
+    memref.store %f, %data[%i] : memref<1024xf32>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      // expected-error @+1 {{[AMK-GLOBAL-SYNC] in block (0, 0, 0) 'scf.while' at line 125 waits for kernel argument #2[0] to reach 5, but the launch's signals add 4 to it: the block waits forever}}
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %count : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %x = memref.load %data[%j] : memref<1024xf32>
+    memref.store %x, %out[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: no barrier after the acquire: only thread 0 polled and fenced, the
+// other threads read before it has seen the signals.
+gpu.module @m {
+  gpu.func @no_acquire_barrier(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %count = arith.constant 4 : i32
+    %f = arith.constant 1.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %nb = arith.addi %bid, %c1 : index
+    %next = arith.remui %nb, %c4 : index
+    %nbase = arith.muli %next, %c256 : index
+    %j = arith.addi %nbase, %tid : index
+    // expected-error @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line 164 races with the 'memref.load'}}
+    memref.store %f, %data[%i] : memref<1024xf32>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %count : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    %x = memref.load %data[%j] : memref<1024xf32>
+    memref.store %x, %out[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the read comes before the poll.
+gpu.module @m {
+  gpu.func @read_before_poll(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %count = arith.constant 4 : i32
+    %f = arith.constant 1.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %nb = arith.addi %bid, %c1 : index
+    %next = arith.remui %nb, %c4 : index
+    %nbase = arith.muli %next, %c256 : index
+    %j = arith.addi %nbase, %tid : index
+    %x = memref.load %data[%j] : memref<1024xf32>
+    // expected-error @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line 208 races with the 'memref.load'}}
+    memref.store %f, %data[%i] : memref<1024xf32>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %count : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    memref.store %x, %out[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: each block signals after its own wait (every block waits forever).
+gpu.module @m {
+  gpu.func @signal_after_poll(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %count = arith.constant 4 : i32
+    %f = arith.constant 1.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %nb = arith.addi %bid, %c1 : index
+    %next = arith.remui %nb, %c4 : index
+    %nbase = arith.muli %next, %c256 : index
+    %j = arith.addi %nbase, %tid : index
+    // expected-error @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line 251 races with the 'memref.load'}}
+    memref.store %f, %data[%i] : memref<1024xf32>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      // expected-error @+1 {{[AMK-GLOBAL-SYNC] in block (0, 0, 0) 'scf.while' at line 257 waits for kernel argument #2[0] to reach 4, but some of its signals come at or after this wait in the order blocks run their program: blocks can wait for each other forever}}
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %count : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+    }
+    gpu.barrier
+    %x = memref.load %data[%j] : memref<1024xf32>
+    memref.store %x, %out[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: every thread signals (the count reaches 4 long before every block
+// has written).
+gpu.module @m {
+  gpu.func @every_thread_signals(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %count = arith.constant 4 : i32
+    %f = arith.constant 1.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %nb = arith.addi %bid, %c1 : index
+    %next = arith.remui %nb, %c4 : index
+    %nbase = arith.muli %next, %c256 : index
+    %j = arith.addi %nbase, %tid : index
+    // expected-error @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line 297 races with the 'memref.load'}}
+    memref.store %f, %data[%i] : memref<1024xf32>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      // expected-error @+1 {{[AMK-GLOBAL-SYNC] in block (0, 0, 0) 'scf.while' at line 305 waits for kernel argument #2[0] to reach 4, but the launch's signals add 1024 to it: it can stop waiting before every signal it counts on has landed}}
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %count : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %x = memref.load %data[%j] : memref<1024xf32>
+    memref.store %x, %out[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a kernel whose blocks wait for each other, not launched
+// cooperatively (blocks not yet resident never signal).
+gpu.module @m {
+  gpu.func @not_cooperative(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %count = arith.constant 4 : i32
+    %f = arith.constant 1.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %nb = arith.addi %bid, %c1 : index
+    %next = arith.remui %nb, %c4 : index
+    %nbase = arith.muli %next, %c256 : index
+    %j = arith.addi %nbase, %tid : index
+    // expected-error @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line 344 races with the 'memref.load'}}
+    memref.store %f, %data[%i] : memref<1024xf32>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      // expected-error @+1 {{[AMK-GLOBAL-SYNC] 'scf.while' at line 351 waits for other blocks, so every block of the launch must be resident at once: mark the kernel `amk.cooperative`}}
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %count : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %x = memref.load %data[%j] : memref<1024xf32>
+    memref.store %x, %out[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a counter the launch is not asked to zero.
+gpu.module @m {
+  gpu.func @not_a_counter(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32>) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %count = arith.constant 4 : i32
+    %f = arith.constant 1.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %nb = arith.addi %bid, %c1 : index
+    %next = arith.remui %nb, %c4 : index
+    %nbase = arith.muli %next, %c256 : index
+    %j = arith.addi %nbase, %tid : index
+    // expected-error @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line 389 races with the 'memref.load'}}
+    memref.store %f, %data[%i] : memref<1024xf32>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      // expected-error @+1 {{[AMK-GLOBAL-SYNC] 'scf.while' at line 396 uses kernel argument #2 as a counter, but the argument is not marked `amk.counter`}}
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %count : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %x = memref.load %data[%j] : memref<1024xf32>
+    memref.store %x, %out[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a plain store resets the counter.
+gpu.module @m {
+  gpu.func @plain_counter_store(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %count = arith.constant 4 : i32
+    %f = arith.constant 1.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %nb = arith.addi %bid, %c1 : index
+    %next = arith.remui %nb, %c4 : index
+    %nbase = arith.muli %next, %c256 : index
+    %j = arith.addi %nbase, %tid : index
+    // expected-error @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line 434 races with the 'memref.load'}}
+    memref.store %f, %data[%i] : memref<1024xf32>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %count : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %x = memref.load %data[%j] : memref<1024xf32>
+    memref.store %x, %out[%i] : memref<1024xf32>
+    // expected-error @+1 {{[AMK-GLOBAL-SYNC] 'memref.store' at line 453 touches kernel argument #2, a counter that blocks poll}}
+    memref.store %zero, %ctr[%c0] : memref<1xi32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a spin on a plain load (a weak load may never see the signals, and
+// the compiler may hoist it): not a poll, and racing with the signals.
+gpu.module @m {
+  gpu.func @plain_load_spin(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %count = arith.constant 4 : i32
+    %f = arith.constant 1.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %nb = arith.addi %bid, %c1 : index
+    %next = arith.remui %nb, %c4 : index
+    %nbase = arith.muli %next, %c256 : index
+    %j = arith.addi %nbase, %tid : index
+    // expected-error @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line 481 races with the 'memref.load'}}
+    memref.store %f, %data[%i] : memref<1024xf32>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      // expected-error @+1 {{[AMK-GLOBAL-RACE] 'memref.atomic_rmw' at line 487 races with the 'memref.load'}}
+      %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      // expected-error @+1 {{[AMK-UNPROVABLE] a loop that is not an scf.for ('scf.while' at line 489, or branches with a back edge) is not modelled}}
+      scf.while : () -> () {
+        %v = memref.load %ctr[%c0] : memref<1xi32>
+        %wait = arith.cmpi ult, %v, %count : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %x = memref.load %data[%j] : memref<1024xf32>
+    memref.store %x, %out[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: per-tile dependencies in a task loop (task t + 8 waits for the
+// tile of task t, an earlier task).
+gpu.module @m {
+  gpu.func @tile_tasks(%ws: memref<2048xf32>, %out: memref<2048xf32>, %ctr: memref<8xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.for %t = %bid to %c16 step %c4 {
+      %producer = arith.cmpi ult, %t, %c8 : index
+      %k = arith.remui %t, %c8 : index
+      scf.if %producer {
+        %b = arith.muli %k, %c256 : index
+        %i = arith.addi %b, %tid : index
+        memref.store %f, %ws[%i] : memref<2048xf32>
+        gpu.barrier
+        scf.if %first {
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+          %old = memref.atomic_rmw addi %one, %ctr[%k] : (i32, memref<8xi32>) -> i32
+        }
+      } else {
+        scf.if %first {
+          scf.while : () -> () {
+            %v = memref.atomic_rmw addi %zero, %ctr[%k] : (i32, memref<8xi32>) -> i32
+            %wait = arith.cmpi ult, %v, %one : i32
+            scf.condition(%wait)
+          } do {
+            scf.yield
+          }
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        }
+        gpu.barrier
+        %k1 = arith.addi %k, %c0 : index
+        %r = arith.remui %k1, %c8 : index
+        %b = arith.muli %r, %c256 : index
+        %i = arith.addi %b, %tid : index
+        %x = memref.load %ws[%i] : memref<2048xf32>
+        %o = arith.muli %k, %c256 : index
+        %oi = arith.addi %o, %tid : index
+        memref.store %x, %out[%oi] : memref<2048xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: every thread polls and fences; then no barrier is needed.
+gpu.module @m {
+  gpu.func @tile_tasks_every_thread_polls(%ws: memref<2048xf32>, %out: memref<2048xf32>, %ctr: memref<8xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.for %t = %bid to %c16 step %c4 {
+      %producer = arith.cmpi ult, %t, %c8 : index
+      %k = arith.remui %t, %c8 : index
+      scf.if %producer {
+        %b = arith.muli %k, %c256 : index
+        %i = arith.addi %b, %tid : index
+        memref.store %f, %ws[%i] : memref<2048xf32>
+        gpu.barrier
+        scf.if %first {
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+          %old = memref.atomic_rmw addi %one, %ctr[%k] : (i32, memref<8xi32>) -> i32
+        }
+      } else {
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%k] : (i32, memref<8xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %one : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        gpu.barrier
+        %k1 = arith.addi %k, %c0 : index
+        %r = arith.remui %k1, %c8 : index
+        %b = arith.muli %r, %c256 : index
+        %i = arith.addi %b, %tid : index
+        %x = memref.load %ws[%i] : memref<2048xf32>
+        %o = arith.muli %k, %c256 : index
+        %oi = arith.addi %o, %tid : index
+        memref.store %x, %out[%oi] : memref<2048xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a consumer waits for tile k and reads tile k + 1.
+gpu.module @m {
+  gpu.func @tile_reads_neighbour(%ws: memref<2048xf32>, %out: memref<2048xf32>, %ctr: memref<8xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.for %t = %bid to %c16 step %c4 {
+      %producer = arith.cmpi ult, %t, %c8 : index
+      %k = arith.remui %t, %c8 : index
+      scf.if %producer {
+        %b = arith.muli %k, %c256 : index
+        %i = arith.addi %b, %tid : index
+        // expected-error @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line 638 races with the 'memref.load'}}
+        memref.store %f, %ws[%i] : memref<2048xf32>
+        gpu.barrier
+        scf.if %first {
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+          %old = memref.atomic_rmw addi %one, %ctr[%k] : (i32, memref<8xi32>) -> i32
+        }
+      } else {
+        scf.if %first {
+          scf.while : () -> () {
+            %v = memref.atomic_rmw addi %zero, %ctr[%k] : (i32, memref<8xi32>) -> i32
+            %wait = arith.cmpi ult, %v, %one : i32
+            scf.condition(%wait)
+          } do {
+            scf.yield
+          }
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        }
+        gpu.barrier
+        %k1 = arith.addi %k, %c1 : index
+        %r = arith.remui %k1, %c8 : index
+        %b = arith.muli %r, %c256 : index
+        %i = arith.addi %b, %tid : index
+        %x = memref.load %ws[%i] : memref<2048xf32>
+        %o = arith.muli %k, %c256 : index
+        %oi = arith.addi %o, %tid : index
+        memref.store %x, %out[%oi] : memref<2048xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the consumer tasks come first: task t waits for task t + 8, which
+// its own block runs later (the race check alone sees no race: producer
+// and consumer of a tile share a block).
+gpu.module @m {
+  gpu.func @consumers_first(%ws: memref<2048xf32>, %out: memref<2048xf32>, %ctr: memref<8xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.for %t = %bid to %c16 step %c4 {
+      %producer = arith.cmpi uge, %t, %c8 : index
+      %k = arith.remui %t, %c8 : index
+      scf.if %producer {
+        %b = arith.muli %k, %c256 : index
+        %i = arith.addi %b, %tid : index
+        memref.store %f, %ws[%i] : memref<2048xf32>
+        gpu.barrier
+        scf.if %first {
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+          %old = memref.atomic_rmw addi %one, %ctr[%k] : (i32, memref<8xi32>) -> i32
+        }
+      } else {
+        scf.if %first {
+          // expected-error @+1 {{[AMK-GLOBAL-SYNC] in block (0, 0, 0) 'scf.while' at line 704 waits for kernel argument #2[0] to reach 1, but some of its signals come at or after this wait}}
+          scf.while : () -> () {
+            %v = memref.atomic_rmw addi %zero, %ctr[%k] : (i32, memref<8xi32>) -> i32
+            %wait = arith.cmpi ult, %v, %one : i32
+            scf.condition(%wait)
+          } do {
+            scf.yield
+          }
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        }
+        gpu.barrier
+        %k1 = arith.addi %k, %c0 : index
+        %r = arith.remui %k1, %c8 : index
+        %b = arith.muli %r, %c256 : index
+        %i = arith.addi %b, %tid : index
+        %x = memref.load %ws[%i] : memref<2048xf32>
+        %o = arith.muli %k, %c256 : index
+        %oi = arith.addi %o, %tid : index
+        memref.store %x, %out[%oi] : memref<2048xf32>
+      }
+    }
+    gpu.return
+  }
+}
