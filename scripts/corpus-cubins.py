@@ -26,10 +26,12 @@ diagnostics name absolute line numbers):
 
 whitespace-separated key=value fields, in any order:
 
-  tool=T[,T2] memcheck | racecheck | synccheck | initcheck   (required); a
-              list gives one run per tool with the same launch
-  grid=X[,Y[,Z]]   blocks (default 1); must equal known_grid_size if the
-              kernel has it
+  tool=T[,T2] memcheck | racecheck | synccheck | initcheck | run (required);
+              a list gives one run per tool with the same launch; `run`
+              launches without a sanitizer (for bugs a tool cannot see that
+              show as a hang)
+  grid=X[,Y[,Z]]   blocks (default known_grid_size, else 1); must equal
+              known_grid_size if the kernel has it
   block=X[,Y[,Z]]  threads per block; defaults to known_block_size, and must
               equal it when both are given
   smem=B      dynamic shared memory in bytes; defaults to the kernel's
@@ -43,14 +45,18 @@ whitespace-separated key=value fields, in any order:
                             with a pattern (floats i % 251 * 0.5, f16/bf16
                             1.0, integers i % 5), passed as a contiguous
                             row-major descriptor with offset 0.
+                i32[8]@zero a global memref filled with zeros instead (a
+                            counter: the launch zeroes `amk.counter`
+                            arguments)
                 f32[256]@smem or f32[256]@smem+64
                             a workgroup (shared) memref argument: a view of
                             the launch's dynamic shared memory at that byte
                             offset (must fit inside smem=).
                 i32=5  i64=-3  index=7  f32=1.0  f64=2.5  i16=1  i8=1
                             scalars (index is 64-bit).
-  expect=E    error | clean: what the sanitizer must say; default error for a
-              Bug, clean for a Twin.
+  expect=E    error | clean | hang: what the sanitizer must say, or that
+              the kernel never finishes (a deadlock: the run times out);
+              default error for a Bug, clean for a Twin.
   kernel=K    the gpu.func to launch, when a split holds several kernels.
 
 Several tools, or several SANITIZE lines in one case, give several runs (e.g.
@@ -130,7 +136,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "index": 8,
                 "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
 PTX_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8}
-TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck", "run")
 
 STAGE1 = ["--convert-to-llvm"]
 STAGE2 = ["--convert-nvgpu-to-nvvm",
@@ -247,7 +253,9 @@ def kernels_of(split):
         for a in split_top(arglist):
             if ":" not in a:
                 raise CaseError(f"cannot read kernel argument '{a}'")
-            types.append(a.split(":", 1)[1].strip())
+            # (Without its argument attributes: `{amk.counter}`.)
+            types.append(re.sub(r"\s*\{[^{}]*\}\s*$", "",
+                                a.split(":", 1)[1].strip()))
         out[m.group(1)] = {"args": types, "attrs": attrs}
     return out
 
@@ -314,12 +322,13 @@ def parse_directive(body):
 
 def parse_arg(spec):
     """One args= entry -> dict."""
-    m = re.fullmatch(r"(\w+)\[([\dx]+)\](?:@smem(?:\+(\d+))?)?", spec)
+    m = re.fullmatch(r"(\w+)\[([\dx]+)\](?:@smem(?:\+(\d+))?|@zero)?", spec)
     if m:
         dims = [int(x) for x in m.group(2).split("x")]
         shared = "@smem" in spec
         return {"kind": "memref", "elem": m.group(1), "dims": dims,
                 "space": "shared" if shared else "global",
+                "fill": "zero" if spec.endswith("@zero") else "pattern",
                 "smem_offset": int(m.group(3) or 0) if shared else None,
                 "spec": spec}
     m = re.fullmatch(r"(\w+)=(\S+)", spec)
@@ -376,7 +385,7 @@ def expected_abi(arg_types, arg_specs):
             if space == "global":
                 buf = len(buffers)
                 buffers.append({"id": buf, "arg": i, "elem": elem,
-                                "count": count,
+                                "count": count, "fill": spec["fill"],
                                 "elem_bytes": SCALAR_BYTES[elem],
                                 "bytes": nbytes})
                 ptr = {"kind": "ptr", "value": buf}
@@ -742,7 +751,8 @@ def main():
                     if kb and block != kb:
                         raise CaseError(f"block {block} contradicts "
                                         f"known_block_size {kb}")
-                    grid = parse_triple(d.get("grid", "1"), "grid")
+                    grid = (parse_triple(d["grid"], "grid") if "grid" in d
+                            else kg or [1, 1, 1])
                     if kg and grid != kg:
                         raise CaseError(f"grid {grid} contradicts "
                                         f"known_grid_size {kg}")
@@ -763,8 +773,9 @@ def main():
                     abi = bind_abi(params, ptx_entry_params(ptx, name), name)
                     expect = d.get("expect",
                                    "error" if kind == "Bug" else "clean")
-                    if expect not in ("error", "clean"):
-                        raise CaseError("expect= must be error or clean")
+                    if expect not in ("error", "clean", "hang"):
+                        raise CaseError("expect= must be error, clean or "
+                                        "hang")
                 except CaseError as e:
                     failures.append(f"{dwhere}: {e}")
                     print(f"FAIL {dwhere}: {e}", file=sys.stderr)
@@ -776,6 +787,7 @@ def main():
                         "kernel": name, "kind": kind, "comment": comment,
                         "tool": tool, "expect": expect, "grid": grid,
                         "block": block, "smem": smem,
+                        "cooperative": "amk.cooperative" in k["attrs"],
                         "directive": body.strip(),
                         "args": [s["spec"] for s in specs],
                         "buffers": buffers, "abi": abi,
@@ -805,10 +817,11 @@ def main():
                     f"tool {c['tool']}\nexpect {c['expect']}\n"
                     f"grid {' '.join(map(str, c['grid']))}\n"
                     f"block {' '.join(map(str, c['block']))}\n"
-                    f"smem {c['smem']}\n")
+                    f"smem {c['smem']}\n"
+                    f"cooperative {int(c['cooperative'])}\n")
             for b in c["buffers"]:
                 f.write(f"buffer {b['id']} {b['elem']} {b['count']} "
-                        f"{b['elem_bytes']}\n")
+                        f"{b['elem_bytes']} {b['fill']}\n")
             for p in c["abi"]:
                 v = p["value"]
                 v = repr(float(v)) if p["kind"] in ("f32", "f64") else v

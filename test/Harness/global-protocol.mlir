@@ -6,7 +6,7 @@
 // its neighbour's part. The tile kernels: tasks 0-7 of a grid-stride loop
 // write a tile of %ws and signal its counter; tasks 8-15 wait for one tile
 // and read it.
-
+// SANITIZE: tool=run,memcheck args=f32[1024],f32[1024],i32[1]@zero
 // Twin: release (barrier, fence, signal) and acquire (poll, fence, barrier).
 gpu.module @m {
   gpu.func @grid_barrier(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
@@ -94,7 +94,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=run expect=hang args=f32[1024],f32[1024],i32[1]@zero
 // Bug: a wait for five signals of four blocks (a hang).
 gpu.module @m {
   gpu.func @threshold_too_high(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
@@ -227,7 +227,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=run expect=hang args=f32[1024],f32[1024],i32[1]@zero
 // Bug: each block signals after its own wait (every block waits forever).
 gpu.module @m {
   gpu.func @signal_after_poll(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
@@ -503,7 +503,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=run,memcheck args=f32[2048],f32[2048],i32[8]@zero
 // Twin: per-tile dependencies in a task loop (task t + 8 waits for the
 // tile of task t, an earlier task).
 gpu.module @m {
@@ -559,7 +559,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=run,memcheck args=f32[2048],f32[2048],i32[8]@zero
 // Twin: every thread polls and fences; then no barrier is needed.
 gpu.module @m {
   gpu.func @tile_tasks_every_thread_polls(%ws: memref<2048xf32>, %out: memref<2048xf32>, %ctr: memref<8xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
@@ -668,7 +668,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=run expect=hang args=f32[2048],f32[2048],i32[8]@zero
 // Bug: the consumer tasks come first: task t waits for task t + 8, which
 // its own block runs later (the race check alone sees no race: producer
 // and consumer of a tile share a block).

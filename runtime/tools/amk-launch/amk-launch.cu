@@ -22,9 +22,11 @@
 //   case N            name S            cubin FILE (relative to the manifest)
 //   kernel K          kind Bug|Twin     tool T          expect error|clean
 //   grid X Y Z        block X Y Z       smem BYTES  (dynamic shared memory)
-//   buffer ID DTYPE COUNT ELEMBYTES     (one cudaMalloc of exactly
+//   cooperative 0|1   (1: cuLaunchCooperativeKernel, every block resident)
+//   buffer ID DTYPE COUNT ELEMBYTES [pattern|zero]
+//                                       (one cudaMalloc of exactly
 //                                        COUNT * ELEMBYTES bytes, filled
-//                                        with a pattern)
+//                                        with a pattern, or zeroed)
 //   param KIND VALUE  (in kernel-parameter order)
 //   end
 //
@@ -62,6 +64,7 @@ struct Buffer {
   int id = 0;
   std::string dtype;
   size_t count = 0, elemBytes = 0;
+  bool zero = false;
   void *device = nullptr;
 };
 
@@ -74,6 +77,7 @@ struct Case {
   std::string name, cubin, kernel, kind, tool, expect;
   unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   unsigned smem = 0;
+  bool cooperative = false;
   std::vector<Buffer> buffers;
   std::vector<Param> params;
 };
@@ -164,9 +168,17 @@ std::vector<Case> readManifest(const std::string &path, int want) {
       ok = bool(ls >> cur.block[0] >> cur.block[1] >> cur.block[2]);
     else if (key == "smem")
       ok = bool(ls >> cur.smem);
+    else if (key == "cooperative")
+      ok = bool(ls >> cur.cooperative);
     else if (key == "buffer") {
       Buffer b;
       ok = bool(ls >> b.id >> b.dtype >> b.count >> b.elemBytes);
+      std::string fill;
+      if (ok && ls >> fill) {
+        if (fill != "zero" && fill != "pattern")
+          bad("buffer fill must be pattern or zero");
+        b.zero = fill == "zero";
+      }
       if (ok && b.id != int(cur.buffers.size()))
         bad("buffers must be numbered 0, 1, ... in order");
       cur.buffers.push_back(b);
@@ -187,7 +199,7 @@ std::vector<Case> readManifest(const std::string &path, int want) {
 /// Fills a host image of a buffer with the documented pattern.
 std::vector<unsigned char> pattern(const Buffer &b) {
   std::vector<unsigned char> host(b.count * b.elemBytes, 0);
-  for (size_t i = 0; i < b.count; ++i) {
+  for (size_t i = 0; i < b.count && !b.zero; ++i) {
     unsigned char *p = host.data() + i * b.elemBytes;
     const std::string &t = b.dtype;
     if (t == "f32") {
@@ -358,10 +370,18 @@ int main(int argc, char **argv) {
     std::printf("  dynamic shared memory at shared address 0x%llx\n",
                 sharedBase);
 
+  // A kernel whose blocks wait for each other needs them all resident: a
+  // cooperative launch fails on a grid too large instead of hanging.
   CUresult launch =
-      cuLaunchKernel(function, c.grid[0], c.grid[1], c.grid[2], c.block[0],
-                     c.block[1], c.block[2], c.smem, nullptr,
-                     args.empty() ? nullptr : args.data(), nullptr);
+      c.cooperative
+          ? cuLaunchCooperativeKernel(function, c.grid[0], c.grid[1],
+                                      c.grid[2], c.block[0], c.block[1],
+                                      c.block[2], c.smem, nullptr,
+                                      args.empty() ? nullptr : args.data())
+          : cuLaunchKernel(function, c.grid[0], c.grid[1], c.grid[2],
+                           c.block[0], c.block[1], c.block[2], c.smem,
+                           nullptr, args.empty() ? nullptr : args.data(),
+                           nullptr);
   if (launch != CUDA_SUCCESS) {
     std::printf("  launch: FAILED: %s\n", driverError(launch).c_str());
     return 1;
