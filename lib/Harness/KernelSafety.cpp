@@ -594,6 +594,13 @@ private:
 };
 } // namespace
 
+LogicalResult mlir::amk::runKernelRangeAnalysis(DataFlowSolver &solver,
+                                                Operation *kernel) {
+  dataflow::loadBaselineAnalyses(solver);
+  solver.load<KernelRangeAnalysis>();
+  return solver.initializeAndRun(kernel);
+}
+
 double KernelCheckTime::totalMs() const {
   double total = 0;
   for (const auto &phase : phases)
@@ -618,10 +625,8 @@ checkMemoryAccesses(Operation *kernel, const UniformityInfo &uniformity,
   // One integer range analysis for every check: thread ids bounded by
   // known_block_size, loop variables by their bounds.
   DataFlowSolver solver;
-  dataflow::loadBaselineAnalyses(solver);
-  solver.load<KernelRangeAnalysis>();
-  if (failed(
-          timed("ranges", [&] { return solver.initializeAndRun(kernel); }))) {
+  if (failed(timed("ranges",
+                   [&] { return runKernelRangeAnalysis(solver, kernel); }))) {
     report(check::kUnprovable, kernel, "integer range analysis failed");
     return failure();
   }

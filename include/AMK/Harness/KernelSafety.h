@@ -40,6 +40,10 @@
 
 #include "AMK/Harness/Harness.h"
 
+namespace mlir {
+class DataFlowSolver;
+} // namespace mlir
+
 namespace mlir::amk {
 
 /// The dynamic shared memory (bytes) every launch of a kernel provides; the
@@ -57,6 +61,11 @@ inline constexpr llvm::StringLiteral kDynamicSmemAlignAttrName =
 
 /// "'scf.if' at line 12": how findings name an op.
 std::string describeOp(Operation *op);
+
+/// Runs the integer range analysis every check of a kernel reads: upstream's,
+/// with thread ids and block dimensions bounded by known_block_size (else by
+/// CUDA's limits) and integer llvm.mlir.constant ops known.
+LogicalResult runKernelRangeAnalysis(DataFlowSolver &solver, Operation *kernel);
 
 /// Bytes of static shared memory a kernel allocates (workgroup attributions,
 /// workgroup allocs, shared globals it uses), with the padding their

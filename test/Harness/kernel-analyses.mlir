@@ -1,0 +1,77 @@
+// RUN: amk-opt %s --split-input-file --amk-test-kernel-analyses --verify-diagnostics -o /dev/null
+// What the harness's analyses conclude (test/lib/Harness): the kernel range
+// analysis every check reads, UniformityInfo per thread group, and the byte
+// addresses of AddressModel. Ops marked amk.test get one remark each.
+
+// Ranges: thread ids from known_block_size, block dimensions folded, loop
+// variables from their bounds (not their step: [0, 15], not [0, 12]); interval arithmetic loses relations (the
+// bounds check's prover keeps them: 2 t - 8 (t / 4) is 2 (t mod 4)).
+gpu.module @m {
+  gpu.func @ranges(%n: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    // expected-remark @+1 {{result #0: range [0, 127], divergent in every warp}}
+    %t = gpu.thread_id x {amk.test}
+    // expected-remark @+1 {{result #0: range [128, 128], uniform over grid, block, warpgroup, warp}}
+    %d = gpu.block_dim x {amk.test}
+    %q = arith.divui %t, %c4 : index
+    %a = arith.muli %t, %c2 : index
+    %b = arith.muli %q, %c8 : index
+    // expected-remark @+1 {{result #0: range [-248, 254], divergent in every warp}}
+    %lane2 = arith.subi %a, %b {amk.test} : index
+    scf.for %i = %c0 to %c16 step %c4 {
+      // expected-remark @+1 {{result #0: range [0, 15], uniform over grid, block, warpgroup, warp}}
+      %j = arith.addi %i, %c0 {amk.test} : index
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Uniformity: a block id is uniform within a block, not over the grid; a
+// warp index is uniform within a warp; a value read from memory is
+// divergent over the grid (another block may write it) and, at an index of
+// the thread, within a warp.
+gpu.module @m {
+  gpu.func @uniformity(%a: memref<256xi32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %c128 = arith.constant 128 : index
+    %t = gpu.thread_id x
+    // expected-remark @+1 {{result #0: range [0, 4294967294], uniform over block, warpgroup, warp}}
+    %b = gpu.block_id x {amk.test}
+    // expected-remark @+1 {{result #0: range [0, 7], uniform over warp}}
+    %w = arith.divui %t, %c32 {amk.test} : index
+    // expected-remark @+1 {{result #0: range [0, 1], uniform over warpgroup, warp}}
+    %g = arith.divui %t, %c128 {amk.test} : index
+    // expected-remark @+1 {{result #0: range [-2147483648, 2147483647], uniform over block, warpgroup, warp; address 0 bytes}}
+    %x = memref.load %a[%c0] {amk.test} : memref<256xi32>
+    // expected-remark @+1 {{result #0: range [-2147483648, 2147483647], divergent in every warp; address 4 * ('gpu.thread_id' at line 44) bytes}}
+    %y = memref.load %a[%t] {amk.test} : memref<256xi32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Addresses: a dynamic row pitch is the size of the argument's last
+// dimension; a subview adds its offsets (rows 4, columns 8 and 4: 16 pitches
+// and 48 bytes); a vector store's address is its first element's.
+gpu.module @m {
+  gpu.func @addresses(%a: memref<?x?xf32>, %i: index, %j: index) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+    %t = gpu.thread_id x
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    // expected-remark @+1 {{address 4 * (argument 1) * (the dynamic size of dimension 1 of argument 0) + 4 * ('gpu.thread_id' at line 66) bytes}}
+    %v = memref.load %a[%i, %t] {amk.test} : memref<?x?xf32>
+    %s = memref.subview %a[%c4, %c8] [16, 16] [1, 1] : memref<?x?xf32> to memref<16x16xf32, strided<[?, 1], offset: ?>>
+    %f = arith.constant dense<1.0> : vector<4xf32>
+    // expected-remark @+1 {{address 48 + 4 * (argument 2) * (the dynamic size of dimension 1 of argument 0) + 16 * (the dynamic size of dimension 1 of argument 0) bytes}}
+    vector.store %f, %s[%j, %c4] {amk.test} : memref<16x16xf32, strided<[?, 1], offset: ?>>, vector<4xf32>
+    gpu.return
+  }
+}
