@@ -615,9 +615,10 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
       return false;
     }
     p.threads = *count;
-    if (!p.poll && *count == 0) {
-      report(check::kGlobalSync, p.access,
-             describeOp(p.access) + " is run by no thread of the block");
+    // (A poll no thread runs would order what follows it by nothing.)
+    if (*count == 0) {
+      report(check::kGlobalSync, p.op(),
+             describeOp(p.op()) + " is run by no thread of the block");
       return false;
     }
   }
