@@ -24,10 +24,12 @@
 // The counts are checked by running the protocol's control: for every block
 // of the known grid, every iteration of the loops around a signal or poll
 // and every branch on block values, the indices, thresholds and thread
-// counts are computed. A poll must see exactly its threshold, and every
-// signal it waits for must come strictly earlier in the order in which each
-// block runs its program (position, then iteration, lexicographically):
-// then the earliest waiting block always has its signals coming, so no
+// counts are computed. A poll must see exactly its threshold, and the
+// waits-for graph must be acyclic: each block's instances in the order it
+// runs them, each signal before its counter element, the element before the
+// waits on it. Then a topological order ranks the instances, every block
+// runs its own in increasing rank and every wait's signals rank below it,
+// so the lowest waiting instance always has its signals coming, and no
 // interleaving of resident blocks deadlocks. That every block is resident
 // is the launch's to ensure: a polling kernel must be `amk.cooperative`,
 // launched cooperatively (a grid too large then fails to launch instead of
@@ -385,17 +387,23 @@ public:
   /// A poll instance: where it waits, for what, and in which block.
   struct Wait {
     const GlobalProtocol::Point *poll;
-    std::vector<int64_t> index, rank;
+    std::vector<int64_t> index;
     int64_t threshold;
     int64_t block[3];
+    unsigned node;
   };
-  /// What the signals add to one counter element.
+  /// What the signals add to one counter element, and its node.
   struct Tally {
     int64_t sum = 0;
-    std::vector<int64_t> latest;
+    unsigned node;
   };
 
   bool run(ArrayRef<GlobalProtocol::Point> points);
+  /// Whether each node can complete: the waits-for graph (each block's
+  /// instances in program order; each signal before its counter element,
+  /// the element before each wait on it) ordered topologically, a node on
+  /// or behind a cycle never completes.
+  std::vector<bool> completing() const;
 
   int64_t grid[3];
   std::vector<Wait> waits;
@@ -418,10 +426,17 @@ private:
   ThreadEvaluator &threads;
   llvm::DenseMap<Operation *, const GlobalProtocol::Point *> pointAt;
   llvm::SmallPtrSet<Operation *, 16> holders;
+  unsigned addNode() {
+    successors.emplace_back();
+    return successors.size() - 1;
+  }
+
   llvm::DenseMap<Value, int64_t> inductions;
   int64_t block[3] = {0, 0, 0};
-  std::vector<int64_t> rank;
   int64_t instances = 0;
+  std::vector<SmallVector<unsigned, 2>> successors;
+  /// The block's latest instance (none: -1).
+  int64_t previous = -1;
 };
 } // namespace
 
@@ -485,32 +500,43 @@ bool Enumeration::record(const GlobalProtocol::Point &p) {
     if (!threshold)
       return fail(p.poll, "its threshold is not computed from block ids, "
                           "loop indices and constants");
+  }
+  auto [it, fresh] =
+      tallies.try_emplace({p.counter.getAsOpaquePointer(), index});
+  Tally &tally = it->second;
+  if (fresh)
+    tally.node = addNode();
+  unsigned node = addNode();
+  if (previous >= 0)
+    successors[previous].push_back(node);
+  previous = node;
+  if (p.poll) {
+    successors[tally.node].push_back(node);
+    std::optional<int64_t> threshold = evaluate(p.threshold);
+    if (!threshold)
+      return fail(p.poll, "its threshold is not computed from block ids, "
+                          "loop indices and constants");
     waits.push_back(
-        {&p, index, rank, *threshold, {block[0], block[1], block[2]}});
+        {&p, index, *threshold, {block[0], block[1], block[2]}, node});
     return true;
   }
-  Tally &tally = tallies[{p.counter.getAsOpaquePointer(), index}];
+  successors[node].push_back(tally.node);
   int64_t added;
   if (llvm::MulOverflow(p.amount, p.threads, added) ||
       llvm::AddOverflow(tally.sum, added, tally.sum))
     return fail(p.access, "its counts overflow");
-  tally.latest = std::max(tally.latest, rank);
   return true;
 }
 
 bool Enumeration::visit(Block &body) {
   for (auto [position, op] : llvm::enumerate(body)) {
     if (auto it = pointAt.find(&op); it != pointAt.end()) {
-      rank.push_back(position);
-      bool ok = record(*it->second);
-      rank.pop_back();
-      if (!ok)
+      if (!record(*it->second))
         return false;
       continue;
     }
     if (!holders.contains(&op))
       continue;
-    rank.push_back(position);
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       std::optional<int64_t> lb = evaluate(loop.getLowerBound()),
                              ub = evaluate(loop.getUpperBound()),
@@ -521,10 +547,7 @@ bool Enumeration::visit(Block &body) {
       Value iv = loop.getInductionVar();
       for (int64_t i = *lb; i < *ub; i += *step) {
         inductions[iv] = i;
-        rank.push_back(i);
-        bool ok = visit(*loop.getBody());
-        rank.pop_back();
-        if (!ok)
+        if (!visit(*loop.getBody()))
           return false;
         if (++instances > kMaxInstances)
           return fail(loop, "too many iterations to count");
@@ -538,22 +561,41 @@ bool Enumeration::visit(Block &body) {
       if (!both && !(cond = evaluate(ifOp.getCondition())))
         return fail(ifOp, "its condition is neither a function of the thread "
                           "alone nor of block ids and constants");
+      // (The sides of a branch on the thread, which threads of one block
+      // run at once, in program order then before else: conservative.)
       for (auto [i, region] : llvm::enumerate(ifOp->getRegions())) {
         if (region.empty() || (!both && (*cond != 0) != (i == 0)))
           continue;
-        rank.push_back(i);
-        bool ok = visit(region.front());
-        rank.pop_back();
-        if (!ok)
+        if (!visit(region.front()))
           return false;
       }
     } else {
       return fail(&op, "a signal or poll inside " + describeOp(&op) +
                            " is not modelled (only scf.for and scf.if)");
     }
-    rank.pop_back();
   }
   return true;
+}
+
+std::vector<bool> Enumeration::completing() const {
+  std::vector<unsigned> pending(successors.size(), 0);
+  for (const auto &next : successors)
+    for (unsigned n : next)
+      ++pending[n];
+  std::vector<bool> done(successors.size(), false);
+  std::vector<unsigned> ready;
+  for (unsigned n = 0; n < successors.size(); ++n)
+    if (!pending[n])
+      ready.push_back(n);
+  while (!ready.empty()) {
+    unsigned n = ready.back();
+    ready.pop_back();
+    done[n] = true;
+    for (unsigned m : successors[n])
+      if (!--pending[m])
+        ready.push_back(m);
+  }
+  return done;
 }
 
 bool Enumeration::run(ArrayRef<GlobalProtocol::Point> points) {
@@ -566,9 +608,11 @@ bool Enumeration::run(ArrayRef<GlobalProtocol::Point> points) {
   Block &entry = model.kernel->getRegion(0).front();
   for (block[2] = 0; block[2] < grid[2]; ++block[2])
     for (block[1] = 0; block[1] < grid[1]; ++block[1])
-      for (block[0] = 0; block[0] < grid[0]; ++block[0])
+      for (block[0] = 0; block[0] < grid[0]; ++block[0]) {
+        previous = -1;
         if (!visit(entry))
           return false;
+      }
   return true;
 }
 
@@ -629,6 +673,7 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
                describeOp(counts.at) + ": " + counts.whyNot);
     return false;
   }
+  std::vector<bool> completing = counts.completing();
   bool ok = true;
   llvm::SmallPtrSet<Operation *, 4> reported;
   for (const Enumeration::Wait &w : counts.waits) {
@@ -664,12 +709,13 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
              where +
                  llvm::formatv(", which a {0}-bit counter cannot hold", width)
                      .str());
-    } else if (w.threshold > 0 && !(tally.latest < w.rank)) {
+    } else if (!completing[w.node]) {
       report(check::kGlobalSync, p.poll,
-             where + ", but some of its signals come at or after this wait "
-                     "in the order blocks run their program: blocks can wait "
-                     "for each other forever (signal every count a wait "
-                     "needs before it, in an earlier task)");
+             where + ", but some of its signals come only after a wait that "
+                     "depends on this one (a cycle of waits and the program "
+                     "order of blocks): blocks can wait for each other "
+                     "forever (signal every count a wait needs before it, "
+                     "in an earlier task)");
     } else {
       continue;
     }

@@ -253,7 +253,7 @@ gpu.module @m {
     %first = arith.cmpi eq, %tid, %c0 : index
     scf.if %first {
       nvvm.memory.barrier #nvvm.mem_scope<gpu>
-      // expected-error @+1 {{[AMK-GLOBAL-SYNC] in block (0, 0, 0) 'scf.while' at line 257 waits for kernel argument #2[0] to reach 4, but some of its signals come at or after this wait in the order blocks run their program: blocks can wait for each other forever}}
+      // expected-error @+1 {{[AMK-GLOBAL-SYNC] in block (0, 0, 0) 'scf.while' at line 257 waits for kernel argument #2[0] to reach 4, but some of its signals come only after a wait that depends on this one (a cycle of waits and the program order of blocks): blocks can wait for each other forever}}
       scf.while : () -> () {
         %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<1xi32>) -> i32
         %wait = arith.cmpi ult, %v, %count : i32
@@ -700,7 +700,7 @@ gpu.module @m {
         }
       } else {
         scf.if %first {
-          // expected-error @+1 {{[AMK-GLOBAL-SYNC] in block (0, 0, 0) 'scf.while' at line 704 waits for kernel argument #2[0] to reach 1, but some of its signals come at or after this wait}}
+          // expected-error @+1 {{[AMK-GLOBAL-SYNC] in block (0, 0, 0) 'scf.while' at line 704 waits for kernel argument #2[0] to reach 1, but some of its signals come only after a wait that depends on this one}}
           scf.while : () -> () {
             %v = memref.atomic_rmw addi %zero, %ctr[%k] : (i32, memref<8xi32>) -> i32
             %wait = arith.cmpi ult, %v, %one : i32
@@ -770,6 +770,92 @@ gpu.module @m {
     gpu.barrier
     %x = memref.load %data[%j] : memref<1024xf32>
     memref.store %x, %out[%i] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[256],f32[1024],i32[1]@zero
+// Twin: block 0 produces, the other blocks wait for it: the wait is on the
+// then side of a branch on the block id, the signal on the else side, which
+// no block runs both of (no cycle).
+gpu.module @m {
+  gpu.func @producer_block(%data: memref<256xf32>, %out: memref<1024xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %consumer = arith.cmpi ne, %bid, %c0 : index
+    scf.if %consumer {
+      scf.if %first {
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %one : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      }
+      gpu.barrier
+      %x = memref.load %data[%tid] : memref<256xf32>
+      %base = arith.muli %bid, %c256 : index
+      %i = arith.addi %base, %tid : index
+      memref.store %x, %out[%i] : memref<1024xf32>
+    } else {
+      memref.store %f, %data[%tid] : memref<256xf32>
+      gpu.barrier
+      scf.if %first {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run expect=hang args=f32[512],i32[2]@zero
+// Bug: blocks 0 and 1 each wait for the other's signal before giving their
+// own (a cycle of waits).
+gpu.module @m {
+  gpu.func @wait_for_each_other(%data: memref<512xf32>, %ctr: memref<2xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 2, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %other = arith.subi %c1, %bid : index
+    scf.if %first {
+      // expected-error @+1 {{waits for kernel argument #1[1] to reach 1, but some of its signals come only after a wait that depends on this one}}
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%other] : (i32, memref<2xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %one : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    memref.store %f, %data[%i] : memref<512xf32>
+    gpu.barrier
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%bid] : (i32, memref<2xi32>) -> i32
+    }
     gpu.return
   }
 }
