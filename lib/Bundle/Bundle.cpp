@@ -199,6 +199,8 @@ static llvm::json::Object kernelToJSON(const BundleKernel &kernel,
       {"cache_key", kernel.cacheKey},
       {"verdict", verdict()},
   };
+  if (launch.cooperative)
+    json["cooperative"] = true;
   // The prediction and the family's fields describe the whole launch: they
   // go with its first kernel.
   if (!launch.tensorMaps.empty()) {

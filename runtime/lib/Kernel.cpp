@@ -170,6 +170,7 @@ Kernel &Kernel::operator=(Kernel &&other) noexcept {
   fromPtx = other.fromPtx;
   attrs = other.attrs;
   maxGrid = other.maxGrid;
+  maxResidentBlocks = other.maxResidentBlocks;
   notes = std::move(other.notes);
   other.module = nullptr;
   other.function = nullptr;
@@ -212,6 +213,15 @@ Status Kernel::load(const Bundle &bundle, size_t index, Kernel &out) {
       !s.ok())
     return s;
   out.maxGrid = device.maxGrid;
+  if (k.cooperative) {
+    int perSM = 0;
+    AMK_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(
+               &perSM, out.function,
+               static_cast<int>(k.block[0] * k.block[1] * k.block[2]),
+               static_cast<size_t>(k.dynamicSmemBytes)),
+           "cuOccupancyMaxActiveBlocksPerMultiprocessor('" + k.entry + "')");
+    out.maxResidentBlocks = int64_t(perSM) * device.smCount;
+  }
   if (out.attrs.localBytesPerThread > 0)
     out.notes.push_back("kernel '" + k.entry + "' uses " +
                         std::to_string(out.attrs.localBytesPerThread) +
@@ -242,6 +252,25 @@ Status Kernel::launch(const std::array<int64_t, 3> &grid, KernelParams &params,
         " threads exceeds the " + std::to_string(attrs.maxThreadsPerBlock) +
         " that kernel '" + kernel.entry + "' can run per block (it uses " +
         std::to_string(attrs.numRegisters) + " registers per thread)");
+  if (kernel.cooperative) {
+    int64_t blocks = grid[0] * grid[1] * grid[2];
+    if (blocks > maxResidentBlocks)
+      return Status::error(
+          "kernel '" + kernel.entry + "' needs its " + std::to_string(blocks) +
+          " blocks resident at once (its blocks wait for each other), but "
+          "the device holds " +
+          std::to_string(maxResidentBlocks) + " of them");
+    AMK_CU(cuLaunchCooperativeKernel(
+               function, static_cast<unsigned>(grid[0]),
+               static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
+               static_cast<unsigned>(kernel.block[0]),
+               static_cast<unsigned>(kernel.block[1]),
+               static_cast<unsigned>(kernel.block[2]),
+               static_cast<unsigned>(kernel.dynamicSmemBytes), stream,
+               params.pointers()),
+           "cuLaunchCooperativeKernel('" + kernel.entry + "')");
+    return Status::success();
+  }
   AMK_CU(cuLaunchKernel(function, static_cast<unsigned>(grid[0]),
                         static_cast<unsigned>(grid[1]),
                         static_cast<unsigned>(grid[2]),

@@ -263,11 +263,14 @@ Status readKernel(const Reader &reader, const JsonValue &json,
     s = readParams(reader, json, path, m, kernel);
   if (s.ok())
     s = readKernelProvenance(reader, json, path, kernel);
+  if (s.ok() && json.find("cooperative"))
+    s = reader.getBool(json, path, "cooperative", kernel.cooperative);
   if (s.ok())
     reader.noteUnknownKeys(
         json, path,
         {"name", "entry", "cubin", "ptx", "config", "block", "grid",
          "dynamic_smem_bytes", "estimated_regs_per_thread", "params",
+         "cooperative",
          "tensor_maps", "tile", "predicted_us", "cache_key", "verdict"});
   return s;
 }

@@ -153,6 +153,22 @@ TEST(Schema2, RefusesAWrittenBufferThatOverlapsAnother) {
       "written"));
 }
 
+TEST(Schema2, ReadsCooperativeKernels) {
+  // A kernel is not cooperative unless the manifest says so.
+  EXPECT_FALSE(loadGemm().manifest().kernels[0].cooperative);
+  std::string text = replaced(gemmText(), "\"cache_key\": \"k-main\",",
+                              "\"cache_key\": \"k-main\", "
+                              "\"cooperative\": true,");
+  Bundle bundle;
+  ASSERT_TRUE(parseInInputs(text, bundle).ok());
+  EXPECT_TRUE(bundle.manifest().kernels[0].cooperative);
+  EXPECT_TRUE(bundle.warnings().empty());
+  // The key has a type.
+  EXPECT_TRUE(contains(manifestError(replaced(text, "\"cooperative\": true",
+                                              "\"cooperative\": 1")),
+                       "cooperative"));
+}
+
 TEST(Schema2, WarnsAboutUnknownKeysAndUnverifiedKernels) {
   std::string text = replaced(gemmText(), "\"cache_key\": \"k-main\",",
                               "\"cache_key\": \"k-main\", \"extra\": 1,");

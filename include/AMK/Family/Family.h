@@ -153,6 +153,9 @@ struct LaunchKernel {
   int64_t dynamicSmemBytes = 0;
   /// The harness's register estimate: the kernel's .maxnreg.
   int64_t estimatedRegs = 0;
+  /// Its blocks wait for each other (`amk.cooperative`): the runtime
+  /// launches it cooperatively.
+  bool cooperative = false;
   /// Its parameters, by argument, workspace or tensor map name, in order.
   SmallVector<std::string> params;
   /// The tensor maps among its parameters.

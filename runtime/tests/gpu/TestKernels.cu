@@ -181,6 +181,37 @@ extern "C" __global__ void t_copy_f32(MEMREF3(const float, S),
     D[index] = S[index];
 }
 
+// The second kernel of the cooperative test bundle (cooperative-v2.json.in):
+// the copy into C through a grid barrier on a zeroed counter. Phase one
+// doubles the workspace in place, each block its own chunk; phase two
+// halves it into C, each block the chunk of the block mirrored across the
+// grid. Without every block resident (a cooperative launch) the barrier
+// hangs; without the counter zeroed it lets blocks through early, and C
+// gets undoubled or twice-doubled values. (The counter is a 4-byte f32
+// workspace buffer to the manifest, which has no integer element types.)
+extern "C" __global__ void t_coop_copy_f32(MEMREF3(float, S),
+                                           MEMREF3(float, D),
+                                           MEMREF1(unsigned, Counter)) {
+  int64_t total = DS0 * DS1 * DS2;
+  int64_t blocks = gridDim.x, chunk = (total + blocks - 1) / blocks;
+  auto run = [&](int64_t block, auto &&body) {
+    for (int64_t i = block * chunk + threadIdx.x;
+         i < (block + 1) * chunk && i < total; i += blockDim.x)
+      body(i);
+  };
+  run(blockIdx.x, [&](int64_t i) { S[i] *= 2; });
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicAdd(Counter, 1u);
+    while (atomicAdd(Counter, 0u) < gridDim.x) {
+    }
+    __threadfence();
+  }
+  __syncthreads();
+  run(blocks - 1 - blockIdx.x, [&](int64_t i) { D[i] = S[i] / 2; });
+}
+
 // A static problem with rank-2 memrefs (batch 1, no leading B).
 #define MEMREF2(T, name)                                                       \
   T *name##Alloc, T *name, int64_t name##Off, int64_t name##S0,                \

@@ -2,8 +2,9 @@
 # Runs amk-bench's tests on a GPU machine (CUDA toolkit only, no MLIR):
 #   1. the runtime unit tests;
 #   2. amk-bench --self-test (checker and cuBLAS mapping);
-#   3. the correct test bundles must PASS, at several sizes (one of them a
-#      schema-2 bundle of two kernels and a workspace);
+#   3. the correct test bundles must PASS, at several sizes (two of them
+#      schema-2 bundles of two kernels and a workspace, one with a
+#      cooperative kernel and a zeroed counter);
 #   4. the planted bugs must FAIL or ERROR for their own reasons, and the
 #      cases after an illegal address must still run;
 #   5. compute-sanitizer (memcheck, initcheck, synccheck, racecheck) on
@@ -39,7 +40,7 @@ step "amk-bench --self-test"
 expect_rc 0 "${PIPESTATUS[0]}" "self-test"
 
 good=(t_f32_nn t_f32_tn_beta t_bf16_nt_bias_gelu t_f16_tt_bias_silu t_f16_nn
-      t_bf16_nn_bias_relu t_bf16_static_nn t_v2_staged)
+      t_bf16_nn_bias_relu t_bf16_static_nn t_v2_staged t_v2_cooperative)
 goodPaths=()
 for name in "${good[@]}"; do goodPaths+=("$b/$name.json"); done
 step "correct kernels must PASS"
@@ -60,6 +61,7 @@ step "planted bugs must be caught"
   "$b/t_f32_drop_ktail.json" "$b/t_f32_skip_last_row.json" \
   "$b/t_f32_tf32_as_ieee.json" "$b/t_f32_oob_write.json" \
   "$b/t_sm80_no_ptx.json" "$b/t_smem_too_big.json" "$b/t_wrong_entry.json" \
+  "$b/t_v2_coop_too_large.json" \
   "$b/t_f32_nn.json" "$b/t_f32_illegal_write.json" "$b/t_f16_nn.json" \
   > "$results/bad.log" 2>&1
 expect_rc 1 $? "planted bugs"
@@ -72,6 +74,7 @@ python3 "$here/check-results.py" "$results/bad.json" \
   "t_sm80_no_ptx=ERROR:bundle built for sm_80, device is sm_90" \
   "t_smem_too_big=ERROR:bytes of shared memory per block" \
   "t_wrong_entry=ERROR:cuModuleGetFunction" \
+  "t_v2_coop_too_large=ERROR:blocks resident at once" \
   "t_f32_nn=PASS" \
   "t_f32_illegal_write=ERROR:cudaErrorIllegalAddress" \
   "t_f16_nn=ERROR:not run: the CUDA context is unusable"

@@ -62,7 +62,9 @@ public:
   static Status load(const Bundle &bundle, size_t index, Kernel &out);
 
   /// Launches on `stream` with `grid` and `params`. Checks the grid against
-  /// the device limits and the block against the function's limit first.
+  /// the device limits and the block against the function's limit first;
+  /// a cooperative kernel's grid also against the blocks the device holds
+  /// at once (and launches it with cuLaunchCooperativeKernel).
   /// Reports only launch errors; errors while the kernel runs surface at the
   /// next synchronization.
   Status launch(const std::array<int64_t, 3> &grid, KernelParams &params,
@@ -84,6 +86,8 @@ private:
   bool fromPtx = false;
   KernelAttributes attrs;
   std::array<int64_t, 3> maxGrid = {0, 0, 0};
+  /// The blocks the device holds at once (a cooperative kernel's limit).
+  int64_t maxResidentBlocks = 0;
   std::vector<std::string> notes;
 };
 

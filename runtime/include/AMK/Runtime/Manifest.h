@@ -96,6 +96,9 @@ struct KernelSpec {
   std::array<std::string, 3> grid; ///< Size expressions.
   int64_t dynamicSmemBytes = 0;
   int64_t estimatedRegsPerThread = 0; ///< 0: unknown.
+  /// Its blocks wait for each other (a counter protocol): every block must
+  /// be resident at once, so it is launched cooperatively.
+  bool cooperative = false;
   /// Buffer names (args or workspace), one memref parameter group each, or
   /// tensor map names, one pointer each.
   std::vector<std::string> params;
