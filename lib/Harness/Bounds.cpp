@@ -730,7 +730,7 @@ void BoundsChecker::checkAccesses(Operation *op) {
                                        : llvm::json::Value(nullptr);
       report(check::kOOB, op,
              llvm::formatv("{0} of {1} may leave the buffer in dimension "
-                           "{2}: index{3} {4}",
+                           "{2}: index{3}: {4}",
                            access.what, type, dim,
                            width > 1
                                ? llvm::formatv(" (+{0} elements)", width).str()

@@ -31,7 +31,7 @@ gpu.module @m {
     %pos = arith.cmpi sge, %i, %c0 : index
     scf.if %pos {
       %j = arith.subi %i, %c1 : index
-      // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index it can be negative}}
+      // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index: it can be negative}}
       %x = memref.load %a[%j] : memref<256xf32>
       memref.store %x, %b[%i] : memref<256xf32>
     }
@@ -158,7 +158,7 @@ gpu.module @m {
     %step = arith.muli %bdim, %g : index
     scf.for %i = %lb to %n step %step {
       %j = arith.addi %i, %c1 : index
-      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index its range [1, 9223372036854775807] is not guarded}}
+      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index: its range [1, 9223372036854775807] is not guarded}}
       %x = memref.load %a[%j] : memref<?xf32>
       // (Block b's last thread also reads what block b + 1 writes.)
       // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block}}
@@ -182,7 +182,7 @@ gpu.module @m {
     %end = arith.minui %n, %m : index
     scf.for %i = %c0 to %end step %c1 {
       %j = arith.addi %i, %c1 : index
-      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index its range [1, 9223372036854775807] is not guarded}}
+      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index: its range [1, 9223372036854775807] is not guarded}}
       %x = memref.load %a[%j] : memref<?xf32>
       memref.store %x, %b[%i] : memref<?xf32>
     }

@@ -14,7 +14,7 @@ gpu.module @m {
     %j = arith.subi %i, %c5 : index
     %ok = arith.cmpi ult, %j, %cm1 : index
     scf.if %ok {
-      // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index it can be negative (-5)}}
+      // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index: it can be negative (-5)}}
       %x = memref.load %a[%j] : memref<256xf32>
       memref.store %x, %b[%i] : memref<256xf32>
     }
@@ -34,7 +34,7 @@ gpu.module @m {
     %g = arith.addi %i, %big : index
     %ok = arith.cmpi slt, %g, %n : index
     scf.if %ok {
-      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index its range [0, 255] is not}}
+      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index: its range [0, 255] is not}}
       %x = memref.load %a[%i] : memref<?xf32>
       memref.store %x, %b[%i] : memref<256xf32>
     }
@@ -54,7 +54,7 @@ gpu.module @m {
     %m = arith.minsi %n, %cm1 : index
     %ok = arith.cmpi ult, %i, %m : index
     scf.if %ok {
-      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index its range [0, 255] is not}}
+      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index: its range [0, 255] is not}}
       %x = memref.load %a[%i] : memref<?xf32>
       memref.store %x, %b[%i] : memref<256xf32>
     }
@@ -73,7 +73,7 @@ gpu.module @m {
     %j = arith.addi %i, %big : index
     %ok = arith.cmpi slt, %j, %c256 : index
     scf.if %ok {
-      // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index it can be negative (-92}}
+      // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index: it can be negative (-92}}
       %x = memref.load %a[%j] : memref<256xf32>
       memref.store %x, %b[%i] : memref<256xf32>
     }
@@ -94,7 +94,7 @@ gpu.module @m {
     %j = arith.muli %x0, %c4 : index
     %ok = arith.cmpi slt, %j, %c256 : index
     scf.if %ok {
-      // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index it can be negative (-92}}
+      // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index: it can be negative (-92}}
       %x = memref.load %a[%j] : memref<256xf32>
       memref.store %x, %b[%i] : memref<256xf32>
     }
@@ -114,7 +114,7 @@ gpu.module @m {
     %j = arith.subi %n, %k : index
     %ok = arith.cmpi slt, %j, %n : index
     scf.if %ok {
-      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index it can be negative (-9223}}
+      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index: it can be negative (-9223}}
       %x = memref.load %a[%j] : memref<?xf32>
       memref.store %x, %b[%i] : memref<256xf32>
     }
@@ -132,7 +132,7 @@ gpu.module @m {
     %c6 = arith.constant 6 : index
     %t = arith.muli %i, %cm3 : index
     %j = arith.remui %t, %c6 : index
-    // expected-error @+1 {{[AMK-OOB] vector load of memref<6xf32> may leave the buffer in dimension 0: index (+3 elements) its }}
+    // expected-error @+1 {{[AMK-OOB] vector load of memref<6xf32> may leave the buffer in dimension 0: index (+3 elements): its }}
     %v = vector.load %a[%j] : memref<6xf32>, vector<3xf32>
     %e = vector.extract %v[0] : f32 from vector<3xf32>
     memref.store %e, %b[%i] : memref<256xf32>
@@ -147,7 +147,7 @@ gpu.module @m {
   gpu.func @k(%a: memref<0xf32>, %b: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
     %i = gpu.thread_id x
     %c0 = arith.constant 0 : index
-    // expected-error @+1 {{[AMK-OOB] load of memref<0xf32> may leave the buffer in dimension 0: index its range [0, 0] + 1 exce}}
+    // expected-error @+1 {{[AMK-OOB] load of memref<0xf32> may leave the buffer in dimension 0: index: its range [0, 0] + 1 exce}}
     %x = memref.load %a[%c0] : memref<0xf32>
     memref.store %x, %b[%i] : memref<256xf32>
     gpu.return

@@ -13,7 +13,7 @@ gpu.module @m {
     %n = memref.dim %a, %c0 : memref<?xf32>
     %ok = arith.cmpi ule, %i, %n : index
     scf.if %ok {
-      // expected-error @+2 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index its range [0, 1099511627519] is not guarded by the dynamic size it indexes}}
+      // expected-error @+2 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index: its range [0, 1099511627519] is not guarded by the dynamic size it indexes}}
       // expected-error @+2 {{[AMK-OOB] store of memref<?xf32> may leave the buffer}}
       %x = memref.load %a[%i] : memref<?xf32>
       memref.store %x, %a[%i] : memref<?xf32>
@@ -53,7 +53,7 @@ gpu.module @m {
     %c256 = arith.constant 256 : index
     %base = arith.muli %bid, %c256 : index
     %i = arith.addi %base, %tid : index
-    // expected-error @+1 {{[AMK-OOB] load of memref<1000xf32> may leave the buffer in dimension 0: index its range [0, 1023] + 1 exceeds 1000}}
+    // expected-error @+1 {{[AMK-OOB] load of memref<1000xf32> may leave the buffer in dimension 0: index: its range [0, 1023] + 1 exceeds 1000}}
     %x = memref.load %a[%i] : memref<1000xf32>
     gpu.return
   }
@@ -90,7 +90,7 @@ gpu.module @m {
     %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
     %buf = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
     %i = arith.muli %tid, %c2 : index
-    // expected-error @+1 {{[AMK-OOB] store of memref<256xf32, #gpu.address_space<workgroup>> may leave the buffer in dimension 0: index its range [0, 510] + 1 exceeds 256}}
+    // expected-error @+1 {{[AMK-OOB] store of memref<256xf32, #gpu.address_space<workgroup>> may leave the buffer in dimension 0: index: its range [0, 510] + 1 exceeds 256}}
     memref.store %zero, %buf[%i] : memref<256xf32, #gpu.address_space<workgroup>>
     gpu.return
   }
@@ -146,7 +146,7 @@ gpu.module @m {
     %c2 = arith.constant 2 : index
     %i0 = arith.muli %tid, %c4 : index
     %i = arith.addi %i0, %c2 : index
-    // expected-error @+2 {{[AMK-OOB] vector load of memref<1024xf32> may leave the buffer in dimension 0: index (+4 elements) its range [2, 1022] + 4 exceeds 1024}}
+    // expected-error @+2 {{[AMK-OOB] vector load of memref<1024xf32> may leave the buffer in dimension 0: index (+4 elements): its range [2, 1022] + 4 exceeds 1024}}
     // expected-error @+1 {{[AMK-MISALIGNED] vector load of memref<1024xf32> (16 B) is misaligned: its address is 8 mod 16}}
     %v = vector.load %a[%i] : memref<1024xf32>, vector<4xf32>
     gpu.return
@@ -177,7 +177,7 @@ gpu.module @m {
     %cols = memref.dim %a, %c1 : memref<?x?xf32>
     %ok = arith.cmpi ult, %tid, %cols : index
     scf.if %ok {
-      // expected-error @+2 {{[AMK-OOB] load of memref<?x?xf32> may leave the buffer in dimension 0: index its range [0, 255] is not guarded by the dynamic size it indexes}}
+      // expected-error @+2 {{[AMK-OOB] load of memref<?x?xf32> may leave the buffer in dimension 0: index: its range [0, 255] is not guarded by the dynamic size it indexes}}
       // expected-warning @+1 {{[AMK-UNCOALESCED] global load of memref<?x?xf32> is uncoalesced}}
       %x = memref.load %a[%tid, %c0] : memref<?x?xf32>
     }
@@ -275,7 +275,7 @@ gpu.module @m {
     %cok = arith.cmpi ule, %col, %cols : index
     %ok = arith.andi %rok, %cok : i1
     scf.if %ok {
-      // expected-error @+1 {{[AMK-OOB] load of memref<?x?xf32> may leave the buffer in dimension 1: index its range [0, 68719476719] is not guarded by the dynamic size it indexes}}
+      // expected-error @+1 {{[AMK-OOB] load of memref<?x?xf32> may leave the buffer in dimension 1: index: its range [0, 68719476719] is not guarded by the dynamic size it indexes}}
       %x = memref.load %a[%row, %col] : memref<?x?xf32>
     }
     gpu.return
@@ -318,7 +318,7 @@ gpu.module @m {
   gpu.func @copy_swapped(%a: memref<64x128xf32>, %b: memref<64x128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
     %tid = gpu.thread_id x
     %bid = gpu.block_id x
-    // expected-error @+2 {{[AMK-OOB] load of memref<64x128xf32> may leave the buffer in dimension 0: index its range [0, 127] + 1 exceeds 64}}
+    // expected-error @+2 {{[AMK-OOB] load of memref<64x128xf32> may leave the buffer in dimension 0: index: its range [0, 127] + 1 exceeds 64}}
     // expected-warning @+1 {{[AMK-UNCOALESCED] global load of memref<64x128xf32> is uncoalesced: adjacent threads access addresses 512 B (128 elements) apart}}
     %x = memref.load %a[%tid, %bid] : memref<64x128xf32>
     memref.store %x, %b[%bid, %tid] : memref<64x128xf32>
@@ -353,7 +353,7 @@ gpu.module @m {
     %cols = memref.dim %a, %c2 : memref<8x?x?xf32>
     %ok = arith.cmpi ult, %tid, %cols : index
     scf.if %ok {
-      // expected-error @+1 {{[AMK-OOB] load of memref<8x?x?xf32> may leave the buffer in dimension 0: index its range [1, 8] + 1 exceeds 8}}
+      // expected-error @+1 {{[AMK-OOB] load of memref<8x?x?xf32> may leave the buffer in dimension 0: index: its range [1, 8] + 1 exceeds 8}}
       %x = memref.load %a[%b, %c0, %tid] : memref<8x?x?xf32>
     }
     gpu.return
@@ -386,7 +386,7 @@ gpu.module @m {
     %tid = gpu.thread_id x
     %c1 = arith.constant 1 : index
     %j = arith.subi %tid, %c1 : index
-    // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index it can be negative (-1)}}
+    // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index: it can be negative (-1)}}
     %x = memref.load %a[%j] : memref<256xf32>
     memref.store %x, %b[%tid] : memref<256xf32>
     gpu.return
@@ -422,7 +422,7 @@ gpu.module @m {
     %c4 = arith.constant 4 : index
     %z = arith.constant dense<0.0> : vector<4xf32>
     %i = arith.muli %tid, %c4 : index
-    // expected-error @+1 {{[AMK-OOB] vector store of memref<1022xf32> may leave the buffer in dimension 0: index (+4 elements) its range [0, 1020] + 4 exceeds 1022}}
+    // expected-error @+1 {{[AMK-OOB] vector store of memref<1022xf32> may leave the buffer in dimension 0: index (+4 elements): its range [0, 1020] + 4 exceeds 1022}}
     vector.store %z, %a[%i] : memref<1022xf32>, vector<4xf32>
     gpu.return
   }
@@ -472,7 +472,7 @@ gpu.module @m {
     %i = arith.addi %base, %t4 : index
     %ok = arith.cmpi ult, %i, %n : index
     scf.if %ok {
-      // expected-error @+1 {{[AMK-OOB] vector store of memref<?xf32> may leave the buffer in dimension 0: index (+4 elements) its range [0, 4398046510076] is not guarded by the dynamic size it indexes}}
+      // expected-error @+1 {{[AMK-OOB] vector store of memref<?xf32> may leave the buffer in dimension 0: index (+4 elements): its range [0, 4398046510076] is not guarded by the dynamic size it indexes}}
       vector.store %z, %a[%i] : memref<?xf32>, vector<4xf32>
     }
     gpu.return
@@ -519,7 +519,7 @@ gpu.module @m {
     scf.for %k = %c0 to %c5 step %c1 {
       %base = arith.muli %k, %c256 : index
       %j = arith.addi %base, %tid : index
-      // expected-error @+1 {{[AMK-OOB] store of memref<1024xf32> may leave the buffer in dimension 0: index its range [0, 1279] + 1 exceeds 1024}}
+      // expected-error @+1 {{[AMK-OOB] store of memref<1024xf32> may leave the buffer in dimension 0: index: its range [0, 1279] + 1 exceeds 1024}}
       memref.store %zs, %a[%j] : memref<1024xf32>
     }
     gpu.return
@@ -566,7 +566,7 @@ gpu.module @m {
     %col = arith.muli %half, %c8 : index
     %wr = arith.muli %warp, %c32 : index
     %row = arith.addi %wr, %r : index
-    // expected-error @+1 {{[AMK-OOB] ldmatrix row of memref<32x16xf16, #gpu.address_space<workgroup>> may leave the buffer in dimension 0: index its range [0, 47] + 1 exceeds 32}}
+    // expected-error @+1 {{[AMK-OOB] ldmatrix row of memref<32x16xf16, #gpu.address_space<workgroup>> may leave the buffer in dimension 0: index: its range [0, 47] + 1 exceeds 32}}
     %v = nvgpu.ldmatrix %tile[%row, %col] {numTiles = 4 : i32, transpose = false} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
     gpu.return
   }
@@ -610,7 +610,7 @@ gpu.module @m {
     %i = arith.addi %base, %tid : index
     %ip = arith.addi %i, %c1 : index
     %x = memref.load %a[%i] : memref<1024xf32>
-    // expected-error @+1 {{[AMK-OOB] load of memref<1024xf32> may leave the buffer in dimension 0: index its range [1, 1024] + 1 exceeds 1024}}
+    // expected-error @+1 {{[AMK-OOB] load of memref<1024xf32> may leave the buffer in dimension 0: index: its range [1, 1024] + 1 exceeds 1024}}
     %y = memref.load %a[%ip] : memref<1024xf32>
     %s = arith.addf %x, %y : f32
     memref.store %s, %b[%i] : memref<1024xf32>
@@ -663,7 +663,7 @@ gpu.module @m {
     scf.if %ok {
       %j = arith.addi %tid, %c256 : index
       %x = memref.load %sdata[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
-      // expected-error @+1 {{[AMK-OOB] load of memref<256xf32, #gpu.address_space<workgroup>> may leave the buffer in dimension 0: index its range [256, 511] + 1 exceeds 256}}
+      // expected-error @+1 {{[AMK-OOB] load of memref<256xf32, #gpu.address_space<workgroup>> may leave the buffer in dimension 0: index: its range [256, 511] + 1 exceeds 256}}
       %y = memref.load %sdata[%j] : memref<256xf32, #gpu.address_space<workgroup>>
       %z = arith.addf %x, %y : f32
       memref.store %z, %sdata[%tid] : memref<256xf32, #gpu.address_space<workgroup>>

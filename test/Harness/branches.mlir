@@ -36,7 +36,7 @@ gpu.module @m {
     cf.cond_br %p, ^exit, ^else
   ^else:
     %j = arith.subi %i, %c1 : index
-    // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index it can be negative}}
+    // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index: it can be negative}}
     %v = memref.load %a[%j] : memref<256xf32>
     memref.store %v, %b[%i] : memref<256xf32>
     cf.br ^exit

@@ -13,7 +13,7 @@ gpu.module @m {
     %n = memref.dim %a, %c : memref<?xf32>
     %ok = arith.cmpi ult, %t, %n : index
     scf.if %ok {
-      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index its range [0, 1023] is not guarded by the dynamic size it indexes}}
+      // expected-error @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index: its range [0, 1023] is not guarded by the dynamic size it indexes}}
       %x = memref.load %a[%t] : memref<?xf32>
     }
     gpu.return

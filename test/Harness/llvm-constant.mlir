@@ -25,7 +25,7 @@ gpu.module @m {
     %c = llvm.mlir.constant(1 : i64) : i64
     %ci = arith.index_cast %c : i64 to index
     %i = arith.addi %t, %ci : index
-    // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index its range [1, 256] + 1 exceeds 256}}
+    // expected-error @+1 {{[AMK-OOB] load of memref<256xf32> may leave the buffer in dimension 0: index: its range [1, 256] + 1 exceeds 256}}
     %x = memref.load %a[%i] : memref<256xf32>
     memref.store %x, %b[%t] : memref<256xf32>
     gpu.return

@@ -101,7 +101,7 @@ gpu.module @m {
     %pad = arith.constant 0.0 : f32
     %i = arith.muli %tid, %c4 : index
     %j = arith.subi %i, %c1 : index
-    // expected-error @+1 {{[AMK-OOB] vector transfer read of memref<1002xf32> may leave the buffer in dimension 0: index (+4 elements) it can be negative}}
+    // expected-error @+1 {{[AMK-OOB] vector transfer read of memref<1002xf32> may leave the buffer in dimension 0: index (+4 elements): it can be negative}}
     %v = vector.transfer_read %a[%j], %pad {in_bounds = [false]} : memref<1002xf32>, vector<4xf32>
     vector.store %v, %b[%i] : memref<1024xf32>, vector<4xf32>
     gpu.return

@@ -48,7 +48,7 @@ gpu.module @m {
     %wc = arith.remui %warp, %c2 : index
     %row = arith.muli %wr, %c48 : index
     %col = arith.muli %wc, %c16 : index
-    // expected-error @+1 {{[AMK-OOB] wmma fragment load of memref<56x64xf16> may leave the buffer in dimension 0: index (+16 elements) its range [0, 48] + 16 exceeds 56}}
+    // expected-error @+1 {{[AMK-OOB] wmma fragment load of memref<56x64xf16> may leave the buffer in dimension 0: index (+16 elements): its range [0, 48] + 16 exceeds 56}}
     %fa = gpu.subgroup_mma_load_matrix %a[%row, %c0] {leadDimension = 64 : index} : memref<56x64xf16> -> !gpu.mma_matrix<16x16xf16, "AOp">
     %fb = gpu.subgroup_mma_load_matrix %b[%c0, %col] {leadDimension = 64 : index} : memref<64x64xf16> -> !gpu.mma_matrix<16x16xf16, "BOp">
     %zero = arith.constant 0.0 : f32
@@ -67,7 +67,7 @@ gpu.module @m {
   gpu.func @tile_past_row(%b: memref<16x64xf16>, %out: memref<16x64xf16>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c56 = arith.constant 56 : index
-    // expected-error @+1 {{[AMK-OOB] wmma fragment load of memref<16x64xf16> may leave the buffer in dimension 1: index (+16 elements) its range [56, 56] + 16 exceeds 64}}
+    // expected-error @+1 {{[AMK-OOB] wmma fragment load of memref<16x64xf16> may leave the buffer in dimension 1: index (+16 elements): its range [56, 56] + 16 exceeds 64}}
     %fb = gpu.subgroup_mma_load_matrix %b[%c0, %c56] {leadDimension = 64 : index} : memref<16x64xf16> -> !gpu.mma_matrix<16x16xf16, "COp">
     gpu.subgroup_mma_store_matrix %fb, %out[%c0, %c0] {leadDimension = 64 : index} : !gpu.mma_matrix<16x16xf16, "COp">, memref<16x64xf16>
     gpu.return

@@ -73,7 +73,7 @@ func.func @kernels(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memre
 // KERNELS-NEXT:       "found": 257,
 // KERNELS-NEXT:       "limit": 256,
 // KERNELS-NEXT:       "line": 8,
-// KERNELS-NEXT:       "message": "load of memref<256xf32> may leave the buffer in dimension 0: index its range [1, 256] + 1 exceeds 256",
+// KERNELS-NEXT:       "message": "load of memref<256xf32> may leave the buffer in dimension 0: index: its range [1, 256] + 1 exceeds 256",
 // KERNELS-NEXT:       "op": "oob",
 // KERNELS-NEXT:       "range": {
 // KERNELS-NEXT:         "max": 256,
