@@ -609,6 +609,12 @@ bool Enumeration::run(ArrayRef<GlobalProtocol::Point> points) {
   for (block[2] = 0; block[2] < grid[2]; ++block[2])
     for (block[1] = 0; block[1] < grid[1]; ++block[1])
       for (block[0] = 0; block[0] < grid[0]; ++block[0]) {
+        // (Blocks count too: a huge grid whose points few blocks reach.)
+        if (++instances > kMaxInstances)
+          return fail(model.kernel,
+                      llvm::formatv("more than {0} blocks and instances to "
+                                    "run",
+                                    kMaxInstances));
         previous = -1;
         if (!visit(entry))
           return false;

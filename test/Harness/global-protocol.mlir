@@ -859,3 +859,30 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Hostile: the largest grid CUDA allows, whose one poll a single block
+// reaches: the count gives up (a bound on blocks too), it does not run for
+// hours.
+gpu.module @m {
+  // expected-error @+1 {{[AMK-UNPROVABLE] the protocol's counts could not be checked at 'gpu.func' at line 870: more than 1048576 blocks and instances to run}}
+  gpu.func @huge(%ctr: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 2147483647, 65535, 65535>} {
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %is0 = arith.cmpi eq, %bid, %c0 : index
+    scf.if %is0 {
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %one : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.return
+  }
+}
