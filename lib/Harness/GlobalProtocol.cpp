@@ -648,12 +648,15 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
   Operation *first = points.front().op();
   bool gridKnown =
       grid.size() >= 1 && llvm::all_of(grid, [](int64_t g) { return g > 0; });
-  if (!model.blockKnown || !gridKnown) {
+  // (A block of more threads than CUDA allows is AMK-RES-THREADS; its
+  // threads are not counted one by one.)
+  if (!model.blockKnown || !gridKnown ||
+      model.block[0] * model.block[1] * model.block[2] > 1024) {
     report(check::kUnprovable, first,
            "the counter protocol of " + describeOp(first) +
-               " is checked for a known block and grid (known_block_size "
-               "and known_grid_size): without them its counts cannot be "
-               "computed");
+               " is checked for a known block of at most 1024 threads and a "
+               "known grid (known_block_size and known_grid_size): without "
+               "them its counts cannot be computed");
     return false;
   }
   for (Point &p : points) {
