@@ -12,7 +12,8 @@
 //   writes; barrier; fence.gpu; signal c[f]    (one block, release)
 //   poll c[g] >= T; fence.gpu; barrier; reads   (another block, acquire)
 //
-// NVPTX emits memref.atomic_rmw as a relaxed atom (docs/FACTS.md), so the
+// LLVM 22's NVPTX emits an atomicrmw as a relaxed `atom` with no fence
+// whatever its ordering (acq_rel included; checked with llc), so the
 // fences are what makes these a release and an acquire pattern of the PTX
 // memory model; the barriers carry the other threads' writes and reads to
 // the fencing thread. Then, when the poll's threshold is exactly the sum of
