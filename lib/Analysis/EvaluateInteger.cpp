@@ -120,3 +120,21 @@ std::optional<int64_t> mlir::amk::evaluateIntegerOp(Operation *op,
   }
   return std::nullopt;
 }
+
+std::optional<int64_t> mlir::amk::evaluateInteger(
+    Value v, llvm::function_ref<std::optional<int64_t>(Value)> leaf,
+    int maxDepth) {
+  if (std::optional<int64_t> known = leaf(v))
+    return known;
+  Operation *op = v.getDefiningOp();
+  if (!op || maxDepth <= 0)
+    return std::nullopt;
+  SmallVector<int64_t, 3> operands;
+  for (Value operand : op->getOperands()) {
+    std::optional<int64_t> x = evaluateInteger(operand, leaf, maxDepth - 1);
+    if (!x)
+      return std::nullopt;
+    operands.push_back(*x);
+  }
+  return evaluateIntegerOp(op, operands);
+}

@@ -31,6 +31,7 @@
 
 #include "Alignment.h"
 #include "AMK/Analysis/Address.h"
+#include "AMK/Harness/KernelSafety.h"
 #include "Bounds.h"
 
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
@@ -191,13 +192,9 @@ KnownBits BitsEvaluator::compute(Value v, unsigned width) {
   APInt c;
   if (matchPattern(v, m_ConstantInt(&c)))
     return KnownBits::makeConstant(c.zextOrTrunc(width));
-  if (auto *lattice =
-          solver.lookupState<dataflow::IntegerValueRangeLattice>(v)) {
-    if (!lattice->getValue().isUninitialized()) {
-      const ConstantIntRanges &r = lattice->getValue().getValue();
-      if (r.smin() == r.smax())
-        return KnownBits::makeConstant(r.smin().sextOrTrunc(width));
-    }
+  if (std::optional<ConstantIntRanges> r = getIntegerRanges(solver, v)) {
+    if (r->smin() == r->smax())
+      return KnownBits::makeConstant(r->smin().sextOrTrunc(width));
   }
   if (std::optional<AddressPoly> meta = addresses.metadata(v))
     return poly(*meta).zextOrTrunc(width);

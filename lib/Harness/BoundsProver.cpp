@@ -7,6 +7,8 @@
 #include "BoundsProver.h"
 
 #include "AMK/Analysis/DimIndex.h"
+#include "AMK/Analysis/LaunchIndex.h"
+#include "AMK/Harness/KernelSafety.h"
 
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlowFramework.h"
@@ -65,10 +67,10 @@ BoundsProver::modIdentityRange(Value v) const {
 }
 
 std::optional<ConstantIntRanges> BoundsProver::range(Value v) const {
-  auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
-  if (!lattice || lattice->getValue().isUninitialized())
+  std::optional<ConstantIntRanges> known = getIntegerRanges(solver, v);
+  if (!known)
     return std::nullopt;
-  ConstantIntRanges r = lattice->getValue().getValue();
+  ConstantIntRanges r = *known;
   if (std::optional<std::pair<int64_t, int64_t>> mod = modIdentityRange(v)) {
     unsigned width = r.smax().getBitWidth();
     r = ConstantIntRanges::fromSigned(APInt(width, mod->first, true),
@@ -685,14 +687,8 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
 }
 
 std::optional<int> BoundsProver::blockIdDim(Value v) {
-  Operation *op = v.getDefiningOp();
-  if (auto id = dyn_cast_or_null<gpu::BlockIdOp>(op))
-    return int(id.getDimension());
-  if (isa_and_nonnull<NVVM::BlockIdXOp>(op))
-    return 0;
-  if (isa_and_nonnull<NVVM::BlockIdYOp>(op))
-    return 1;
-  if (isa_and_nonnull<NVVM::BlockIdZOp>(op))
-    return 2;
-  return std::nullopt;
+  std::optional<LaunchIndex> index = getLaunchIndex(v.getDefiningOp());
+  if (!index || index->kind != LaunchIndex::Kind::BlockId)
+    return std::nullopt;
+  return index->dim;
 }

@@ -43,6 +43,7 @@
 #include "SharedMemoryModel.h"
 
 #include "AMK/Analysis/Address.h"
+#include "AMK/Analysis/LaunchIndex.h"
 #include "AMK/Harness/Harness.h"
 #include "AMK/Harness/KernelSafety.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -286,6 +287,28 @@ bool GlobalProtocol::checkAccesses() {
   return ok;
 }
 
+/// The nearest op after `op` in its block (before it, unless `forward`)
+/// that `match` accepts, or null.
+static Operation *findInBlock(Operation *op, bool forward,
+                              llvm::function_ref<bool(Operation *)> match) {
+  for (Operation *o = forward ? op->getNextNode() : op->getPrevNode(); o;
+       o = forward ? o->getNextNode() : o->getPrevNode())
+    if (match(o))
+      return o;
+  return nullptr;
+}
+
+/// The gpu fence nearest `op` in its thread, after it (before it, unless
+/// `forward`), in its block or in that of an ancestor up to `anchor`.
+static Operation *findFence(Operation *op, Operation *anchor, bool forward) {
+  for (Operation *c = op;; c = c->getParentOp()) {
+    if (Operation *fence = findInBlock(c, forward, isGpuFence))
+      return fence;
+    if (c == anchor)
+      return nullptr;
+  }
+}
+
 /// `op`, or its outermost ancestor reached through scf.ifs on the thread
 /// alone.
 static Operation *getAnchor(Operation *op, ThreadEvaluator &threads) {
@@ -300,17 +323,7 @@ static Operation *getAnchor(Operation *op, ThreadEvaluator &threads) {
 
 bool GlobalProtocol::locateRelease(Point &s) {
   s.anchor = getAnchor(s.access, threads);
-  // The fence: before the signal in its thread, at some level up to the
-  // anchor's.
-  Operation *fence = nullptr;
-  for (Operation *c = s.access;; c = c->getParentOp()) {
-    for (Operation *prev = c->getPrevNode(); prev && !fence;
-         prev = prev->getPrevNode())
-      if (isGpuFence(prev))
-        fence = prev;
-    if (fence || c == s.anchor)
-      break;
-  }
+  Operation *fence = findFence(s.access, s.anchor, /*forward=*/false);
   if (!fence) {
     report(check::kGlobalSync, s.access,
            describeOp(s.access) +
@@ -325,25 +338,13 @@ bool GlobalProtocol::locateRelease(Point &s) {
   // it).
   Operation *from =
       fence->getBlock() == s.anchor->getBlock() ? fence : s.anchor;
-  for (Operation *prev = from->getPrevNode(); prev; prev = prev->getPrevNode())
-    if (isBlockBarrier(prev)) {
-      s.limit = prev;
-      break;
-    }
+  s.limit = findInBlock(from, /*forward=*/false, isBlockBarrier);
   return true;
 }
 
 bool GlobalProtocol::locateAcquire(Point &p) {
   p.anchor = getAnchor(p.poll, threads);
-  Operation *fence = nullptr;
-  for (Operation *c = p.poll;; c = c->getParentOp()) {
-    for (Operation *next = c->getNextNode(); next && !fence;
-         next = next->getNextNode())
-      if (isGpuFence(next))
-        fence = next;
-    if (fence || c == p.anchor)
-      break;
-  }
+  Operation *fence = findFence(p.poll, p.anchor, /*forward=*/true);
   if (!fence) {
     report(check::kGlobalSync, p.poll,
            describeOp(p.poll) +
@@ -361,12 +362,8 @@ bool GlobalProtocol::locateAcquire(Point &p) {
     return true;
   }
   // Else a barrier after the fence brings the acquire to the other threads.
-  for (Operation *next = (atAnchor ? fence : p.anchor)->getNextNode(); next;
-       next = next->getNextNode())
-    if (isBlockBarrier(next)) {
-      p.limit = next;
-      break;
-    }
+  p.limit = findInBlock(atAnchor ? fence : p.anchor, /*forward=*/true,
+                        isBlockBarrier);
   return true;
 }
 
@@ -416,7 +413,7 @@ public:
 private:
   bool visit(Block &block);
   bool record(const GlobalProtocol::Point &p);
-  std::optional<int64_t> evaluate(Value v, int depth = 0);
+  std::optional<int64_t> evaluate(Value v);
   bool fail(Operation *op, const Twine &why) {
     at = op;
     whyNot = why.str();
@@ -441,46 +438,29 @@ private:
 };
 } // namespace
 
-std::optional<int64_t> Enumeration::evaluate(Value v, int depth) {
-  if (std::optional<int64_t> c = getConstantIntValue(v))
-    return c;
-  if (auto it = inductions.find(v); it != inductions.end())
-    return it->second;
-  Operation *op = v.getDefiningOp();
-  if (!op || depth > 64)
-    return std::nullopt;
-  auto dimension = [](Operation *op) -> std::optional<int> {
-    if (auto d = dyn_cast<gpu::BlockIdOp>(op))
-      return int(d.getDimension());
-    if (auto d = dyn_cast<gpu::GridDimOp>(op))
-      return int(d.getDimension());
-    if (auto d = dyn_cast<gpu::BlockDimOp>(op))
-      return int(d.getDimension());
-    if (isa<NVVM::BlockIdXOp, NVVM::GridDimXOp, NVVM::BlockDimXOp>(op))
-      return 0;
-    if (isa<NVVM::BlockIdYOp, NVVM::GridDimYOp, NVVM::BlockDimYOp>(op))
-      return 1;
-    if (isa<NVVM::BlockIdZOp, NVVM::GridDimZOp, NVVM::BlockDimZOp>(op))
-      return 2;
+std::optional<int64_t> Enumeration::evaluate(Value v) {
+  auto leaf = [&](Value x) -> std::optional<int64_t> {
+    if (std::optional<int64_t> c = getConstantIntValue(x))
+      return c;
+    if (auto it = inductions.find(x); it != inductions.end())
+      return it->second;
+    // (A thread id has no value here: it is not uniform over the block.)
+    std::optional<LaunchIndex> index = getLaunchIndex(x.getDefiningOp());
+    if (!index)
+      return std::nullopt;
+    switch (index->kind) {
+    case LaunchIndex::Kind::BlockId:
+      return block[index->dim];
+    case LaunchIndex::Kind::GridDim:
+      return grid[index->dim];
+    case LaunchIndex::Kind::BlockDim:
+      return model.block[index->dim];
+    case LaunchIndex::Kind::ThreadId:
+      return std::nullopt;
+    }
     return std::nullopt;
   };
-  if (std::optional<int> d = dimension(op)) {
-    if (isa<gpu::BlockIdOp, NVVM::BlockIdXOp, NVVM::BlockIdYOp,
-            NVVM::BlockIdZOp>(op))
-      return block[*d];
-    if (isa<gpu::GridDimOp, NVVM::GridDimXOp, NVVM::GridDimYOp,
-            NVVM::GridDimZOp>(op))
-      return grid[*d];
-    return model.block[*d];
-  }
-  SmallVector<int64_t, 3> args;
-  for (Value operand : op->getOperands()) {
-    std::optional<int64_t> x = evaluate(operand, depth + 1);
-    if (!x)
-      return std::nullopt;
-    args.push_back(*x);
-  }
-  return evaluateIntegerOp(op, args);
+  return evaluateInteger(v, leaf, /*maxDepth=*/65);
 }
 
 bool Enumeration::record(const GlobalProtocol::Point &p) {

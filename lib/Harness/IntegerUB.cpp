@@ -37,11 +37,9 @@ using namespace mlir::amk;
 /// magnitude (a range from constants, thread and block ids).
 static std::optional<ConstantIntRanges>
 getBoundedRanges(const DataFlowSolver &solver, Value v) {
-  auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
-  if (!lattice || lattice->getValue().isUninitialized())
-    return std::nullopt;
-  const ConstantIntRanges &r = lattice->getValue().getValue();
-  if (r.smin().getSignificantBits() > 33 || r.smax().getSignificantBits() > 33)
+  std::optional<ConstantIntRanges> r = getIntegerRanges(solver, v);
+  if (!r || r->smin().getSignificantBits() > 33 ||
+      r->smax().getSignificantBits() > 33)
     return std::nullopt;
   return r;
 }

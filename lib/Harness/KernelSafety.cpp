@@ -173,21 +173,16 @@ static bool isBarrier(Operation *op) {
 }
 
 /// `v` when integer arithmetic on constants computes it.
-static std::optional<int64_t> foldConstant(Value v, int depth = 0) {
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c)))
-    return c.getSExtValue();
-  Operation *op = v.getDefiningOp();
-  if (!op || depth > 16 || !isa<arith::ArithDialect>(op->getDialect()))
-    return std::nullopt;
-  SmallVector<int64_t, 2> operands;
-  for (Value operand : op->getOperands()) {
-    std::optional<int64_t> x = foldConstant(operand, depth + 1);
-    if (!x)
-      return std::nullopt;
-    operands.push_back(*x);
-  }
-  return evaluateIntegerOp(op, operands);
+static std::optional<int64_t> foldConstant(Value v) {
+  return evaluateInteger(
+      v,
+      [](Value x) -> std::optional<int64_t> {
+        APInt c;
+        if (matchPattern(x, m_ConstantInt(&c)))
+          return c.getSExtValue();
+        return std::nullopt;
+      },
+      /*maxDepth=*/17);
 }
 
 /// The grid of the kernel's launches in its module, when there are some
@@ -599,6 +594,14 @@ LogicalResult mlir::amk::runKernelRangeAnalysis(DataFlowSolver &solver,
   dataflow::loadBaselineAnalyses(solver);
   solver.load<KernelRangeAnalysis>();
   return solver.initializeAndRun(kernel);
+}
+
+std::optional<ConstantIntRanges>
+mlir::amk::getIntegerRanges(const DataFlowSolver &solver, Value v) {
+  auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
+  if (!lattice || lattice->getValue().isUninitialized())
+    return std::nullopt;
+  return lattice->getValue().getValue();
 }
 
 double KernelCheckTime::totalMs() const {

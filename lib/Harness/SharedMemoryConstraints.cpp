@@ -17,7 +17,9 @@
 #include "SharedMemoryModel.h"
 
 #include "AMK/Analysis/Address.h"
+#include "AMK/Analysis/LaunchIndex.h"
 #include "AMK/Analysis/Uniformity.h"
+#include "AMK/Harness/KernelSafety.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -47,13 +49,11 @@ Model::Model(Operation *kernel, const UniformityInfo &uniformity,
 }
 
 std::optional<std::pair<int64_t, int64_t>> Model::range(Value v) const {
-  auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
-  if (!lattice || lattice->getValue().isUninitialized())
+  std::optional<ConstantIntRanges> r = getIntegerRanges(solver, v);
+  if (!r || r->smin().getSignificantBits() > 62 ||
+      r->smax().getSignificantBits() > 62)
     return std::nullopt;
-  const ConstantIntRanges &r = lattice->getValue().getValue();
-  if (r.smin().getSignificantBits() > 62 || r.smax().getSignificantBits() > 62)
-    return std::nullopt;
-  return std::make_pair(r.smin().getSExtValue(), r.smax().getSExtValue());
+  return std::make_pair(r->smin().getSExtValue(), r->smax().getSExtValue());
 }
 
 const Model::Layout *Model::layout(MemRefType type) const {
@@ -67,9 +67,8 @@ const Model::Layout *Model::layout(MemRefType type) const {
 }
 
 bool Model::nonNegative(Value v) const {
-  auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
-  return lattice && !lattice->getValue().isUninitialized() &&
-         !lattice->getValue().getValue().smin().isNegative();
+  std::optional<ConstantIntRanges> r = getIntegerRanges(solver, v);
+  return r && !r->smin().isNegative();
 }
 
 SmallVector<scf::ForOp> smem::enclosingLoops(Operation *op, Operation *kernel) {
@@ -367,13 +366,18 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
   }
 
   Operation *op = v.getDefiningOp();
-  auto dimIndex = [](gpu::Dimension d) { return int(d); };
-  if (auto tid = dyn_cast<gpu::ThreadIdOp>(op))
-    return threadDim(in, dimIndex(tid.getDimension()));
-  if (isa<NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp>(op))
-    return threadDim(in, isa<NVVM::ThreadIdXOp>(op)   ? 0
-                         : isa<NVVM::ThreadIdYOp>(op) ? 1
-                                                      : 2);
+  if (std::optional<LaunchIndex> index = getLaunchIndex(op)) {
+    switch (index->kind) {
+    case LaunchIndex::Kind::ThreadId:
+      return threadDim(in, index->dim);
+    case LaunchIndex::Kind::BlockId:
+      return blockId(in, index->dim);
+    case LaunchIndex::Kind::BlockDim:
+      return blockDim(index->dim);
+    case LaunchIndex::Kind::GridDim:
+      return gridDim(index->dim);
+    }
+  }
   if (isa<gpu::LaneIdOp, NVVM::LaneIdOp>(op)) {
     // The lane is the linear id's low bits only when the block size is
     // known (threadId's multipliers are the real ones).
@@ -381,20 +385,6 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
       return opaque();
     return divMod(threadId(in), 32, /*wantRemainder=*/true);
   }
-  if (auto bdim = dyn_cast<gpu::BlockDimOp>(op))
-    return blockDim(dimIndex(bdim.getDimension()));
-  if (auto gdim = dyn_cast<gpu::GridDimOp>(op))
-    return gridDim(dimIndex(gdim.getDimension()));
-  if (isa<NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp>(op))
-    return gridDim(isa<NVVM::GridDimXOp>(op)   ? 0
-                   : isa<NVVM::GridDimYOp>(op) ? 1
-                                               : 2);
-  if (auto bid = dyn_cast<gpu::BlockIdOp>(op))
-    return blockId(in, dimIndex(bid.getDimension()));
-  if (isa<NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp>(op))
-    return blockId(in, isa<NVVM::BlockIdXOp>(op)   ? 0
-                       : isa<NVVM::BlockIdYOp>(op) ? 1
-                                                   : 2);
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp,
           arith::ExtSIOp>(op))
     return expr(op->getOperand(0), in, depth + 1);

@@ -152,6 +152,13 @@ private:
 std::optional<int64_t> evaluateIntegerOp(Operation *op,
                                          llvm::ArrayRef<int64_t> x);
 
+/// `v`: what `leaf` gives for it, else its defining op evaluated
+/// (evaluateIntegerOp) on its operands' values, through at most `maxDepth`
+/// ops; nullopt where neither knows a value.
+std::optional<int64_t>
+evaluateInteger(Value v, llvm::function_ref<std::optional<int64_t>(Value)> leaf,
+                int maxDepth);
+
 } // namespace mlir::amk
 
 #endif // AMK_ANALYSIS_ADDRESS_H

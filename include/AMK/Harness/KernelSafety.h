@@ -39,6 +39,7 @@
 #define AMK_HARNESS_KERNELSAFETY_H
 
 #include "AMK/Harness/Harness.h"
+#include "mlir/Interfaces/InferIntRangeInterface.h"
 
 namespace mlir {
 class DataFlowSolver;
@@ -66,6 +67,11 @@ std::string describeOp(Operation *op);
 /// with thread ids and block dimensions bounded by known_block_size (else by
 /// CUDA's limits) and integer llvm.mlir.constant ops known.
 LogicalResult runKernelRangeAnalysis(DataFlowSolver &solver, Operation *kernel);
+
+/// The ranges the analysis run by `solver` gives `v`, or std::nullopt when
+/// it reached no conclusion about it.
+std::optional<ConstantIntRanges> getIntegerRanges(const DataFlowSolver &solver,
+                                                  Value v);
 
 /// Bytes of static shared memory a kernel allocates (workgroup attributions,
 /// workgroup allocs, shared globals it uses), with the padding their
