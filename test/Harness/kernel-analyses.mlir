@@ -1,7 +1,8 @@
 // RUN: amk-opt %s --split-input-file --amk-test-kernel-analyses --verify-diagnostics -o /dev/null
 // What the harness's analyses conclude (test/lib/Harness): the kernel range
 // analysis every check reads, UniformityInfo per thread group, and the byte
-// addresses of AddressModel. Ops marked amk.test get one remark each.
+// addresses of AddressModel (terms in text order). Ops marked amk.test get
+// one remark each.
 
 // Ranges: thread ids from known_block_size, block dimensions folded, loop
 // variables from their bounds (not their step: [0, 15], not [0, 12]); interval arithmetic loses relations (the
@@ -50,7 +51,7 @@ gpu.module @m {
     %g = arith.divui %t, %c128 {amk.test} : index
     // expected-remark @+1 {{result #0: range [-2147483648, 2147483647], uniform over block, warpgroup, warp; address 0 bytes}}
     %x = memref.load %a[%c0] {amk.test} : memref<256xi32>
-    // expected-remark @+1 {{result #0: range [-2147483648, 2147483647], divergent in every warp; address 4 * ('gpu.thread_id' at line 44) bytes}}
+    // expected-remark @+1 {{result #0: range [-2147483648, 2147483647], divergent in every warp; address 4 * ('gpu.thread_id' at line 45) bytes}}
     %y = memref.load %a[%t] {amk.test} : memref<256xi32>
     gpu.return
   }
@@ -66,11 +67,11 @@ gpu.module @m {
     %t = gpu.thread_id x
     %c4 = arith.constant 4 : index
     %c8 = arith.constant 8 : index
-    // expected-remark @+1 {{address 4 * (argument 1) * (the dynamic size of dimension 1 of argument 0) + 4 * ('gpu.thread_id' at line 66) bytes}}
+    // expected-remark @+1 {{address 4 * ('gpu.thread_id' at line 67) + 4 * (argument 1) * (the dynamic size of dimension 1 of argument 0) bytes}}
     %v = memref.load %a[%i, %t] {amk.test} : memref<?x?xf32>
     %s = memref.subview %a[%c4, %c8] [16, 16] [1, 1] : memref<?x?xf32> to memref<16x16xf32, strided<[?, 1], offset: ?>>
     %f = arith.constant dense<1.0> : vector<4xf32>
-    // expected-remark @+1 {{address 48 + 4 * (argument 2) * (the dynamic size of dimension 1 of argument 0) + 16 * (the dynamic size of dimension 1 of argument 0) bytes}}
+    // expected-remark @+1 {{address 16 * (the dynamic size of dimension 1 of argument 0) + 4 * (argument 2) * (the dynamic size of dimension 1 of argument 0) + 48 bytes}}
     vector.store %f, %s[%j, %c4] {amk.test} : memref<16x16xf32, strided<[?, 1], offset: ?>>, vector<4xf32>
     gpu.return
   }

@@ -41,12 +41,11 @@ namespace {
 constexpr llvm::StringLiteral kTestAttr = "amk.test";
 
 std::string describeRange(const DataFlowSolver &solver, Value v) {
-  auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(v);
-  if (!lattice || lattice->getValue().isUninitialized())
+  std::optional<ConstantIntRanges> r = getIntegerRanges(solver, v);
+  if (!r)
     return "range unknown";
-  const ConstantIntRanges &r = lattice->getValue().getValue();
-  return llvm::formatv("range [{0}, {1}]", r.smin().getSExtValue(),
-                       r.smax().getSExtValue())
+  return llvm::formatv("range [{0}, {1}]", r->smin().getSExtValue(),
+                       r->smax().getSExtValue())
       .str();
 }
 
@@ -66,14 +65,17 @@ std::string describeUniformity(const UniformityInfo &uniformity, Value v) {
 std::string describePoly(const AddressPoly &poly) {
   if (!poly.valid)
     return "not modelled";
-  std::string s;
+  // Terms in text order: the polynomial orders them by value identity,
+  // which differs from run to run.
+  SmallVector<std::string> terms;
   for (const AddressTerm &term : poly.terms) {
     std::string t = std::to_string(term.coefficient);
     for (const AddressFactor &f : term.factors)
       t += " * (" + f.str() + ")";
-    s += (s.empty() ? "" : " + ") + t;
+    terms.push_back(std::move(t));
   }
-  return s.empty() ? "0" : s;
+  llvm::sort(terms);
+  return terms.empty() ? "0" : llvm::join(terms, " + ");
 }
 
 /// The memref and indices of the accesses the address model is asked about.
