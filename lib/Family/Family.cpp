@@ -223,6 +223,11 @@ std::string mlir::amk::getProblemIdentity(Operation *problem) {
   llvm::raw_string_ostream os(s);
   os << problem->getName() << " " << problem->getAttrDictionary() << " : ";
   llvm::interleaveComma(problem->getOperandTypes(), os);
+  // A problem with a body (amk.graph) is also what its body computes.
+  if (problem->getNumRegions() > 0) {
+    os << " ";
+    problem->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
+  }
   return s;
 }
 

@@ -7,7 +7,10 @@
 #include "AMK/Family/KernelBuilding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::amk;
@@ -54,4 +57,29 @@ Value mlir::amk::getBatchGuard(ImplicitLocOpBuilder &b, ValueRange operands,
     inBatch = inBatch ? arith::AndIOp::create(b, inBatch, inside) : inside;
   }
   return inBatch;
+}
+
+Value mlir::amk::buildActivation(ImplicitLocOpBuilder &b,
+                                 Activation activation, Value x) {
+  auto f32 = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+  };
+  switch (activation) {
+  case Activation::none:
+    return x;
+  case Activation::relu:
+    return arith::MaximumFOp::create(b, x, f32(0.0));
+  case Activation::gelu: {
+    // The exact (erf) form: 0.5 x (1 + erf(x / sqrt(2))).
+    Value erf = math::ErfOp::create(b, arith::MulFOp::create(b, x, f32(M_SQRT1_2)));
+    Value half = arith::MulFOp::create(b, x, f32(0.5));
+    return arith::MulFOp::create(b, half, arith::AddFOp::create(b, erf, f32(1.0)));
+  }
+  case Activation::silu: {
+    // x * sigmoid(x) = x / (1 + exp(-x)).
+    Value e = math::ExpOp::create(b, arith::NegFOp::create(b, x));
+    return arith::DivFOp::create(b, x, arith::AddFOp::create(b, e, f32(1.0)));
+  }
+  }
+  llvm_unreachable("unknown activation");
 }

@@ -352,12 +352,28 @@ void GlobalChecker::addAccess(const MemoryAccess &access) {
     return llvm::all_of(x.terms,
                         [&](auto t) { return llvm::is_contained(y.terms, t); });
   };
+  // A box is exactly its members' union: it takes an access whose span
+  // meets or touches it in one dimension and equals it in the others (two
+  // stores a block-count apart, merged into one range, would cover the
+  // columns of the blocks between them).
+  auto extendsExactly = [](const Box &box, ArrayRef<Span> spans) {
+    unsigned differing = 0;
+    for (auto [d, s] : llvm::zip(box.dims, spans)) {
+      if (d.lo == s.lo && d.hi == s.hi)
+        continue;
+      if (++differing > 1 || s.lo > d.hi || d.lo > s.hi)
+        return false;
+    }
+    return true;
+  };
   for (Box &box : boxes) {
     if (box.root != root || box.kind != kind || box.loop != loop ||
         box.dims.size() != spans->size() ||
-        !llvm::all_of(llvm::zip(box.dims, *spans), [&](auto pair) {
-          return sameTerms(std::get<0>(pair), std::get<1>(pair));
-        }))
+        !llvm::all_of(llvm::zip(box.dims, *spans),
+                      [&](auto pair) {
+                        return sameTerms(std::get<0>(pair), std::get<1>(pair));
+                      }) ||
+        !extendsExactly(box, *spans))
       continue;
     for (auto [d, s] : llvm::zip(box.dims, *spans)) {
       d.lo = std::min(d.lo, s.lo);

@@ -115,15 +115,6 @@ static void emitEntryLaunch(OpBuilder &b, Location loc, StringRef module,
   auto symbolValue = [&](StringRef name) {
     return getSymbolValue(b, loc, launch, args, name);
   };
-  for (const std::string &name : launch.zeroed) {
-    std::optional<unsigned> arg = launch.findBuffer(name);
-    assert(arg && *arg < args.size() && "zeroes an argument it does not take");
-    Value buffer = args[*arg];
-    Type elem = cast<MemRefType>(buffer.getType()).getElementType();
-    gpu::MemsetOp::create(b, loc, TypeRange{}, ValueRange{}, buffer,
-                          arith::ConstantOp::create(
-                              b, loc, cast<TypedAttr>(b.getZeroAttr(elem))));
-  }
   SmallVector<Value> buffers(args);
   for (const WorkspaceBuffer &w : launch.workspace) {
     SmallVector<Value> dynamicSizes;
@@ -134,6 +125,16 @@ static void emitEntryLaunch(OpBuilder &b, Location loc, StringRef module,
                                            ValueRange{}, dynamicSizes,
                                            ValueRange{}, /*hostShared=*/false)
                           .getMemref());
+  }
+  // Arguments and workspace buffers (counters) the kernels expect zeroed.
+  for (const std::string &name : launch.zeroed) {
+    std::optional<unsigned> index = launch.findBuffer(name);
+    assert(index && *index < buffers.size() && "zeroes no buffer it has");
+    Value buffer = buffers[*index];
+    Type elem = cast<MemRefType>(buffer.getType()).getElementType();
+    gpu::MemsetOp::create(b, loc, TypeRange{}, ValueRange{}, buffer,
+                          arith::ConstantOp::create(
+                              b, loc, cast<TypedAttr>(b.getZeroAttr(elem))));
   }
   for (const LaunchKernel &kernel : launch.kernels) {
     std::array<Value, 3> grid;

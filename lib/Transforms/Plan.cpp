@@ -276,7 +276,8 @@ void AMKPlanPass::runOnOperation() {
     if (auto kernel = dyn_cast<KernelOp>(op))
       names.insert(kernel.getSymName());
     else if (auto problem = dyn_cast<ProblemOpInterface>(op);
-             problem && !op->getParentOfType<KernelOp>())
+             problem && !op->getParentOfType<KernelOp>() &&
+             !op->getParentOfType<ProblemOpInterface>())
       problems.push_back(problem);
   });
 

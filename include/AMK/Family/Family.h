@@ -180,7 +180,8 @@ struct KernelLaunch {
   SmallVector<LaunchArg> args;
   /// Buffers the launch allocates (no two names alike, none an argument's).
   SmallVector<WorkspaceBuffer> workspace;
-  /// Arguments the launch zeroes before the kernels run (all bytes).
+  /// Arguments and workspace buffers the launch zeroes before the kernels
+  /// run (all bytes), e.g. the counters a cooperative kernel polls.
   SmallVector<std::string> zeroed;
   /// At least one.
   SmallVector<LaunchKernel, 1> kernels;

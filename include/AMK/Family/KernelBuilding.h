@@ -13,6 +13,8 @@
 #ifndef AMK_FAMILY_KERNELBUILDING_H
 #define AMK_FAMILY_KERNELBUILDING_H
 
+#include "AMK/Dialect/AMK/IR/AMKAttrs.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
@@ -31,6 +33,9 @@ Value selectBatch(ImplicitLocOpBuilder &b, Value source, Value batch);
 /// dynamic (null when none is). Blocks outside do nothing; the guard is
 /// also what proves their batch views in bounds.
 Value getBatchGuard(ImplicitLocOpBuilder &b, ValueRange operands, Value batch);
+
+/// `activation` of the f32 value `x` (the epilogues' activations).
+Value buildActivation(ImplicitLocOpBuilder &b, Activation activation, Value x);
 
 } // namespace mlir::amk
 

@@ -10,6 +10,7 @@
 
 #include "AMK/Family/Family.h"
 #include "AMK/Family/Gemm/GemmFamily.h"
+#include "AMK/Family/Graph/GraphModel.h"
 #include "AMK/Family/RowReduce/RowReduceModel.h"
 
 #include <mutex>
@@ -21,8 +22,8 @@ llvm::Error mlir::amk::registerAllFamilies() {
   static std::once_flag once;
   static std::string error;
   std::call_once(once, [] {
-    std::unique_ptr<KernelFamily> families[] = {createGemmFamily(),
-                                                createRowReduceFamily()};
+    std::unique_ptr<KernelFamily> families[] = {
+        createGemmFamily(), createRowReduceFamily(), createGraphFamily()};
     for (std::unique_ptr<KernelFamily> &family : families)
       if (llvm::Error e = registerFamily(std::move(family)))
         error = llvm::toString(std::move(e));

@@ -104,26 +104,7 @@ void GemmKernelBuilder::setupTile() {
 }
 
 Value GemmKernelBuilder::applyActivation(Value x) {
-  switch (p.activation) {
-  case Activation::none:
-    return x;
-  case Activation::relu:
-    return arith::MaximumFOp::create(b, x, f32(0.0));
-  case Activation::gelu: {
-    // The exact (erf) form: 0.5 x (1 + erf(x / sqrt(2))).
-    Value erf =
-        math::ErfOp::create(b, arith::MulFOp::create(b, x, f32(M_SQRT1_2)));
-    Value half = arith::MulFOp::create(b, x, f32(0.5));
-    return arith::MulFOp::create(b, half,
-                                 arith::AddFOp::create(b, erf, f32(1.0)));
-  }
-  case Activation::silu: {
-    // x * sigmoid(x) = x / (1 + exp(-x)).
-    Value e = math::ExpOp::create(b, arith::NegFOp::create(b, x));
-    return arith::DivFOp::create(b, x, arith::AddFOp::create(b, e, f32(1.0)));
-  }
-  }
-  llvm_unreachable("unknown activation");
+  return buildActivation(b, p.activation, x);
 }
 
 SmallVector<Value> GemmKernelBuilder::loadBias(Value col, int64_t width) {

@@ -219,6 +219,39 @@ def AMK_RowConfigAttr : AMK_Attr<"RowConfig", "row_config",
 }
 
 //===----------------------------------------------------------------------===//
+// #amk.graph_config
+//===----------------------------------------------------------------------===//
+
+def AMK_GraphConfigAttr : AMK_Attr<"GraphConfig", "graph_config",
+    [DeclareAttrInterfaceMethods<AMK_KernelConfigAttrInterface>]> {
+  let summary = "A planned megakernel design (an amk.graph as one kernel)";
+  let description = [{
+    `blocks` persistent blocks of `threads` threads, all resident at once
+    (the kernel is launched cooperatively). Every step is split over all
+    blocks: block b computes the output columns n = b, b + blocks, ...,
+    each warp `rows_per_warp` of them at a time (rows of the weights),
+    each lane keeping `unroll` 16-byte loads per row in flight. A step
+    that reads an earlier step's result waits for that step's blocks on a
+    counter in global memory (release and acquire, gpu scope).
+
+    ```mlir
+    #amk.graph_config<blocks = 264, threads = 256, rows_per_warp = 2, unroll = 4>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$blocks,
+    "int64_t":$threads,
+    "int64_t":$rows_per_warp,
+    "int64_t":$unroll
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getWarps() const { return getThreads() / 32; }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // #amk.candidate
 //===----------------------------------------------------------------------===//
 

@@ -18,4 +18,11 @@
 #define GET_OP_CLASSES
 #include "AMK/Dialect/AMK/IR/AMKOps.h.inc"
 
+namespace mlir::amk {
+/// The steps of a graph (its body's amk.matmul ops), in order.
+llvm::SmallVector<MatmulOp> getGraphSteps(GraphOp graph);
+/// The internal buffers of a graph, in order.
+llvm::SmallVector<GraphBufferOp> getGraphBuffers(GraphOp graph);
+} // namespace mlir::amk
+
 #endif // AMK_DIALECT_AMK_IR_AMKOPS_H

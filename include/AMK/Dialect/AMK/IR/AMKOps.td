@@ -147,6 +147,69 @@ def AMK_RowReduceOp : AMK_Op<"row_reduce", [AttrSizedOperandSegments,
 }
 
 //===----------------------------------------------------------------------===//
+// amk.graph
+//===----------------------------------------------------------------------===//
+
+def AMK_GraphBufferOp : AMK_Op<"graph_buffer", [HasParent<"GraphOp">,
+    MemoryEffects<[MemAlloc]>]> {
+  let summary = "A buffer internal to an amk.graph";
+  let description = [{
+    An intermediate result of a graph: one step writes it, later steps read
+    it. The launch allocates it (a workspace buffer of the kernel); its
+    type is static, contiguous and row-major.
+
+    ```mlir
+    %h = amk.graph_buffer : memref<16x14336xbf16>
+    ```
+  }];
+  let results = (outs Res<AnyStaticShapeMemRef, "", [MemAlloc]>:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def AMK_GraphOp : AMK_Op<"graph", [AttrSizedOperandSegments, SingleBlock,
+    NoTerminator, IsolatedFromAbove,
+    DeclareOpInterfaceMethods<AMK_ProblemOpInterface>]> {
+  let summary = "Several ops computed by one persistent kernel (a megakernel)";
+  let description = [{
+    A problem made of steps that run, in order, as one kernel. The body's
+    block arguments are the operands (`ins`, then `outs`); its ops are the
+    steps and `amk.graph_buffer`s, buffers internal to the graph (the launch
+    allocates them). A step reads graph inputs and what earlier steps
+    wrote; each output and each buffer is written by exactly one step, and
+    nothing writes an input.
+
+    The steps are decode-shaped products: `amk.matmul` with
+    `transpose_b` (weights stored `[N, K]`, as torch's Linear), A an
+    `[M, K]` input, output or buffer, the weights and bias graph inputs,
+    no beta and no batch. Sizes are static.
+
+    ```mlir
+    amk.graph ins(%x, %w1, %w2 : memref<1x4096xbf16>, memref<14336x4096xbf16>,
+                  memref<4096x14336xbf16>) outs(%y : memref<1x4096xbf16>) {
+    ^bb0(%xa: memref<1x4096xbf16>, %w1a: memref<14336x4096xbf16>,
+         %w2a: memref<4096x14336xbf16>, %ya: memref<1x4096xbf16>):
+      %h = amk.graph_buffer : memref<1x14336xbf16>
+      amk.matmul %xa, %w1a into %h {transpose_b, activation = #amk.activation<gelu>}
+        : memref<1x4096xbf16>, memref<14336x4096xbf16>, memref<1x14336xbf16>
+      amk.matmul %h, %w2a into %ya {transpose_b}
+        : memref<1x14336xbf16>, memref<4096x14336xbf16>, memref<1x4096xbf16>
+    }
+    ```
+  }];
+  let arguments = (ins
+    Arg<Variadic<AnyMemRef>, "graph inputs", [MemRead]>:$inputs,
+    Arg<Variadic<AnyMemRef>, "graph outputs", [MemWrite]>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `ins` `(` $inputs `:` type($inputs) `)` `outs` `(` $outputs `:` type($outputs) `)`
+    attr-dict-with-keyword $body
+  }];
+  // Its steps and buffers: getGraphSteps and getGraphBuffers (AMKOps.h).
+  let hasRegionVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // amk.kernel
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,236 @@
+//===- Graph.cpp - amk.graph, amk.graph_buffer and #amk.graph_config ------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The megakernel family's problem: steps that one persistent kernel runs in
+// order, wired through graph inputs, outputs and internal buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Dialect/AMK/IR/AMKOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+//===----------------------------------------------------------------------===//
+// amk.graph_buffer
+//===----------------------------------------------------------------------===//
+
+LogicalResult GraphBufferOp::verify() {
+  MemRefType type = getBuffer().getType();
+  if (!type.getLayout().isIdentity() || type.getMemorySpace())
+    return emitOpError("must be a contiguous row-major buffer in global "
+                       "memory (identity layout, no memory space), got ")
+           << type;
+  if (llvm::any_of(type.getShape(), [](int64_t d) { return d <= 0; }))
+    return emitOpError("has an empty dimension: ") << type;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// amk.graph
+//===----------------------------------------------------------------------===//
+
+SmallVector<MatmulOp> mlir::amk::getGraphSteps(GraphOp graph) {
+  return llvm::to_vector(graph.getBody().front().getOps<MatmulOp>());
+}
+
+SmallVector<GraphBufferOp> mlir::amk::getGraphBuffers(GraphOp graph) {
+  return llvm::to_vector(graph.getBody().front().getOps<GraphBufferOp>());
+}
+
+static bool isGraphElementType(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16();
+}
+
+/// The step's shape conditions: a decode-shaped product on static,
+/// contiguous buffers.
+static LogicalResult verifyStepShape(MatmulOp step) {
+  if (step.isBatched())
+    return step.emitOpError("cannot be a graph step: graph steps are not "
+                            "batched");
+  if (!step.getTransposeB() || step.getTransposeA())
+    return step.emitOpError("cannot be a graph step: a step takes A as "
+                            "[M, K] and its weights as [N, K] (transpose_b, "
+                            "not transpose_a)");
+  if (step.getBetaValue() != 0.0)
+    return step.emitOpError("cannot be a graph step: beta reads the old "
+                            "output, and a graph's outputs are only written");
+  if (!step.getAccumulatorType().isF32())
+    return step.emitOpError("cannot be a graph step: steps accumulate in f32");
+  for (Value operand : step->getOperands()) {
+    auto type = cast<MemRefType>(operand.getType());
+    if (!type.hasStaticShape())
+      return step.emitOpError("cannot be a graph step: graph sizes are "
+                              "static, got ")
+             << type;
+    if (!type.getLayout().isIdentity())
+      return step.emitOpError("cannot be a graph step: its buffers must be "
+                              "contiguous and row-major, got ")
+             << type;
+    if (!isGraphElementType(type.getElementType()))
+      return step.emitOpError("cannot be a graph step: element type ")
+             << type.getElementType() << " (f32, f16, bf16)";
+  }
+  return success();
+}
+
+LogicalResult GraphOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getNumOperands())
+    return emitOpError() << "body takes " << body.getNumArguments()
+                         << " arguments, one per operand (" << getNumOperands()
+                         << ")";
+  for (auto [i, arg, operand] :
+       llvm::enumerate(body.getArguments(), getOperands()))
+    if (arg.getType() != operand.getType())
+      return emitOpError() << "body argument #" << i << " is " << arg.getType()
+                           << " but operand #" << i << " is "
+                           << operand.getType();
+  unsigned numInputs = getInputs().size();
+  auto isInput = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body && arg.getArgNumber() < numInputs;
+  };
+  auto isOutput = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body && arg.getArgNumber() >= numInputs;
+  };
+  auto isBuffer = [](Value v) { return v.getDefiningOp<GraphBufferOp>(); };
+
+  // The step writing each output and buffer so far, and what was read.
+  llvm::DenseMap<Value, MatmulOp> writer;
+  llvm::DenseSet<Value> read;
+  unsigned steps = 0;
+  for (Operation &op : body) {
+    if (isa<GraphBufferOp>(op))
+      continue;
+    auto step = dyn_cast<MatmulOp>(op);
+    if (!step)
+      return op.emitOpError("cannot be a step of amk.graph (its steps are "
+                            "amk.matmul; amk.graph_buffer declares buffers)");
+    ++steps;
+    if (failed(verifyStepShape(step)))
+      return failure();
+    for (Value operand : step->getOperands())
+      if (!isInput(operand) && !isOutput(operand) && !isBuffer(operand))
+        return step.emitOpError("reads or writes a value that is neither an "
+                                "argument of the graph's body nor one of its "
+                                "buffers");
+    for (auto [name, value] : {std::pair<StringRef, Value>{"weights",
+                                                           step.getB()},
+                               {"bias", step.getBias()}})
+      if (value && !isInput(value))
+        return step.emitOpError() << "its " << name
+                                  << " must be a graph input (steps write "
+                                     "outputs and buffers only)";
+    Value a = step.getA();
+    if (!isInput(a) && !writer.count(a))
+      return step.emitOpError("reads A before any step writes it (steps run "
+                              "in order)");
+    Value c = step.getC();
+    if (isInput(c))
+      return step.emitOpError("writes a graph input (inputs are read-only)");
+    if (auto it = writer.find(c); it != writer.end()) {
+      InFlightDiagnostic diag =
+          step.emitOpError("writes a buffer an earlier step already wrote "
+                           "(each output and buffer has one writer)");
+      diag.attachNote(it->second.getLoc()) << "written first here";
+      return diag;
+    }
+    writer[c] = step;
+    read.insert(a);
+  }
+  if (steps == 0)
+    return emitOpError("has no steps (amk.matmul ops in its body)");
+  for (auto [i, output] :
+       llvm::enumerate(body.getArguments().drop_front(numInputs)))
+    if (!writer.count(output))
+      return emitOpError() << "output #" << i << " is never written";
+  for (GraphBufferOp buffer : getGraphBuffers(*this)) {
+    if (!writer.count(buffer.getBuffer()))
+      return buffer.emitOpError("is never written by a step");
+    if (!read.count(buffer.getBuffer()))
+      return buffer.emitOpError("is written but never read (make it an "
+                                "output of the graph)");
+  }
+  return success();
+}
+
+StringRef GraphOp::getProblemFamily() { return "graph"; }
+
+SmallVector<Value, 4> GraphOp::getKernelOperands() {
+  return llvm::to_vector_of<Value, 4>(getOperands());
+}
+
+/// `graph_` and, per step, its product, types and epilogue; where a step's
+/// A comes from (an input, step i's result) ties the wiring in.
+std::string GraphOp::getProblemSignature() {
+  auto typeName = [](Type t) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << t;
+    return s;
+  };
+  SmallVector<MatmulOp> steps = getGraphSteps(*this);
+  llvm::DenseMap<Value, unsigned> producer;
+  std::string sig = "graph";
+  for (auto [i, step] : llvm::enumerate(steps)) {
+    sig += llvm::formatv("_{0}x{1}x{2}", step.getM(), step.getN(), step.getK());
+    auto it = producer.find(step.getA());
+    if (it != producer.end())
+      sig += llvm::formatv("s{0}", it->second);
+    sig += "_" + typeName(step.getInputElementType());
+    Type out = step.getC().getType().getElementType();
+    if (out != step.getInputElementType())
+      sig += typeName(out);
+    if (step.getBias())
+      sig += "_bias";
+    if (step.getActivationValue() != Activation::none)
+      sig += "_" + stringifyActivation(step.getActivationValue()).str();
+    if (step.getAlphaValue() != 1.0)
+      sig += llvm::formatv("_a{0:e}", step.getAlphaValue()).str();
+    producer[step.getC()] = i;
+  }
+  return sig;
+}
+
+//===----------------------------------------------------------------------===//
+// #amk.graph_config
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+GraphConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        int64_t blocks, int64_t threads, int64_t rowsPerWarp,
+                        int64_t unroll) {
+  // Cooperative grids are bounded by residency: no GPU holds more than a
+  // few thousand blocks at once.
+  if (blocks < 1 || blocks > 65536)
+    return emitError() << "blocks must be in [1, 65536], got " << blocks;
+  if (threads < 32 || threads > 1024 || threads % 32 != 0)
+    return emitError() << "threads must be whole warps, 32 to 1024, got "
+                       << threads;
+  if (rowsPerWarp < 1 || rowsPerWarp > 8)
+    return emitError() << "rows_per_warp must be in [1, 8], got "
+                       << rowsPerWarp;
+  if (unroll < 1 || unroll > 8)
+    return emitError() << "unroll must be in [1, 8], got " << unroll;
+  return success();
+}
+
+StringRef GraphConfigAttr::getProblemFamily() const { return "graph"; }
+
+int64_t GraphConfigAttr::getThreadsPerBlock() const { return getThreads(); }
+
+LogicalResult GraphConfigAttr::verifyForProblem(
+    Operation *problem, function_ref<InFlightDiagnostic()> emitError) const {
+  if (!isa<GraphOp>(problem))
+    return emitError() << "#amk.graph_config cannot compute '"
+                       << problem->getName() << "'";
+  return success();
+}

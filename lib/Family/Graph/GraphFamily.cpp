@@ -1,0 +1,327 @@
+//===- GraphFamily.cpp - The megakernel family and its planner ------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// Candidates: blocks per SM (every block resident), threads, rows per warp
+// and loads in flight per row. The cost model is a memory model: each step
+// streams its weights once, at the HBM rate or what the loads in flight
+// allow (Little's law), its time set by the busiest block; each step that
+// waits for an earlier one adds a grid-wide release/acquire.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Family/Graph/GraphModel.h"
+#include "AMK/Family/SilentEmitter.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::amk;
+
+namespace {
+
+/// Constants of the cost model a calibration may refit.
+struct GraphCostParams {
+  double hbmEfficiency = 0.92;
+  double memLatencyNs = 900;
+  double syncNs = 1500;
+  double launchOverheadNs = 4000;
+};
+
+template <typename Fn> static void forEachParam(GraphCostParams &p, Fn fn) {
+  fn("graph_hbm_efficiency", p.hbmEfficiency);
+  fn("graph_mem_latency_ns", p.memLatencyNs);
+  fn("graph_sync_ns", p.syncNs);
+  fn("graph_launch_overhead_ns", p.launchOverheadNs);
+}
+
+class GraphProblemModel : public ProblemModel {
+public:
+  GraphProblemModel(MLIRContext *context, GraphProblem problem,
+                    const TargetSpec &target, const GraphCostParams &params)
+      : context(context), problem(std::move(problem)), target(target),
+        params(params) {}
+
+  FailureOr<KernelResources>
+  getResources(KernelConfigAttrInterface config) const override {
+    auto graph = dyn_cast<GraphConfigAttr>(config);
+    if (!graph)
+      return failure();
+    return getGraphResources(graph, problem, target);
+  }
+
+  LogicalResult checkLowerable(KernelConfigAttrInterface config,
+                               std::string &whyNot) const override {
+    auto graph = dyn_cast<GraphConfigAttr>(config);
+    if (!graph) {
+      whyNot = "not a #amk.graph_config";
+      return failure();
+    }
+    return checkGraphLowerable(graph, problem, target, whyNot);
+  }
+
+  void enumerate(
+      llvm::function_ref<void(KernelConfigAttrInterface)> fn) const override {
+    for (int64_t perSM : {1, 2, 3, 4})
+      for (int64_t threads : {128, 256, 512, 1024})
+        for (int64_t rows : {1, 2, 4})
+          for (int64_t unroll : {1, 2, 4, 8})
+            if (auto config = GraphConfigAttr::getChecked(
+                    getSilentEmitter(), context, perSM * target.sm_count,
+                    threads, rows, unroll))
+              fn(config);
+  }
+
+  CandidateCost predict(KernelConfigAttrInterface config,
+                        const KernelResources &resources) const override {
+    auto c = cast<GraphConfigAttr>(config);
+    CandidateCost cost;
+    if (resources.blocksPerSM <= 0 || target.sm_count <= 0 ||
+        target.hbm_gbps <= 0) {
+      cost.totalNs = std::numeric_limits<double>::infinity();
+      return cost;
+    }
+    double blocks = c.getBlocks();
+    // Bytes in flight: every lane keeps rows x unroll 16-byte loads.
+    double inFlight =
+        blocks * c.getThreads() * c.getRowsPerWarp() * c.getUnroll() * 16;
+    double stepsNs = 0, hbmNs = 0, latencyNs = 0, syncNs = 0;
+    for (const GraphStep &s : problem.steps) {
+      double bytes = double(s.n) * s.k * s.inBytes();
+      double hbm = bytes / (target.hbm_gbps * params.hbmEfficiency);
+      double latency = bytes / inFlight * params.memLatencyNs;
+      // The busiest block computes ceil(N / blocks) columns, a warp's
+      // rows at a time.
+      double slots = c.getWarps() * c.getRowsPerWarp();
+      double busiest =
+          std::ceil(std::ceil(s.n / blocks) / slots) * slots * blocks;
+      double imbalance = std::max(1.0, busiest / s.n);
+      stepsNs += std::max(hbm, latency) * imbalance;
+      hbmNs += hbm;
+      latencyNs += latency;
+      if (s.a.step)
+        syncNs += params.syncNs;
+    }
+    cost.totalNs = params.launchOverheadNs + stepsNs + syncNs;
+    cost.terms = llvm::formatv("hbm {0:f1}, latency {1:f1}, steps {2:f1}, "
+                               "sync {3:f1} us",
+                               hbmNs / 1000, latencyNs / 1000, stepsNs / 1000,
+                               syncNs / 1000)
+                     .str();
+    cost.notes = llvm::formatv("{0} steps, floor {1:f1} us at the HBM peak",
+                               problem.steps.size(),
+                               problem.getBytes() / target.hbm_gbps / 1000)
+                     .str();
+    return cost;
+  }
+
+  SmallVector<int64_t>
+  getTieBreakers(KernelConfigAttrInterface config,
+                 const KernelResources &resources) const override {
+    auto c = cast<GraphConfigAttr>(config);
+    // Fewer blocks to synchronize, then fewer threads, more loads in flight.
+    return {c.getBlocks(), c.getThreads(), -c.getUnroll(), c.getRowsPerWarp()};
+  }
+
+  std::string getShapeKey(KernelConfigAttrInterface config,
+                          bool coarse) const override {
+    auto c = cast<GraphConfigAttr>(config);
+    std::string key = llvm::formatv("{0}x{1}", c.getBlocks(), c.getThreads());
+    if (!coarse)
+      key += llvm::formatv("/r{0}/u{1}", c.getRowsPerWarp(), c.getUnroll());
+    return key;
+  }
+
+  bool hasPartialTiles(KernelConfigAttrInterface config) const override {
+    auto c = cast<GraphConfigAttr>(config);
+    return llvm::any_of(problem.steps, [&](const GraphStep &s) {
+      return s.n % c.getBlocks() || s.k % (32 * s.getVector());
+    });
+  }
+
+  bool hasDynamicSizes() const override { return false; }
+
+private:
+  MLIRContext *context;
+  GraphProblem problem;
+  const TargetSpec &target;
+  GraphCostParams params;
+};
+
+class GraphFamily : public KernelFamily {
+public:
+  StringRef getName() const override { return "graph"; }
+  StringRef getDisplayName() const override { return "megakernel"; }
+
+  std::unique_ptr<ProblemModel>
+  getModel(ProblemOpInterface problem, const TargetSpec &target,
+           const CostOverrides &overrides,
+           const PlanningSizes &) const override {
+    return std::make_unique<GraphProblemModel>(
+        problem->getContext(),
+        GraphProblem::get(cast<GraphOp>(problem.getOperation())), target,
+        getParams(overrides));
+  }
+
+  FailureOr<std::unique_ptr<ProblemModel>>
+  getModel(MLIRContext *context, const llvm::json::Object &json,
+           const TargetSpec &target,
+           const CostOverrides &overrides) const override {
+    FailureOr<GraphProblem> problem = GraphProblem::fromJSON(context, json);
+    if (failed(problem))
+      return failure();
+    return std::unique_ptr<ProblemModel>(std::make_unique<GraphProblemModel>(
+        context, std::move(*problem), target, getParams(overrides)));
+  }
+
+  KernelLaunch describeLaunch(ProblemOpInterface op,
+                              KernelConfigAttrInterface configAttr,
+                              const TargetSpec &target) const override;
+
+  FailureOr<SmallVector<gpu::GPUFuncOp>>
+  synthesize(gpu::GPUModuleOp module, KernelOp kernel,
+             KernelConfigAttrInterface configAttr, StringRef name,
+             const TargetSpec &) const override {
+    auto config = dyn_cast<GraphConfigAttr>(configAttr);
+    if (!config)
+      return kernel.emitOpError("has no megakernel synthesizer for config ")
+             << configAttr;
+    FailureOr<gpu::GPUFuncOp> func =
+        synthesizeGraphKernel(module, kernel, config, name);
+    if (failed(func))
+      return failure();
+    return SmallVector<gpu::GPUFuncOp>{*func};
+  }
+
+  llvm::json::Object problemToJSON(ProblemOpInterface problem) const override {
+    return GraphProblem::get(cast<GraphOp>(problem.getOperation())).toJSON();
+  }
+
+  /// The rows of the widest step (decode's token count) is the size that
+  /// makes graphs of one wiring comparable.
+  llvm::StringMap<int64_t>
+  getSizes(const llvm::json::Object &json) const override {
+    llvm::StringMap<int64_t> sizes;
+    int64_t m = 0;
+    if (const llvm::json::Array *steps = json.getArray("steps"))
+      for (const llvm::json::Value &step : *steps)
+        if (const llvm::json::Object *o = step.getAsObject())
+          m = std::max(m, o->getInteger("m").value_or(0));
+    sizes["M"] = m;
+    return sizes;
+  }
+
+  /// Flops of the products.
+  double getWork(const llvm::json::Object &json) const override {
+    double work = 0;
+    if (const llvm::json::Array *steps = json.getArray("steps"))
+      for (const llvm::json::Value &step : *steps)
+        if (const llvm::json::Object *o = step.getAsObject())
+          work += 2.0 * o->getInteger("m").value_or(0) *
+                  o->getInteger("n").value_or(0) *
+                  o->getInteger("k").value_or(0);
+    return work;
+  }
+
+  SmallVector<std::pair<std::string, double>> getCostParams() const override {
+    SmallVector<std::pair<std::string, double>> out;
+    GraphCostParams defaults;
+    forEachParam(defaults, [&](StringRef name, double &value) {
+      out.push_back({name.str(), value});
+    });
+    return out;
+  }
+
+private:
+  static GraphCostParams getParams(const CostOverrides &overrides) {
+    GraphCostParams params;
+    forEachParam(params, [&](StringRef name, double &value) {
+      auto it = overrides.find(name);
+      if (it != overrides.end())
+        value = it->second;
+    });
+    return params;
+  }
+};
+} // namespace
+
+/// Operands are `in<i>` and `out<i>`, internal buffers `buf<i>`; the size
+/// symbols name each step's extents (`M0`, `N0`, `K0`, ...), all static.
+KernelLaunch GraphFamily::describeLaunch(ProblemOpInterface op,
+                                         KernelConfigAttrInterface configAttr,
+                                         const TargetSpec &) const {
+  auto graph = cast<GraphOp>(op.getOperation());
+  auto config = cast<GraphConfigAttr>(configAttr);
+  GraphProblem p = GraphProblem::get(graph);
+  Block &body = graph.getBody().front();
+  unsigned numInputs = graph.getInputs().size();
+  KernelLaunch launch;
+  // Each operand's dimensions as the symbols of the first step using it.
+  llvm::DenseMap<Value, SmallVector<std::string>> shapes;
+  auto addSymbol = [&](std::string name, int64_t value) {
+    if (!launch.findSymbol(name))
+      launch.symbols.push_back(SizeSymbol{name, value, {}, 0});
+    return name;
+  };
+  for (auto [i, step] : llvm::enumerate(getGraphSteps(graph))) {
+    const GraphStep &s = p.steps[i];
+    std::string m = addSymbol(llvm::formatv("M{0}", i), s.m);
+    std::string n = addSymbol(llvm::formatv("N{0}", i), s.n);
+    std::string k = addSymbol(llvm::formatv("K{0}", i), s.k);
+    shapes.try_emplace(step.getA(), SmallVector<std::string>{m, k});
+    shapes.try_emplace(step.getB(), SmallVector<std::string>{n, k});
+    if (step.getBias())
+      shapes.try_emplace(step.getBias(), SmallVector<std::string>{n});
+    shapes.try_emplace(step.getC(), SmallVector<std::string>{m, n});
+  }
+  for (BlockArgument arg : body.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    std::string name = i < numInputs
+                           ? llvm::formatv("in{0}", i).str()
+                           : llvm::formatv("out{0}", i - numInputs).str();
+    auto type = cast<MemRefType>(arg.getType());
+    SmallVector<std::string> shape = shapes.lookup(arg);
+    // An input no step reads: its own extents as symbols.
+    if (shape.empty())
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        shape.push_back(
+            addSymbol(llvm::formatv("{0}_{1}", name, d), type.getDimSize(d)));
+    launch.args.push_back(LaunchArg{name, type, shape, i >= numInputs});
+  }
+  for (auto [i, buffer] : llvm::enumerate(getGraphBuffers(graph))) {
+    MemRefType type = buffer.getBuffer().getType();
+    WorkspaceBuffer &w = launch.workspace.emplace_back();
+    w.name = llvm::formatv("buf{0}", i);
+    w.kernelType = type;
+    for (int64_t extent : type.getShape())
+      w.shape.push_back(SizeExpr::constant(extent));
+  }
+  WorkspaceBuffer &counters = launch.workspace.emplace_back();
+  counters.name = "counters";
+  int64_t numSteps = p.steps.size();
+  counters.kernelType =
+      MemRefType::get({numSteps}, IntegerType::get(graph.getContext(), 32));
+  counters.shape = {SizeExpr::constant(numSteps)};
+  launch.zeroed.push_back("counters");
+
+  LaunchKernel &kernel = launch.kernels.emplace_back();
+  kernel.grid = {SizeExpr::constant(config.getBlocks()), SizeExpr::constant(1),
+                 SizeExpr::constant(1)};
+  kernel.block = {config.getThreads(), 1, 1};
+  kernel.estimatedRegs = getGraphRegisters(config, p);
+  kernel.cooperative = true;
+  for (const LaunchArg &arg : launch.args)
+    kernel.params.push_back(arg.name);
+  for (const WorkspaceBuffer &w : launch.workspace)
+    kernel.params.push_back(w.name);
+  return launch;
+}
+
+std::unique_ptr<KernelFamily> mlir::amk::createGraphFamily() {
+  return std::make_unique<GraphFamily>();
+}

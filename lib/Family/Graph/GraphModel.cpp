@@ -1,0 +1,217 @@
+//===- GraphModel.cpp - The megakernel's problem and resources ------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AMK/Family/Graph/GraphModel.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+int64_t GraphStep::getVector() const {
+  int64_t vector = 16 / inBytes();
+  while (k % vector)
+    vector /= 2;
+  return vector;
+}
+
+GraphProblem GraphProblem::get(GraphOp op) {
+  GraphProblem p;
+  llvm::DenseMap<Value, unsigned> producer;
+  SmallVector<GraphBufferOp> buffers = getGraphBuffers(op);
+  auto operandIndex = [](Value v) {
+    return cast<BlockArgument>(v).getArgNumber();
+  };
+  for (MatmulOp mm : getGraphSteps(op)) {
+    GraphStep s;
+    s.m = mm.getM();
+    s.n = mm.getN();
+    s.k = mm.getK();
+    s.inType = mm.getInputElementType();
+    s.outType = mm.getC().getType().getElementType();
+    s.activation = mm.getActivationValue();
+    s.alpha = mm.getAlphaValue();
+    if (auto it = producer.find(mm.getA()); it != producer.end()) {
+      s.a.step = it->second;
+      p.steps[it->second].isRead = true;
+    } else {
+      s.a.input = operandIndex(mm.getA());
+    }
+    s.weights = operandIndex(mm.getB());
+    if (mm.getBias())
+      s.bias = operandIndex(mm.getBias());
+    if (auto buffer = mm.getC().getDefiningOp<GraphBufferOp>())
+      s.buffer = llvm::find(buffers, buffer) - buffers.begin();
+    else
+      s.output = operandIndex(mm.getC());
+    producer[mm.getC()] = p.steps.size();
+    p.steps.push_back(s);
+  }
+  return p;
+}
+
+static std::string floatName(Type t) {
+  return t.isF32() ? "f32" : t.isF16() ? "f16" : "bf16";
+}
+
+static Type parseFloat(MLIRContext *context, StringRef name) {
+  Builder b(context);
+  if (name == "f32")
+    return b.getF32Type();
+  if (name == "f16")
+    return b.getF16Type();
+  if (name == "bf16")
+    return b.getBF16Type();
+  return {};
+}
+
+FailureOr<GraphProblem>
+GraphProblem::fromJSON(MLIRContext *context, const llvm::json::Object &json) {
+  const llvm::json::Array *steps = json.getArray("steps");
+  if (!steps || steps->empty() || steps->size() > 256)
+    return failure();
+  GraphProblem p;
+  for (const llvm::json::Value &value : *steps) {
+    const llvm::json::Object *o = value.getAsObject();
+    if (!o)
+      return failure();
+    GraphStep s;
+    bool ok = true;
+    for (auto [key, out] : {std::pair<StringRef, int64_t *>{"m", &s.m},
+                            {"n", &s.n},
+                            {"k", &s.k}}) {
+      std::optional<int64_t> v = o->getInteger(key);
+      ok &= v && *v >= 1 && *v <= (int64_t(1) << 40);
+      *out = v.value_or(1);
+    }
+    std::optional<StringRef> in = o->getString("in_type"),
+                             out = o->getString("out_type");
+    s.inType = in ? parseFloat(context, *in) : Type();
+    s.outType = out ? parseFloat(context, *out) : Type();
+    s.alpha = o->getNumber("alpha").value_or(1.0);
+    std::optional<StringRef> act = o->getString("activation");
+    std::optional<Activation> activation =
+        act ? symbolizeActivation(*act) : Activation::none;
+    // Operand and buffer indices (a graph has far fewer than 2^16).
+    auto readIndex = [&](StringRef key) -> std::optional<unsigned> {
+      std::optional<int64_t> v = o->getInteger(key);
+      if (!v)
+        return std::nullopt;
+      if (*v < 0 || *v >= (1 << 16)) {
+        ok = false;
+        return std::nullopt;
+      }
+      return unsigned(*v);
+    };
+    std::optional<unsigned> aStep = readIndex("a_step");
+    s.a.input = readIndex("a_input");
+    if (aStep && *aStep < p.steps.size()) {
+      s.a.step = aStep;
+      p.steps[*aStep].isRead = true;
+    }
+    std::optional<unsigned> weights = readIndex("weights");
+    s.weights = weights.value_or(0);
+    s.bias = readIndex("bias");
+    s.output = readIndex("c_output");
+    s.buffer = readIndex("c_buffer");
+    ok &= weights && (s.a.input.has_value() != s.a.step.has_value()) &&
+          (s.output.has_value() != s.buffer.has_value());
+    if (!ok || !s.inType || !s.outType || !activation)
+      return failure();
+    s.activation = *activation;
+    p.steps.push_back(s);
+  }
+  return p;
+}
+
+llvm::json::Object GraphProblem::toJSON() const {
+  llvm::json::Array steps;
+  for (const GraphStep &s : this->steps) {
+    llvm::json::Object o{{"m", s.m},
+                         {"n", s.n},
+                         {"k", s.k},
+                         {"in_type", floatName(s.inType)},
+                         {"out_type", floatName(s.outType)},
+                         {"activation", stringifyActivation(s.activation)},
+                         {"alpha", s.alpha},
+                         {"weights", int64_t(s.weights)}};
+    auto put = [&](StringRef key, std::optional<unsigned> v) {
+      if (v)
+        o[key] = int64_t(*v);
+    };
+    put("a_input", s.a.input);
+    put("a_step", s.a.step);
+    put("bias", s.bias);
+    put("c_output", s.output);
+    put("c_buffer", s.buffer);
+    steps.push_back(std::move(o));
+  }
+  return llvm::json::Object{{"steps", std::move(steps)}};
+}
+
+int64_t GraphProblem::getMaxRows() const {
+  int64_t rows = 0;
+  for (const GraphStep &s : steps)
+    rows = std::max(rows, s.m);
+  return rows;
+}
+
+double GraphProblem::getBytes() const {
+  double bytes = 0;
+  for (const GraphStep &s : steps)
+    bytes += double(s.n) * s.k * s.inBytes() + double(s.m) * s.k * s.inBytes() +
+             double(s.m) * s.n * s.outBytes() +
+             (s.bias ? double(s.n) * s.outBytes() : 0.0);
+  return bytes;
+}
+
+int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
+                                     const GraphProblem &problem) {
+  // Per lane: M x rows accumulators, unroll x rows 16-byte loads of the
+  // weights in flight, one 16-byte load of A per row of M at a time, and
+  // the addressing.
+  int64_t m = problem.getMaxRows(), rows = config.getRowsPerWarp();
+  return 32 + m * rows + 4 * config.getUnroll() * rows + 4 * m;
+}
+
+KernelResources mlir::amk::getGraphResources(GraphConfigAttr config,
+                                             const GraphProblem &problem,
+                                             const TargetSpec &target) {
+  KernelResources r;
+  r.threadsPerBlock = config.getThreads();
+  r.block = {config.getThreads(), 1, 1};
+  r.regsPerThread = getGraphRegisters(config, problem);
+  r.regsPerThreadReported = std::min<int64_t>(r.regsPerThread, 255);
+  computeOccupancy(r, target);
+  r.grid = {config.getBlocks(), 1, 1};
+  return r;
+}
+
+LogicalResult mlir::amk::checkGraphLowerable(GraphConfigAttr config,
+                                             const GraphProblem &problem,
+                                             const TargetSpec &target,
+                                             std::string &whyNot) {
+  int64_t m = problem.getMaxRows();
+  if (m > kMaxGraphRows) {
+    whyNot = llvm::formatv("a step has M = {0}: graph steps are decode "
+                           "products of at most {1} rows (plan larger "
+                           "products as their own kernels)",
+                           m, kMaxGraphRows);
+    return failure();
+  }
+  KernelResources r = getGraphResources(config, problem, target);
+  int64_t resident = r.blocksPerSM * target.sm_count;
+  if (config.getBlocks() > resident) {
+    whyNot = llvm::formatv("{0} blocks must all be resident at once (the "
+                           "blocks wait for each other), but {1} holds {2} "
+                           "({3} per SM, limited by {4})",
+                           config.getBlocks(), target.name, resident,
+                           r.blocksPerSM, r.getOccupancyLimiter());
+    return failure();
+  }
+  return success();
+}

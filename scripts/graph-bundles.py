@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Writes megakernel (amk.graph) bundles for the GPU benchmark:
+
+    scripts/graph-bundles.py OUT_DIR [--target h200] [--sweep]
+
+The decode MLP y = W2 gelu(W1 x) (H = 4096, F = 14336, bf16) at M = 1 and
+16, and odd graphs (three steps with bias and silu, K not a multiple of a
+warp's loads, f16 and f32) each planned by AMK; `--sweep` adds the MLP at
+other configs (blocks per SM, threads, rows per warp, unroll) to check the
+cost model's choice. Run python3 -m amk.graphbench OUT_DIR on the GPU.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def memref(shape, dtype):
+    return "memref<" + "x".join(map(str, shape)) + "x" + dtype + ">"
+
+
+def graph(name, m, dims, dtype="bf16", acts=None, bias=False, config=None):
+    """A chain of decode products: dims = [K0, N0, N1, ...]; step i maps
+    [m, dims[i]] to [m, dims[i+1]] with activation acts[i]."""
+    steps = len(dims) - 1
+    acts = acts or ["none"] * steps
+    x = memref([m, dims[0]], dtype)
+    ins, types = ["%x"], [x]
+    for i in range(steps):
+        ins.append(f"%w{i}")
+        types.append(memref([dims[i + 1], dims[i]], dtype))
+        if bias:
+            ins.append(f"%b{i}")
+            types.append(memref([dims[i + 1]], dtype))
+    y = memref([m, dims[-1]], dtype)
+    args = ", ".join(f"{v}: {t}" for v, t in zip(ins + ["%y"], types + [y]))
+    body_args = ", ".join(f"{v}a: {t}" for v, t in zip(ins + ["%y"],
+                                                       types + [y]))
+    lines = [f"func.func @{name}({args}) {{"]
+    head = (f"amk.graph ins({', '.join(ins)} : {', '.join(types)}) "
+            f"outs(%y : {y}) {{")
+    if config:
+        lines.append(f'  amk.kernel "k_{name}" config({config}) {{')
+    lines += ["  " + head, f"  ^bb0({body_args}):"]
+    a = "%xa"
+    for i in range(steps):
+        out = "%ya" if i == steps - 1 else f"%h{i}"
+        otype = memref([m, dims[i + 1]], dtype)
+        if i < steps - 1:
+            lines.append(f"    {out} = amk.graph_buffer : {otype}")
+        b = f" bias(%b{i}a)" if bias else ""
+        btype = f", {memref([dims[i + 1]], dtype)}" if bias else ""
+        attrs = "transpose_b"
+        if acts[i] != "none":
+            attrs += f", activation = #amk.activation<{acts[i]}>"
+        lines.append(f"    amk.matmul {a}, %w{i}a{b} into {out} {{{attrs}}} : "
+                     f"{memref([m, dims[i]], dtype)}, "
+                     f"{memref([dims[i + 1], dims[i]], dtype)}{btype}, "
+                     f"{otype}")
+        a = out
+    lines.append("  }")
+    if config:
+        lines.append("  }")
+    lines += ["  return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def cases(sweep, sms):
+    yield graph("mlp_m1", 1, [4096, 14336, 4096], acts=["gelu", "none"])
+    yield graph("mlp_m16", 16, [4096, 14336, 4096], acts=["gelu", "none"])
+    yield graph("chain3_bias_silu", 4, [1000, 3000, 777, 500],
+                acts=["silu", "gelu", "none"], bias=True)
+    yield graph("mlp_f16_odd", 3, [1003, 2050, 1003], dtype="f16",
+                acts=["relu", "none"])
+    yield graph("mlp_f32", 2, [2048, 4096, 2048], dtype="f32",
+                acts=["gelu", "none"])
+    if not sweep:
+        return
+    for m in (1, 16):
+        for per_sm in (1, 2, 4):
+            for threads, rows, unroll in ((128, 2, 8), (256, 2, 4),
+                                          (256, 1, 8), (512, 1, 4),
+                                          (256, 4, 2), (128, 4, 4)):
+                config = (f"#amk.graph_config<blocks = {per_sm * sms}, "
+                          f"threads = {threads}, rows_per_warp = {rows}, "
+                          f"unroll = {unroll}>")
+                name = f"sweep_m{m}_b{per_sm * sms}_t{threads}_r{rows}_u{unroll}"
+                yield graph(name, m, [4096, 14336, 4096],
+                            acts=["gelu", "none"], config=config)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out")
+    parser.add_argument("--target", default="h200")
+    parser.add_argument("--sweep", action="store_true")
+    parser.add_argument("--sms", type=int, default=132)
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    amk_opt = os.path.join(ROOT, "build", "bin", "amk-opt")
+    failed = 0
+    for text in cases(args.sweep, args.sms):
+        name = text.split("@")[1].split("(")[0]
+        src = os.path.join(args.out, name + ".mlir")
+        open(src, "w").write(text)
+        # Planned cases go through the planner; sweep cases keep theirs.
+        if "amk.kernel" in text:
+            passes = [f"--amk-target={args.target}", "--amk-verify",
+                      f"--amk-lower=bundle-dir={args.out} cache=false"]
+        else:
+            passes = [f"--amk-pipeline=target={args.target} "
+                      f"bundle-dir={args.out} cache=false"]
+        r = subprocess.run([amk_opt, src, *passes, "-o", os.devnull],
+                           capture_output=True, text=True)
+        if r.returncode:
+            failed += 1
+            print(f"{name}: amk-opt failed\n{r.stderr}", file=sys.stderr)
+        else:
+            print(f"{name}: ok")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
