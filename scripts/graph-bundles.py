@@ -69,6 +69,8 @@ def graph(name, m, dims, dtype="bf16", acts=None, bias=False, config=None):
 
 
 def cases(sweep, sms):
+    yield graph("gemv_m1", 1, [4096, 4096])
+    yield graph("gemv_m2_k64", 2, [64, 64])
     yield graph("mlp_m1", 1, [4096, 14336, 4096], acts=["gelu", "none"])
     yield graph("mlp_m16", 16, [4096, 14336, 4096], acts=["gelu", "none"])
     yield graph("chain3_bias_silu", 4, [1000, 3000, 777, 500],
@@ -79,15 +81,18 @@ def cases(sweep, sms):
                 acts=["gelu", "none"])
     if not sweep:
         return
+    sweep_configs = [("simt", 128, 2, 8), ("simt", 256, 1, 8),
+                     ("simt", 128, 4, 4), ("mma_sync", 128, 1, 8),
+                     ("mma_sync", 128, 2, 4), ("mma_sync", 256, 1, 4),
+                     ("mma_sync", 128, 1, 4), ("mma_sync", 256, 2, 2)]
     for m in (1, 16):
         for per_sm in (1, 2, 4):
-            for threads, rows, unroll in ((128, 2, 8), (256, 2, 4),
-                                          (256, 1, 8), (512, 1, 4),
-                                          (256, 4, 2), (128, 4, 4)):
+            for math, threads, rows, unroll in sweep_configs:
                 config = (f"#amk.graph_config<blocks = {per_sm * sms}, "
                           f"threads = {threads}, rows_per_warp = {rows}, "
-                          f"unroll = {unroll}>")
-                name = f"sweep_m{m}_b{per_sm * sms}_t{threads}_r{rows}_u{unroll}"
+                          f"unroll = {unroll}, math = {math}>")
+                name = (f"sweep_m{m}_{math}_b{per_sm * sms}_t{threads}"
+                        f"_r{rows}_u{unroll}")
                 yield graph(name, m, [4096, 14336, 4096],
                             acts=["gelu", "none"], config=config)
 

@@ -59,8 +59,8 @@ Value mlir::amk::getBatchGuard(ImplicitLocOpBuilder &b, ValueRange operands,
   return inBatch;
 }
 
-Value mlir::amk::buildActivation(ImplicitLocOpBuilder &b,
-                                 Activation activation, Value x) {
+Value mlir::amk::buildActivation(ImplicitLocOpBuilder &b, Activation activation,
+                                 Value x) {
   auto f32 = [&](double v) -> Value {
     return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
   };
@@ -71,9 +71,11 @@ Value mlir::amk::buildActivation(ImplicitLocOpBuilder &b,
     return arith::MaximumFOp::create(b, x, f32(0.0));
   case Activation::gelu: {
     // The exact (erf) form: 0.5 x (1 + erf(x / sqrt(2))).
-    Value erf = math::ErfOp::create(b, arith::MulFOp::create(b, x, f32(M_SQRT1_2)));
+    Value erf =
+        math::ErfOp::create(b, arith::MulFOp::create(b, x, f32(M_SQRT1_2)));
     Value half = arith::MulFOp::create(b, x, f32(0.5));
-    return arith::MulFOp::create(b, half, arith::AddFOp::create(b, erf, f32(1.0)));
+    return arith::MulFOp::create(b, half,
+                                 arith::AddFOp::create(b, erf, f32(1.0)));
   }
   case Activation::silu: {
     // x * sigmoid(x) = x / (1 + exp(-x)).

@@ -9,7 +9,9 @@ buffers rounded to their declared type, as the graph states), then AMK,
 torch eager (F.linear and the activations) and the same torch ops replayed
 from a CUDA graph timed in the same run: medians of CUDA-event timings after
 an L2 flush. Reports the bytes moved as a fraction of the HBM read ceiling
-(`--ceiling`, TB/s). Needs torch and libamk_runtime (python/amk/runtime.py).
+(`--ceiling`, TB/s). AMK_GRAPHBENCH_DEBUG=1 prints each output's worst
+element against the reference. Needs torch and libamk_runtime
+(python/amk/runtime.py).
 """
 
 import argparse
@@ -137,6 +139,16 @@ def bench_one(path, iters, flush, ceiling_tbps):
             err = float("inf")
             break
         err = max(err, ((got - ref).abs() / allowed).max().item())
+        if os.environ.get("AMK_GRAPHBENCH_DEBUG"):
+            d = (got - ref).abs()
+            i = int(((got - ref).abs() / allowed).argmax())
+            print(f"  output {index}: max |got - ref| {d.max().item():.3e}, "
+                  f"max |ref| {ref.abs().max().item():.3e}, worst at {i}: "
+                  f"got {got.flatten()[i].item():.5e} ref "
+                  f"{ref.flatten()[i].item():.5e} allowed "
+                  f"{allowed.flatten()[i].item():.3e}; corr "
+                  f"{torch.corrcoef(torch.stack([got.flatten(), ref.flatten()]))[0, 1].item():.6f}",
+                  flush=True)
     # Launch after launch gives the same outputs (the counters start from
     # zero each time).
     first = [t.clone() for t in tensors]

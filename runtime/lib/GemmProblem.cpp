@@ -151,6 +151,13 @@ Status readFields(const ManifestReader &reader, const JsonValue &json,
   // What the runtime assumed before manifests said it.
   if (!json.find("batched"))
     problem.batched = problem.batch != 1;
+  for (auto [key, type] : {std::pair<const char *, ScalarType>{
+                               "in_type", problem.inType},
+                           {"acc_type", problem.accType},
+                           {"out_type", problem.outType}})
+    if (type == ScalarType::I32)
+      return reader.error(*json.find(key), std::string("problem.") + key,
+                          "a GEMM computes in floating point, not i32");
   if (problem.precision == Precision::TF32 && problem.inType != ScalarType::F32)
     return reader.error(*json.find("precision"), "problem.precision",
                         "tf32 needs in_type f32 (found " +

@@ -119,7 +119,7 @@ Status ManifestReader::getType(const JsonValue &object, const std::string &path,
   if (!parseScalarType(text, out))
     return error(*object.find(key), join(path, key),
                  "unsupported element type '" + text +
-                     "' (expected f16, bf16, f32 or f64)");
+                     "' (expected f16, bf16, f32, f64 or i32)");
   return Status::success();
 }
 

@@ -20,7 +20,8 @@ bool parseScalarType(std::string_view text, ScalarType &type) {
       {"f16", ScalarType::F16},
       {"bf16", ScalarType::BF16},
       {"f32", ScalarType::F32},
-      {"f64", ScalarType::F64}};
+      {"f64", ScalarType::F64},
+      {"i32", ScalarType::I32}};
   for (const auto &entry : kTypes)
     if (text == entry.first) {
       type = entry.second;
@@ -39,6 +40,8 @@ const char *toString(ScalarType type) {
     return "f32";
   case ScalarType::F64:
     return "f64";
+  case ScalarType::I32:
+    return "i32";
   }
   return "?";
 }
@@ -49,6 +52,7 @@ int64_t byteSize(ScalarType type) {
   case ScalarType::BF16:
     return 2;
   case ScalarType::F32:
+  case ScalarType::I32:
     return 4;
   case ScalarType::F64:
     return 8;

@@ -22,6 +22,8 @@ static CUtensorMapDataType dataType(ScalarType type) {
     return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   case ScalarType::F64:
     return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+  case ScalarType::I32:
+    return CU_TENSOR_MAP_DATA_TYPE_INT32;
   }
   return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }

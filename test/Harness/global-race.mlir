@@ -566,3 +566,78 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Twin: each warp's lane 0 stores columns bid + 264 w and bid + 264 w + 132
+// (two stores a block count apart, as a megakernel's rows per warp): the
+// blocks' columns interleave without meeting. The two stores are checked
+// each on its own, not as one range that would cover the blocks between.
+gpu.module @m {
+  gpu.func @columns_a_grid_apart(%out: memref<2x1000xbf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 132, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c132 = arith.constant 132 : index
+    %c264 = arith.constant 264 : index
+    %c1000 = arith.constant 1000 : index
+    %v = arith.constant 1.0 : bf16
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %lane = arith.remui %tid, %c32 : index
+    %warp = arith.divui %tid, %c32 : index
+    %w264 = arith.muli %warp, %c264 : index
+    %col0 = arith.addi %bid, %w264 : index
+    %col1 = arith.addi %col0, %c132 : index
+    %first = arith.cmpi eq, %lane, %c0 : index
+    %in0 = arith.cmpi ult, %col0, %c1000 : index
+    %ok0 = arith.andi %in0, %first : i1
+    scf.if %ok0 {
+      // expected-warning-re @+1 {{[AMK-UNCOALESCED] global store of memref<2x1000xbf16> is uncoalesced}}
+      memref.store %v, %out[%c0, %col0] : memref<2x1000xbf16>
+      memref.store %v, %out[%c1, %col0] : memref<2x1000xbf16>
+    }
+    %in1 = arith.cmpi ult, %col1, %c1000 : index
+    %ok1 = arith.andi %in1, %first : i1
+    scf.if %ok1 {
+      memref.store %v, %out[%c0, %col1] : memref<2x1000xbf16>
+      memref.store %v, %out[%c1, %col1] : memref<2x1000xbf16>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the second column is bid + 264 w + 1, the first column of the next
+// block (the two stores make one range, which meets the next block's).
+gpu.module @m {
+  gpu.func @columns_overlap_next_block(%out: memref<2x1000xbf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 132, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c264 = arith.constant 264 : index
+    %c1000 = arith.constant 1000 : index
+    %v = arith.constant 1.0 : bf16
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %lane = arith.remui %tid, %c32 : index
+    %warp = arith.divui %tid, %c32 : index
+    %w264 = arith.muli %warp, %c264 : index
+    %col0 = arith.addi %bid, %w264 : index
+    %col1 = arith.addi %col0, %c1 : index
+    %first = arith.cmpi eq, %lane, %c0 : index
+    %in0 = arith.cmpi ult, %col0, %c1000 : index
+    %ok0 = arith.andi %in0, %first : i1
+    scf.if %ok0 {
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with itself in another block on kernel argument #0}}
+      memref.store %v, %out[%c0, %col0] : memref<2x1000xbf16>
+    }
+    %in1 = arith.cmpi ult, %col1, %c1000 : index
+    %ok1 = arith.andi %in1, %first : i1
+    scf.if %ok1 {
+      memref.store %v, %out[%c0, %col1] : memref<2x1000xbf16>
+    }
+    gpu.return
+  }
+}

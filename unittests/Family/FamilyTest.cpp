@@ -32,10 +32,13 @@ TEST(FamilyRegistry, RegistersOnceAndRefusesADuplicate) {
   // The first registration stands.
   EXPECT_EQ(lookupFamily("gemm"), gemm);
   // Every family, in registration order.
-  EXPECT_EQ(listFamilyNames(), "gemm, row_reduce");
+  EXPECT_EQ(listFamilyNames(), "gemm, row_reduce, graph");
   const KernelFamily *rows = lookupFamily("row_reduce");
   ASSERT_TRUE(rows);
   EXPECT_EQ(rows->getDisplayName(), "row-wise");
+  const KernelFamily *graph = lookupFamily("graph");
+  ASSERT_TRUE(graph);
+  EXPECT_EQ(graph->getDisplayName(), "megakernel");
 }
 
 TEST(FamilyRegistry, ComparableKeyDropsSizeTokens) {

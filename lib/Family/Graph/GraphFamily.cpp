@@ -28,7 +28,7 @@ namespace {
 /// Constants of the cost model a calibration may refit.
 struct GraphCostParams {
   double hbmEfficiency = 0.92;
-  double memLatencyNs = 900;
+  double memLatencyNs = 1500;
   double syncNs = 1500;
   double launchOverheadNs = 4000;
 };
@@ -67,14 +67,15 @@ public:
 
   void enumerate(
       llvm::function_ref<void(KernelConfigAttrInterface)> fn) const override {
-    for (int64_t perSM : {1, 2, 3, 4})
-      for (int64_t threads : {128, 256, 512, 1024})
-        for (int64_t rows : {1, 2, 4})
-          for (int64_t unroll : {1, 2, 4, 8})
-            if (auto config = GraphConfigAttr::getChecked(
-                    getSilentEmitter(), context, perSM * target.sm_count,
-                    threads, rows, unroll))
-              fn(config);
+    for (MathInst math : {MathInst::simt, MathInst::mma_sync})
+      for (int64_t perSM : {1, 2, 3, 4})
+        for (int64_t threads : {128, 256, 512, 1024})
+          for (int64_t rows : {1, 2, 4})
+            for (int64_t unroll : {1, 2, 4, 8})
+              if (auto config = GraphConfigAttr::getChecked(
+                      getSilentEmitter(), context, perSM * target.sm_count,
+                      threads, rows, unroll, math))
+                fn(config);
   }
 
   CandidateCost predict(KernelConfigAttrInterface config,
@@ -87,31 +88,50 @@ public:
       return cost;
     }
     double blocks = c.getBlocks();
-    // Bytes in flight: every lane keeps rows x unroll 16-byte loads.
+    bool mma = c.getMath() == MathInst::mma_sync;
+    // Bytes in flight: each warp keeps rows x unroll loads of 512 bytes
+    // (16 per lane) outstanding; Little's law bounds the stream by them.
     double inFlight =
-        blocks * c.getThreads() * c.getRowsPerWarp() * c.getUnroll() * 16;
-    double stepsNs = 0, hbmNs = 0, latencyNs = 0, syncNs = 0;
+        blocks * c.getWarps() * c.getRowsPerWarp() * c.getUnroll() * 512;
+    double perClock = target.sm_count * (target.clock_mhz / 1000.0);
+    double stepsNs = 0, hbmNs = 0, latencyNs = 0, computeNs = 0, syncNs = 0;
     for (const GraphStep &s : problem.steps) {
       double bytes = double(s.n) * s.k * s.inBytes();
       double hbm = bytes / (target.hbm_gbps * params.hbmEfficiency);
       double latency = bytes / inFlight * params.memLatencyNs;
-      // The busiest block computes ceil(N / blocks) columns, a warp's
-      // rows at a time.
+      // simt, per product: an FMA (128 per SM and clock), a load of A per
+      // vector (32 lanes per clock), and widening each weight and each A
+      // element once per row group: bf16 by integer shifts (64 per
+      // clock), f16 by the conversion pipe (16 per clock). mma: the tensor
+      // cores are far from full.
+      double compute = 0;
+      if (!mma) {
+        double products = double(s.m) * s.n * s.k;
+        double widened = double(s.n) * s.k + products / c.getRowsPerWarp();
+        double widenRate = s.inType.isBF16() ? 64 : s.inType.isF16() ? 16 : 0;
+        compute = products / 128 + products / s.getVector() / 32 +
+                  (widenRate ? widened / widenRate : 0);
+        compute /= perClock;
+      }
+      // The busiest block computes ceil(N / blocks) units (columns, or
+      // tiles of 8 for mma), a warp's rows at a time.
+      double units = mma ? std::ceil(s.n / 8.0) : s.n;
       double slots = c.getWarps() * c.getRowsPerWarp();
       double busiest =
-          std::ceil(std::ceil(s.n / blocks) / slots) * slots * blocks;
-      double imbalance = std::max(1.0, busiest / s.n);
-      stepsNs += std::max(hbm, latency) * imbalance;
+          std::ceil(std::ceil(units / blocks) / slots) * slots * blocks;
+      double imbalance = std::max(1.0, busiest / units);
+      stepsNs += std::max({hbm, latency, compute}) * imbalance;
       hbmNs += hbm;
       latencyNs += latency;
+      computeNs += compute;
       if (s.a.step)
         syncNs += params.syncNs;
     }
     cost.totalNs = params.launchOverheadNs + stepsNs + syncNs;
-    cost.terms = llvm::formatv("hbm {0:f1}, latency {1:f1}, steps {2:f1}, "
-                               "sync {3:f1} us",
-                               hbmNs / 1000, latencyNs / 1000, stepsNs / 1000,
-                               syncNs / 1000)
+    cost.terms = llvm::formatv("hbm {0:f1}, latency {1:f1}, compute {2:f1}, "
+                               "steps {3:f1}, sync {4:f1} us",
+                               hbmNs / 1000, latencyNs / 1000, computeNs / 1000,
+                               stepsNs / 1000, syncNs / 1000)
                      .str();
     cost.notes = llvm::formatv("{0} steps, floor {1:f1} us at the HBM peak",
                                problem.steps.size(),
@@ -124,14 +144,18 @@ public:
   getTieBreakers(KernelConfigAttrInterface config,
                  const KernelResources &resources) const override {
     auto c = cast<GraphConfigAttr>(config);
-    // Fewer blocks to synchronize, then fewer threads, more loads in flight.
-    return {c.getBlocks(), c.getThreads(), -c.getUnroll(), c.getRowsPerWarp()};
+    // Tensor cores, fewer blocks to synchronize, fewer threads, more loads
+    // in flight.
+    return {c.getMath() != MathInst::mma_sync, c.getBlocks(), c.getThreads(),
+            -c.getUnroll(), c.getRowsPerWarp()};
   }
 
   std::string getShapeKey(KernelConfigAttrInterface config,
                           bool coarse) const override {
     auto c = cast<GraphConfigAttr>(config);
-    std::string key = llvm::formatv("{0}x{1}", c.getBlocks(), c.getThreads());
+    std::string key =
+        llvm::formatv("{0}/{1}x{2}", stringifyMathInst(c.getMath()),
+                      c.getBlocks(), c.getThreads());
     if (!coarse)
       key += llvm::formatv("/r{0}/u{1}", c.getRowsPerWarp(), c.getUnroll());
     return key;
@@ -140,7 +164,9 @@ public:
   bool hasPartialTiles(KernelConfigAttrInterface config) const override {
     auto c = cast<GraphConfigAttr>(config);
     return llvm::any_of(problem.steps, [&](const GraphStep &s) {
-      return s.n % c.getBlocks() || s.k % (32 * s.getVector());
+      int64_t units =
+          c.getMath() == MathInst::mma_sync ? llvm::divideCeil(s.n, 8) : s.n;
+      return units % c.getBlocks() || s.k % (32 * s.getVector());
     });
   }
 
@@ -158,10 +184,10 @@ public:
   StringRef getName() const override { return "graph"; }
   StringRef getDisplayName() const override { return "megakernel"; }
 
-  std::unique_ptr<ProblemModel>
-  getModel(ProblemOpInterface problem, const TargetSpec &target,
-           const CostOverrides &overrides,
-           const PlanningSizes &) const override {
+  std::unique_ptr<ProblemModel> getModel(ProblemOpInterface problem,
+                                         const TargetSpec &target,
+                                         const CostOverrides &overrides,
+                                         const PlanningSizes &) const override {
     return std::make_unique<GraphProblemModel>(
         problem->getContext(),
         GraphProblem::get(cast<GraphOp>(problem.getOperation())), target,

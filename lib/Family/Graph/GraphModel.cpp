@@ -69,8 +69,8 @@ static Type parseFloat(MLIRContext *context, StringRef name) {
   return {};
 }
 
-FailureOr<GraphProblem>
-GraphProblem::fromJSON(MLIRContext *context, const llvm::json::Object &json) {
+FailureOr<GraphProblem> GraphProblem::fromJSON(MLIRContext *context,
+                                               const llvm::json::Object &json) {
   const llvm::json::Array *steps = json.getArray("steps");
   if (!steps || steps->empty() || steps->size() > 256)
     return failure();
@@ -171,11 +171,15 @@ double GraphProblem::getBytes() const {
 
 int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
                                      const GraphProblem &problem) {
-  // Per lane: M x rows accumulators, unroll x rows 16-byte loads of the
-  // weights in flight, one 16-byte load of A per row of M at a time, and
-  // the addressing.
   int64_t m = problem.getMaxRows(), rows = config.getRowsPerWarp();
-  return 32 + m * rows + 4 * config.getUnroll() * rows + 4 * m;
+  int64_t unroll = config.getUnroll();
+  // mma: 4 accumulators per tile, the weights' 16-byte loads in flight and
+  // A's (one or two per chunk). simt: M x rows accumulators, the weights'
+  // loads in flight, one load of A per row of M at a time. Both: the
+  // addressing and the epilogue (ptxas spilled a few bytes at 8 fewer).
+  if (config.getMath() == MathInst::mma_sync)
+    return 56 + 4 * rows + 4 * unroll * rows + (m > 8 ? 8 : 4) * unroll;
+  return 48 + m * rows + 4 * unroll * rows + 4 * m;
 }
 
 KernelResources mlir::amk::getGraphResources(GraphConfigAttr config,
@@ -203,6 +207,15 @@ LogicalResult mlir::amk::checkGraphLowerable(GraphConfigAttr config,
                            m, kMaxGraphRows);
     return failure();
   }
+  if (config.getMath() == MathInst::mma_sync)
+    for (const GraphStep &s : problem.steps)
+      if ((!s.inType.isBF16() && !s.inType.isF16()) || s.m > 16 || s.k % 8) {
+        whyNot = llvm::formatv("math = mma_sync takes f16 or bf16 steps of "
+                               "at most 16 rows and K a multiple of 8 (a "
+                               "step is {0}x{1}x{2})",
+                               s.m, s.n, s.k);
+        return failure();
+      }
   KernelResources r = getGraphResources(config, problem, target);
   int64_t resident = r.blocksPerSM * target.sm_count;
   if (config.getBlocks() > resident) {

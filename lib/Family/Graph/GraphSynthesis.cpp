@@ -28,6 +28,7 @@
 #include "AMK/Family/KernelBuilding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -74,6 +75,18 @@ private:
   void foldRuns(const GraphStep &s, Value a, Value w, ArrayRef<Value> rows,
                 ArrayRef<Value> runs, SmallVectorImpl<Value> &acc);
   void buildStep(unsigned index, MatmulOp step);
+  /// The tensor-core body of a step (math = mma_sync).
+  void buildMmaStep(unsigned index, MatmulOp step);
+  /// 16 bytes of `memref` at [row, col] as 4 i32 words, zero where
+  /// `valid` is false (when given).
+  SmallVector<Value> loadWords(Value memref, Value row, Value col,
+                               Value valid = {});
+  /// One word as an mma operand register of `elem` (bf16: the i32; f16:
+  /// two halves).
+  Value asOperand(Value word, Type elem);
+  /// The epilogue of one output element (under the caller's guards).
+  void storeElement(const GraphStep &s, Value out, Value bias, Value acc,
+                    Value row, Value column);
   /// The release of step `index` (after its writes) and the acquire of it
   /// (before a read of them).
   void signal(unsigned index);
@@ -103,10 +116,26 @@ SmallVector<Value> GraphKernelBuilder::loadRun(Value memref, Value row,
     return values;
   }
   int64_t align = vector * elem.getIntOrFloatBitWidth() / 8;
-  Value run = vector::LoadOp::create(b, VectorType::get({vector}, elem),
-                                     memref, ValueRange{row, col},
-                                     /*nontemporal=*/false,
-                                     llvm::MaybeAlign(align));
+  Value run = vector::LoadOp::create(
+      b, VectorType::get({vector}, elem), memref, ValueRange{row, col},
+      /*nontemporal=*/false, llvm::MaybeAlign(align));
+  // bf16 widens exactly by shifting its bits into the top half of an f32:
+  // two integer ops per pair, where cvt.f32.bf16 takes the conversion pipe
+  // (16 per SM and clock on sm_90; it bounded the decode MLP).
+  if (elem.isBF16() && vector % 2 == 0) {
+    Type i32 = b.getI32Type();
+    Value words =
+        vector::BitCastOp::create(b, VectorType::get({vector / 2}, i32), run);
+    Value high = this->i32(int64_t(0xffff0000u) - (int64_t(1) << 32));
+    for (int64_t i = 0; i < vector / 2; ++i) {
+      Value word = vector::ExtractOp::create(b, words, i);
+      Value lo = arith::ShLIOp::create(b, word, this->i32(16));
+      Value hi = arith::AndIOp::create(b, word, high);
+      values.push_back(arith::BitcastOp::create(b, b.getF32Type(), lo));
+      values.push_back(arith::BitcastOp::create(b, b.getF32Type(), hi));
+    }
+    return values;
+  }
   if (!elem.isF32())
     run = arith::ExtFOp::create(b, VectorType::get({vector}, b.getF32Type()),
                                 run);
@@ -158,8 +187,8 @@ void GraphKernelBuilder::buildStep(unsigned index, MatmulOp step) {
   auto loop = scf::ForOp::create(b, c(0), c(iterations), c(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
-  Value slot = add(mul(loop.getInductionVar(), c(slots)),
-                   mul(warp, c(rowsPerWarp)));
+  Value slot =
+      add(mul(loop.getInductionVar(), c(slots)), mul(warp, c(rowsPerWarp)));
   // This warp's output columns, and the same clamped into the weights for
   // the loads (a column past N computes a copy of the last, unwritten).
   SmallVector<Value> columns, rows;
@@ -190,10 +219,9 @@ void GraphKernelBuilder::buildStep(unsigned index, MatmulOp step) {
   // is below the chunks' end), then the remaining runs one at a time (a
   // loop bounded by the row's runs).
   if (mainChunks > 0)
-    foldLoop(c(0), c(mainChunks), 1, config.getUnroll(),
-             [&](Value chunkIndex) {
-               return add(mul(chunkIndex, c(chunk)), lane);
-             });
+    foldLoop(c(0), c(mainChunks), 1, config.getUnroll(), [&](Value chunkIndex) {
+      return add(mul(chunkIndex, c(chunk)), lane);
+    });
   if (runs % chunk)
     foldLoop(add(lane, c(mainChunks * chunk)), c(runs), 32, 1,
              [](Value run) { return run; });
@@ -201,43 +229,194 @@ void GraphKernelBuilder::buildStep(unsigned index, MatmulOp step) {
   // Sum over the warp's lanes; every lane ends with the totals.
   for (Value &sum : acc)
     for (int64_t offset = 16; offset >= 1; offset /= 2)
-      sum = gpu::ShuffleOp::create(b, sum, i32(offset), i32(32),
-                                   gpu::ShuffleMode::XOR)
-                .getShuffleResult();
+      sum = arith::AddFOp::create(b, sum,
+                                  gpu::ShuffleOp::create(b, sum, i32(offset),
+                                                         i32(32),
+                                                         gpu::ShuffleMode::XOR)
+                                      .getShuffleResult());
   Value lane0 = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c(0));
   for (int64_t r = 0; r < rowsPerWarp; ++r) {
-    Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
-                                         columns[r], c(s.n));
+    Value inside =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, columns[r], c(s.n));
     ifThen(inside, [&] {
       ifThen(lane0, [&] {
-        Value biasValue;
-        if (bias) {
-          biasValue = memref::LoadOp::create(b, bias, ValueRange{columns[r]});
-          if (!s.outType.isF32())
-            biasValue = arith::ExtFOp::create(b, b.getF32Type(), biasValue);
-        }
-        for (int64_t m = 0; m < s.m; ++m) {
-          Value v = acc[r * s.m + m];
-          if (s.alpha != 1.0)
-            v = arith::MulFOp::create(b, v, f32(s.alpha));
-          if (biasValue)
-            v = arith::AddFOp::create(b, v, biasValue);
-          v = buildActivation(b, s.activation, v);
-          if (!s.outType.isF32())
-            v = arith::TruncFOp::create(b, s.outType, v);
-          memref::StoreOp::create(b, v, out, ValueRange{c(m), columns[r]});
-        }
+        for (int64_t m = 0; m < s.m; ++m)
+          storeElement(s, out, bias, acc[r * s.m + m], c(m), columns[r]);
       });
     });
   }
+}
+
+void GraphKernelBuilder::storeElement(const GraphStep &s, Value out, Value bias,
+                                      Value acc, Value row, Value column) {
+  Value v = acc;
+  if (s.alpha != 1.0)
+    v = arith::MulFOp::create(b, v, f32(s.alpha));
+  if (bias) {
+    Value biasValue = memref::LoadOp::create(b, bias, ValueRange{column});
+    if (!s.outType.isF32())
+      biasValue = arith::ExtFOp::create(b, b.getF32Type(), biasValue);
+    v = arith::AddFOp::create(b, v, biasValue);
+  }
+  v = buildActivation(b, s.activation, v);
+  if (!s.outType.isF32())
+    v = arith::TruncFOp::create(b, s.outType, v);
+  memref::StoreOp::create(b, v, out, ValueRange{row, column});
+}
+
+SmallVector<Value> GraphKernelBuilder::loadWords(Value memref, Value row,
+                                                 Value col, Value valid) {
+  Type elem = cast<MemRefType>(memref.getType()).getElementType();
+  int64_t vector = 128 / elem.getIntOrFloatBitWidth();
+  Value run = vector::LoadOp::create(
+      b, VectorType::get({vector}, elem), memref, ValueRange{row, col},
+      /*nontemporal=*/false, llvm::MaybeAlign(16));
+  Value words =
+      vector::BitCastOp::create(b, VectorType::get({4}, b.getI32Type()), run);
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < 4; ++i) {
+    Value word = vector::ExtractOp::create(b, words, i);
+    if (valid)
+      word = arith::SelectOp::create(b, valid, word, i32(0));
+    out.push_back(word);
+  }
+  return out;
+}
+
+Value GraphKernelBuilder::asOperand(Value word, Type elem) {
+  if (elem.isBF16())
+    return word;
+  Value one = vector::BroadcastOp::create(
+      b, VectorType::get({1}, b.getI32Type()), word);
+  return vector::BitCastOp::create(b, VectorType::get({2}, elem), one);
+}
+
+/// Lane (g, q) = (lane / 4, lane % 4) loads 16 bytes at columns 8q..8q+7 of
+/// each 32-column chunk of K, of weight row g of its tile and of A's rows g
+/// and g + 8. The two m16n8k16 products of a chunk take words {0, 1} and
+/// {2, 3} of those loads as their B and A registers: the k-th logical
+/// column of a product is the same physical column for A and B (k < 8:
+/// 8 (k / 2) + k % 2; k >= 8: that of k - 8, plus 2), so each product sums
+/// 16 distinct columns and the pair sums the chunk's 32.
+void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
+  const GraphStep &s = p.steps[index];
+  Value a = kernelValue.lookup(step.getA());
+  Value w = kernelValue.lookup(step.getB());
+  Value out = kernelValue.lookup(step.getC());
+  Value bias = step.getBias() ? kernelValue.lookup(step.getBias()) : Value();
+  int64_t blocks = config.getBlocks(), tilesPerWarp = config.getRowsPerWarp();
+  int64_t unroll = config.getUnroll();
+  int64_t slots = config.getWarps() * tilesPerWarp;
+  int64_t tiles = llvm::divideCeil(s.n, 8);
+  int64_t iterations = llvm::divideCeil(llvm::divideCeil(tiles, blocks), slots);
+  int64_t fullChunks = s.k / 32;
+  Type elem = s.inType;
+  auto mmaType = elem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(4, b.getF32Type()));
+
+  Value g = arith::DivUIOp::create(b, lane, c(4));
+  Value q = arith::RemUIOp::create(b, lane, c(4));
+  Value q8 = mul(q, c(8));
+  // A's rows past M repeat its last row: their products land in rows of C
+  // that are not stored.
+  Value rowA0 = arith::MinUIOp::create(b, g, c(s.m - 1));
+  Value rowA1 =
+      s.m > 8 ? arith::MinUIOp::create(b, add(g, c(8)), c(s.m - 1)) : Value();
+
+  auto loop = scf::ForOp::create(b, c(0), c(iterations), c(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value slot =
+      add(mul(loop.getInductionVar(), c(slots)), mul(warp, c(tilesPerWarp)));
+  SmallVector<Value> tileIndex, wRows;
+  for (int64_t t = 0; t < tilesPerWarp; ++t) {
+    Value tile = add(bid, mul(add(slot, c(t)), c(blocks)));
+    tileIndex.push_back(tile);
+    wRows.push_back(
+        arith::MinUIOp::create(b, add(mul(tile, c(8)), g), c(s.n - 1)));
+  }
+  SmallVector<Value> acc(4 * tilesPerWarp, f32(0.0));
+
+  // Folds the chunks starting at columns `cols` (this lane's 8q added).
+  auto foldChunks = [&](ArrayRef<Value> cols, Value valid,
+                        SmallVectorImpl<Value> &sums) {
+    SmallVector<SmallVector<Value>> wWords;
+    for (Value col : cols)
+      for (Value row : wRows)
+        wWords.push_back(loadWords(w, row, col, valid));
+    for (auto [u, col] : llvm::enumerate(cols)) {
+      SmallVector<Value> x0 = loadWords(a, rowA0, col, valid);
+      // Rows g + 8 are past M when it is at most 8: any values do.
+      SmallVector<Value> x1 = s.m > 8 ? loadWords(a, rowA1, col, valid) : x0;
+      for (int64_t t = 0; t < tilesPerWarp; ++t) {
+        ArrayRef<Value> wt = wWords[u * tilesPerWarp + t];
+        for (int64_t half = 0; half < 2; ++half) {
+          SmallVector<Value> aRegs = {asOperand(x0[2 * half], elem),
+                                      asOperand(x1[2 * half], elem),
+                                      asOperand(x0[2 * half + 1], elem),
+                                      asOperand(x1[2 * half + 1], elem)};
+          SmallVector<Value> bRegs = {asOperand(wt[2 * half], elem),
+                                      asOperand(wt[2 * half + 1], elem)};
+          SmallVector<Value> cRegs(sums.begin() + 4 * t,
+                                   sums.begin() + 4 * t + 4);
+          auto mma = NVVM::MmaOp::create(
+              b, resultType, aRegs, bRegs, cRegs, ArrayRef<int64_t>{16, 8, 16},
+              std::nullopt, std::nullopt,
+              std::array<NVVM::MMATypes, 2>{mmaType, mmaType},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t e = 0; e < 4; ++e)
+            sums[4 * t + e] = LLVM::ExtractValueOp::create(b, mma, e);
+        }
+      }
+    }
+  };
+  // Whole groups of `unroll` chunks, then the remaining whole chunks, then
+  // a partial chunk (lanes past K load a clamped column and add zeros).
+  if (int64_t groups = fullChunks / unroll) {
+    auto k = scf::ForOp::create(b, c(0), c(groups), c(1), acc);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(k.getBody());
+    SmallVector<Value> sums(k.getRegionIterArgs());
+    SmallVector<Value> cols;
+    for (int64_t u = 0; u < unroll; ++u)
+      cols.push_back(
+          add(mul(add(mul(k.getInductionVar(), c(unroll)), c(u)), c(32)), q8));
+    foldChunks(cols, Value(), sums);
+    scf::YieldOp::create(b, sums);
+    b.setInsertionPointAfter(k);
+    acc.assign(k.getResults().begin(), k.getResults().end());
+  }
+  for (int64_t chunk = fullChunks / unroll * unroll; chunk < fullChunks;
+       ++chunk)
+    foldChunks({add(c(chunk * 32), q8)}, Value(), acc);
+  if (s.k % 32) {
+    Value col = add(c(fullChunks * 32), q8);
+    Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
+                                        add(col, c(8)), c(s.k));
+    foldChunks({arith::MinUIOp::create(b, col, c(s.k - 8))}, valid, acc);
+  }
+
+  // Lane (g, q) holds rows g and g + 8, columns 2q and 2q + 1 of the tile.
+  for (int64_t t = 0; t < tilesPerWarp; ++t)
+    for (int64_t e = 0; e < 4; ++e) {
+      Value row = e < 2 ? g : add(g, c(8));
+      Value column = add(add(mul(tileIndex[t], c(8)), mul(q, c(2))), c(e % 2));
+      Value inside = arith::AndIOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, c(s.m)),
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column, c(s.n)));
+      ifThen(inside,
+             [&] { storeElement(s, out, bias, acc[4 * t + e], row, column); });
+    }
 }
 
 void GraphKernelBuilder::signal(unsigned index) {
   gpu::BarrierOp::create(b);
   ifThen(first, [&] {
     NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
-    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(1),
-                                counters, ValueRange{c(index)});
+    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(1), counters,
+                                ValueRange{c(index)});
   });
 }
 
@@ -247,8 +426,9 @@ void GraphKernelBuilder::waitFor(unsigned index) {
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&spin.getBefore().emplaceBlock());
-      Value seen = memref::AtomicRMWOp::create(
-          b, arith::AtomicRMWKind::addi, i32(0), counters, ValueRange{c(index)});
+      Value seen =
+          memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(0),
+                                      counters, ValueRange{c(index)});
       Value waiting = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, seen,
                                             i32(config.getBlocks()));
       scf::ConditionOp::create(b, waiting, ValueRange{});
@@ -279,7 +459,10 @@ void GraphKernelBuilder::build(gpu::GPUFuncOp func) {
   for (auto [index, step] : llvm::enumerate(getGraphSteps(graph))) {
     if (std::optional<unsigned> producer = p.steps[index].a.step)
       waitFor(*producer);
-    buildStep(index, step);
+    if (config.getMath() == MathInst::mma_sync)
+      buildMmaStep(index, step);
+    else
+      buildStep(index, step);
     if (p.steps[index].isRead)
       signal(index);
   }

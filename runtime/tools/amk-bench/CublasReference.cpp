@@ -46,6 +46,8 @@ cudaDataType_t cudaType(ScalarType type) {
     return CUDA_R_32F;
   case ScalarType::F64:
     return CUDA_R_64F;
+  case ScalarType::I32: // refused by the GEMM checks
+    return CUDA_R_32I;
   }
   return CUDA_R_32F;
 }

@@ -45,6 +45,8 @@ __device__ double loadAsDouble(const void *p, ScalarType type, int64_t i) {
     return static_cast<const float *>(p)[i];
   case ScalarType::F64:
     return static_cast<const double *>(p)[i];
+  case ScalarType::I32:
+    return static_cast<const int *>(p)[i];
   }
   return 0;
 }
@@ -63,6 +65,9 @@ __device__ void storeRounded(void *p, ScalarType type, int64_t i, double v) {
     return;
   case ScalarType::F64:
     static_cast<double *>(p)[i] = v;
+    return;
+  case ScalarType::I32:
+    static_cast<int *>(p)[i] = __double2int_rn(v);
     return;
   }
 }
@@ -111,6 +116,9 @@ __global__ void fillNaNKernel(void *data, ScalarType type, int64_t count) {
       break;
     case ScalarType::F64:
       static_cast<uint64_t *>(data)[i] = 0x7ff8000000000000ULL;
+      break;
+    case ScalarType::I32: // no NaN: the most negative value
+      static_cast<uint32_t *>(data)[i] = 0x80000000u;
       break;
     }
   }
@@ -465,6 +473,7 @@ cudaError_t referenceGemm(const void *a, const void *b, ScalarType inType,
         absAB);
     break;
   case ScalarType::F64:
+  case ScalarType::I32:
     return cudaErrorInvalidValue;
   }
   return cudaGetLastError();

@@ -60,6 +60,11 @@ double hostToDouble(const unsigned char *data, ScalarType type, int64_t i) {
     std::memcpy(&v, data + 8 * i, 8);
     return v;
   }
+  case ScalarType::I32: {
+    int32_t v;
+    std::memcpy(&v, data + 4 * i, 4);
+    return v;
+  }
   }
   return 0;
 }

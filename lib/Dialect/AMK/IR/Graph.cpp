@@ -122,9 +122,9 @@ LogicalResult GraphOp::verifyRegions() {
         return step.emitOpError("reads or writes a value that is neither an "
                                 "argument of the graph's body nor one of its "
                                 "buffers");
-    for (auto [name, value] : {std::pair<StringRef, Value>{"weights",
-                                                           step.getB()},
-                               {"bias", step.getBias()}})
+    for (auto [name, value] :
+         {std::pair<StringRef, Value>{"weights", step.getB()},
+          {"bias", step.getBias()}})
       if (value && !isInput(value))
         return step.emitOpError() << "its " << name
                                   << " must be a graph input (steps write "
@@ -207,7 +207,7 @@ std::string GraphOp::getProblemSignature() {
 LogicalResult
 GraphConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         int64_t blocks, int64_t threads, int64_t rowsPerWarp,
-                        int64_t unroll) {
+                        int64_t unroll, MathInst math) {
   // Cooperative grids are bounded by residency: no GPU holds more than a
   // few thousand blocks at once.
   if (blocks < 1 || blocks > 65536)
@@ -220,6 +220,9 @@ GraphConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << rowsPerWarp;
   if (unroll < 1 || unroll > 8)
     return emitError() << "unroll must be in [1, 8], got " << unroll;
+  if (math != MathInst::simt && math != MathInst::mma_sync)
+    return emitError() << "math must be simt or mma_sync, got "
+                       << stringifyMathInst(math);
   return success();
 }
 
@@ -229,8 +232,22 @@ int64_t GraphConfigAttr::getThreadsPerBlock() const { return getThreads(); }
 
 LogicalResult GraphConfigAttr::verifyForProblem(
     Operation *problem, function_ref<InFlightDiagnostic()> emitError) const {
-  if (!isa<GraphOp>(problem))
+  auto graph = dyn_cast<GraphOp>(problem);
+  if (!graph)
     return emitError() << "#amk.graph_config cannot compute '"
                        << problem->getName() << "'";
+  if (getMath() != MathInst::mma_sync)
+    return success();
+  // The tensor-core body: 16-row tiles of A, 16-byte loads of K.
+  for (MatmulOp step : getGraphSteps(graph)) {
+    Type in = step.getInputElementType();
+    if (!in.isBF16() && !in.isF16())
+      return emitError() << "math = mma_sync takes f16 or bf16 steps, got "
+                         << in;
+    if (step.getM() > 16 || step.getK() % 8)
+      return emitError() << "math = mma_sync takes steps of at most 16 rows "
+                            "and K a multiple of 8, got M = "
+                         << step.getM() << ", K = " << step.getK();
+  }
   return success();
 }

@@ -18,9 +18,11 @@
 namespace amk::runtime {
 
 /// Element types a manifest can name.
-enum class ScalarType { F16, BF16, F32, F64 };
+/// I32 is for integer workspace (a cooperative kernel's counters); no
+/// family computes in it.
+enum class ScalarType { F16, BF16, F32, F64, I32 };
 
-/// Parses "f16", "bf16", "f32" or "f64"; false for anything else.
+/// Parses "f16", "bf16", "f32", "f64" or "i32"; false for anything else.
 bool parseScalarType(std::string_view text, ScalarType &type);
 /// The manifest spelling of `type`, e.g. "bf16".
 const char *toString(ScalarType type);

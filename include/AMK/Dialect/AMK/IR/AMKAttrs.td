@@ -222,6 +222,11 @@ def AMK_RowConfigAttr : AMK_Attr<"RowConfig", "row_config",
 // #amk.graph_config
 //===----------------------------------------------------------------------===//
 
+// `simt` unless written.
+def AMK_GraphMathParameter : EnumParameter<AMK_MathInst> {
+  let defaultValue = "::mlir::amk::MathInst::simt";
+}
+
 def AMK_GraphConfigAttr : AMK_Attr<"GraphConfig", "graph_config",
     [DeclareAttrInterfaceMethods<AMK_KernelConfigAttrInterface>]> {
   let summary = "A planned megakernel design (an amk.graph as one kernel)";
@@ -230,7 +235,12 @@ def AMK_GraphConfigAttr : AMK_Attr<"GraphConfig", "graph_config",
     (the kernel is launched cooperatively). Every step is split over all
     blocks: block b computes the output columns n = b, b + blocks, ...,
     each warp `rows_per_warp` of them at a time (rows of the weights),
-    each lane keeping `unroll` 16-byte loads per row in flight. A step
+    each lane keeping `unroll` 16-byte loads per row in flight; the lanes'
+    f32 FMAs are summed by shuffles (`math = simt`). With `math =
+    mma_sync` (f16 and bf16, K a multiple of 8, at most 16 rows) the unit
+    is a tile of 8 columns: block b computes tiles b, b + blocks, ...,
+    each warp `rows_per_warp` tiles at a time with m16n8k16 tensor-core
+    products whose K order follows the 16-byte loads. A step
     that reads an earlier step's result waits for that step's blocks on a
     counter in global memory (release and acquire, gpu scope).
 
@@ -242,7 +252,8 @@ def AMK_GraphConfigAttr : AMK_Attr<"GraphConfig", "graph_config",
     "int64_t":$blocks,
     "int64_t":$threads,
     "int64_t":$rows_per_warp,
-    "int64_t":$unroll
+    "int64_t":$unroll,
+    AMK_GraphMathParameter:$math
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
