@@ -29,6 +29,10 @@ namespace {
 struct GraphCostParams {
   double hbmEfficiency = 0.92;
   double memLatencyNs = 1500;
+  /// The mma body streams slower: a warp's load spans 8 weight rows.
+  double mmaStreamEfficiency = 0.6;
+  /// simt issues about twice the FMA, load and widening instructions.
+  double simtIssueFactor = 2;
   double syncNs = 1500;
   double launchOverheadNs = 4000;
 };
@@ -36,6 +40,8 @@ struct GraphCostParams {
 template <typename Fn> static void forEachParam(GraphCostParams &p, Fn fn) {
   fn("graph_hbm_efficiency", p.hbmEfficiency);
   fn("graph_mem_latency_ns", p.memLatencyNs);
+  fn("graph_mma_stream_efficiency", p.mmaStreamEfficiency);
+  fn("graph_simt_issue_factor", p.simtIssueFactor);
   fn("graph_sync_ns", p.syncNs);
   fn("graph_launch_overhead_ns", p.launchOverheadNs);
 }
@@ -94,10 +100,16 @@ public:
     double inFlight =
         blocks * c.getWarps() * c.getRowsPerWarp() * c.getUnroll() * 512;
     double perClock = target.sm_count * (target.clock_mhz / 1000.0);
+    // The stream also wants warps: on the H200 the decode MLP took 1.33x
+    // the time at 4 warps per SM and 1.07x at 8 of what it took at 16.
+    double warpsPerSM = blocks / target.sm_count * c.getWarps();
+    double efficiency = std::pow(std::min(1.0, warpsPerSM / 16), 0.2) *
+                        (mma ? params.mmaStreamEfficiency : 1.0);
     double stepsNs = 0, hbmNs = 0, latencyNs = 0, computeNs = 0, syncNs = 0;
     for (const GraphStep &s : problem.steps) {
       double bytes = double(s.n) * s.k * s.inBytes();
-      double hbm = bytes / (target.hbm_gbps * params.hbmEfficiency);
+      double hbm =
+          bytes / (target.hbm_gbps * params.hbmEfficiency * efficiency);
       double latency = bytes / inFlight * params.memLatencyNs;
       // simt, per product: an FMA (128 per SM and clock), a load of A per
       // vector (32 lanes per clock), and widening each weight and each A
@@ -111,7 +123,7 @@ public:
         double widenRate = s.inType.isBF16() ? 64 : s.inType.isF16() ? 16 : 0;
         compute = products / 128 + products / s.getVector() / 32 +
                   (widenRate ? widened / widenRate : 0);
-        compute /= perClock;
+        compute *= params.simtIssueFactor / perClock;
       }
       // The busiest block computes ceil(N / blocks) units (columns, or
       // tiles of 8 for mma), a warp's rows at a time.
@@ -144,10 +156,10 @@ public:
   getTieBreakers(KernelConfigAttrInterface config,
                  const KernelResources &resources) const override {
     auto c = cast<GraphConfigAttr>(config);
-    // Tensor cores, fewer blocks to synchronize, fewer threads, more loads
-    // in flight.
-    return {c.getMath() != MathInst::mma_sync, c.getBlocks(), c.getThreads(),
-            -c.getUnroll(), c.getRowsPerWarp()};
+    // Tensor cores, then blocks of 256 threads (on the H200 two of them
+    // per SM streamed best), more loads in flight, fewer blocks.
+    return {c.getMath() != MathInst::mma_sync, std::abs(c.getThreads() - 256),
+            -c.getUnroll(), c.getBlocks(), c.getRowsPerWarp()};
   }
 
   std::string getShapeKey(KernelConfigAttrInterface config,
