@@ -430,6 +430,51 @@ static SmallVector<int64_t, 3> getGrid(gpu::GPUFuncOp func) {
   return grid;
 }
 
+/// A cooperative kernel's blocks wait for each other, so all of them must
+/// be resident at once: its known grid against the blocks per SM the
+/// occupancy model gives its block, shared memory and registers
+/// (`nvvm.maxnreg`; without it, the most a thread of the block may take).
+/// The cooperative launch refuses a grid that does not fit; a kernel the
+/// harness accepts never meets that refusal.
+static void checkCoResidency(gpu::GPUFuncOp func, ArrayRef<int64_t> block,
+                             int64_t smem, int64_t staticSmem,
+                             ArrayRef<int64_t> grid, const TargetSpec &target,
+                             Report report) {
+  if (block.size() != 3 || grid.size() != 3) {
+    report(check::kUnprovable, func,
+           "a cooperative kernel needs known_block_size and known_grid_size: "
+           "its blocks must all be resident at once, which the harness "
+           "checks against the target");
+    return;
+  }
+  KernelResources r;
+  r.threadsPerBlock = block[0] * block[1] * block[2];
+  r.block = {block[0], block[1], block[2]};
+  r.dynamicSmemBytes = smem;
+  r.staticSmemBytes = staticSmem;
+  auto maxnreg = func->getAttrOfType<IntegerAttr>("nvvm.maxnreg");
+  r.regsPerThread = maxnreg
+                        ? maxnreg.getInt()
+                        : std::min(target.regs_per_thread,
+                                   target.regs_per_block /
+                                       std::max<int64_t>(r.threadsPerBlock, 1));
+  computeOccupancy(r, target);
+  int64_t blocks = grid[0] * grid[1] * grid[2];
+  int64_t resident = r.blocksPerSM * target.sm_count;
+  if (blocks <= resident)
+    return;
+  report(
+      maxnreg ? check::kOccupancy : check::kUnprovable, func,
+      llvm::formatv("the cooperative kernel's {0} blocks must all be "
+                    "resident at once, but '{1}' holds {2} ({3} per SM of "
+                    "{4} threads, {5} registers per thread{6}, limited by "
+                    "{7})",
+                    blocks, target.name, resident, r.blocksPerSM,
+                    r.threadsPerBlock, r.regsPerThread,
+                    maxnreg ? "" : " at most: set nvvm.maxnreg to prove less",
+                    r.getOccupancyLimiter()));
+}
+
 /// Launch resources against the target: the block from known_block_size,
 /// shared memory from what the launch provides plus the static allocations.
 static void checkResources(Operation *kernel, gpu::GPUFuncOp func,
@@ -453,6 +498,9 @@ static void checkResources(Operation *kernel, gpu::GPUFuncOp func,
       knownGrid.assign(size.asArrayRef().begin(), size.asArrayRef().end());
   checkLaunchResources(block, smem, target, kernel->getLoc(), name, findings,
                        succeeded(staticSmem) ? *staticSmem : 0, knownGrid);
+  if (func && func->hasAttr("amk.cooperative"))
+    checkCoResidency(func, block, smem, succeeded(staticSmem) ? *staticSmem : 0,
+                     knownGrid, target, report);
 }
 
 /// Structure first: the analyses below need structured control flow and
