@@ -128,7 +128,7 @@ public:
       // The busiest block computes ceil(N / blocks) units (columns, or
       // tiles of 8 for mma), a warp's rows at a time.
       double units = mma ? std::ceil(s.n / 8.0) : s.n;
-      double slots = c.getWarps() * c.getRowsPerWarp();
+      double slots = c.getWarps() / getGraphKSplit(c, s) * c.getRowsPerWarp();
       double busiest =
           std::ceil(std::ceil(units / blocks) / slots) * slots * blocks;
       double imbalance = std::max(1.0, busiest / units);
@@ -352,6 +352,7 @@ KernelLaunch GraphFamily::describeLaunch(ProblemOpInterface op,
                  SizeExpr::constant(1)};
   kernel.block = {config.getThreads(), 1, 1};
   kernel.estimatedRegs = getGraphRegisters(config, p);
+  kernel.dynamicSmemBytes = getGraphSmemBytes(config, p);
   kernel.cooperative = true;
   for (const LaunchArg &arg : launch.args)
     kernel.params.push_back(arg.name);

@@ -182,6 +182,29 @@ int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
   return 48 + m * rows + 4 * unroll * rows + 4 * m;
 }
 
+int64_t mlir::amk::getGraphKSplit(GraphConfigAttr config,
+                                  const GraphStep &step) {
+  if (config.getMath() != MathInst::mma_sync)
+    return 1;
+  int64_t warps = config.getWarps(), tilesPerWarp = config.getRowsPerWarp();
+  int64_t perBlock =
+      llvm::divideCeil(llvm::divideCeil(step.n, 8), config.getBlocks());
+  int64_t split = 1;
+  while (split * 2 <= warps && warps % (split * 2) == 0 &&
+         warps / (split * 2) * tilesPerWarp >= perBlock &&
+         step.k / 32 >= split * 2)
+    split *= 2;
+  return split;
+}
+
+int64_t mlir::amk::getGraphSmemBytes(GraphConfigAttr config,
+                                     const GraphProblem &problem) {
+  for (const GraphStep &s : problem.steps)
+    if (getGraphKSplit(config, s) > 1)
+      return config.getThreads() * 4 * config.getRowsPerWarp() * 4;
+  return 0;
+}
+
 KernelResources mlir::amk::getGraphResources(GraphConfigAttr config,
                                              const GraphProblem &problem,
                                              const TargetSpec &target) {
@@ -190,6 +213,7 @@ KernelResources mlir::amk::getGraphResources(GraphConfigAttr config,
   r.block = {config.getThreads(), 1, 1};
   r.regsPerThread = getGraphRegisters(config, problem);
   r.regsPerThreadReported = std::min<int64_t>(r.regsPerThread, 255);
+  r.dynamicSmemBytes = getGraphSmemBytes(config, problem);
   computeOccupancy(r, target);
   r.grid = {config.getBlocks(), 1, 1};
   return r;

@@ -306,10 +306,15 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
   Value bias = step.getBias() ? kernelValue.lookup(step.getBias()) : Value();
   int64_t blocks = config.getBlocks(), tilesPerWarp = config.getRowsPerWarp();
   int64_t unroll = config.getUnroll();
-  int64_t slots = config.getWarps() * tilesPerWarp;
+  // K is split over `split` groups of the block's warps; group `part`
+  // takes chunks [part * perPart, (part + 1) * perPart), group 0 also the
+  // leftover and partial chunks, and adds the others' partial sums.
+  int64_t split = getGraphKSplit(config, s);
+  int64_t groupWarps = config.getWarps() / split;
+  int64_t slots = groupWarps * tilesPerWarp;
   int64_t tiles = llvm::divideCeil(s.n, 8);
   int64_t iterations = llvm::divideCeil(llvm::divideCeil(tiles, blocks), slots);
-  int64_t fullChunks = s.k / 32;
+  int64_t fullChunks = s.k / 32, perPart = fullChunks / split;
   Type elem = s.inType;
   auto mmaType = elem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
   auto resultType = LLVM::LLVMStructType::getLiteral(
@@ -318,6 +323,12 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
   Value g = arith::DivUIOp::create(b, lane, c(4));
   Value q = arith::RemUIOp::create(b, lane, c(4));
   Value q8 = mul(q, c(8));
+  Value warpInGroup =
+      split > 1 ? arith::RemUIOp::create(b, warp, c(groupWarps)) : warp;
+  Value part =
+      split > 1 ? arith::DivUIOp::create(b, warp, c(groupWarps)) : c(0);
+  Value firstPart =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, part, c(0));
   // A's rows past M repeat its last row: their products land in rows of C
   // that are not stored.
   Value rowA0 = arith::MinUIOp::create(b, g, c(s.m - 1));
@@ -327,8 +338,8 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
   auto loop = scf::ForOp::create(b, c(0), c(iterations), c(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
-  Value slot =
-      add(mul(loop.getInductionVar(), c(slots)), mul(warp, c(tilesPerWarp)));
+  Value slot = add(mul(loop.getInductionVar(), c(slots)),
+                   mul(warpInGroup, c(tilesPerWarp)));
   SmallVector<Value> tileIndex, wRows;
   for (int64_t t = 0; t < tilesPerWarp; ++t) {
     Value tile = add(bid, mul(add(slot, c(t)), c(blocks)));
@@ -372,30 +383,90 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
       }
     }
   };
-  // Whole groups of `unroll` chunks, then the remaining whole chunks, then
-  // a partial chunk (lanes past K load a clamped column and add zeros).
-  if (int64_t groups = fullChunks / unroll) {
+  auto chunkColumn = [&](Value chunk) { return add(mul(chunk, c(32)), q8); };
+  // This group's share: whole groups of `unroll` chunks (counted by group,
+  // so every column is below the share's end), then the rest one at a time.
+  Value partBase = mul(part, c(perPart));
+  if (int64_t groups = perPart / unroll) {
     auto k = scf::ForOp::create(b, c(0), c(groups), c(1), acc);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(k.getBody());
     SmallVector<Value> sums(k.getRegionIterArgs());
     SmallVector<Value> cols;
     for (int64_t u = 0; u < unroll; ++u)
-      cols.push_back(
-          add(mul(add(mul(k.getInductionVar(), c(unroll)), c(u)), c(32)), q8));
+      cols.push_back(chunkColumn(
+          add(partBase, add(mul(k.getInductionVar(), c(unroll)), c(u)))));
     foldChunks(cols, Value(), sums);
     scf::YieldOp::create(b, sums);
     b.setInsertionPointAfter(k);
     acc.assign(k.getResults().begin(), k.getResults().end());
   }
-  for (int64_t chunk = fullChunks / unroll * unroll; chunk < fullChunks;
-       ++chunk)
-    foldChunks({add(c(chunk * 32), q8)}, Value(), acc);
-  if (s.k % 32) {
-    Value col = add(c(fullChunks * 32), q8);
-    Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
-                                        add(col, c(8)), c(s.k));
-    foldChunks({arith::MinUIOp::create(b, col, c(s.k - 8))}, valid, acc);
+  for (int64_t chunk = perPart / unroll * unroll; chunk < perPart; ++chunk)
+    foldChunks({chunkColumn(add(partBase, c(chunk)))}, Value(), acc);
+  // Group 0: the chunks past the shares, then a partial chunk (lanes past
+  // K load a clamped column and add zeros).
+  auto foldTail = [&](SmallVectorImpl<Value> &sums) {
+    for (int64_t chunk = split * perPart; chunk < fullChunks; ++chunk)
+      foldChunks({chunkColumn(c(chunk))}, Value(), sums);
+    if (s.k % 32) {
+      Value col = chunkColumn(c(fullChunks));
+      Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
+                                          add(col, c(8)), c(s.k));
+      foldChunks({arith::MinUIOp::create(b, col, c(s.k - 8))}, valid, sums);
+    }
+  };
+  // Runs `body` on a copy of the accumulators in group 0 only; the others
+  // keep theirs.
+  auto inFirstPart =
+      [&](llvm::function_ref<void(SmallVectorImpl<Value> &)> body) {
+        auto ifOp = scf::IfOp::create(
+            b, SmallVector<Type>(acc.size(), b.getF32Type()), firstPart,
+            /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        SmallVector<Value> sums(acc);
+        body(sums);
+        scf::YieldOp::create(b, sums);
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(b, acc);
+        b.setInsertionPointAfter(ifOp);
+        acc.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+      };
+  if (split * perPart < fullChunks || s.k % 32) {
+    if (split == 1)
+      foldTail(acc);
+    else
+      inFirstPart(foldTail);
+  }
+  // The groups' partial sums meet in shared memory: each warp writes its
+  // own, group 0 adds the others' after a barrier.
+  if (split > 1) {
+    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+    int64_t floats = config.getThreads() * 4 * tilesPerWarp;
+    Value raw = gpu::DynamicSharedMemoryOp::create(
+        b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                           space));
+    Value partials = memref::ViewOp::create(
+        b, MemRefType::get({floats}, b.getF32Type(), AffineMap(), space), raw,
+        c(0), ValueRange{});
+    auto slotOf = [&](Value partIndex, int64_t r) {
+      Value w = add(mul(partIndex, c(groupWarps)), warpInGroup);
+      return add(mul(add(mul(w, c(4 * tilesPerWarp)), c(r)), c(32)), lane);
+    };
+    for (auto [r, v] : llvm::enumerate(acc))
+      memref::StoreOp::create(b, v, partials, ValueRange{slotOf(part, r)});
+    gpu::BarrierOp::create(b);
+    inFirstPart([&](SmallVectorImpl<Value> &sums) {
+      for (int64_t other = 1; other < split; ++other)
+        for (auto [r, v] : llvm::enumerate(sums))
+          v = arith::AddFOp::create(
+              b, v,
+              memref::LoadOp::create(b, partials,
+                                     ValueRange{slotOf(c(other), r)}));
+    });
+    // The next iteration writes its partials after every read of these.
+    gpu::BarrierOp::create(b);
   }
 
   // Lane (g, q) holds rows g and g + 8, columns 2q and 2q + 1 of the tile.
@@ -406,6 +477,8 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
       Value inside = arith::AndIOp::create(
           b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, c(s.m)),
           arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column, c(s.n)));
+      if (split > 1)
+        inside = arith::AndIOp::create(b, inside, firstPart);
       ifThen(inside,
              [&] { storeElement(s, out, bias, acc[4 * t + e], row, column); });
     }

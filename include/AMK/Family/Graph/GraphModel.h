@@ -75,6 +75,14 @@ constexpr int64_t kMaxGraphRows = 32;
 
 int64_t getGraphRegisters(GraphConfigAttr config, const GraphProblem &problem);
 
+/// The mma body's split of K over a block's warps for `step`: the most
+/// (a power of two) that still leaves a tile slot for each of the block's
+/// tiles, so a step with few tiles per block keeps every warp streaming.
+/// 1 for simt.
+int64_t getGraphKSplit(GraphConfigAttr config, const GraphStep &step);
+/// Shared memory for the split's partial sums (0 without a split).
+int64_t getGraphSmemBytes(GraphConfigAttr config, const GraphProblem &problem);
+
 KernelResources getGraphResources(GraphConfigAttr config,
                                   const GraphProblem &problem,
                                   const TargetSpec &target);
