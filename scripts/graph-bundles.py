@@ -70,6 +70,9 @@ def graph(name, m, dims, dtype="bf16", acts=None, bias=False, config=None):
 
 def cases(sweep, sms):
     yield graph("gemv_m1", 1, [4096, 4096])
+    # The MLP's bytes in one step: what the step boundary costs.
+    yield graph("gemv_m1_mlp_bytes", 1, [4096, 28672])
+    yield graph("gemv_m16_mlp_bytes", 16, [4096, 28672])
     yield graph("gemv_m2_k64", 2, [64, 64])
     yield graph("mlp_m1", 1, [4096, 14336, 4096], acts=["gelu", "none"])
     yield graph("mlp_m16", 16, [4096, 14336, 4096], acts=["gelu", "none"])
