@@ -85,9 +85,10 @@ def cases(sweep, sms):
     if not sweep:
         return
     sweep_configs = [("simt", 128, 2, 8), ("simt", 256, 1, 8),
-                     ("simt", 128, 4, 4), ("mma_sync", 128, 1, 8),
-                     ("mma_sync", 128, 2, 4), ("mma_sync", 256, 1, 4),
-                     ("mma_sync", 128, 1, 4), ("mma_sync", 256, 2, 2)]
+                     ("simt", 256, 1, 16), ("simt", 128, 1, 16),
+                     ("simt", 256, 2, 8), ("mma_sync", 128, 2, 4),
+                     ("mma_sync", 256, 1, 4), ("mma_sync", 256, 1, 8),
+                     ("mma_sync", 128, 2, 8), ("mma_sync", 256, 2, 4)]
     for m in (1, 16):
         for per_sm in (1, 2, 4):
             for math, threads, rows, unroll in sweep_configs:

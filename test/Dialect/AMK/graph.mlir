@@ -179,8 +179,8 @@ func.func @strided_buffer(%x: memref<2x64xbf16>, %y: memref<2x64xbf16>) {
 
 // -----
 
-// expected-error @+1 {{unroll must be in [1, 8], got 9}}
-func.func private @bad_config() attributes {c = #amk.graph_config<blocks = 132, threads = 256, rows_per_warp = 1, unroll = 9>}
+// expected-error @+1 {{unroll must be in [1, 16], got 17}}
+func.func private @bad_config() attributes {c = #amk.graph_config<blocks = 132, threads = 256, rows_per_warp = 1, unroll = 17>}
 
 // -----
 

@@ -218,8 +218,8 @@ GraphConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (rowsPerWarp < 1 || rowsPerWarp > 8)
     return emitError() << "rows_per_warp must be in [1, 8], got "
                        << rowsPerWarp;
-  if (unroll < 1 || unroll > 8)
-    return emitError() << "unroll must be in [1, 8], got " << unroll;
+  if (unroll < 1 || unroll > 16)
+    return emitError() << "unroll must be in [1, 16], got " << unroll;
   if (math != MathInst::simt && math != MathInst::mma_sync)
     return emitError() << "math must be simt or mma_sync, got "
                        << stringifyMathInst(math);
