@@ -149,3 +149,37 @@ def test_batched_sources_compile(cache):
         assert k.manifest["problem"]["batched"] is True
         assert k.args == ["A", "B", "bias", "C"]
         assert k.verdict["status"] == "verified"
+
+
+MLP = """
+func.func @mlp(%x: memref<2x256xbf16>, %w1: memref<1000x256xbf16>, %w2: memref<256x1000xbf16>, %y: memref<2x256xbf16>) {
+  amk.graph ins(%x, %w1, %w2 : memref<2x256xbf16>, memref<1000x256xbf16>, memref<256x1000xbf16>) outs(%y : memref<2x256xbf16>) {
+  ^bb0(%xa: memref<2x256xbf16>, %w1a: memref<1000x256xbf16>, %w2a: memref<256x1000xbf16>, %ya: memref<2x256xbf16>):
+    %h = amk.graph_buffer : memref<2x1000xbf16>
+    amk.matmul %xa, %w1a into %h {transpose_b, activation = #amk.activation<gelu>} : memref<2x256xbf16>, memref<1000x256xbf16>, memref<2x1000xbf16>
+    amk.matmul %h, %w2a into %ya {transpose_b} : memref<2x1000xbf16>, memref<256x1000xbf16>, memref<2x256xbf16>
+  }
+  return
+}
+"""
+
+
+def test_a_graph_compiles_to_one_cooperative_kernel(cache):
+    k = amk.compile(MLP, "h200", cache_dir=cache)
+    assert k.args == ["in0", "in1", "in2", "out0"]
+    assert k.manifest["family"] == "graph"
+    assert k.verdict["status"] == "verified"
+    (kernel,) = k.manifest["kernels"]
+    assert kernel["cooperative"] is True
+    assert [w["name"] for w in k.manifest["workspace"]] == ["buf0", "counters"]
+    steps = k.manifest["problem"]["steps"]
+    assert [s.get("a_step") for s in steps] == [None, 0]
+    assert "#amk.graph_config<" in k.config
+
+
+def test_a_graph_read_before_its_write_is_refused(cache):
+    lines = MLP.splitlines()
+    first = next(i for i, l in enumerate(lines) if "amk.matmul" in l)
+    lines[first], lines[first + 1] = lines[first + 1], lines[first]
+    with pytest.raises(amk.AmkError, match="reads A before any step writes it"):
+        amk.compile("\n".join(lines), "h200", cache_dir=cache)

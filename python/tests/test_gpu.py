@@ -223,3 +223,22 @@ def test_strided_bias_on_cached_calls():
         bias = torch.randn(512, device="cuda", dtype=torch.float16)[::2]
         out = amk.ops.matmul(a, w.t(), bias=bias)
         assert close(out, torch_ref(a, w.t(), bias), 128)
+
+
+def test_a_megakernel_runs_the_decode_mlp():
+    """amk.compile of an amk.graph, launched on torch tensors: one
+    cooperative kernel, against torch's Linear-GELU-Linear in fp64."""
+    import torch
+    from test_compile import MLP
+    k = amk.compile(MLP, amk.target.from_device())
+    torch.manual_seed(0)
+    x = torch.randn(2, 256, device="cuda").bfloat16()
+    w1 = (torch.randn(1000, 256, device="cuda") / 16).bfloat16()
+    w2 = (torch.randn(256, 1000, device="cuda") / 32).bfloat16()
+    y = torch.empty(2, 256, device="cuda", dtype=torch.bfloat16)
+    for _ in range(3):  # the counters start from zero at every launch
+        k(x, w1, w2, y)
+    torch.cuda.synchronize()
+    h = torch.nn.functional.gelu(x.double() @ w1.double().t()).bfloat16()
+    ref = h.double() @ w2.double().t()
+    assert (y.double() - ref).abs().max().item() <= 0.02 * ref.abs().max().item()
