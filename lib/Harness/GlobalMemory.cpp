@@ -82,6 +82,13 @@ struct Box {
   /// The members' own condition (a predicated copy), when they share one.
   Value condition;
   bool mixedConditions = false;
+  /// Each member's own spans and condition, and whether the box is exactly
+  /// their union (members that meet or touch in one dimension). A box that
+  /// is not (two stores a block count apart cover the columns of the blocks
+  /// between) is a screen only: a race it finds is asked member by member.
+  SmallVector<SmallVector<Span>> memberDims;
+  SmallVector<Value> memberConditions;
+  bool exact = true;
 };
 
 /// A constraint of one alternative of a case split.
@@ -144,6 +151,10 @@ private:
   /// Whether the two boxes can meet in two blocks (a witness in `why`);
   /// sets `gaveUp` when the cases ran out.
   bool meet(const Box &a, const Box &b, bool cover, std::string &why);
+  /// The first pair of members of `a` and `b` that meet, as boxes (`why`
+  /// then says where); none when no pair does (or the search gave up).
+  std::optional<std::pair<Box, Box>> meetMembers(const Box &a, const Box &b,
+                                                 std::string &why);
   bool search(System s, ArrayRef<SmallVector<Alternative, 2>> splits,
               unsigned next, SmallVector<int64_t> &point);
 
@@ -352,10 +363,8 @@ void GlobalChecker::addAccess(const MemoryAccess &access) {
     return llvm::all_of(x.terms,
                         [&](auto t) { return llvm::is_contained(y.terms, t); });
   };
-  // A box is exactly its members' union: it takes an access whose span
-  // meets or touches it in one dimension and equals it in the others (two
-  // stores a block-count apart, merged into one range, would cover the
-  // columns of the blocks between them).
+  // Whether the box stays exactly its members' union with `spans`: they
+  // meet or touch it in one dimension and equal it in the others.
   auto extendsExactly = [](const Box &box, ArrayRef<Span> spans) {
     unsigned differing = 0;
     for (auto [d, s] : llvm::zip(box.dims, spans)) {
@@ -369,18 +378,20 @@ void GlobalChecker::addAccess(const MemoryAccess &access) {
   for (Box &box : boxes) {
     if (box.root != root || box.kind != kind || box.loop != loop ||
         box.dims.size() != spans->size() ||
-        !llvm::all_of(llvm::zip(box.dims, *spans),
-                      [&](auto pair) {
-                        return sameTerms(std::get<0>(pair), std::get<1>(pair));
-                      }) ||
-        !extendsExactly(box, *spans))
+        !llvm::all_of(llvm::zip(box.dims, *spans), [&](auto pair) {
+          return sameTerms(std::get<0>(pair), std::get<1>(pair));
+        }))
       continue;
+    box.exact &= extendsExactly(box, *spans);
     for (auto [d, s] : llvm::zip(box.dims, *spans)) {
       d.lo = std::min(d.lo, s.lo);
       d.hi = std::max(d.hi, s.hi);
     }
-    if (!llvm::is_contained(box.members, access.op))
+    if (!llvm::is_contained(box.members, access.op)) {
       box.members.push_back(access.op);
+      box.memberDims.push_back(*spans);
+      box.memberConditions.push_back(access.condition);
+    }
     if (box.condition != access.condition)
       box.mixedConditions = true;
     return;
@@ -391,9 +402,12 @@ void GlobalChecker::addAccess(const MemoryAccess &access) {
                       loop,
                       access.op,
                       {access.op},
-                      std::move(*spans),
+                      *spans,
                       access.condition,
-                      false});
+                      false,
+                      {*spans},
+                      {access.condition},
+                      true});
   return;
 }
 
@@ -650,6 +664,35 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
   return false;
 }
 
+/// Box `box`'s member `i` as a box of its own.
+static Box memberBox(const Box &box, size_t i) {
+  Box m = box;
+  m.representative = box.members[i];
+  m.members = {box.members[i]};
+  m.dims = box.memberDims[i];
+  m.condition = box.memberConditions[i];
+  m.mixedConditions = false;
+  m.memberDims = {box.memberDims[i]};
+  m.memberConditions = {box.memberConditions[i]};
+  m.exact = true;
+  return m;
+}
+
+std::optional<std::pair<Box, Box>>
+GlobalChecker::meetMembers(const Box &a, const Box &b, std::string &why) {
+  for (size_t i = 0; i < a.members.size(); ++i)
+    for (size_t j = &a == &b ? i : 0; j < b.members.size(); ++j) {
+      Box ma = memberBox(a, i), mb = memberBox(b, j);
+      systems = 0;
+      if (meet(ma, mb, /*cover=*/true, why) && !gaveUp &&
+          meet(ma, mb, /*cover=*/false, why))
+        return std::make_pair(std::move(ma), std::move(mb));
+      if (gaveUp)
+        return std::nullopt;
+    }
+  return std::nullopt;
+}
+
 /// "kernel argument #2" (or the buffer's name).
 static std::string describeBuffer(Value root) {
   if (auto arg = dyn_cast<BlockArgument>(root))
@@ -677,6 +720,17 @@ void GlobalChecker::run() {
       systems = 0;
       bool met = meet(a, b, /*cover=*/true, why) && !gaveUp &&
                  meet(a, b, /*cover=*/false, why);
+      const Box *racing = &writer;
+      std::optional<Box> racingMember;
+      if (met && (!a.exact || !b.exact)) {
+        // The union of a box that is not exact is a screen: ask its members.
+        std::optional<std::pair<Box, Box>> pair = meetMembers(a, b, why);
+        met = pair.has_value();
+        if (pair) {
+          racingMember = &writer == &a ? pair->first : pair->second;
+          racing = &*racingMember;
+        }
+      }
       LLVM_DEBUG(llvm::dbgs()
                  << DEBUG_TYPE << ": " << describeOp(a.representative) << " ("
                  << a.members.size() << " accesses) against "
@@ -699,17 +753,17 @@ void GlobalChecker::run() {
         continue;
       }
       reported.insert(writer.representative);
+      Operation *at = racing->representative;
       std::string against =
           &a == &b ? "itself in another block"
           : other.kind == Kind::Read
               ? "the " + describeOp(other.representative) + " of another block"
               : describeOp(other.representative) + " in another block";
-      report(check::kGlobalRace, writer.representative,
+      report(check::kGlobalRace, at,
              llvm::formatv("{0} races with {1} on {2}: blocks of a launch are "
                            "not ordered, so {3} ({4}); give each block its "
                            "own elements, or update them atomically",
-                           describeOp(writer.representative), against,
-                           describeBuffer(a.rootValue),
+                           describeOp(at), against, describeBuffer(a.rootValue),
                            other.kind == Kind::Read
                                ? "the read may see the value before or after "
                                  "the write"
