@@ -9,9 +9,11 @@
 // takes rows_per_warp of them at a time and streams those weight rows with
 // 16-byte loads, `unroll` per row in flight per lane, folding in A (a few
 // rows, from L1) with f32 FMAs; xor shuffles sum the lanes and lane 0
-// writes the epilogue. Every access is in bounds by construction: loop
-// bounds bound the columns of K, rows past N are clamped for loads and
-// guarded for stores.
+// writes the epilogue (simt). With math = mma_sync the unit is a tile of 8
+// columns and m16n8k16 products fold the same 16-byte loads (buildMmaStep
+// says how); a step leaving a block fewer tiles than warps splits K over
+// them. Every access is in bounds by construction: loop bounds bound the
+// columns of K, rows past N are clamped for loads and guarded for stores.
 //
 // Dependencies between steps are counters in global memory (a workspace
 // the launch zeroes, one per step): when a block has written its part of a
@@ -70,8 +72,8 @@ private:
   /// `vector` elements of `memref` at [row, col], as f32.
   SmallVector<Value> loadRun(Value memref, Value row, Value col,
                              int64_t vector);
-  /// Folds one run of each weight row against A's rows at column `col`
-  /// (run index `run`) into `acc` (row-major [rows][M]).
+  /// Folds the runs `runs` (run indices of K) of each weight row against
+  /// A's rows into `acc` (row-major [rows][M]).
   void foldRuns(const GraphStep &s, Value a, Value w, ArrayRef<Value> rows,
                 ArrayRef<Value> runs, SmallVectorImpl<Value> &acc);
   void buildStep(unsigned index, MatmulOp step);

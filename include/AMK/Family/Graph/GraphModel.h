@@ -6,8 +6,9 @@
 //
 // An `amk.graph` computed by one persistent, cooperative kernel
 // (`#amk.graph_config`). Every step is split over all blocks (block b owns
-// the output columns b, b + blocks, ...: the writes of different blocks are
-// disjoint by construction); a step that reads an earlier step's result
+// the output columns b, b + blocks, ..., or with mma_sync the tiles of 8
+// columns b, b + blocks, ...: the writes of different blocks are disjoint
+// by construction); a step that reads an earlier step's result
 // first waits on that step's counter, which each block signals once when
 // its part is written. The kernel's buffers: the graph's operands, its
 // internal buffers, then the counters (one i32 per step, zeroed by the
