@@ -591,22 +591,34 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
   // Instances a counter orders race only where the signal's and the poll's
   // counter elements differ (translated before the splits are taken, so
   // that their divisions are split too).
+  // An edge whose counter elements differ by a constant orders nothing
+  // (no split); one whose elements are always the same orders every pair.
   SmallVector<SmallVector<Alternative, 2>, 4> unordered;
+  bool alwaysOrdered = false;
   auto addOrderings = [&](const Box &x, const Instance &ix, const Box &y,
                           const Instance &iy) {
     for (const GlobalProtocol::Edge &e :
          protocol->getEdges(x.members, y.members)) {
       SmallVector<Alternative, 2> differ;
+      bool same = true, apart = false;
       for (auto [f, g] : llvm::zip(e.signalIndex, e.pollIndex)) {
         Lin delta = builder.expr(f, ix) - builder.expr(g, iy);
+        std::optional<int64_t> constant = delta.asConstant();
+        same &= constant == 0;
+        apart |= constant && *constant != 0;
         differ.push_back({{delta - 1, false}});
         differ.push_back({{delta * -1 - 1, false}});
       }
-      unordered.push_back(std::move(differ));
+      if (same)
+        alwaysOrdered = true;
+      else if (!apart)
+        unordered.push_back(std::move(differ));
     }
   };
   addOrderings(a, ia, b, ib);
   addOrderings(b, ib, a, ia);
+  if (alwaysOrdered)
+    return false;
   SmallVector<SmallVector<Alternative, 2>, 4> splits = getSplits(builder);
   splits.append(unordered.begin(), unordered.end());
 

@@ -20,6 +20,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/xxhash.h"
 
 #include <cmath>
 
@@ -32,7 +33,9 @@ using namespace mlir;
 using namespace mlir::amk;
 
 /// The kernel name for a problem signature: `?` becomes `D`, `.` becomes `p`,
-/// anything else outside [A-Za-z0-9_] becomes `_`.
+/// anything else outside [A-Za-z0-9_] becomes `_`. A signature too long
+/// for a kernel name (a graph of many steps) keeps its start and ends in a
+/// hash of the whole, leaving room for a uniquing suffix.
 static std::string sanitizeKernelName(StringRef signature) {
   std::string name;
   for (char c : signature) {
@@ -44,6 +47,12 @@ static std::string sanitizeKernelName(StringRef signature) {
       name.push_back('p');
     else
       name.push_back('_');
+  }
+  constexpr size_t kRoom = KernelOp::kMaxNameLength - 8;
+  if (name.size() > kRoom) {
+    std::string hash = llvm::utohexstr(llvm::xxh3_64bits(signature),
+                                       /*LowerCase=*/true);
+    name = name.substr(0, kRoom - hash.size() - 1) + "_" + hash;
   }
   return name;
 }

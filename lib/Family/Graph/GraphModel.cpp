@@ -51,6 +51,15 @@ GraphProblem GraphProblem::get(GraphOp op) {
     producer[mm.getC()] = p.steps.size();
     p.steps.push_back(s);
   }
+  // A rank-r descriptor: two pointers, an offset, r sizes and r strides.
+  auto descriptorBytes = [](Type type) {
+    return (3 + 2 * cast<MemRefType>(type).getRank()) * 8;
+  };
+  for (Type type : op.getOperandTypes())
+    p.paramBytes += descriptorBytes(type);
+  for (GraphBufferOp buffer : buffers)
+    p.paramBytes += descriptorBytes(buffer.getBuffer().getType());
+  p.paramBytes += (3 + 2) * 8; // the counters
   return p;
 }
 
@@ -223,6 +232,14 @@ LogicalResult mlir::amk::checkGraphLowerable(GraphConfigAttr config,
                                              const GraphProblem &problem,
                                              const TargetSpec &target,
                                              std::string &whyNot) {
+  if (problem.paramBytes > kMaxKernelParamBytes) {
+    whyNot = llvm::formatv("the kernel would take {0} bytes of parameters "
+                           "(a memref descriptor per operand and buffer), "
+                           "more than the {1} a kernel takes: split the "
+                           "graph",
+                           problem.paramBytes, kMaxKernelParamBytes);
+    return failure();
+  }
   int64_t m = problem.getMaxRows();
   if (m > kMaxGraphRows) {
     whyNot = llvm::formatv("a step has M = {0}: graph steps are decode "

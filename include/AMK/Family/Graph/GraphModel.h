@@ -56,6 +56,9 @@ struct GraphStep {
 
 struct GraphProblem {
   SmallVector<GraphStep> steps;
+  /// Bytes of the kernel's parameters (a memref descriptor per operand,
+  /// buffer and the counters); 0 when unknown (a problem from JSON).
+  int64_t paramBytes = 0;
 
   static GraphProblem get(GraphOp op);
   /// The problem of a manifest's or tuning record's JSON; failure on a
@@ -73,6 +76,9 @@ struct GraphProblem {
 /// The most rows (M) a step may have: the tasks keep M x rows_per_warp
 /// accumulators per lane.
 constexpr int64_t kMaxGraphRows = 32;
+
+/// The most bytes of parameters a kernel takes (PTX before ISA 8.1).
+constexpr int64_t kMaxKernelParamBytes = 4352;
 
 int64_t getGraphRegisters(GraphConfigAttr config, const GraphProblem &problem);
 
