@@ -184,6 +184,32 @@ public:
 
   bool hasDynamicSizes() const override { return false; }
 
+  /// The graph as explain shows it: each step, where its A comes from
+  /// (a step's result after that step's counter reaches the block count),
+  /// where its result goes, and whether a later step waits for it.
+  SmallVector<std::string> getPlanNotes() const override {
+    SmallVector<std::string> notes;
+    for (auto [i, s] : llvm::enumerate(problem.steps)) {
+      std::string from =
+          s.a.step
+              ? llvm::formatv("step {0}, after its counter", *s.a.step).str()
+              : llvm::formatv("input #{0}", *s.a.input).str();
+      std::string to = s.output ? llvm::formatv("output #{0}", *s.output).str()
+                                : llvm::formatv("buffer {0}", *s.buffer).str();
+      std::string activation =
+          s.activation == Activation::none
+              ? std::string()
+              : " " + stringifyActivation(s.activation).str();
+      notes.push_back(
+          llvm::formatv("step {0}: {1}x{2}x{3}{4}, A from {5}, "
+                        "weights input #{6}, into {7}{8}",
+                        i, s.m, s.n, s.k, activation, from, s.weights, to,
+                        s.isRead ? ", then signals its counter" : "")
+              .str());
+    }
+    return notes;
+  }
+
 private:
   MLIRContext *context;
   GraphProblem problem;

@@ -11,6 +11,9 @@
 // Co-residency is part of the plan: grids the GPU cannot hold at once are
 // rejected, with the reason.
 // EXPLAIN: note: rejected: {{[0-9]+}} AMK-SYNTH-UNSUPPORTED
+// The graph: where each step reads and writes, and what waits for what.
+// EXPLAIN: note: step 0: 1x14336x4096 gelu, A from input #0, weights input #1, into buffer 0, then signals its counter
+// EXPLAIN: note: step 1: 1x4096x14336, A from step 0, after its counter, weights input #2, into output #3
 
 // MANIFEST:      "family": "graph",
 // MANIFEST:      "kernels": [
