@@ -24,6 +24,7 @@ import sys
 import torch
 import torch.nn.functional as F
 
+from amk.rowbench import time_us
 from amk.runtime import Bundle
 
 TORCH = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
@@ -106,21 +107,6 @@ def torch_graph(steps, tensors):
             if "c_output" in s:
                 tensors[s["c_output"]].copy_(y)
     return run
-
-
-def time_us(fn, iters, flush):
-    times = []
-    for _ in range(iters):
-        flush.zero_()
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def bench_one(path, iters, flush, ceiling_tbps):

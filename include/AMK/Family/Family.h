@@ -211,6 +211,31 @@ struct CandidateCost {
 /// Cost-model constants a calibration replaced, by name.
 using CostOverrides = llvm::StringMap<double>;
 
+/// A family's cost constants as (name, default) pairs, for
+/// KernelFamily::getCostParams: `forEach(params, fn)` calls fn(name, value&)
+/// on each constant of a `Params`.
+template <typename Params, typename ForEach>
+SmallVector<std::pair<std::string, double>> listCostParams(ForEach forEach) {
+  SmallVector<std::pair<std::string, double>> out;
+  Params defaults;
+  forEach(defaults, [&](llvm::StringRef name, double &value) {
+    out.push_back({name.str(), value});
+  });
+  return out;
+}
+
+/// The family's cost constants with a calibration's overrides applied.
+template <typename Params, typename ForEach>
+Params applyCostOverrides(const CostOverrides &overrides, ForEach forEach) {
+  Params params;
+  forEach(params, [&](llvm::StringRef name, double &value) {
+    auto it = overrides.find(name);
+    if (it != overrides.end())
+      value = it->second;
+  });
+  return params;
+}
+
 /// Values to plan dynamic size symbols at, by symbol (others at the
 /// family's representative sizes).
 using PlanningSizes = llvm::StringMap<int64_t>;

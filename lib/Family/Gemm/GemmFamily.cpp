@@ -121,12 +121,8 @@ public:
   }
 
   SmallVector<std::pair<std::string, double>> getCostParams() const override {
-    SmallVector<std::pair<std::string, double>> params;
-    GemmCostParams defaults;
-    forEachCalibratedParam(defaults, [&](StringRef name, double &value) {
-      params.push_back({name.str(), value});
-    });
-    return params;
+    return listCostParams<GemmCostParams>(
+        [](auto &p, auto fn) { forEachCalibratedParam(p, fn); });
   }
 
   int64_t getRegisterPressure(KernelConfigAttrInterface config) const override {
@@ -136,13 +132,8 @@ public:
 
 private:
   static GemmCostParams getParams(const CostOverrides &overrides) {
-    GemmCostParams params;
-    forEachCalibratedParam(params, [&](StringRef name, double &value) {
-      auto it = overrides.find(name);
-      if (it != overrides.end())
-        value = it->second;
-    });
-    return params;
+    return applyCostOverrides<GemmCostParams>(
+        overrides, [](auto &p, auto fn) { forEachCalibratedParam(p, fn); });
   }
 };
 } // namespace

@@ -293,23 +293,14 @@ public:
   }
 
   SmallVector<std::pair<std::string, double>> getCostParams() const override {
-    SmallVector<std::pair<std::string, double>> out;
-    GraphCostParams defaults;
-    forEachParam(defaults, [&](StringRef name, double &value) {
-      out.push_back({name.str(), value});
-    });
-    return out;
+    return listCostParams<GraphCostParams>(
+        [](auto &p, auto fn) { forEachParam(p, fn); });
   }
 
 private:
   static GraphCostParams getParams(const CostOverrides &overrides) {
-    GraphCostParams params;
-    forEachParam(params, [&](StringRef name, double &value) {
-      auto it = overrides.find(name);
-      if (it != overrides.end())
-        value = it->second;
-    });
-    return params;
+    return applyCostOverrides<GraphCostParams>(
+        overrides, [](auto &p, auto fn) { forEachParam(p, fn); });
   }
 };
 } // namespace

@@ -389,23 +389,14 @@ public:
   }
 
   SmallVector<std::pair<std::string, double>> getCostParams() const override {
-    SmallVector<std::pair<std::string, double>> out;
-    RowCostParams defaults;
-    forEachParam(defaults, [&](StringRef name, double &value) {
-      out.push_back({name.str(), value});
-    });
-    return out;
+    return listCostParams<RowCostParams>(
+        [](auto &p, auto fn) { forEachParam(p, fn); });
   }
 
 private:
   static RowCostParams getParams(const CostOverrides &overrides) {
-    RowCostParams params;
-    forEachParam(params, [&](StringRef name, double &value) {
-      auto it = overrides.find(name);
-      if (it != overrides.end())
-        value = it->second;
-    });
-    return params;
+    return applyCostOverrides<RowCostParams>(
+        overrides, [](auto &p, auto fn) { forEachParam(p, fn); });
   }
 };
 } // namespace
