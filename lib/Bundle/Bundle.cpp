@@ -28,12 +28,6 @@
 using namespace mlir;
 using namespace mlir::amk;
 
-static std::string typeName(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << type;
-  return s;
-}
 
 static std::string attrString(Attribute attr) {
   std::string s;
@@ -143,7 +137,7 @@ static llvm::json::Object bufferToJSON(StringRef name, MemRefType type,
                                        llvm::json::Array shape) {
   return llvm::json::Object{{"name", name},
                             {"kind", "memref"},
-                            {"elem", typeName(type.getElementType())},
+                            {"elem", getTypeName(type.getElementType())},
                             {"shape", std::move(shape)}};
 }
 

@@ -247,3 +247,22 @@ const KernelFamily *mlir::amk::lookupFamily(Operation *op, StringRef name) {
                   << (known.empty() ? std::string("none") : known) << ")";
   return nullptr;
 }
+
+std::string mlir::amk::getTypeName(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+Type mlir::amk::parseFloatTypeName(MLIRContext *context, StringRef name) {
+  if (name == "f16")
+    return Float16Type::get(context);
+  if (name == "bf16")
+    return BFloat16Type::get(context);
+  if (name == "f32")
+    return Float32Type::get(context);
+  if (name == "f64")
+    return Float64Type::get(context);
+  return {};
+}

@@ -392,6 +392,12 @@ readSizeFields(const llvm::json::Object &problem,
                ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>> fields,
                int64_t missing);
 
+/// A type as manifests and tuning records spell it ("bf16", "i32").
+std::string getTypeName(Type type);
+/// The float type a manifest or tuning record names (f16, bf16, f32, f64),
+/// or null.
+Type parseFloatTypeName(MLIRContext *context, llvm::StringRef name);
+
 /// Adds `family` to the process's families; an error if its name is taken.
 llvm::Error registerFamily(std::unique_ptr<KernelFamily> family);
 /// The family called `name`, or null.

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AMK/Family/Gemm/GemmModel.h"
+#include "AMK/Family/Family.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -37,25 +38,6 @@ GemmProblem GemmProblem::get(MatmulOp op) {
 //===----------------------------------------------------------------------===//
 // The JSON codec (GemmProblemFields.def)
 //===----------------------------------------------------------------------===//
-
-static std::string typeName(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << type;
-  return s;
-}
-
-static Type parseTypeName(MLIRContext *context, StringRef name) {
-  if (name == "f16")
-    return Float16Type::get(context);
-  if (name == "bf16")
-    return BFloat16Type::get(context);
-  if (name == "f32")
-    return Float32Type::get(context);
-  if (name == "f64")
-    return Float64Type::get(context);
-  return {};
-}
 
 namespace {
 /// Reads each kind of field; remembers the first field that is missing or
@@ -100,7 +82,7 @@ struct FieldReader {
   }
   void readType(StringRef key, Type &out) {
     if (std::optional<StringRef> s = readString(key)) {
-      out = parseTypeName(context, *s);
+      out = parseFloatTypeName(context, *s);
       ok &= static_cast<bool>(out);
     }
   }
@@ -139,7 +121,7 @@ llvm::json::Object GemmProblem::toJSON() const {
   };
   auto writeBool = [](bool v) -> llvm::json::Value { return v; };
   auto writeFloat = [](double v) -> llvm::json::Value { return v; };
-  auto writeType = [](Type t) -> llvm::json::Value { return typeName(t); };
+  auto writeType = [](Type t) -> llvm::json::Value { return getTypeName(t); };
   auto writePrecision = [](Precision p) -> llvm::json::Value {
     return stringifyPrecision(p);
   };

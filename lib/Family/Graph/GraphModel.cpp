@@ -63,21 +63,6 @@ GraphProblem GraphProblem::get(GraphOp op) {
   return p;
 }
 
-static std::string floatName(Type t) {
-  return t.isF32() ? "f32" : t.isF16() ? "f16" : "bf16";
-}
-
-static Type parseFloat(MLIRContext *context, StringRef name) {
-  Builder b(context);
-  if (name == "f32")
-    return b.getF32Type();
-  if (name == "f16")
-    return b.getF16Type();
-  if (name == "bf16")
-    return b.getBF16Type();
-  return {};
-}
-
 FailureOr<GraphProblem> GraphProblem::fromJSON(MLIRContext *context,
                                                const llvm::json::Object &json) {
   const llvm::json::Array *steps = json.getArray("steps");
@@ -99,8 +84,12 @@ FailureOr<GraphProblem> GraphProblem::fromJSON(MLIRContext *context,
     }
     std::optional<StringRef> in = o->getString("in_type"),
                              out = o->getString("out_type");
-    s.inType = in ? parseFloat(context, *in) : Type();
-    s.outType = out ? parseFloat(context, *out) : Type();
+    // Graph steps compute in f16, bf16 or f32.
+    for (auto [name, type] :
+         {std::pair(in, &s.inType), std::pair(out, &s.outType)}) {
+      Type t = name ? parseFloatTypeName(context, *name) : Type();
+      *type = t && !t.isF64() ? t : Type();
+    }
     s.alpha = o->getNumber("alpha").value_or(1.0);
     std::optional<StringRef> act = o->getString("activation");
     std::optional<Activation> activation =
@@ -143,8 +132,8 @@ llvm::json::Object GraphProblem::toJSON() const {
     llvm::json::Object o{{"m", s.m},
                          {"n", s.n},
                          {"k", s.k},
-                         {"in_type", floatName(s.inType)},
-                         {"out_type", floatName(s.outType)},
+                         {"in_type", getTypeName(s.inType)},
+                         {"out_type", getTypeName(s.outType)},
                          {"activation", stringifyActivation(s.activation)},
                          {"alpha", s.alpha},
                          {"weights", int64_t(s.weights)}};

@@ -26,12 +26,6 @@ RowProblem RowProblem::get(RowReduceOp op) {
   return p;
 }
 
-static std::string typeName(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
 
 FailureOr<RowProblem> RowProblem::fromJSON(MLIRContext *context,
                                            const llvm::json::Object &json) {
@@ -84,7 +78,7 @@ llvm::json::Object RowProblem::toJSON() const {
   };
   auto writeBool = [](bool v) -> llvm::json::Value { return v; };
   auto writeFloat = [](double v) -> llvm::json::Value { return v; };
-  auto writeType = [](Type t) -> llvm::json::Value { return typeName(t); };
+  auto writeType = [](Type t) -> llvm::json::Value { return getTypeName(t); };
   auto writeRowOp = [](RowOp k) -> llvm::json::Value {
     return stringifyRowOp(k);
   };
