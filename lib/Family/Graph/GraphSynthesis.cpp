@@ -86,8 +86,17 @@ private:
   /// One word as an mma operand register of `elem` (bf16: the i32; f16:
   /// two halves).
   Value asOperand(Value word, Type elem);
+  /// A step's buffers as the kernel takes them (bias null without one).
+  struct StepBuffers {
+    Value a, weights, out, bias;
+  };
+  StepBuffers getBuffers(MatmulOp step) {
+    return {kernelValue.lookup(step.getA()), kernelValue.lookup(step.getB()),
+            kernelValue.lookup(step.getC()),
+            step.getBias() ? kernelValue.lookup(step.getBias()) : Value()};
+  }
   /// The epilogue of one output element (under the caller's guards).
-  void storeElement(const GraphStep &s, Value out, Value bias, Value acc,
+  void storeElement(const GraphStep &s, const StepBuffers &buffers, Value acc,
                     Value row, Value column);
   /// The release of step `index` (after its writes) and the acquire of it
   /// (before a read of them).
@@ -174,10 +183,8 @@ void GraphKernelBuilder::foldRuns(const GraphStep &s, Value a, Value w,
 
 void GraphKernelBuilder::buildStep(unsigned index, MatmulOp step) {
   const GraphStep &s = p.steps[index];
-  Value a = kernelValue.lookup(step.getA());
-  Value w = kernelValue.lookup(step.getB());
-  Value out = kernelValue.lookup(step.getC());
-  Value bias = step.getBias() ? kernelValue.lookup(step.getBias()) : Value();
+  StepBuffers buffers = getBuffers(step);
+  Value a = buffers.a, w = buffers.weights;
   int64_t blocks = config.getBlocks(), rowsPerWarp = config.getRowsPerWarp();
   int64_t slots = config.getWarps() * rowsPerWarp;
   int64_t perBlock = llvm::divideCeil(s.n, blocks);
@@ -243,19 +250,21 @@ void GraphKernelBuilder::buildStep(unsigned index, MatmulOp step) {
     ifThen(inside, [&] {
       ifThen(lane0, [&] {
         for (int64_t m = 0; m < s.m; ++m)
-          storeElement(s, out, bias, acc[r * s.m + m], c(m), columns[r]);
+          storeElement(s, buffers, acc[r * s.m + m], c(m), columns[r]);
       });
     });
   }
 }
 
-void GraphKernelBuilder::storeElement(const GraphStep &s, Value out, Value bias,
-                                      Value acc, Value row, Value column) {
+void GraphKernelBuilder::storeElement(const GraphStep &s,
+                                      const StepBuffers &buffers, Value acc,
+                                      Value row, Value column) {
   Value v = acc;
   if (s.alpha != 1.0)
     v = arith::MulFOp::create(b, v, f32(s.alpha));
-  if (bias) {
-    Value biasValue = memref::LoadOp::create(b, bias, ValueRange{column});
+  if (buffers.bias) {
+    Value biasValue =
+        memref::LoadOp::create(b, buffers.bias, ValueRange{column});
     if (!s.outType.isF32())
       biasValue = arith::ExtFOp::create(b, b.getF32Type(), biasValue);
     v = arith::AddFOp::create(b, v, biasValue);
@@ -263,7 +272,7 @@ void GraphKernelBuilder::storeElement(const GraphStep &s, Value out, Value bias,
   v = buildActivation(b, s.activation, v);
   if (!s.outType.isF32())
     v = arith::TruncFOp::create(b, s.outType, v);
-  memref::StoreOp::create(b, v, out, ValueRange{row, column});
+  memref::StoreOp::create(b, v, buffers.out, ValueRange{row, column});
 }
 
 SmallVector<Value> GraphKernelBuilder::loadWords(Value memref, Value row,
@@ -302,10 +311,8 @@ Value GraphKernelBuilder::asOperand(Value word, Type elem) {
 /// 16 distinct columns and the pair sums the chunk's 32.
 void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
   const GraphStep &s = p.steps[index];
-  Value a = kernelValue.lookup(step.getA());
-  Value w = kernelValue.lookup(step.getB());
-  Value out = kernelValue.lookup(step.getC());
-  Value bias = step.getBias() ? kernelValue.lookup(step.getBias()) : Value();
+  StepBuffers buffers = getBuffers(step);
+  Value a = buffers.a, w = buffers.weights;
   int64_t blocks = config.getBlocks(), tilesPerWarp = config.getRowsPerWarp();
   int64_t unroll = config.getUnroll();
   // K is split over `split` groups of the block's warps; group `part`
@@ -482,7 +489,7 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
       if (split > 1)
         inside = arith::AndIOp::create(b, inside, firstPart);
       ifThen(inside,
-             [&] { storeElement(s, out, bias, acc[4 * t + e], row, column); });
+             [&] { storeElement(s, buffers, acc[4 * t + e], row, column); });
     }
 }
 
