@@ -4,8 +4,10 @@
     scripts/graph-bundles.py OUT_DIR [--target h200] [--sweep]
 
 The decode MLP y = W2 gelu(W1 x) (H = 4096, F = 14336, bf16) at M = 1 and
-16, and odd graphs (three steps with bias and silu, K not a multiple of a
-warp's loads, f16 and f32) each planned by AMK; `--sweep` adds the MLP at
+16, the Llama-style block (RMSNorm, gate/up, SiLU times up, down, the
+residual add) at the same sizes, and odd graphs (three steps with bias and
+silu, K not a multiple of a warp's loads, f16 and f32, LayerNorm and other
+elementwise ops, a softmax between products) each planned by AMK; `--sweep` adds the MLP at
 other configs (blocks per SM, threads, rows per warp, unroll) to check the
 cost model's choice. Run python3 -m amk.graphbench OUT_DIR on the GPU.
 """
@@ -68,6 +70,73 @@ def graph(name, m, dims, dtype="bf16", acts=None, bias=False, config=None):
     return "\n".join(lines) + "\n"
 
 
+def block(name, m, h, f, dtype="bf16", norm="rms_norm", combine="mul",
+          residual="add", act="silu", config=None):
+    """A Llama-style MLP block: y = x residual down(act(gate(n)) combine
+    up(n)) with n = norm(x) (its weight, and a bias for layer_norm)."""
+    t = lambda *shape: memref(list(shape), dtype)
+    ins = [("%x", t(m, h)), ("%g", t(h))]
+    if norm == "layer_norm":
+        ins.append(("%nb", t(h)))
+    ins += [("%wg", t(f, h)), ("%wu", t(f, h)), ("%wd", t(h, f))]
+    y = t(m, h)
+    args = ", ".join(f"{v}: {ty}" for v, ty in ins + [("%y", y)])
+    body_args = ", ".join(f"{v}a: {ty}" for v, ty in ins + [("%y", y)])
+    names = ", ".join(v for v, _ in ins)
+    types = ", ".join(ty for _, ty in ins)
+    lines = [f"func.func @{name}({args}) {{"]
+    if config:
+        lines.append(f'  amk.kernel "k_{name}" config({config}) {{')
+    lines += [f"  amk.graph ins({names} : {types}) outs(%y : {y}) {{",
+              f"  ^bb0({body_args}):"]
+    for buf, ty in [("%n", t(m, h)), ("%gate", t(m, f)), ("%up", t(m, f)),
+                    ("%hid", t(m, f)), ("%down", t(m, h))]:
+        lines.append(f"    {buf} = amk.graph_buffer : {ty}")
+    nb = " bias(%nba)" if norm == "layer_norm" else ""
+    nbt = f", {t(h)}" if norm == "layer_norm" else ""
+    lines += [
+        f"    amk.row_reduce %xa weight(%ga){nb} into %n "
+        f"{{kind = #amk.row_op<{norm}>, eps = 1.0e-6}} : "
+        f"{t(m, h)}, {t(h)}{nbt}, {t(m, h)}",
+        f"    amk.matmul %n, %wga into %gate {{transpose_b, activation = "
+        f"#amk.activation<{act}>}} : {t(m, h)}, {t(f, h)}, {t(m, f)}",
+        f"    amk.matmul %n, %wua into %up {{transpose_b}} : "
+        f"{t(m, h)}, {t(f, h)}, {t(m, f)}",
+        f"    linalg.{combine} ins(%gate, %up : {t(m, f)}, {t(m, f)}) "
+        f"outs(%hid : {t(m, f)})",
+        f"    amk.matmul %hid, %wda into %down {{transpose_b}} : "
+        f"{t(m, f)}, {t(h, f)}, {t(m, h)}",
+        f"    linalg.{residual} ins(%xa, %down : {t(m, h)}, {t(m, h)}) "
+        f"outs(%ya : {t(m, h)})",
+        "  }"]
+    if config:
+        lines.append("  }")
+    lines += ["  return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def scores(name, m, k, n, dtype="f32"):
+    """Softmax between two products (attention's shape): y = softmax(x
+    W0^T) W1^T."""
+    t = lambda *shape: memref(list(shape), dtype)
+    return "\n".join([
+        f"func.func @{name}(%x: {t(m, k)}, %w0: {t(n, k)}, %w1: {t(k, n)}, "
+        f"%y: {t(m, k)}) {{",
+        f"  amk.graph ins(%x, %w0, %w1 : {t(m, k)}, {t(n, k)}, {t(k, n)}) "
+        f"outs(%y : {t(m, k)}) {{",
+        f"  ^bb0(%xa: {t(m, k)}, %w0a: {t(n, k)}, %w1a: {t(k, n)}, "
+        f"%ya: {t(m, k)}):",
+        f"    %s = amk.graph_buffer : {t(m, n)}",
+        f"    %p = amk.graph_buffer : {t(m, n)}",
+        f"    amk.matmul %xa, %w0a into %s {{transpose_b}} : "
+        f"{t(m, k)}, {t(n, k)}, {t(m, n)}",
+        f"    amk.row_reduce %s into %p {{kind = #amk.row_op<softmax>}} : "
+        f"{t(m, n)}, {t(m, n)}",
+        f"    amk.matmul %p, %w1a into %ya {{transpose_b}} : "
+        f"{t(m, n)}, {t(k, n)}, {t(m, k)}",
+        "  }", "  return", "}"]) + "\n"
+
+
 def cases(sweep, sms):
     yield graph("gemv_m1", 1, [4096, 4096])
     # The MLP's bytes in one step: what the step boundary costs.
@@ -82,6 +151,15 @@ def cases(sweep, sms):
                 acts=["relu", "none"])
     yield graph("mlp_f32", 2, [2048, 4096, 2048], dtype="f32",
                 acts=["gelu", "none"])
+    # The Llama-style block (352 MB of weights at H = 4096, F = 14336).
+    yield block("llama_m1", 1, 4096, 14336)
+    yield block("llama_m16", 16, 4096, 14336)
+    yield block("block_odd_f16", 3, 1000, 2050, dtype="f16",
+                norm="layer_norm", combine="div", residual="sub",
+                act="gelu")
+    yield block("block_f32_max", 5, 512, 1536, dtype="f32", combine="max",
+                residual="min", act="relu")
+    yield scores("scores_softmax", 4, 256, 1000)
     if not sweep:
         return
     sweep_configs = [("simt", 128, 2, 8), ("simt", 256, 1, 8),

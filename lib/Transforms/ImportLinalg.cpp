@@ -35,11 +35,18 @@ LogicalResult mlir::amk::initializeFamilies(MLIRContext *context) {
   return success();
 }
 
+/// An op inside a planned kernel or inside a problem (a graph's steps) is
+/// that op's to compute: neither imported nor left behind.
+static bool isInsideProblem(Operation *op) {
+  return op->getParentOfType<KernelOp>() ||
+         op->getParentOfType<ProblemOpInterface>();
+}
+
 LogicalResult mlir::amk::importUpstreamOps(Operation *root,
                                            StringRef warningPrefix) {
   SmallVector<std::pair<Operation *, const KernelFamily *>> candidates;
   root->walk([&](Operation *op) {
-    if (op->getParentOfType<KernelOp>())
+    if (isInsideProblem(op))
       return;
     for (const KernelFamily *family : getFamilies())
       if (family->canImport(op)) {
@@ -84,7 +91,7 @@ LogicalResult mlir::amk::importUpstreamOps(Operation *root,
   if (refused)
     return failure();
   root->walk([&](linalg::LinalgOp op) {
-    if (!declined.contains(op) && !op->getParentOfType<KernelOp>())
+    if (!declined.contains(op) && !isInsideProblem(op))
       op->emitWarning(warningPrefix)
           << "no AMK family takes '" << op->getName() << "'";
   });

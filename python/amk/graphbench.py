@@ -6,7 +6,8 @@ DIR holds bundles (manifests of family "graph"), as `amk-opt
 --amk-pipeline=bundle-dir=DIR` wrote them. For each: random inputs, AMK's
 outputs checked against an fp64 reference of the graph (intermediate
 buffers rounded to their declared type, as the graph states), then AMK,
-torch eager (F.linear and the activations) and the same torch ops replayed
+torch eager (F.linear, the activations, the norms, softmax and the
+elementwise ops) and the same torch ops replayed
 from a CUDA graph timed in the same run: medians of CUDA-event timings after
 an L2 flush. Reports the bytes moved as a fraction of the HBM read ceiling
 (`--ceiling`, TB/s). AMK_GRAPHBENCH_DEBUG=1 prints each output's worst
@@ -37,12 +38,27 @@ ACTIVATIONS = {
 }
 
 
+ROWS = ("softmax", "rms_norm", "layer_norm")
+BINARY = {
+    "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
+    "max": torch.maximum, "min": torch.minimum,
+}
+
+
+def kind(step):
+    """"matmul", "row" or "elementwise" (the manifest's "op")."""
+    op = step.get("op", "matmul")
+    return "matmul" if op == "matmul" else "row" if op in ROWS else "elementwise"
+
+
 def make_inputs(bundle):
     """Tensors for the manifest's args: inputs random (weights scaled so
-    each product stays near 1), outputs NaN."""
+    each product stays near 1, divisors away from 0), outputs NaN."""
     torch.manual_seed(0)
     steps = bundle.problem["steps"]
-    weights = {s["weights"]: s["k"] for s in steps}
+    weights = {s["weights"]: s["k"] for s in steps if kind(s) == "matmul"}
+    divisors = {s["b_input"] for s in steps
+                if s.get("op") == "div" and "b_input" in s}
     tensors = []
     for index, arg in enumerate(bundle.manifest["args"]):
         shape = [bundle.manifest["sizes"][s] if isinstance(s, str) else s
@@ -55,40 +71,132 @@ def make_inputs(bundle):
         t = torch.randn(shape, device="cuda")
         if index in weights:
             t = t / math.sqrt(weights[index])
+        if index in divisors:
+            t = t.sign() * (t.abs() + 0.5)
         tensors.append(t.to(dtype))
     return tensors
 
 
+F32 = 2.0 ** -24
+
+
+def source(s, key, tensors, results):
+    """An activation in fp64 and its allowed error per element (0 for an
+    input; a step's own allowance for its result)."""
+    if f"{key}_input" in s:
+        x = tensors[s[f"{key}_input"]].double()
+        return x, torch.zeros_like(x)
+    return results[s[f"{key}_step"]]
+
+
+def matmul_ref(s, tensors, a, e_a):
+    w = tensors[s["weights"]].double()
+    acc = s["alpha"] * (a @ w.t())
+    terms_abs = abs(s["alpha"]) * (a.abs() @ w.abs().t())
+    # The activation's errors, as independent per element (with margin).
+    e_prop = abs(s["alpha"]) * ((e_a * e_a) @ (w * w).t()).sqrt() * 2
+    if "bias" in s:
+        b = tensors[s["bias"]].double()
+        acc = acc + b
+        terms_abs = terms_abs + b.abs()
+    y = ACTIVATIONS[s["activation"]](acc)
+    # Activations here are 1-Lipschitz (gelu up to 1.13).
+    return y, 1.2 * (8 * math.sqrt(s["k"]) * F32 * terms_abs + e_prop)
+
+
+def abs_(w):
+    return w.abs() if torch.is_tensor(w) else abs(w)
+
+
+def row_ref(s, tensors, x, e_x):
+    n = x.shape[-1]
+    acc = 8 * math.sqrt(n) * F32  # f32 statistics over the row
+    w = tensors[s["weights"]].double() if "weights" in s else 1.0
+    op = s["op"]
+    if op == "softmax":
+        z = x - x.amax(-1, keepdim=True)
+        y = z.exp() / z.exp().sum(-1, keepdim=True)
+        rel = (e_x + e_x.amax(-1, keepdim=True)) + acc + 4 * F32 * (1 + z.abs())
+        return y, y * rel
+    if op == "rms_norm":
+        r = 1 / ((x * x).mean(-1, keepdim=True) + s["eps"]).sqrt()
+        y = x * r * w
+        rel_r = (x.abs() * e_x).sum(-1, keepdim=True) / (
+            (x * x).sum(-1, keepdim=True) + n * s["eps"])
+        return y, (e_x * r * abs_(w) + y.abs() * (rel_r + acc + 4 * F32))
+    mean = x.mean(-1, keepdim=True)
+    c = x - mean
+    r = 1 / ((c * c).mean(-1, keepdim=True) + s["eps"]).sqrt()
+    y = c * r * w
+    if "bias" in s:
+        y = y + tensors[s["bias"]].double()
+    rel_r = (c.abs() * e_x).sum(-1, keepdim=True) / (
+        (c * c).sum(-1, keepdim=True) + n * s["eps"])
+    scale = r * abs_(w)
+    e_c = e_x + e_x.mean(-1, keepdim=True) + acc * (c.abs() + mean.abs())
+    return y, (e_c * scale + (c * scale).abs() * (rel_r + acc) +
+               4 * F32 * y.abs())
+
+
+def elementwise_ref(s, a, e_a, b, e_b):
+    op = s["op"]
+    y = BINARY[op](a, b)
+    if op in ("add", "sub"):
+        e = e_a + e_b
+    elif op == "mul":
+        e = b.abs() * e_a + a.abs() * e_b
+    elif op == "div":
+        e = e_a / b.abs() + a.abs() * e_b / (b * b)
+    else:
+        e = torch.maximum(e_a, e_b)
+    return y, 1.5 * e + 2 * F32 * y.abs()
+
+
 def reference(steps, tensors):
     """Each output in fp64, with an allowance per element: its own
-    rounding, f32 accumulation over K, and for steps that read a rounded
-    intermediate a margin for its last-bit differences."""
-    results, allowed_of, out = {}, {}, {}
+    rounding, f32 accumulation, and what the errors of the intermediates it
+    reads (rounded to their declared types, as the graph states) may
+    carry through."""
+    results, out = {}, {}
     for i, s in enumerate(steps):
-        if "a_input" in s:
-            a, a_unit = tensors[s["a_input"]].double(), 0.0
+        a, e_a = source(s, "a", tensors, results)
+        if kind(s) == "matmul":
+            y, allowed = matmul_ref(s, tensors, a, e_a)
+        elif kind(s) == "row":
+            y, allowed = row_ref(s, tensors, a, e_a)
         else:
-            a, a_unit = results[s["a_step"]], ROUNDOFF[steps[s["a_step"]]["out_type"]]
-        w = tensors[s["weights"]].double()
-        acc = s["alpha"] * (a @ w.t())
-        terms_abs = abs(s["alpha"]) * (a.abs() @ w.abs().t())
-        terms_rss = abs(s["alpha"]) * ((a * a) @ (w * w).t()).sqrt()
-        if "bias" in s:
-            b = tensors[s["bias"]].double()
-            acc = acc + b
-            terms_abs = terms_abs + b.abs()
-        y = ACTIVATIONS[s["activation"]](acc)
-        dtype = TORCH[s["out_type"]]
-        rounded = y.to(dtype).double()
-        results[i] = rounded
-        u = ROUNDOFF[s["out_type"]]
-        # Activations here are 1-Lipschitz (gelu up to 1.13).
-        allowed = (2 * u * y.abs() + 1.2 * (8 * math.sqrt(s["k"]) * 2.0 ** -24
-                                            * terms_abs
-                                            + 4 * a_unit * terms_rss) + 1e-30)
+            b, e_b = source(s, "b", tensors, results)
+            y, allowed = elementwise_ref(s, a, e_a, b, e_b)
+        rounded = y.to(TORCH[s["out_type"]]).double()
+        allowed = allowed + 2 * ROUNDOFF[s["out_type"]] * y.abs() + 1e-30
+        results[i] = (rounded, allowed)
         if "c_output" in s:
             out[s["c_output"]] = (y, allowed)
     return out
+
+
+def torch_step(s, tensors, results):
+    """One step as torch ops (the eager and CUDA-graph baselines)."""
+    def get(key):
+        return (tensors[s[f"{key}_input"]] if f"{key}_input" in s
+                else results[s[f"{key}_step"]])
+    a = get("a")
+    weight = tensors[s["weights"]] if "weights" in s else None
+    bias = tensors[s["bias"]] if "bias" in s else None
+    if kind(s) == "matmul":
+        y = F.linear(a, weight, bias)
+        if s["alpha"] != 1:
+            y = y * s["alpha"]
+        y = ACTIVATIONS[s["activation"]](y)
+    elif s["op"] == "softmax":
+        y = torch.softmax(a, -1)
+    elif s["op"] == "rms_norm":
+        y = F.rms_norm(a, (a.shape[-1],), weight, s["eps"])
+    elif s["op"] == "layer_norm":
+        y = F.layer_norm(a, (a.shape[-1],), weight, bias, s["eps"])
+    else:
+        y = BINARY[s["op"]](a, get("b"))
+    return y.to(TORCH[s["out_type"]])
 
 
 def torch_graph(steps, tensors):
@@ -96,16 +204,9 @@ def torch_graph(steps, tensors):
     def run():
         results = {}
         for i, s in enumerate(steps):
-            a = (tensors[s["a_input"]] if "a_input" in s
-                 else results[s["a_step"]])
-            y = F.linear(a, tensors[s["weights"]],
-                         tensors[s["bias"]] if "bias" in s else None)
-            if s["alpha"] != 1:
-                y = y * s["alpha"]
-            y = ACTIVATIONS[s["activation"]](y).to(TORCH[s["out_type"]])
-            results[i] = y
+            results[i] = torch_step(s, tensors, results)
             if "c_output" in s:
-                tensors[s["c_output"]].copy_(y)
+                tensors[s["c_output"]].copy_(results[i])
     return run
 
 

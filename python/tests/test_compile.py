@@ -181,5 +181,5 @@ def test_a_graph_read_before_its_write_is_refused(cache):
     lines = MLP.splitlines()
     first = next(i for i, l in enumerate(lines) if "amk.matmul" in l)
     lines[first], lines[first + 1] = lines[first + 1], lines[first]
-    with pytest.raises(amk.AmkError, match="reads A before any step writes it"):
+    with pytest.raises(amk.AmkError, match="reads an activation before any step writes it"):
         amk.compile("\n".join(lines), "h200", cache_dir=cache)

@@ -641,3 +641,73 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=memcheck grid=4 args=f32[2x512],f32[2x512] expect=clean
+// Twin: a megakernel's elementwise step after a product: each block
+// writes the columns bid + 4 s of %h, then (after a barrier) reads the
+// same columns back: only its own block wrote them, so no counter is due.
+gpu.module @m {
+  gpu.func @reads_own_columns(%h: memref<2x512xf32>, %y: memref<2x512xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c128 = arith.constant 128 : index
+    %c256 = arith.constant 256 : index
+    %v = arith.constant 1.0 : f32
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %s4 = arith.muli %tid, %c4 : index
+    %col = arith.addi %bid, %s4 : index
+    // expected-warning-re @+1 {{[AMK-UNCOALESCED] global store of memref<2x512xf32> is uncoalesced}}
+    memref.store %v, %h[%c0, %col] : memref<2x512xf32>
+    gpu.barrier
+    scf.for %e = %tid to %c256 step %c128 {
+      %slot = arith.divui %e, %c2 : index
+      %row = arith.remui %e, %c2 : index
+      %slot4 = arith.muli %slot, %c4 : index
+      %mine = arith.addi %bid, %slot4 : index
+      %x = memref.load %h[%row, %mine] : memref<2x512xf32>
+      memref.store %x, %y[%row, %mine] : memref<2x512xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the same step reading the columns of the next block (bid + 1),
+// which no counter orders: the read may see the neighbour's column before
+// or after its write. Invisible to the sanitizers (global memory, every
+// access in bounds); the result depends on block timing.
+gpu.module @m {
+  gpu.func @reads_next_blocks_columns(%h: memref<2x512xf32>, %y: memref<2x512xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c128 = arith.constant 128 : index
+    %c256 = arith.constant 256 : index
+    %v = arith.constant 1.0 : f32
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %s4 = arith.muli %tid, %c4 : index
+    %col = arith.addi %bid, %s4 : index
+    // expected-warning-re @+2 {{[AMK-UNCOALESCED] global store of memref<2x512xf32> is uncoalesced}}
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load'}}
+    memref.store %v, %h[%c0, %col] : memref<2x512xf32>
+    gpu.barrier
+    %next = arith.addi %bid, %c1 : index
+    %wrapped = arith.remui %next, %c4 : index
+    scf.for %e = %tid to %c256 step %c128 {
+      %slot = arith.divui %e, %c2 : index
+      %row = arith.remui %e, %c2 : index
+      %slot4 = arith.muli %slot, %c4 : index
+      %theirs = arith.addi %wrapped, %slot4 : index
+      %x = memref.load %h[%row, %theirs] : memref<2x512xf32>
+      memref.store %x, %y[%row, %theirs] : memref<2x512xf32>
+    }
+    gpu.return
+  }
+}

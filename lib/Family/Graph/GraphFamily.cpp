@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // Candidates: blocks per SM (every block resident), threads, rows per warp
-// and loads in flight per row. The cost model is a memory model: each step
-// streams its weights once, at the HBM rate or what the loads in flight
-// allow (Little's law), its time set by the busiest block; each step that
-// waits for an earlier one adds a grid-wide release/acquire.
+// and loads in flight per row. The cost model is a memory model: each
+// product streams its weights once, at the HBM rate or what the loads in
+// flight allow (Little's law), its time set by the busiest block; row and
+// elementwise steps cost a memory round trip per pass over activations
+// that are mostly in L2; each step that waits on a counter adds a
+// grid-wide release/acquire.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,6 +109,24 @@ public:
                         (mma ? params.mmaStreamEfficiency : 1.0);
     double stepsNs = 0, hbmNs = 0, latencyNs = 0, computeNs = 0, syncNs = 0;
     for (const GraphStep &s : problem.steps) {
+      if (s.waitsOn)
+        syncNs += params.syncNs;
+      if (s.kind != GraphStepKind::matmul) {
+        // Activations, mostly from L2 (an earlier step just wrote them):
+        // a memory round trip per pass over them, a block reduction each
+        // for rows (the block's rows one after another).
+        double bytes = double(s.m) * s.n * (s.inBytes() + s.outBytes());
+        double hbm = bytes / (target.hbm_gbps * params.hbmEfficiency);
+        double passes = s.kind == GraphStepKind::row
+                            ? (s.rowOp == RowOp::rms_norm ? 2 : 3) *
+                                  std::ceil(s.m / blocks)
+                            : 1;
+        double latency = passes * params.memLatencyNs;
+        stepsNs += std::max(hbm, latency);
+        hbmNs += hbm;
+        latencyNs += latency;
+        continue;
+      }
       double bytes = double(s.n) * s.k * s.inBytes();
       double hbm =
           bytes / (target.hbm_gbps * params.hbmEfficiency * efficiency);
@@ -136,8 +156,6 @@ public:
       hbmNs += hbm;
       latencyNs += latency;
       computeNs += compute;
-      if (s.a.step)
-        syncNs += params.syncNs;
     }
     cost.totalNs = params.launchOverheadNs + stepsNs + syncNs;
     cost.terms = llvm::formatv("hbm {0:f1}, latency {1:f1}, compute {2:f1}, "
@@ -176,6 +194,8 @@ public:
   bool hasPartialTiles(KernelConfigAttrInterface config) const override {
     auto c = cast<GraphConfigAttr>(config);
     return llvm::any_of(problem.steps, [&](const GraphStep &s) {
+      if (s.kind != GraphStepKind::matmul)
+        return false;
       int64_t units =
           c.getMath() == MathInst::mma_sync ? llvm::divideCeil(s.n, 8) : s.n;
       return units % c.getBlocks() || s.k % (32 * s.getVector());
@@ -184,28 +204,54 @@ public:
 
   bool hasDynamicSizes() const override { return false; }
 
-  /// The graph as explain shows it: each step, where its A comes from
-  /// (a step's result after that step's counter reaches the block count),
-  /// where its result goes, and whether a later step waits for it.
+  /// The graph as explain shows it: each step, where its activations
+  /// come from, where its result goes, and how it is ordered after the
+  /// steps it reads (a counter reaching the block count, or a barrier of
+  /// its own block).
   SmallVector<std::string> getPlanNotes() const override {
     SmallVector<std::string> notes;
+    auto source = [](const GraphSource &from) {
+      return from.step ? llvm::formatv("step {0}", *from.step).str()
+                       : llvm::formatv("input #{0}", *from.input).str();
+    };
     for (auto [i, s] : llvm::enumerate(problem.steps)) {
-      std::string from =
-          s.a.step
-              ? llvm::formatv("step {0}, after its counter", *s.a.step).str()
-              : llvm::formatv("input #{0}", *s.a.input).str();
+      std::string what;
+      switch (s.kind) {
+      case GraphStepKind::matmul:
+        what = llvm::formatv("{0}x{1}x{2}{3}, A from {4}, weights input #{5}",
+                             s.m, s.n, s.k,
+                             s.activation == Activation::none
+                                 ? std::string()
+                                 : " " + stringifyActivation(s.activation).str(),
+                             source(s.a), *s.weights);
+        break;
+      case GraphStepKind::row:
+        what = llvm::formatv("{0} {1}x{2} of {3}{4}, a row per block",
+                             stringifyRowOp(s.rowOp), s.m, s.n, source(s.a),
+                             s.weights ? llvm::formatv(", weight input #{0}",
+                                                       *s.weights)
+                                             .str()
+                                       : std::string());
+        break;
+      case GraphStepKind::elementwise:
+        what = llvm::formatv("{0} {1}x{2} of {3} and {4}",
+                             stringifyElementwiseOp(s.binary), s.m, s.n,
+                             source(s.a), source(s.b));
+        break;
+      }
+      std::string order =
+          s.waitsOn ? llvm::formatv(", after step {0}'s counter", *s.waitsOn)
+                          .str()
+          : s.barrierBefore ? ", after a barrier (its block wrote what it "
+                              "reads)"
+                            : "";
       std::string to = s.output ? llvm::formatv("output #{0}", *s.output).str()
                                 : llvm::formatv("buffer {0}", *s.buffer).str();
-      std::string activation =
-          s.activation == Activation::none
-              ? std::string()
-              : " " + stringifyActivation(s.activation).str();
-      notes.push_back(
-          llvm::formatv("step {0}: {1}x{2}x{3}{4}, A from {5}, "
-                        "weights input #{6}, into {7}{8}",
-                        i, s.m, s.n, s.k, activation, from, s.weights, to,
-                        s.isRead ? ", then signals its counter" : "")
-              .str());
+      notes.push_back(llvm::formatv("step {0}: {1}{2}, into {3}{4}", i, what,
+                                    order, to,
+                                    s.signals ? ", then signals its counter"
+                                              : "")
+                          .str());
     }
     return notes;
   }
@@ -325,14 +371,24 @@ KernelLaunch GraphFamily::describeLaunch(ProblemOpInterface op,
   };
   for (auto [i, step] : llvm::enumerate(getGraphSteps(graph))) {
     const GraphStep &s = p.steps[i];
+    GraphStepOperands operands = *getGraphStepOperands(step);
     std::string m = addSymbol(llvm::formatv("M{0}", i), s.m);
     std::string n = addSymbol(llvm::formatv("N{0}", i), s.n);
-    std::string k = addSymbol(llvm::formatv("K{0}", i), s.k);
-    shapes.try_emplace(step.getA(), SmallVector<std::string>{m, k});
-    shapes.try_emplace(step.getB(), SmallVector<std::string>{n, k});
-    if (step.getBias())
-      shapes.try_emplace(step.getBias(), SmallVector<std::string>{n});
-    shapes.try_emplace(step.getC(), SmallVector<std::string>{m, n});
+    SmallVector<std::string> activation = {m, n};
+    if (s.kind == GraphStepKind::matmul) {
+      std::string k = addSymbol(llvm::formatv("K{0}", i), s.k);
+      activation = {m, k};
+      for (auto [name, value] : operands.parameters)
+        shapes.try_emplace(value, name == "bias"
+                                      ? SmallVector<std::string>{n}
+                                      : SmallVector<std::string>{n, k});
+    } else {
+      for (auto [name, value] : operands.parameters)
+        shapes.try_emplace(value, SmallVector<std::string>{n});
+    }
+    for (Value read : operands.reads)
+      shapes.try_emplace(read, activation);
+    shapes.try_emplace(operands.result, SmallVector<std::string>{m, n});
   }
   for (BlockArgument arg : body.getArguments()) {
     unsigned i = arg.getArgNumber();

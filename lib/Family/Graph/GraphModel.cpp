@@ -6,17 +6,52 @@
 
 #include "AMK/Family/Graph/GraphModel.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::amk;
 
 int64_t GraphStep::getVector() const {
-  int64_t vector = 16 / inBytes();
-  while (k % vector)
+  int64_t length = kind == GraphStepKind::matmul ? k : n;
+  int64_t widest = std::max(inBytes(), outBytes());
+  int64_t vector = 16 / (kind == GraphStepKind::matmul ? inBytes() : widest);
+  while (length % vector)
     vector /= 2;
   return vector;
+}
+
+static std::optional<ElementwiseOp> getElementwiseOp(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<ElementwiseOp>>(op)
+      .Case([](linalg::AddOp) { return ElementwiseOp::add; })
+      .Case([](linalg::SubOp) { return ElementwiseOp::sub; })
+      .Case([](linalg::MulOp) { return ElementwiseOp::mul; })
+      .Case([](linalg::DivOp) { return ElementwiseOp::div; })
+      .Case([](linalg::MaxOp) { return ElementwiseOp::max; })
+      .Case([](linalg::MinOp) { return ElementwiseOp::min; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+static constexpr std::pair<ElementwiseOp, StringLiteral> kElementwiseNames[] = {
+    {ElementwiseOp::add, "add"}, {ElementwiseOp::sub, "sub"},
+    {ElementwiseOp::mul, "mul"}, {ElementwiseOp::div, "div"},
+    {ElementwiseOp::max, "max"}, {ElementwiseOp::min, "min"}};
+
+StringRef mlir::amk::stringifyElementwiseOp(ElementwiseOp op) {
+  for (auto [value, name] : kElementwiseNames)
+    if (value == op)
+      return name;
+  llvm_unreachable("an elementwise op without a name");
+}
+
+static std::optional<ElementwiseOp> symbolizeElementwiseOp(StringRef name) {
+  for (auto [value, spelling] : kElementwiseNames)
+    if (spelling == name)
+      return value;
+  return std::nullopt;
 }
 
 GraphProblem GraphProblem::get(GraphOp op) {
@@ -26,31 +61,50 @@ GraphProblem GraphProblem::get(GraphOp op) {
   auto operandIndex = [](Value v) {
     return cast<BlockArgument>(v).getArgNumber();
   };
-  for (MatmulOp mm : getGraphSteps(op)) {
+  auto sourceOf = [&](Value v) {
+    GraphSource source;
+    if (auto it = producer.find(v); it != producer.end())
+      source.step = it->second;
+    else
+      source.input = operandIndex(v);
+    return source;
+  };
+  auto elementType = [](Value v) {
+    return cast<MemRefType>(v.getType()).getElementType();
+  };
+  for (Operation *step : getGraphSteps(op)) {
+    GraphStepOperands operands = *getGraphStepOperands(step);
     GraphStep s;
-    s.m = mm.getM();
-    s.n = mm.getN();
-    s.k = mm.getK();
-    s.inType = mm.getInputElementType();
-    s.outType = mm.getC().getType().getElementType();
-    s.activation = mm.getActivationValue();
-    s.alpha = mm.getAlphaValue();
-    if (auto it = producer.find(mm.getA()); it != producer.end()) {
-      s.a.step = it->second;
-      p.steps[it->second].isRead = true;
+    auto shape = cast<MemRefType>(operands.result.getType()).getShape();
+    s.m = shape[0];
+    s.n = shape[1];
+    s.inType = elementType(operands.reads[0]);
+    s.outType = elementType(operands.result);
+    s.a = sourceOf(operands.reads[0]);
+    if (auto mm = dyn_cast<MatmulOp>(step)) {
+      s.k = mm.getK();
+      s.activation = mm.getActivationValue();
+      s.alpha = mm.getAlphaValue();
+    } else if (auto row = dyn_cast<RowReduceOp>(step)) {
+      s.kind = GraphStepKind::row;
+      s.rowOp = row.getKind();
+      s.eps = row.getEpsValue();
     } else {
-      s.a.input = operandIndex(mm.getA());
+      s.kind = GraphStepKind::elementwise;
+      s.binary = *getElementwiseOp(step);
+      s.b = sourceOf(operands.reads[1]);
+      s.bType = elementType(operands.reads[1]);
     }
-    s.weights = operandIndex(mm.getB());
-    if (mm.getBias())
-      s.bias = operandIndex(mm.getBias());
-    if (auto buffer = mm.getC().getDefiningOp<GraphBufferOp>())
+    for (auto [name, value] : operands.parameters)
+      (name == "bias" ? s.bias : s.weights) = operandIndex(value);
+    if (auto buffer = operands.result.getDefiningOp<GraphBufferOp>())
       s.buffer = llvm::find(buffers, buffer) - buffers.begin();
     else
-      s.output = operandIndex(mm.getC());
-    producer[mm.getC()] = p.steps.size();
+      s.output = operandIndex(operands.result);
+    producer[operands.result] = p.steps.size();
     p.steps.push_back(s);
   }
+  p.connect();
   // A rank-r descriptor: two pointers, an offset, r sizes and r strides.
   auto descriptorBytes = [](Type type) {
     return (3 + 2 * cast<MemRefType>(type).getRank()) * 8;
@@ -61,6 +115,55 @@ GraphProblem GraphProblem::get(GraphOp op) {
     p.paramBytes += descriptorBytes(buffer.getBuffer().getType());
   p.paramBytes += (3 + 2) * 8; // the counters
   return p;
+}
+
+void GraphProblem::connect() {
+  // The latest counter this program order has waited on: a wait covers
+  // every step up to it (each block signals after all its earlier writes).
+  std::optional<unsigned> acquired;
+  for (GraphStep &s : steps) {
+    s.waitsOn.reset();
+    s.barrierBefore = s.signals = false;
+  }
+  for (GraphStep &s : steps) {
+    bool ownBlock = false;
+    std::optional<unsigned> needs;
+    for (const GraphSource *source : {&s.a, &s.b}) {
+      if (!source->step)
+        continue;
+      // An elementwise step reads a column-owning step's result where its
+      // own block wrote it; everything else needs every block's part.
+      if (s.kind == GraphStepKind::elementwise &&
+          steps[*source->step].ownsColumns())
+        ownBlock = true;
+      else
+        needs = std::max(needs.value_or(0), *source->step);
+    }
+    if (needs && (!acquired || *needs > *acquired)) {
+      s.waitsOn = acquired = needs;
+      steps[*needs].signals = true;
+    }
+    // A wait ends in a barrier, which orders the block's own writes too.
+    s.barrierBefore = ownBlock && !s.waitsOn;
+  }
+}
+
+/// A step's "op": "matmul", a row op or an elementwise op.
+static bool parseStepOp(StringRef name, GraphStep &s) {
+  if (name == "matmul")
+    return true;
+  if (std::optional<RowOp> row = symbolizeRowOp(name)) {
+    s.kind = GraphStepKind::row;
+    s.rowOp = *row;
+    return *row == RowOp::softmax || *row == RowOp::rms_norm ||
+           *row == RowOp::layer_norm;
+  }
+  if (std::optional<ElementwiseOp> binary = symbolizeElementwiseOp(name)) {
+    s.kind = GraphStepKind::elementwise;
+    s.binary = *binary;
+    return true;
+  }
+  return false;
 }
 
 FailureOr<GraphProblem> GraphProblem::fromJSON(MLIRContext *context,
@@ -74,23 +177,30 @@ FailureOr<GraphProblem> GraphProblem::fromJSON(MLIRContext *context,
     if (!o)
       return failure();
     GraphStep s;
-    bool ok = true;
+    bool ok = parseStepOp(o->getString("op").value_or("matmul"), s);
+    bool matmul = s.kind == GraphStepKind::matmul;
     for (auto [key, out] : {std::pair<StringRef, int64_t *>{"m", &s.m},
                             {"n", &s.n},
                             {"k", &s.k}}) {
       std::optional<int64_t> v = o->getInteger(key);
+      if (key == "k" && !matmul) {
+        ok &= !v;
+        continue;
+      }
       ok &= v && *v >= 1 && *v <= (int64_t(1) << 40);
       *out = v.value_or(1);
     }
-    std::optional<StringRef> in = o->getString("in_type"),
-                             out = o->getString("out_type");
     // Graph steps compute in f16, bf16 or f32.
-    for (auto [name, type] :
-         {std::pair(in, &s.inType), std::pair(out, &s.outType)}) {
+    auto typeOf = [&](StringRef key) {
+      std::optional<StringRef> name = o->getString(key);
       Type t = name ? parseFloatTypeName(context, *name) : Type();
-      *type = t && !t.isF64() ? t : Type();
-    }
+      return t && !t.isF64() ? t : Type();
+    };
+    s.inType = typeOf("in_type");
+    s.outType = typeOf("out_type");
     s.alpha = o->getNumber("alpha").value_or(1.0);
+    s.eps = o->getNumber("eps").value_or(1e-5);
+    ok &= s.eps > 0 && s.eps <= 1;
     std::optional<StringRef> act = o->getString("activation");
     std::optional<Activation> activation =
         act ? symbolizeActivation(*act) : Activation::none;
@@ -105,24 +215,32 @@ FailureOr<GraphProblem> GraphProblem::fromJSON(MLIRContext *context,
       }
       return unsigned(*v);
     };
-    std::optional<unsigned> aStep = readIndex("a_step");
-    s.a.input = readIndex("a_input");
-    if (aStep && *aStep < p.steps.size()) {
-      s.a.step = aStep;
-      p.steps[*aStep].isRead = true;
+    // A source: an input, or an earlier step.
+    auto readSource = [&](StringRef prefix) {
+      GraphSource source;
+      source.input = readIndex((prefix + "_input").str());
+      source.step = readIndex((prefix + "_step").str());
+      ok &= source.input.has_value() != source.step.has_value() &&
+            (!source.step || *source.step < p.steps.size());
+      return source;
+    };
+    s.a = readSource("a");
+    if (s.kind == GraphStepKind::elementwise) {
+      s.b = readSource("b");
+      s.bType = typeOf("b_type");
+      ok &= bool(s.bType);
     }
-    std::optional<unsigned> weights = readIndex("weights");
-    s.weights = weights.value_or(0);
+    s.weights = readIndex("weights");
     s.bias = readIndex("bias");
     s.output = readIndex("c_output");
     s.buffer = readIndex("c_buffer");
-    ok &= weights && (s.a.input.has_value() != s.a.step.has_value()) &&
-          (s.output.has_value() != s.buffer.has_value());
+    ok &= (!matmul || s.weights) && s.output.has_value() != s.buffer.has_value();
     if (!ok || !s.inType || !s.outType || !activation)
       return failure();
     s.activation = *activation;
     p.steps.push_back(s);
   }
+  p.connect();
   return p;
 }
 
@@ -131,18 +249,33 @@ llvm::json::Object GraphProblem::toJSON() const {
   for (const GraphStep &s : this->steps) {
     llvm::json::Object o{{"m", s.m},
                          {"n", s.n},
-                         {"k", s.k},
                          {"in_type", getTypeName(s.inType)},
-                         {"out_type", getTypeName(s.outType)},
-                         {"activation", stringifyActivation(s.activation)},
-                         {"alpha", s.alpha},
-                         {"weights", int64_t(s.weights)}};
+                         {"out_type", getTypeName(s.outType)}};
     auto put = [&](StringRef key, std::optional<unsigned> v) {
       if (v)
         o[key] = int64_t(*v);
     };
+    switch (s.kind) {
+    case GraphStepKind::matmul:
+      o["op"] = "matmul";
+      o["k"] = s.k;
+      o["activation"] = stringifyActivation(s.activation);
+      o["alpha"] = s.alpha;
+      break;
+    case GraphStepKind::row:
+      o["op"] = stringifyRowOp(s.rowOp);
+      o["eps"] = s.eps;
+      break;
+    case GraphStepKind::elementwise:
+      o["op"] = stringifyElementwiseOp(s.binary);
+      o["b_type"] = getTypeName(s.bType);
+      put("b_input", s.b.input);
+      put("b_step", s.b.step);
+      break;
+    }
     put("a_input", s.a.input);
     put("a_step", s.a.step);
+    put("weights", s.weights);
     put("bias", s.bias);
     put("c_output", s.output);
     put("c_buffer", s.buffer);
@@ -154,17 +287,63 @@ llvm::json::Object GraphProblem::toJSON() const {
 int64_t GraphProblem::getMaxRows() const {
   int64_t rows = 0;
   for (const GraphStep &s : steps)
-    rows = std::max(rows, s.m);
+    if (s.kind == GraphStepKind::matmul)
+      rows = std::max(rows, s.m);
   return rows;
+}
+
+bool GraphProblem::hasRowSteps() const {
+  return llvm::any_of(
+      steps, [](const GraphStep &s) { return s.kind == GraphStepKind::row; });
 }
 
 double GraphProblem::getBytes() const {
   double bytes = 0;
-  for (const GraphStep &s : steps)
-    bytes += double(s.n) * s.k * s.inBytes() + double(s.m) * s.k * s.inBytes() +
-             double(s.m) * s.n * s.outBytes() +
-             (s.bias ? double(s.n) * s.outBytes() : 0.0);
+  for (const GraphStep &s : steps) {
+    double out = double(s.m) * s.n * s.outBytes();
+    double perColumn = (s.weights ? 1 : 0) + (s.bias ? 1 : 0);
+    switch (s.kind) {
+    case GraphStepKind::matmul:
+      bytes += double(s.n) * s.k * s.inBytes() +
+               double(s.m) * s.k * s.inBytes() + out +
+               (s.bias ? double(s.n) * s.outBytes() : 0.0);
+      break;
+    case GraphStepKind::row:
+      bytes += double(s.m) * s.n * s.inBytes() + out +
+               perColumn * s.n * s.outBytes();
+      break;
+    case GraphStepKind::elementwise:
+      bytes += double(s.m) * s.n *
+                   (s.inBytes() + s.bType.getIntOrFloatBitWidth() / 8) +
+               out;
+      break;
+    }
+  }
   return bytes;
+}
+
+RowConfigAttr mlir::amk::getGraphRowConfig(GraphConfigAttr config,
+                                           const GraphStep &step) {
+  // Two statistics passes where they mean something (the second reads
+  // the row again from L1 or L2; decode rows are short).
+  int64_t passes =
+      step.rowOp == RowOp::softmax || step.rowOp == RowOp::layer_norm ? 2 : 1;
+  return RowConfigAttr::get(config.getContext(), config.getThreads(),
+                            /*rowsPerBlock=*/1, step.getVector(), passes,
+                            /*cachedRuns=*/0);
+}
+
+RowProblem mlir::amk::getGraphRowProblem(const GraphStep &step) {
+  RowProblem p;
+  p.kind = step.rowOp;
+  p.m = step.m;
+  p.n = step.n;
+  p.inType = step.inType;
+  p.outType = step.outType;
+  p.weight = step.weights.has_value();
+  p.bias = step.bias.has_value();
+  p.eps = step.eps;
+  return p;
 }
 
 int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
@@ -175,6 +354,7 @@ int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
   // A's (one or two per chunk). simt: M x rows accumulators, the weights'
   // loads in flight, one load of A per row of M at a time. Both: the
   // addressing and the epilogue (ptxas spilled a few bytes at 8 fewer).
+  // Row and elementwise steps need fewer.
   if (config.getMath() == MathInst::mma_sync)
     return 56 + 4 * rows + 4 * unroll * rows + (m > 8 ? 8 : 4) * unroll;
   return 48 + m * rows + 4 * unroll * rows + 4 * m;
@@ -182,7 +362,8 @@ int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
 
 int64_t mlir::amk::getGraphKSplit(GraphConfigAttr config,
                                   const GraphStep &step) {
-  if (config.getMath() != MathInst::mma_sync)
+  if (config.getMath() != MathInst::mma_sync ||
+      step.kind != GraphStepKind::matmul)
     return 1;
   int64_t warps = config.getWarps(), tilesPerWarp = config.getRowsPerWarp();
   int64_t perBlock =
@@ -197,10 +378,16 @@ int64_t mlir::amk::getGraphKSplit(GraphConfigAttr config,
 
 int64_t mlir::amk::getGraphSmemBytes(GraphConfigAttr config,
                                      const GraphProblem &problem) {
-  for (const GraphStep &s : problem.steps)
+  // One region at offset 0: every step that uses it ends in a barrier.
+  int64_t bytes = 0;
+  for (const GraphStep &s : problem.steps) {
     if (getGraphKSplit(config, s) > 1)
-      return config.getThreads() * 4 * config.getRowsPerWarp() * 4;
-  return 0;
+      bytes = std::max(bytes, config.getThreads() * 4 *
+                                  config.getRowsPerWarp() * 4);
+    if (s.kind == GraphStepKind::row)
+      bytes = std::max(bytes, getRowSmemBytes(getGraphRowConfig(config, s)));
+  }
+  return bytes;
 }
 
 KernelResources mlir::amk::getGraphResources(GraphConfigAttr config,
@@ -237,9 +424,16 @@ LogicalResult mlir::amk::checkGraphLowerable(GraphConfigAttr config,
                            m, kMaxGraphRows);
     return failure();
   }
+  for (const GraphStep &s : problem.steps)
+    if (s.kind == GraphStepKind::row &&
+        failed(checkRowLowerable(getGraphRowConfig(config, s),
+                                 getGraphRowProblem(s), whyNot)))
+      return failure();
   if (config.getMath() == MathInst::mma_sync)
     for (const GraphStep &s : problem.steps)
-      if ((!s.inType.isBF16() && !s.inType.isF16()) || s.m > 16 || s.k % 8) {
+      if (s.kind == GraphStepKind::matmul &&
+          ((!s.inType.isBF16() && !s.inType.isF16()) || s.m > 16 ||
+           s.k % 8)) {
         whyNot = llvm::formatv("math = mma_sync takes f16 or bf16 steps of "
                                "at most 16 rows and K a multiple of 8 (a "
                                "step is {0}x{1}x{2})",

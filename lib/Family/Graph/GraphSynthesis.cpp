@@ -4,24 +4,29 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// One persistent kernel runs the graph's steps in order. In a step, block b
-// owns the output columns n = b + blocks * s (s = 0, 1, ...); each warp
-// takes rows_per_warp of them at a time and streams those weight rows with
-// 16-byte loads, `unroll` per row in flight per lane, folding in A (a few
-// rows, from L1) with f32 FMAs; xor shuffles sum the lanes and lane 0
+// One persistent kernel runs the graph's steps in order. In a product,
+// block b owns the output columns n = b + blocks * s (s = 0, 1, ...); each
+// warp takes rows_per_warp of them at a time and streams those weight rows
+// with 16-byte loads, `unroll` per row in flight per lane, folding in A (a
+// few rows, from L1) with f32 FMAs; xor shuffles sum the lanes and lane 0
 // writes the epilogue (simt). With math = mma_sync the unit is a tile of 8
 // columns and m16n8k16 products fold the same 16-byte loads (buildMmaStep
 // says how); a step leaving a block fewer tiles than warps splits K over
-// them. Every access is in bounds by construction: loop bounds bound the
-// columns of K, rows past N are clamped for loads and guarded for stores.
+// them. An elementwise step owns its columns as the products do; a row
+// step (softmax, the norms) gives block b the rows b + blocks * s, each
+// the row family's tile body over the block's threads. Every access is in
+// bounds by construction: loop bounds bound the columns of K, rows past N
+// are clamped for loads and guarded for stores.
 //
 // Dependencies between steps are counters in global memory (a workspace
 // the launch zeroes, one per step): when a block has written its part of a
-// step that a later step reads, it releases it (a barrier, a gpu-scope
-// fence, an atomic add of 1 by thread 0); a step reading it first acquires
+// step that a later step waits for, it releases it (a barrier, a gpu-scope
+// fence, an atomic add of 1 by thread 0); the waiting step first acquires
 // (thread 0 polls with atomic reads until all blocks signalled, fences,
-// then a barrier). Every block is resident (the launch is cooperative and
-// the plan checked residency), so no block waits on one that cannot run.
+// then a barrier). An elementwise step that reads products' results reads
+// only what its own block wrote: a barrier orders it. Every block is
+// resident (the launch is cooperative and the plan checked residency), so
+// no block waits on one that cannot run.
 // This is the protocol the harness's AMK-GLOBAL-SYNC check proves.
 //
 //===----------------------------------------------------------------------===//
@@ -77,6 +82,14 @@ private:
   void foldRuns(const GraphStep &s, Value a, Value w, ArrayRef<Value> rows,
                 ArrayRef<Value> runs, SmallVectorImpl<Value> &acc);
   void buildStep(unsigned index, MatmulOp step);
+  /// Block b computes the rows b, b + blocks, ... as the row family's tile
+  /// body.
+  void buildRowStep(unsigned index, RowReduceOp step);
+  /// Block b computes the columns it owns in products (buildStep,
+  /// buildMmaStep), so it reads what its own block wrote there.
+  void buildElementwiseStep(unsigned index, Operation *step);
+  /// The dynamic shared memory as `floats` f32.
+  Value getSharedFloats(int64_t floats);
   /// The tensor-core body of a step (math = mma_sync).
   void buildMmaStep(unsigned index, MatmulOp step);
   /// 16 bytes of `memref` at [row, col] as 4 i32 words, zero where
@@ -450,15 +463,7 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
   // The groups' partial sums meet in shared memory: each warp writes its
   // own, group 0 adds the others' after a barrier.
   if (split > 1) {
-    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
-                                            gpu::AddressSpace::Workgroup);
-    int64_t floats = config.getThreads() * 4 * tilesPerWarp;
-    Value raw = gpu::DynamicSharedMemoryOp::create(
-        b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
-                           space));
-    Value partials = memref::ViewOp::create(
-        b, MemRefType::get({floats}, b.getF32Type(), AffineMap(), space), raw,
-        c(0), ValueRange{});
+    Value partials = getSharedFloats(config.getThreads() * 4 * tilesPerWarp);
     auto slotOf = [&](Value partIndex, int64_t r) {
       Value w = add(mul(partIndex, c(groupWarps)), warpInGroup);
       return add(mul(add(mul(w, c(4 * tilesPerWarp)), c(r)), c(32)), lane);
@@ -491,6 +496,99 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
       ifThen(inside,
              [&] { storeElement(s, buffers, acc[4 * t + e], row, column); });
     }
+}
+
+Value GraphKernelBuilder::getSharedFloats(int64_t floats) {
+  auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+  Value raw = gpu::DynamicSharedMemoryOp::create(
+      b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                         space));
+  return memref::ViewOp::create(
+      b, MemRefType::get({floats}, b.getF32Type(), AffineMap(), space), raw,
+      c(0), ValueRange{});
+}
+
+void GraphKernelBuilder::buildRowStep(unsigned index, RowReduceOp step) {
+  const GraphStep &s = p.steps[index];
+  RowConfigAttr rowConfig = getGraphRowConfig(config, s);
+  RowTile tile;
+  tile.x = kernelValue.lookup(step.getX());
+  tile.y = kernelValue.lookup(step.getY());
+  if (step.getWeight())
+    tile.weight = kernelValue.lookup(step.getWeight());
+  if (step.getBias())
+    tile.bias = kernelValue.lookup(step.getBias());
+  if (int64_t bytes = getRowSmemBytes(rowConfig))
+    tile.smem = getSharedFloats(bytes / 4);
+  int64_t blocks = config.getBlocks();
+  auto loop = scf::ForOp::create(b, c(0), c(llvm::divideCeil(s.m, blocks)),
+                                 c(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  tile.row = add(bid, mul(loop.getInductionVar(), c(blocks)));
+  buildRowTile(b, rowConfig, getGraphRowProblem(s), tile);
+  // The next row's combine reuses the shared memory this one read.
+  gpu::BarrierOp::create(b);
+}
+
+void GraphKernelBuilder::buildElementwiseStep(unsigned index, Operation *op) {
+  const GraphStep &s = p.steps[index];
+  GraphStepOperands operands = *getGraphStepOperands(op);
+  Value x = kernelValue.lookup(operands.reads[0]);
+  Value y = kernelValue.lookup(operands.reads[1]);
+  Value out = kernelValue.lookup(operands.result);
+  // Units of columns as the products own them: block b takes units b,
+  // b + blocks, ...; its threads take the unit's rows and columns in turn.
+  int64_t unit = config.getMath() == MathInst::mma_sync ? 8 : 1;
+  int64_t blocks = config.getBlocks();
+  int64_t perBlock = llvm::divideCeil(llvm::divideCeil(s.n, unit), blocks);
+  int64_t perUnit = s.m * unit;
+  auto loop = scf::ForOp::create(b, tid, c(perBlock * perUnit),
+                                 c(config.getThreads()));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value e = loop.getInductionVar();
+  Value slot = arith::DivUIOp::create(b, e, c(perUnit));
+  Value inUnit = arith::RemUIOp::create(b, e, c(perUnit));
+  Value row = inUnit, column = add(bid, mul(slot, c(blocks)));
+  if (unit > 1) {
+    row = arith::DivUIOp::create(b, inUnit, c(unit));
+    column = add(mul(column, c(unit)), arith::RemUIOp::create(b, inUnit, c(unit)));
+  }
+  Value inside =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column, c(s.n));
+  ifThen(inside, [&] {
+    auto load = [&](Value memref) -> Value {
+      Value v = memref::LoadOp::create(b, memref, ValueRange{row, column});
+      return v.getType().isF32() ? v
+                                 : arith::ExtFOp::create(b, b.getF32Type(), v);
+    };
+    Value lhs = load(x), rhs = load(y), v;
+    switch (s.binary) {
+    case ElementwiseOp::add:
+      v = arith::AddFOp::create(b, lhs, rhs);
+      break;
+    case ElementwiseOp::sub:
+      v = arith::SubFOp::create(b, lhs, rhs);
+      break;
+    case ElementwiseOp::mul:
+      v = arith::MulFOp::create(b, lhs, rhs);
+      break;
+    case ElementwiseOp::div:
+      v = arith::DivFOp::create(b, lhs, rhs);
+      break;
+    case ElementwiseOp::max:
+      v = arith::MaximumFOp::create(b, lhs, rhs);
+      break;
+    case ElementwiseOp::min:
+      v = arith::MinimumFOp::create(b, lhs, rhs);
+      break;
+    }
+    if (!s.outType.isF32())
+      v = arith::TruncFOp::create(b, s.outType, v);
+    memref::StoreOp::create(b, v, out, ValueRange{row, column});
+  });
 }
 
 void GraphKernelBuilder::signal(unsigned index) {
@@ -537,15 +635,23 @@ void GraphKernelBuilder::build(gpu::GPUFuncOp func) {
   lane = arith::RemUIOp::create(b, tid, c(32));
   warp = arith::DivUIOp::create(b, tid, c(32));
   first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, c(0));
-  // A step waits once per step it reads from (only A comes from steps).
-  for (auto [index, step] : llvm::enumerate(getGraphSteps(graph))) {
-    if (std::optional<unsigned> producer = p.steps[index].a.step)
-      waitFor(*producer);
-    if (config.getMath() == MathInst::mma_sync)
-      buildMmaStep(index, step);
+  // A step first acquires what other blocks wrote (or orders its own
+  // block's writes), and releases what later steps wait for.
+  for (auto [index, op] : llvm::enumerate(getGraphSteps(graph))) {
+    const GraphStep &s = p.steps[index];
+    if (s.waitsOn)
+      waitFor(*s.waitsOn);
+    else if (s.barrierBefore)
+      gpu::BarrierOp::create(b);
+    if (auto row = dyn_cast<RowReduceOp>(op))
+      buildRowStep(index, row);
+    else if (!isa<MatmulOp>(op))
+      buildElementwiseStep(index, op);
+    else if (config.getMath() == MathInst::mma_sync)
+      buildMmaStep(index, cast<MatmulOp>(op));
     else
-      buildStep(index, step);
-    if (p.steps[index].isRead)
+      buildStep(index, cast<MatmulOp>(op));
+    if (s.signals)
       signal(index);
   }
   gpu::ReturnOp::create(b);

@@ -51,6 +51,8 @@ public:
       : b(b), config(config), p(p) {}
 
   void build(gpu::GPUFuncOp func);
+  /// The body of one row inside another kernel (buildRowTile).
+  void buildTile(const RowTile &tile);
 
 private:
   Value c(int64_t v) { return arith::ConstantIndexOp::create(b, v); }

@@ -285,6 +285,31 @@ void RowKernelBuilder::buildRows() {
   }
 }
 
+void RowKernelBuilder::buildTile(const RowTile &tile) {
+  x = tile.x;
+  weight = tile.weight;
+  bias = tile.bias;
+  y = tile.y;
+  row = tile.row;
+  smem = tile.smem;
+  tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  lane = tid;
+  warpInRow = arith::DivUIOp::create(b, lane, c(32));
+  rowInBlock = c(0);
+  active = arith::AndIOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, dim(x, 0)),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, dim(y, 0)));
+  width = config.getVector();
+  buildRows();
+}
+
+void mlir::amk::buildRowTile(ImplicitLocOpBuilder &b, RowConfigAttr config,
+                             const RowProblem &p, const RowTile &tile) {
+  assert(config.getRowsPerBlock() == 1 && config.getCachedRuns() == 0 &&
+         !p.hasDynamicSizes() && "a row tile is one static, streamed row");
+  RowKernelBuilder(b, config, p).buildTile(tile);
+}
+
 FailureOr<gpu::GPUFuncOp>
 mlir::amk::synthesizeRowKernel(gpu::GPUModuleOp module, KernelOp kernel,
                                RowConfigAttr config, StringRef name) {

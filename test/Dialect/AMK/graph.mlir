@@ -33,7 +33,7 @@ func.func @reads_before_write(%x: memref<2x64xbf16>, %w: memref<64x64xbf16>, %y:
   amk.graph ins(%x, %w : memref<2x64xbf16>, memref<64x64xbf16>) outs(%y : memref<2x64xbf16>) {
   ^bb0(%xa: memref<2x64xbf16>, %wa: memref<64x64xbf16>, %ya: memref<2x64xbf16>):
     %h = amk.graph_buffer : memref<2x64xbf16>
-    // expected-error @+1 {{reads A before any step writes it (steps run in order)}}
+    // expected-error @+1 {{reads an activation before any step writes it (steps run in order)}}
     amk.matmul %h, %wa into %ya {transpose_b} : memref<2x64xbf16>, memref<64x64xbf16>, memref<2x64xbf16>
     amk.matmul %xa, %wa into %h {transpose_b} : memref<2x64xbf16>, memref<64x64xbf16>, memref<2x64xbf16>
   }
@@ -116,8 +116,8 @@ func.func @dynamic(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x6
 func.func @unknown_step(%x: memref<2x64xbf16>, %y: memref<2x64xbf16>) {
   amk.graph ins(%x : memref<2x64xbf16>) outs(%y : memref<2x64xbf16>) {
   ^bb0(%xa: memref<2x64xbf16>, %ya: memref<2x64xbf16>):
-    // expected-error @+1 {{'amk.row_reduce' op cannot be a step of amk.graph (its steps are amk.matmul; amk.graph_buffer declares buffers)}}
-    amk.row_reduce %xa into %ya {kind = #amk.row_op<softmax>} : memref<2x64xbf16>, memref<2x64xbf16>
+    // expected-error @+1 {{'linalg.copy' op cannot be a step of amk.graph (its steps are amk.matmul, amk.row_reduce and the elementwise linalg.add, sub, mul, div, max and min; amk.graph_buffer declares buffers)}}
+    linalg.copy ins(%xa : memref<2x64xbf16>) outs(%ya : memref<2x64xbf16>)
   }
   return
 }
@@ -149,7 +149,7 @@ func.func @unread_buffer(%x: memref<2x64xbf16>, %w: memref<64x64xbf16>, %y: memr
 // -----
 
 func.func @no_steps(%x: memref<2x64xbf16>, %y: memref<2x64xbf16>) {
-  // expected-error @+1 {{has no steps (amk.matmul ops in its body)}}
+  // expected-error @+1 {{has no steps (amk.matmul, amk.row_reduce or elementwise linalg ops in its body)}}
   amk.graph ins(%x : memref<2x64xbf16>) outs(%y : memref<2x64xbf16>) {
   ^bb0(%xa: memref<2x64xbf16>, %ya: memref<2x64xbf16>):
   }
@@ -191,3 +191,96 @@ func.func private @bad_math() attributes {c = #amk.graph_config<blocks = 132, th
 
 // expected-error @+1 {{blocks must be in [1, 65536], got 0}}
 func.func private @no_blocks() attributes {c = #amk.graph_config<blocks = 0, threads = 256, rows_per_warp = 1, unroll = 4>}
+
+// -----
+
+// A Llama-style MLP block: RMSNorm, gate (SiLU) and up products, their
+// product, the down product and the residual add, all steps of one graph.
+// CHECK-LABEL: func.func @llama_block
+// CHECK:   %[[N:.*]] = amk.graph_buffer : memref<2x64xbf16>
+// CHECK:   amk.row_reduce %{{.*}} weight(%{{.*}}) into %[[N]] {eps = 9.9999999999999995E-7 : f64, kind = #amk.row_op<rms_norm>}
+// CHECK:   amk.matmul %[[N]], %{{.*}} into %[[G:.*]] {activation = #amk.activation<silu>, transpose_b}
+// CHECK:   amk.matmul %[[N]], %{{.*}} into %[[U:.*]] {transpose_b}
+// CHECK:   linalg.mul ins(%[[G]], %[[U]] : memref<2x128xbf16>, memref<2x128xbf16>) outs(%[[H:.*]] : memref<2x128xbf16>)
+// CHECK:   amk.matmul %[[H]], %{{.*}} into %[[D:.*]] {transpose_b}
+// CHECK:   linalg.add ins(%{{.*}}, %[[D]] : memref<2x64xbf16>, memref<2x64xbf16>) outs(%{{.*}} : memref<2x64xbf16>)
+func.func @llama_block(%x: memref<2x64xbf16>, %g: memref<64xbf16>, %wg: memref<128x64xbf16>, %wu: memref<128x64xbf16>,
+                       %wd: memref<64x128xbf16>, %y: memref<2x64xbf16>) {
+  amk.graph ins(%x, %g, %wg, %wu, %wd : memref<2x64xbf16>, memref<64xbf16>, memref<128x64xbf16>, memref<128x64xbf16>, memref<64x128xbf16>)
+            outs(%y : memref<2x64xbf16>) {
+  ^bb0(%xa: memref<2x64xbf16>, %ga: memref<64xbf16>, %wga: memref<128x64xbf16>, %wua: memref<128x64xbf16>,
+       %wda: memref<64x128xbf16>, %ya: memref<2x64xbf16>):
+    %n = amk.graph_buffer : memref<2x64xbf16>
+    %gate = amk.graph_buffer : memref<2x128xbf16>
+    %up = amk.graph_buffer : memref<2x128xbf16>
+    %h = amk.graph_buffer : memref<2x128xbf16>
+    %down = amk.graph_buffer : memref<2x64xbf16>
+    amk.row_reduce %xa weight(%ga) into %n {kind = #amk.row_op<rms_norm>, eps = 1.0e-6}
+      : memref<2x64xbf16>, memref<64xbf16>, memref<2x64xbf16>
+    amk.matmul %n, %wga into %gate {transpose_b, activation = #amk.activation<silu>}
+      : memref<2x64xbf16>, memref<128x64xbf16>, memref<2x128xbf16>
+    amk.matmul %n, %wua into %up {transpose_b} : memref<2x64xbf16>, memref<128x64xbf16>, memref<2x128xbf16>
+    linalg.mul ins(%gate, %up : memref<2x128xbf16>, memref<2x128xbf16>) outs(%h : memref<2x128xbf16>)
+    amk.matmul %h, %wda into %down {transpose_b} : memref<2x128xbf16>, memref<64x128xbf16>, memref<2x64xbf16>
+    linalg.add ins(%xa, %down : memref<2x64xbf16>, memref<2x64xbf16>) outs(%ya : memref<2x64xbf16>)
+  }
+  return
+}
+
+// -----
+
+func.func @row_reduction(%x: memref<2x64xbf16>, %y: memref<2xbf16>) {
+  amk.graph ins(%x : memref<2x64xbf16>) outs(%y : memref<2xbf16>) {
+  ^bb0(%xa: memref<2x64xbf16>, %ya: memref<2xbf16>):
+    // expected-error @+1 {{cannot be a graph step: graph row steps are softmax, rms_norm and layer_norm (y has x's shape), got sum}}
+    amk.row_reduce %xa into %ya {kind = #amk.row_op<sum>} : memref<2x64xbf16>, memref<2xbf16>
+  }
+  return
+}
+
+// -----
+
+func.func @batched_row(%x: memref<3x2x64xf32>, %y: memref<3x2x64xf32>) {
+  amk.graph ins(%x : memref<3x2x64xf32>) outs(%y : memref<3x2x64xf32>) {
+  ^bb0(%xa: memref<3x2x64xf32>, %ya: memref<3x2x64xf32>):
+    // expected-error @+1 {{cannot be a graph step: graph steps are not batched}}
+    amk.row_reduce %xa into %ya {kind = #amk.row_op<softmax>} : memref<3x2x64xf32>, memref<3x2x64xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @norm_weight_from_a_step(%x: memref<2x64xf32>, %y: memref<2x64xf32>) {
+  amk.graph ins(%x : memref<2x64xf32>) outs(%y : memref<2x64xf32>) {
+  ^bb0(%xa: memref<2x64xf32>, %ya: memref<2x64xf32>):
+    %w = amk.graph_buffer : memref<64xf32>
+    // expected-error @+1 {{its weight must be a graph input (steps write outputs and buffers only)}}
+    amk.row_reduce %xa weight(%w) into %ya {kind = #amk.row_op<rms_norm>} : memref<2x64xf32>, memref<64xf32>, memref<2x64xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @elementwise_rank(%x: memref<128xf32>, %y: memref<128xf32>) {
+  amk.graph ins(%x : memref<128xf32>) outs(%y : memref<128xf32>) {
+  ^bb0(%xa: memref<128xf32>, %ya: memref<128xf32>):
+    // expected-error @+1 {{cannot be a graph step: elementwise steps work on [M, N] activations, got 'memref<128xf32>'}}
+    linalg.max ins(%xa, %xa : memref<128xf32>, memref<128xf32>) outs(%ya : memref<128xf32>)
+  }
+  return
+}
+
+// -----
+
+func.func @elementwise_reads_unwritten(%x: memref<2x64xf32>, %y: memref<2x64xf32>) {
+  amk.graph ins(%x : memref<2x64xf32>) outs(%y : memref<2x64xf32>) {
+  ^bb0(%xa: memref<2x64xf32>, %ya: memref<2x64xf32>):
+    %h = amk.graph_buffer : memref<2x64xf32>
+    // expected-error @+1 {{reads an activation before any step writes it (steps run in order)}}
+    linalg.sub ins(%xa, %h : memref<2x64xf32>, memref<2x64xf32>) outs(%ya : memref<2x64xf32>)
+    linalg.div ins(%xa, %xa : memref<2x64xf32>, memref<2x64xf32>) outs(%h : memref<2x64xf32>)
+  }
+  return
+}

@@ -5,14 +5,15 @@
 //===----------------------------------------------------------------------===//
 //
 // An `amk.graph` computed by one persistent, cooperative kernel
-// (`#amk.graph_config`). Every step is split over all blocks (block b owns
-// the output columns b, b + blocks, ..., or with mma_sync the tiles of 8
-// columns b, b + blocks, ...: the writes of different blocks are disjoint
-// by construction); a step that reads an earlier step's result
-// first waits on that step's counter, which each block signals once when
-// its part is written. The kernel's buffers: the graph's operands, its
-// internal buffers, then the counters (one i32 per step, zeroed by the
-// launch).
+// (`#amk.graph_config`). Every step is split over all blocks: products
+// and elementwise steps by output columns (block b owns the columns b,
+// b + blocks, ..., or with mma_sync the tiles of 8 columns b, b + blocks,
+// ...), row steps by rows; the writes of different blocks are disjoint by
+// construction. A step that reads an earlier result another block wrote
+// first waits on a counter, which each block signals once when its part
+// is written; one reading only its own block's results needs a barrier.
+// The kernel's buffers: the graph's operands, its internal buffers, then
+// the counters (one i32 per step, zeroed by the launch).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,37 +22,72 @@
 
 #include "AMK/Dialect/AMK/IR/AMKOps.h"
 #include "AMK/Family/Family.h"
+#include "AMK/Family/RowReduce/RowReduceModel.h"
 
 #include "llvm/Support/JSON.h"
 
 namespace mlir::amk {
 
-/// Where a step reads its A from.
+/// Where a step reads an activation from.
 struct GraphSource {
   /// A graph input (its operand index), or the result of step `step`.
   std::optional<unsigned> input, step;
 };
 
-/// One step: C[M, N] = act(alpha * A[M, K] W[N, K]^T + bias[N]). Operands
-/// are numbered as the graph's (inputs, then outputs).
+/// What a step computes.
+enum class GraphStepKind {
+  /// C[M, N] = act(alpha * A[M, K] W[N, K]^T + bias[N]).
+  matmul,
+  /// C[M, N] = a row op (softmax, rms_norm, layer_norm) of A[M, N], with
+  /// the norm's weight[N] and bias[N].
+  row,
+  /// C[M, N] = A[M, N] op B[M, N] (add, sub, mul, div, max, min).
+  elementwise,
+};
+
+enum class ElementwiseOp { add, sub, mul, div, max, min };
+StringRef stringifyElementwiseOp(ElementwiseOp op);
+
+/// One step. Operands are numbered as the graph's (inputs, then outputs).
+/// Products and elementwise steps own output columns the same way (block
+/// b the columns, or with mma_sync the tiles of 8 columns, b, b + blocks,
+/// ...), so an elementwise step reads those results from its own block;
+/// row steps own whole rows (block b the rows b, b + blocks, ...).
 struct GraphStep {
+  GraphStepKind kind = GraphStepKind::matmul;
+  /// The result is [m, n]; k is a product's depth (0 for other steps).
   int64_t m = 0, n = 0, k = 0;
-  Type inType, outType;
+  /// A's element type and C's; `bType` is an elementwise step's B's.
+  Type inType, outType, bType;
   Activation activation = Activation::none;
   double alpha = 1.0;
-  GraphSource a;
-  /// The weights' and the bias's operands.
-  unsigned weights = 0;
-  std::optional<unsigned> bias;
+  RowOp rowOp = RowOp::rms_norm;
+  double eps = 1e-5;
+  ElementwiseOp binary = ElementwiseOp::add;
+  GraphSource a, b;
+  /// A product's weights, a norm's weight, and the bias of either.
+  std::optional<unsigned> weights, bias;
   /// Where C goes: an output (its operand index) or internal buffer `buffer`.
   std::optional<unsigned> output, buffer;
-  /// Whether a later step reads this step's result (it then signals).
-  bool isRead = false;
+
+  /// The ordering before the step runs, derived from the wiring by
+  /// GraphProblem::connect: the counter of step `waitsOn` (the latest step
+  /// whose result this one reads from other blocks; its release follows
+  /// every earlier write of each block; none when an earlier wait covers
+  /// it), or a block barrier when it reads earlier results only from its
+  /// own block.
+  std::optional<unsigned> waitsOn;
+  bool barrierBefore = false;
+  /// Whether a later step waits on this step's counter.
+  bool signals = false;
 
   int64_t inBytes() const { return inType.getIntOrFloatBitWidth() / 8; }
   int64_t outBytes() const { return outType.getIntOrFloatBitWidth() / 8; }
-  /// Elements per 16-byte load of a row: the largest that divides K.
+  /// Elements per 16-byte load of a row: the largest that divides K (a
+  /// product's depth, the row length otherwise).
   int64_t getVector() const;
+  /// Whether the step writes by output columns (products, elementwise).
+  bool ownsColumns() const { return kind != GraphStepKind::row; }
 };
 
 struct GraphProblem {
@@ -67,13 +103,18 @@ struct GraphProblem {
                                           const llvm::json::Object &json);
   llvm::json::Object toJSON() const;
 
-  /// The most rows (M) of any step.
+  /// Derives each step's ordering (waitsOn, barrierBefore, signals) from
+  /// where its activations come from.
+  void connect();
+  /// The most rows (M) of any product.
   int64_t getMaxRows() const;
-  /// Bytes every step reads and writes once (weights, A, bias, C).
+  /// Bytes every step reads and writes once (weights, activations, bias,
+  /// C).
   double getBytes() const;
+  bool hasRowSteps() const;
 };
 
-/// The most rows (M) a step may have: the tasks keep M x rows_per_warp
+/// The most rows (M) a product may have: the tasks keep M x rows_per_warp
 /// accumulators per lane.
 constexpr int64_t kMaxGraphRows = 32;
 
@@ -87,7 +128,12 @@ int64_t getGraphRegisters(GraphConfigAttr config, const GraphProblem &problem);
 /// tiles, so a step with few tiles per block keeps every warp streaming.
 /// 1 for simt.
 int64_t getGraphKSplit(GraphConfigAttr config, const GraphStep &step);
-/// Shared memory for the split's partial sums (0 without a split).
+/// The row-tile design of a row step: the block's threads on one row.
+RowConfigAttr getGraphRowConfig(GraphConfigAttr config, const GraphStep &step);
+RowProblem getGraphRowProblem(const GraphStep &step);
+
+/// Shared memory for the split's partial sums and the row steps' block
+/// reductions (0 without either).
 int64_t getGraphSmemBytes(GraphConfigAttr config, const GraphProblem &problem);
 
 KernelResources getGraphResources(GraphConfigAttr config,

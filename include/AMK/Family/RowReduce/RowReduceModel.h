@@ -16,6 +16,7 @@
 #include "AMK/Dialect/AMK/IR/AMKOps.h"
 #include "AMK/Family/Family.h"
 
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/Support/JSON.h"
 
 namespace mlir::amk {
@@ -86,6 +87,18 @@ FailureOr<gpu::GPUFuncOp> synthesizeRowKernel(gpu::GPUModuleOp module,
                                               KernelOp kernel,
                                               RowConfigAttr config,
                                               StringRef name);
+
+/// One row of a static problem inside another kernel (the megakernel's
+/// row steps): row `row` of `x` into `y`, by every thread of the block
+/// (config: threads_per_row = the block, rows_per_block = 1, cached_runs =
+/// 0). All threads must reach it (it has barriers); a row past x's does
+/// nothing. `smem` holds getRowSmemBytes(config) bytes of f32 when that is
+/// not 0; the caller orders its reuse by the next tile with a barrier.
+struct RowTile {
+  Value x, weight, bias, y, row, smem;
+};
+void buildRowTile(ImplicitLocOpBuilder &b, RowConfigAttr config,
+                  const RowProblem &p, const RowTile &tile);
 
 /// Replaces a linalg.softmax or linalg.reduce (see ImportLinalg.cpp) by
 /// amk.row_reduce.

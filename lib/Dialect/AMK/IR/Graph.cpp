@@ -11,6 +11,8 @@
 
 #include "AMK/Dialect/AMK/IR/AMKOps.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -36,8 +38,44 @@ LogicalResult GraphBufferOp::verify() {
 // amk.graph
 //===----------------------------------------------------------------------===//
 
-SmallVector<MatmulOp> mlir::amk::getGraphSteps(GraphOp graph) {
-  return llvm::to_vector(graph.getBody().front().getOps<MatmulOp>());
+std::optional<GraphStepOperands> mlir::amk::getGraphStepOperands(Operation *op) {
+  GraphStepOperands operands;
+  if (auto mm = dyn_cast<MatmulOp>(op)) {
+    operands.reads = {mm.getA()};
+    operands.parameters = {{"weights", mm.getB()}};
+    if (mm.getBias())
+      operands.parameters.push_back({"bias", mm.getBias()});
+    operands.result = mm.getC();
+    return operands;
+  }
+  if (auto row = dyn_cast<RowReduceOp>(op)) {
+    operands.reads = {row.getX()};
+    if (row.getWeight())
+      operands.parameters.push_back({"weight", row.getWeight()});
+    if (row.getBias())
+      operands.parameters.push_back({"bias", row.getBias()});
+    operands.result = row.getY();
+    return operands;
+  }
+  if (isa<linalg::AddOp, linalg::SubOp, linalg::MulOp, linalg::DivOp,
+          linalg::MaxOp, linalg::MinOp>(op)) {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    operands.reads = llvm::to_vector_of<Value, 2>(
+        llvm::map_range(linalgOp.getDpsInputOperands(),
+                        [](OpOperand *o) { return o->get(); }));
+    if (linalgOp.getNumDpsInits() == 1)
+      operands.result = linalgOp.getDpsInitOperand(0)->get();
+    return operands;
+  }
+  return std::nullopt;
+}
+
+SmallVector<Operation *> mlir::amk::getGraphSteps(GraphOp graph) {
+  SmallVector<Operation *> steps;
+  for (Operation &op : graph.getBody().front())
+    if (!isa<GraphBufferOp>(op))
+      steps.push_back(&op);
+  return steps;
 }
 
 SmallVector<GraphBufferOp> mlir::amk::getGraphBuffers(GraphOp graph) {
@@ -48,35 +86,73 @@ static bool isGraphElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16();
 }
 
-/// The step's shape conditions: a decode-shaped product on static,
-/// contiguous buffers.
-static LogicalResult verifyStepShape(MatmulOp step) {
-  if (step.isBatched())
-    return step.emitOpError("cannot be a graph step: graph steps are not "
-                            "batched");
-  if (!step.getTransposeB() || step.getTransposeA())
-    return step.emitOpError("cannot be a graph step: a step takes A as "
-                            "[M, K] and its weights as [N, K] (transpose_b, "
-                            "not transpose_a)");
-  if (step.getBetaValue() != 0.0)
-    return step.emitOpError("cannot be a graph step: beta reads the old "
-                            "output, and a graph's outputs are only written");
-  if (!step.getAccumulatorType().isF32())
-    return step.emitOpError("cannot be a graph step: steps accumulate in f32");
+/// Every buffer of a step: static, contiguous, row-major, of a float type
+/// the steps compute.
+static LogicalResult verifyStepBuffers(Operation *step) {
   for (Value operand : step->getOperands()) {
-    auto type = cast<MemRefType>(operand.getType());
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type)
+      return step->emitOpError("cannot be a graph step: steps work on "
+                               "buffers (memrefs), got ")
+             << operand.getType();
     if (!type.hasStaticShape())
-      return step.emitOpError("cannot be a graph step: graph sizes are "
-                              "static, got ")
+      return step->emitOpError("cannot be a graph step: graph sizes are "
+                               "static, got ")
              << type;
     if (!type.getLayout().isIdentity())
-      return step.emitOpError("cannot be a graph step: its buffers must be "
-                              "contiguous and row-major, got ")
+      return step->emitOpError("cannot be a graph step: its buffers must be "
+                               "contiguous and row-major, got ")
              << type;
     if (!isGraphElementType(type.getElementType()))
-      return step.emitOpError("cannot be a graph step: element type ")
+      return step->emitOpError("cannot be a graph step: element type ")
              << type.getElementType() << " (f32, f16, bf16)";
   }
+  return success();
+}
+
+/// The step's shape conditions: a decode-shaped product, a row op of an
+/// activation, or an elementwise op of [M, N] activations.
+static LogicalResult verifyStepShape(Operation *op) {
+  if (failed(verifyStepBuffers(op)))
+    return failure();
+  if (auto step = dyn_cast<MatmulOp>(op)) {
+    if (step.isBatched())
+      return step.emitOpError("cannot be a graph step: graph steps are not "
+                              "batched");
+    if (!step.getTransposeB() || step.getTransposeA())
+      return step.emitOpError("cannot be a graph step: a step takes A as "
+                              "[M, K] and its weights as [N, K] (transpose_b, "
+                              "not transpose_a)");
+    if (step.getBetaValue() != 0.0)
+      return step.emitOpError("cannot be a graph step: beta reads the old "
+                              "output, and a graph's outputs are only "
+                              "written");
+    if (!step.getAccumulatorType().isF32())
+      return step.emitOpError("cannot be a graph step: steps accumulate in "
+                              "f32");
+    return success();
+  }
+  if (auto row = dyn_cast<RowReduceOp>(op)) {
+    if (!row.isElementwiseOutput())
+      return row.emitOpError("cannot be a graph step: graph row steps are "
+                             "softmax, rms_norm and layer_norm (y has x's "
+                             "shape), got ")
+             << stringifyRowOp(row.getKind());
+    if (row.isBatched())
+      return row.emitOpError("cannot be a graph step: graph steps are not "
+                             "batched");
+    return success();
+  }
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  if (linalgOp.getNumDpsInputs() != 2 || linalgOp.getNumDpsInits() != 1)
+    return op->emitOpError("cannot be a graph step: an elementwise step "
+                           "takes two inputs and one output");
+  MemRefType shape = cast<MemRefType>(op->getOperand(0).getType());
+  if (shape.getRank() != 2)
+    return op->emitOpError("cannot be a graph step: elementwise steps work "
+                           "on [M, N] activations, got ")
+           << shape;
+  // linalg's own verifier gave every operand this shape (no broadcast).
   return success();
 }
 
@@ -104,50 +180,51 @@ LogicalResult GraphOp::verifyRegions() {
   auto isBuffer = [](Value v) { return v.getDefiningOp<GraphBufferOp>(); };
 
   // The step writing each output and buffer so far, and what was read.
-  llvm::DenseMap<Value, MatmulOp> writer;
+  llvm::DenseMap<Value, Operation *> writer;
   llvm::DenseSet<Value> read;
   unsigned steps = 0;
   for (Operation &op : body) {
     if (isa<GraphBufferOp>(op))
       continue;
-    auto step = dyn_cast<MatmulOp>(op);
-    if (!step)
+    std::optional<GraphStepOperands> operands = getGraphStepOperands(&op);
+    if (!operands)
       return op.emitOpError("cannot be a step of amk.graph (its steps are "
-                            "amk.matmul; amk.graph_buffer declares buffers)");
+                            "amk.matmul, amk.row_reduce and the elementwise "
+                            "linalg.add, sub, mul, div, max and min; "
+                            "amk.graph_buffer declares buffers)");
     ++steps;
-    if (failed(verifyStepShape(step)))
+    if (failed(verifyStepShape(&op)))
       return failure();
-    for (Value operand : step->getOperands())
+    for (Value operand : op.getOperands())
       if (!isInput(operand) && !isOutput(operand) && !isBuffer(operand))
-        return step.emitOpError("reads or writes a value that is neither an "
-                                "argument of the graph's body nor one of its "
-                                "buffers");
-    for (auto [name, value] :
-         {std::pair<StringRef, Value>{"weights", step.getB()},
-          {"bias", step.getBias()}})
-      if (value && !isInput(value))
-        return step.emitOpError() << "its " << name
-                                  << " must be a graph input (steps write "
-                                     "outputs and buffers only)";
-    Value a = step.getA();
-    if (!isInput(a) && !writer.count(a))
-      return step.emitOpError("reads A before any step writes it (steps run "
-                              "in order)");
-    Value c = step.getC();
+        return op.emitOpError("reads or writes a value that is neither an "
+                              "argument of the graph's body nor one of its "
+                              "buffers");
+    for (auto [name, value] : operands->parameters)
+      if (!isInput(value))
+        return op.emitOpError() << "its " << name
+                                << " must be a graph input (steps write "
+                                   "outputs and buffers only)";
+    for (Value a : operands->reads)
+      if (!isInput(a) && !writer.count(a))
+        return op.emitOpError("reads an activation before any step writes "
+                              "it (steps run in order)");
+    Value c = operands->result;
     if (isInput(c))
-      return step.emitOpError("writes a graph input (inputs are read-only)");
+      return op.emitOpError("writes a graph input (inputs are read-only)");
     if (auto it = writer.find(c); it != writer.end()) {
       InFlightDiagnostic diag =
-          step.emitOpError("writes a buffer an earlier step already wrote "
-                           "(each output and buffer has one writer)");
-      diag.attachNote(it->second.getLoc()) << "written first here";
+          op.emitOpError("writes a buffer an earlier step already wrote "
+                         "(each output and buffer has one writer)");
+      diag.attachNote(it->second->getLoc()) << "written first here";
       return diag;
     }
-    writer[c] = step;
-    read.insert(a);
+    writer[c] = &op;
+    read.insert(operands->reads.begin(), operands->reads.end());
   }
   if (steps == 0)
-    return emitOpError("has no steps (amk.matmul ops in its body)");
+    return emitOpError("has no steps (amk.matmul, amk.row_reduce or "
+                       "elementwise linalg ops in its body)");
   for (auto [i, output] :
        llvm::enumerate(body.getArguments().drop_front(numInputs)))
     if (!writer.count(output))
@@ -177,25 +254,39 @@ std::string GraphOp::getProblemSignature() {
     os << t;
     return s;
   };
-  SmallVector<MatmulOp> steps = getGraphSteps(*this);
   llvm::DenseMap<Value, unsigned> producer;
   std::string sig = "graph";
-  for (auto [i, step] : llvm::enumerate(steps)) {
-    sig += llvm::formatv("_{0}x{1}x{2}", step.getM(), step.getN(), step.getK());
-    auto it = producer.find(step.getA());
-    if (it != producer.end())
-      sig += llvm::formatv("s{0}", it->second);
-    sig += "_" + typeName(step.getInputElementType());
-    Type out = step.getC().getType().getElementType();
-    if (out != step.getInputElementType())
+  for (auto [i, op] : llvm::enumerate(getGraphSteps(*this))) {
+    GraphStepOperands operands = *getGraphStepOperands(op);
+    auto shape = cast<MemRefType>(operands.result.getType()).getShape();
+    Type in = cast<MemRefType>(operands.reads[0].getType()).getElementType();
+    if (auto step = dyn_cast<MatmulOp>(op))
+      sig += llvm::formatv("_{0}x{1}x{2}", step.getM(), step.getN(),
+                           step.getK());
+    else if (auto row = dyn_cast<RowReduceOp>(op))
+      sig += llvm::formatv("_{0}{1}x{2}", stringifyRowOp(row.getKind()),
+                           shape[0], shape[1]);
+    else
+      sig += llvm::formatv("_{0}{1}x{2}",
+                           op->getName().stripDialect().str(), shape[0],
+                           shape[1]);
+    for (Value read : operands.reads)
+      if (auto it = producer.find(read); it != producer.end())
+        sig += llvm::formatv("s{0}", it->second);
+    sig += "_" + typeName(in);
+    Type out = cast<MemRefType>(operands.result.getType()).getElementType();
+    if (out != in)
       sig += typeName(out);
-    if (step.getBias())
+    if (llvm::any_of(operands.parameters,
+                     [](auto &p) { return p.first == "bias"; }))
       sig += "_bias";
-    if (step.getActivationValue() != Activation::none)
-      sig += "_" + stringifyActivation(step.getActivationValue()).str();
-    if (step.getAlphaValue() != 1.0)
-      sig += llvm::formatv("_a{0:e}", step.getAlphaValue()).str();
-    producer[step.getC()] = i;
+    if (auto step = dyn_cast<MatmulOp>(op)) {
+      if (step.getActivationValue() != Activation::none)
+        sig += "_" + stringifyActivation(step.getActivationValue()).str();
+      if (step.getAlphaValue() != 1.0)
+        sig += llvm::formatv("_a{0:e}", step.getAlphaValue()).str();
+    }
+    producer[operands.result] = i;
   }
   return sig;
 }
@@ -238,8 +329,12 @@ LogicalResult GraphConfigAttr::verifyForProblem(
                        << problem->getName() << "'";
   if (getMath() != MathInst::mma_sync)
     return success();
-  // The tensor-core body: 16-row tiles of A, 16-byte loads of K.
-  for (MatmulOp step : getGraphSteps(graph)) {
+  // The tensor-core body of products: 16-row tiles of A, 16-byte loads of
+  // K.
+  for (Operation *op : getGraphSteps(graph)) {
+    auto step = dyn_cast<MatmulOp>(op);
+    if (!step)
+      continue;
     Type in = step.getInputElementType();
     if (!in.isBF16() && !in.isF16())
       return emitError() << "math = mma_sync takes f16 or bf16 steps, got "

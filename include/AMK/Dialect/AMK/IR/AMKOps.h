@@ -19,8 +19,20 @@
 #include "AMK/Dialect/AMK/IR/AMKOps.h.inc"
 
 namespace mlir::amk {
-/// The steps of a graph (its body's amk.matmul ops), in order.
-llvm::SmallVector<MatmulOp> getGraphSteps(GraphOp graph);
+/// A graph step's operands by role: the activations it reads (graph inputs
+/// or what earlier steps wrote), its parameters (weights, norm weights,
+/// bias: graph inputs only, by name) and the buffer it writes.
+struct GraphStepOperands {
+  llvm::SmallVector<Value, 2> reads;
+  llvm::SmallVector<std::pair<llvm::StringRef, Value>, 2> parameters;
+  Value result;
+};
+/// The operands of a step kind (amk.matmul, amk.row_reduce, and the
+/// elementwise linalg.add, sub, mul, div, max and min); nullopt for any
+/// other op.
+std::optional<GraphStepOperands> getGraphStepOperands(Operation *op);
+/// The steps of a graph (its body's ops but amk.graph_buffer), in order.
+llvm::SmallVector<Operation *> getGraphSteps(GraphOp graph);
 /// The internal buffers of a graph, in order.
 llvm::SmallVector<GraphBufferOp> getGraphBuffers(GraphOp graph);
 } // namespace mlir::amk

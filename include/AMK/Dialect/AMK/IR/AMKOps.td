@@ -179,10 +179,37 @@ def AMK_GraphOp : AMK_Op<"graph", [AttrSizedOperandSegments, SingleBlock,
     wrote; each output and each buffer is written by exactly one step, and
     nothing writes an input.
 
-    The steps are decode-shaped products: `amk.matmul` with
-    `transpose_b` (weights stored `[N, K]`, as torch's Linear), A an
-    `[M, K]` input, output or buffer, the weights and bias graph inputs,
-    no beta and no batch. Sizes are static.
+    The steps, on static, contiguous f32, f16 or bf16 buffers, none
+    batched:
+
+    - decode-shaped products: `amk.matmul` with `transpose_b` (weights
+      stored `[N, K]`, as torch's Linear), f32 accumulation and no beta;
+    - row steps: `amk.row_reduce` softmax, rms_norm or layer_norm of an
+      `[M, N]` activation;
+    - elementwise steps: `linalg.add`, `sub`, `mul`, `div`, `max` or `min`
+      of two `[M, N]` activations of one shape (no broadcast).
+
+    The activations a step reads (A, x, the elementwise inputs) are graph
+    inputs or what earlier steps wrote; weights, norm weights and biases
+    are graph inputs. A Llama-style MLP block:
+
+    ```mlir
+    %n = amk.graph_buffer : memref<1x4096xbf16>
+    amk.row_reduce %x weight(%g) into %n {kind = #amk.row_op<rms_norm>}
+      : memref<1x4096xbf16>, memref<4096xbf16>, memref<1x4096xbf16>
+    amk.matmul %n, %wg into %gate {transpose_b, activation = #amk.activation<silu>}
+      : memref<1x4096xbf16>, memref<14336x4096xbf16>, memref<1x14336xbf16>
+    amk.matmul %n, %wu into %up {transpose_b}
+      : memref<1x4096xbf16>, memref<14336x4096xbf16>, memref<1x14336xbf16>
+    linalg.mul ins(%gate, %up : memref<1x14336xbf16>, memref<1x14336xbf16>)
+               outs(%h : memref<1x14336xbf16>)
+    amk.matmul %h, %wd into %down {transpose_b}
+      : memref<1x14336xbf16>, memref<4096x14336xbf16>, memref<1x4096xbf16>
+    linalg.add ins(%x, %down : memref<1x4096xbf16>, memref<1x4096xbf16>)
+               outs(%y : memref<1x4096xbf16>)
+    ```
+
+    A decode MLP, whole:
 
     ```mlir
     amk.graph ins(%x, %w1, %w2 : memref<1x4096xbf16>, memref<14336x4096xbf16>,
