@@ -177,6 +177,39 @@ def test_a_graph_compiles_to_one_cooperative_kernel(cache):
     assert "#amk.graph_config<" in k.config
 
 
+BLOCK = """
+func.func @block(%x: memref<3x256xbf16>, %g: memref<256xbf16>, %wg: memref<640x256xbf16>, %wu: memref<640x256xbf16>, %wd: memref<256x640xbf16>, %y: memref<3x256xbf16>) {
+  amk.graph ins(%x, %g, %wg, %wu, %wd : memref<3x256xbf16>, memref<256xbf16>, memref<640x256xbf16>, memref<640x256xbf16>, memref<256x640xbf16>) outs(%y : memref<3x256xbf16>) {
+  ^bb0(%xa: memref<3x256xbf16>, %ga: memref<256xbf16>, %wga: memref<640x256xbf16>, %wua: memref<640x256xbf16>, %wda: memref<256x640xbf16>, %ya: memref<3x256xbf16>):
+    %n = amk.graph_buffer : memref<3x256xbf16>
+    %gate = amk.graph_buffer : memref<3x640xbf16>
+    %up = amk.graph_buffer : memref<3x640xbf16>
+    %h = amk.graph_buffer : memref<3x640xbf16>
+    %down = amk.graph_buffer : memref<3x256xbf16>
+    amk.row_reduce %xa weight(%ga) into %n {kind = #amk.row_op<rms_norm>, eps = 1.0e-6} : memref<3x256xbf16>, memref<256xbf16>, memref<3x256xbf16>
+    amk.matmul %n, %wga into %gate {transpose_b, activation = #amk.activation<silu>} : memref<3x256xbf16>, memref<640x256xbf16>, memref<3x640xbf16>
+    amk.matmul %n, %wua into %up {transpose_b} : memref<3x256xbf16>, memref<640x256xbf16>, memref<3x640xbf16>
+    linalg.mul ins(%gate, %up : memref<3x640xbf16>, memref<3x640xbf16>) outs(%h : memref<3x640xbf16>)
+    amk.matmul %h, %wda into %down {transpose_b} : memref<3x640xbf16>, memref<256x640xbf16>, memref<3x256xbf16>
+    linalg.add ins(%xa, %down : memref<3x256xbf16>, memref<3x256xbf16>) outs(%ya : memref<3x256xbf16>)
+  }
+  return
+}
+"""
+
+
+def test_a_llama_block_compiles_with_two_grid_waits(cache):
+    k = amk.compile(BLOCK, "h200", cache_dir=cache)
+    assert k.verdict["status"] == "verified"
+    assert k.args == ["in0", "in1", "in2", "in3", "in4", "out0"]
+    steps = k.manifest["problem"]["steps"]
+    assert [s["op"] for s in steps] == ["rms_norm", "matmul", "matmul", "mul",
+                                        "matmul", "add"]
+    assert [s.get("b_step") for s in steps] == [None, None, None, 2, None, 4]
+    assert [w["name"] for w in k.manifest["workspace"]] == [
+        "buf0", "buf1", "buf2", "buf3", "buf4", "counters"]
+
+
 def test_a_graph_read_before_its_write_is_refused(cache):
     lines = MLP.splitlines()
     first = next(i for i, l in enumerate(lines) if "amk.matmul" in l)

@@ -242,3 +242,32 @@ def test_a_megakernel_runs_the_decode_mlp():
     h = torch.nn.functional.gelu(x.double() @ w1.double().t()).bfloat16()
     ref = h.double() @ w2.double().t()
     assert (y.double() - ref).abs().max().item() <= 0.02 * ref.abs().max().item()
+
+
+def test_a_megakernel_runs_a_llama_block():
+    """The Llama-style MLP block (RMSNorm, gate with SiLU, up, their
+    product, down, the residual add) as one kernel, against the same ops
+    in fp64 with the intermediates rounded to bf16 as the graph states."""
+    import torch
+    import torch.nn.functional as F
+    from test_compile import BLOCK
+    k = amk.compile(BLOCK, amk.target.from_device())
+    torch.manual_seed(0)
+    x = torch.randn(3, 256, device="cuda").bfloat16()
+    g = (1 + torch.randn(256, device="cuda") / 4).bfloat16()
+    wg, wu = [(torch.randn(640, 256, device="cuda") / 16).bfloat16()
+              for _ in range(2)]
+    wd = (torch.randn(256, 640, device="cuda") / 25).bfloat16()
+    y = torch.empty(3, 256, device="cuda", dtype=torch.bfloat16)
+    for _ in range(3):  # the counters start from zero at every launch
+        k(x, g, wg, wu, wd, y)
+    torch.cuda.synchronize()
+    d = lambda t: t.double()
+    r = lambda t: t.bfloat16().double()
+    xd = d(x)
+    n = r(xd / (xd.pow(2).mean(-1, keepdim=True) + 1e-6).sqrt() * d(g))
+    h = r(r(F.silu(n @ d(wg).t())) * r(n @ d(wu).t()))
+    ref = xd + r(h @ d(wd).t())
+    err = (d(y) - ref).abs().max().item()
+    assert err <= 0.02 * ref.abs().max().item(), err
+
