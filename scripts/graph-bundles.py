@@ -160,23 +160,43 @@ def cases(sweep, sms):
     yield block("block_f32_max", 5, 512, 1536, dtype="f32", combine="max",
                 residual="min", act="relu")
     yield scores("scores_softmax", 4, 256, 1000)
+    # The TMA ring (hand-set: the planner prefers direct loads today) on
+    # odd sizes: K = 1000 leaves a partial last box and A chunk (zeros),
+    # N = 696 a partial last tile and a K of the next step off 32.
+    ring = ("#amk.graph_config<blocks = 8, threads = 128, rows_per_warp = 1, "
+            "unroll = 1, math = mma_sync, stages = 3>")
+    yield graph("ring_m16_k1000", 16, [1000, 696, 1000], acts=["silu", "none"],
+                config=ring)
+    yield graph("ring_m3_k1000", 3, [1000, 696, 1000], acts=["gelu", "none"],
+                config=ring)
     if not sweep:
         return
-    sweep_configs = [("simt", 128, 2, 8), ("simt", 256, 1, 8),
-                     ("simt", 256, 1, 16), ("simt", 128, 1, 16),
-                     ("simt", 256, 2, 8), ("mma_sync", 128, 2, 4),
-                     ("mma_sync", 256, 1, 4), ("mma_sync", 256, 1, 8),
-                     ("mma_sync", 128, 2, 8), ("mma_sync", 256, 2, 4)]
+    # (math, threads, rows per warp, unroll, TMA stages)
+    sweep_configs = [("simt", 128, 2, 8, 0), ("simt", 256, 1, 8, 0),
+                     ("simt", 256, 1, 16, 0), ("simt", 128, 1, 16, 0),
+                     ("simt", 256, 2, 8, 0), ("mma_sync", 128, 2, 4, 0),
+                     ("mma_sync", 256, 1, 4, 0), ("mma_sync", 256, 1, 8, 0),
+                     ("mma_sync", 128, 2, 8, 0), ("mma_sync", 256, 2, 4, 0),
+                     ("mma_sync", 128, 1, 1, 3), ("mma_sync", 128, 1, 1, 4),
+                     ("mma_sync", 128, 1, 1, 6), ("mma_sync", 256, 1, 1, 3),
+                     ("mma_sync", 256, 1, 1, 4), ("mma_sync", 128, 2, 1, 3),
+                     ("mma_sync", 64, 1, 1, 4), ("mma_sync", 64, 2, 1, 4)]
     for m in (1, 16):
-        for per_sm in (1, 2, 4):
-            for math, threads, rows, unroll in sweep_configs:
+        for per_sm in (1, 2, 3, 4):
+            for math, threads, rows, unroll, stages in sweep_configs:
+                if per_sm == 3 and not stages:
+                    continue
                 config = (f"#amk.graph_config<blocks = {per_sm * sms}, "
                           f"threads = {threads}, rows_per_warp = {rows}, "
-                          f"unroll = {unroll}, math = {math}>")
+                          f"unroll = {unroll}, math = {math}, "
+                          f"stages = {stages}>")
                 name = (f"sweep_m{m}_{math}_b{per_sm * sms}_t{threads}"
-                        f"_r{rows}_u{unroll}")
+                        f"_r{rows}_u{unroll}_s{stages}")
                 yield graph(name, m, [4096, 14336, 4096],
                             acts=["gelu", "none"], config=config)
+                if m == 16 and stages:
+                    yield block("sweep_block" + name[5:], m, 4096, 14336,
+                                config=config)
 
 
 def main():

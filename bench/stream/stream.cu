@@ -5,6 +5,7 @@
 #include <cuda_bf16.h>
 #include <cstdio>
 #include <cstdint>
+#include <cuda.h>
 
 __device__ float sink;
 
@@ -231,6 +232,57 @@ __global__ void bulk(const char *__restrict__ m, size_t bytes) {
   if (acc == 1.2345f) sink = acc;
 }
 
+// The mma body's weights through a TMA ring: block b takes tiles (8 weight
+// rows) b + blocks * s, T at a time (a tile per warp); stage = T boxes of
+// [8 rows][BK columns] from a 2-D tensor map (no swizzle), one mbarrier per
+// stage armed with the stage's bytes by thread 0; lane (g, q) reads row g
+// at columns 32 c + 8 q of its warp's box (16 bytes), a block barrier after
+// each stage before thread 0 refills it.
+template <int S, int BK>
+__global__ void tmaTiles(const __grid_constant__ CUtensorMap map, int rows, int cols) {
+  extern __shared__ __align__(128) uint4 tiles[];
+  __shared__ __align__(8) uint64_t full[S];
+  int warps = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int g = lane / 4, q = lane % 4;
+  int ntiles = rows / 8, kc = cols / BK;
+  int iters = (ntiles + gridDim.x * warps - 1) / (gridDim.x * warps);
+  int total = iters * kc, boxBytes = 8 * BK * 2;
+  auto bar = [&](int s) { return (unsigned)__cvta_generic_to_shared(&full[s]); };
+  auto issue = [&](int j) {
+    if (j >= total) return;
+    int s = j % S, it = j / kc, k0 = (j % kc) * BK;
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar(s)), "r"(boxBytes * warps));
+    for (int w = 0; w < warps; ++w) {
+      int tile = blockIdx.x + gridDim.x * (it * warps + w);
+      unsigned dst = __cvta_generic_to_shared((char *)tiles + (s * warps + w) * boxBytes);
+      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                   ::"r"(dst), "l"(&map), "r"(k0), "r"(8 * tile), "r"(bar(s)) : "memory");
+    }
+  };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar(s)));
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) for (int s = 0; s < S; ++s) issue(s);
+  float acc = 0;
+  for (int j = 0; j < total; ++j) {
+    int s = j % S; unsigned phase = (j / S) & 1, done = 0;
+    while (!done)
+      asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                   : "=r"(done) : "r"(bar(s)), "r"(phase) : "memory");
+    const uint4 *box = (const uint4 *)((char *)tiles + (s * warps + warp) * boxBytes);
+#pragma unroll
+    for (int c = 0; c < BK / 32; ++c) {
+      uint4 v = box[g * (BK / 8) + 4 * c + q];
+      acc += __uint_as_float(v.x) + __uint_as_float(v.w);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) issue(j + S);
+  }
+  if (acc == 1.2345f) sink = acc;
+}
+
 template <typename F> float timeIt(F f, char *flush, size_t flushBytes) {
   cudaEvent_t a, b;
   cudaEventCreate(&a); cudaEventCreate(&b);
@@ -268,9 +320,34 @@ int main() {
     snprintf(nm, 64, "rows8 u8 %dx256", g); RUN(nm, (rows8<8><<<g, 256>>>(m, rows, runs)));
     snprintf(nm, 64, "rows8 u16 %dx256", g); RUN(nm, (rows8<16><<<g, 256>>>(m, rows, runs)));
   }
-  for (int perSM : {1, 2, 3}) {
+  {
+    using Encode = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+    void *fn = nullptr; cudaDriverEntryPointQueryResult q;
+    cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &q);
+    auto encode = (Encode)fn;
+    auto tma = [&](auto kernel, int S, int BK, int perSM, int threads) {
+      CUtensorMap map;
+      cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)cols * 2};
+      cuuint32_t box[2] = {(cuuint32_t)BK, 8}, el[2] = {1, 1};
+      CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, m, dims, strides, box, el,
+                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+      if (r) { printf("encode failed %d\n", r); return; }
+      int smem = S * threads / 32 * 8 * BK * 2, g = perSM * sms;
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+      char nm[64]; snprintf(nm, 64, "tma tiles s%d bk%d %dx%d (%d KB)", S, BK, g, threads, smem / 1024);
+      RUN(nm, (kernel<<<g, threads, smem>>>(map, rows, cols)));
+    };
+    tma(tmaTiles<4, 256>, 4, 256, 1, 256); tma(tmaTiles<4, 256>, 4, 256, 2, 128);
+    tma(tmaTiles<3, 256>, 3, 256, 2, 256); tma(tmaTiles<6, 128>, 6, 128, 2, 256);
+    tma(tmaTiles<4, 128>, 4, 128, 2, 256); tma(tmaTiles<8, 128>, 8, 128, 1, 256);
+    tma(tmaTiles<4, 256>, 4, 256, 3, 128); tma(tmaTiles<6, 256>, 6, 256, 1, 256);
+  }
+  for (int perSM : {2, 3}) {
     char nm[64]; int g = perSM * sms;
-    for (int t : {128, 256}) {
+    for (int t : {256}) {
       int smem = t / 32 * 256 * 16;
       cudaFuncSetAttribute(rows8smem, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * smem);
       cudaFuncSetAttribute(rows8smem2, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * smem);

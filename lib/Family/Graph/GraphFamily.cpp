@@ -33,6 +33,11 @@ struct GraphCostParams {
   double memLatencyNs = 1500;
   /// The mma body streams slower: a warp's load spans 8 weight rows.
   double mmaStreamEfficiency = 0.6;
+  /// The mma body through a TMA ring: on the H200 it streamed the M = 16
+  /// MLP at the direct body's rate (79 against 80 us) and the Llama block
+  /// a little slower (123 against 120), far below what its loads alone
+  /// reach: slightly under the direct body until the ring is faster.
+  double ringStreamEfficiency = 0.55;
   /// simt issues about twice the FMA, load and widening instructions.
   double simtIssueFactor = 2;
   double syncNs = 1500;
@@ -43,6 +48,7 @@ template <typename Fn> static void forEachParam(GraphCostParams &p, Fn fn) {
   fn("graph_hbm_efficiency", p.hbmEfficiency);
   fn("graph_mem_latency_ns", p.memLatencyNs);
   fn("graph_mma_stream_efficiency", p.mmaStreamEfficiency);
+  fn("graph_ring_stream_efficiency", p.ringStreamEfficiency);
   fn("graph_simt_issue_factor", p.simtIssueFactor);
   fn("graph_sync_ns", p.syncNs);
   fn("graph_launch_overhead_ns", p.launchOverheadNs);
@@ -75,15 +81,23 @@ public:
 
   void enumerate(
       llvm::function_ref<void(KernelConfigAttrInterface)> fn) const override {
-    for (MathInst math : {MathInst::simt, MathInst::mma_sync})
+    // A TMA ring (stages) streams the weights without registers: unroll
+    // means nothing there. The ring needs the target's TMA.
+    SmallVector<std::pair<MathInst, int64_t>> bodies = {
+        {MathInst::simt, 0}, {MathInst::mma_sync, 0}};
+    if (target.hasFeature(ArchFeature::Tma))
+      for (int64_t stages : {3, 4, 6})
+        bodies.push_back({MathInst::mma_sync, stages});
+    for (auto [math, stages] : bodies)
       for (int64_t perSM : {1, 2, 3, 4})
         for (int64_t threads : {128, 256, 512, 1024})
           for (int64_t rows : {1, 2, 4})
             for (int64_t unroll : {1, 2, 4, 8})
-              if (auto config = GraphConfigAttr::getChecked(
-                      getSilentEmitter(), context, perSM * target.sm_count,
-                      threads, rows, unroll, math))
-                fn(config);
+              if (stages == 0 || unroll == 1)
+                if (auto config = GraphConfigAttr::getChecked(
+                        getSilentEmitter(), context, perSM * target.sm_count,
+                        threads, rows, unroll, math, stages))
+                  fn(config);
   }
 
   CandidateCost predict(KernelConfigAttrInterface config,
@@ -99,14 +113,21 @@ public:
     bool mma = c.getMath() == MathInst::mma_sync;
     // Bytes in flight: each warp keeps rows x unroll loads of 512 bytes
     // (16 per lane) outstanding; Little's law bounds the stream by them.
+    // With a ring: the stages in flight ahead of the one in use.
+    bool ring = c.getStages() > 0;
     double inFlight =
         blocks * c.getWarps() * c.getRowsPerWarp() * c.getUnroll() * 512;
+    if (ring)
+      inFlight = blocks * (c.getStages() - 1) * c.getWarps() *
+                 c.getRowsPerWarp() * 8 * 256 * 2;
     double perClock = target.sm_count * (target.clock_mhz / 1000.0);
     // The stream also wants warps: on the H200 the decode MLP took 1.33x
     // the time at 4 warps per SM and 1.07x at 8 of what it took at 16.
     double warpsPerSM = blocks / target.sm_count * c.getWarps();
     double efficiency = std::pow(std::min(1.0, warpsPerSM / 16), 0.2) *
-                        (mma ? params.mmaStreamEfficiency : 1.0);
+                        (ring  ? params.ringStreamEfficiency
+                         : mma ? params.mmaStreamEfficiency
+                               : 1.0);
     double stepsNs = 0, hbmNs = 0, latencyNs = 0, computeNs = 0, syncNs = 0;
     for (const GraphStep &s : problem.steps) {
       if (s.waitsOn)
@@ -117,10 +138,10 @@ public:
         // for rows (the block's rows one after another).
         double bytes = double(s.m) * s.n * (s.inBytes() + s.outBytes());
         double hbm = bytes / (target.hbm_gbps * params.hbmEfficiency);
-        double passes = s.kind == GraphStepKind::row
-                            ? (s.rowOp == RowOp::rms_norm ? 2 : 3) *
-                                  std::ceil(s.m / blocks)
-                            : 1;
+        double passes =
+            s.kind == GraphStepKind::row
+                ? (s.rowOp == RowOp::rms_norm ? 2 : 3) * std::ceil(s.m / blocks)
+                : 1;
         double latency = passes * params.memLatencyNs;
         stepsNs += std::max(hbm, latency);
         hbmNs += hbm;
@@ -186,6 +207,8 @@ public:
     std::string key =
         llvm::formatv("{0}/{1}x{2}", stringifyMathInst(c.getMath()),
                       c.getBlocks(), c.getThreads());
+    if (c.getStages() > 0)
+      key += llvm::formatv("/s{0}", c.getStages());
     if (!coarse)
       key += llvm::formatv("/r{0}/u{1}", c.getRowsPerWarp(), c.getUnroll());
     return key;
@@ -218,20 +241,19 @@ public:
       std::string what;
       switch (s.kind) {
       case GraphStepKind::matmul:
-        what = llvm::formatv("{0}x{1}x{2}{3}, A from {4}, weights input #{5}",
-                             s.m, s.n, s.k,
-                             s.activation == Activation::none
-                                 ? std::string()
-                                 : " " + stringifyActivation(s.activation).str(),
-                             source(s.a), *s.weights);
+        what = llvm::formatv(
+            "{0}x{1}x{2}{3}, A from {4}, weights input #{5}", s.m, s.n, s.k,
+            s.activation == Activation::none
+                ? std::string()
+                : " " + stringifyActivation(s.activation).str(),
+            source(s.a), *s.weights);
         break;
       case GraphStepKind::row:
-        what = llvm::formatv("{0} {1}x{2} of {3}{4}, a row per block",
-                             stringifyRowOp(s.rowOp), s.m, s.n, source(s.a),
-                             s.weights ? llvm::formatv(", weight input #{0}",
-                                                       *s.weights)
-                                             .str()
-                                       : std::string());
+        what = llvm::formatv(
+            "{0} {1}x{2} of {3}{4}, a row per block", stringifyRowOp(s.rowOp),
+            s.m, s.n, source(s.a),
+            s.weights ? llvm::formatv(", weight input #{0}", *s.weights).str()
+                      : std::string());
         break;
       case GraphStepKind::elementwise:
         what = llvm::formatv("{0} {1}x{2} of {3} and {4}",
@@ -240,18 +262,17 @@ public:
         break;
       }
       std::string order =
-          s.waitsOn ? llvm::formatv(", after step {0}'s counter", *s.waitsOn)
-                          .str()
+          s.waitsOn
+              ? llvm::formatv(", after step {0}'s counter", *s.waitsOn).str()
           : s.barrierBefore ? ", after a barrier (its block wrote what it "
                               "reads)"
                             : "";
       std::string to = s.output ? llvm::formatv("output #{0}", *s.output).str()
                                 : llvm::formatv("buffer {0}", *s.buffer).str();
-      notes.push_back(llvm::formatv("step {0}: {1}{2}, into {3}{4}", i, what,
-                                    order, to,
-                                    s.signals ? ", then signals its counter"
-                                              : "")
-                          .str());
+      notes.push_back(
+          llvm::formatv("step {0}: {1}{2}, into {3}{4}", i, what, order, to,
+                        s.signals ? ", then signals its counter" : "")
+              .str());
     }
     return notes;
   }
@@ -431,6 +452,19 @@ KernelLaunch GraphFamily::describeLaunch(ProblemOpInterface op,
     kernel.params.push_back(arg.name);
   for (const WorkspaceBuffer &w : launch.workspace)
     kernel.params.push_back(w.name);
+  // With a TMA ring, a map of each product's weights (boxes of 8 rows by a
+  // stage's columns), after the buffers, in step order.
+  if (config.getStages() > 0)
+    for (auto [i, s] : llvm::enumerate(p.steps)) {
+      if (s.kind != GraphStepKind::matmul)
+        continue;
+      TensorMapParam map{llvm::formatv("w{0}_tma", i).str(),
+                         launch.args[*s.weights].name,
+                         {getGraphStageColumns(s), 8},
+                         /*swizzleBytes=*/0};
+      kernel.params.push_back(map.name);
+      kernel.tensorMaps.push_back(std::move(map));
+    }
   return launch;
 }
 

@@ -234,7 +234,8 @@ FailureOr<GraphProblem> GraphProblem::fromJSON(MLIRContext *context,
     s.bias = readIndex("bias");
     s.output = readIndex("c_output");
     s.buffer = readIndex("c_buffer");
-    ok &= (!matmul || s.weights) && s.output.has_value() != s.buffer.has_value();
+    ok &=
+        (!matmul || s.weights) && s.output.has_value() != s.buffer.has_value();
     if (!ok || !s.inType || !s.outType || !activation)
       return failure();
     s.activation = *activation;
@@ -355,6 +356,8 @@ int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
   // loads in flight, one load of A per row of M at a time. Both: the
   // addressing and the epilogue (ptxas spilled a few bytes at 8 fewer).
   // Row and elementwise steps need fewer.
+  if (config.getMath() == MathInst::mma_sync && config.getStages() > 0)
+    return 64 + 8 * rows + (m > 8 ? 8 : 4);
   if (config.getMath() == MathInst::mma_sync)
     return 56 + 4 * rows + 4 * unroll * rows + (m > 8 ? 8 : 4) * unroll;
   return 48 + m * rows + 4 * unroll * rows + 4 * m;
@@ -376,18 +379,62 @@ int64_t mlir::amk::getGraphKSplit(GraphConfigAttr config,
   return split;
 }
 
+int64_t mlir::amk::getGraphStageColumns(const GraphStep &step) {
+  // A box row is at most 256 elements; K's last chunk zero-fills.
+  return std::min<int64_t>(256, llvm::alignTo(step.k, 32));
+}
+
+int64_t mlir::amk::getGraphStageTiles(GraphConfigAttr config,
+                                      const GraphStep &step) {
+  return config.getWarps() / getGraphKSplit(config, step) *
+         config.getRowsPerWarp();
+}
+
+int64_t mlir::amk::getGraphStageBoxes(GraphConfigAttr config,
+                                      const GraphStep &step) {
+  return getGraphStageTiles(config, step) * getGraphKSplit(config, step);
+}
+
+bool mlir::amk::getGraphRingStagesA(GraphConfigAttr config,
+                                    const GraphStep &step) {
+  int64_t pieces = step.m * getGraphKSplit(config, step) *
+                   getGraphStageColumns(step) * step.inBytes() / 16;
+  return pieces % config.getThreads() == 0;
+}
+
+int64_t mlir::amk::getGraphStageBytes(GraphConfigAttr config,
+                                      const GraphStep &step) {
+  int64_t columns = getGraphStageColumns(step);
+  int64_t bytes = getGraphStageBoxes(config, step) * 8 * columns;
+  if (getGraphRingStagesA(config, step))
+    bytes += step.m * getGraphKSplit(config, step) * columns;
+  return bytes * step.inBytes();
+}
+
+int64_t mlir::amk::getGraphRingBytes(GraphConfigAttr config,
+                                     const GraphProblem &problem) {
+  if (config.getStages() == 0)
+    return 0;
+  int64_t bytes = 0;
+  for (const GraphStep &s : problem.steps)
+    if (s.kind == GraphStepKind::matmul)
+      bytes =
+          std::max(bytes, config.getStages() * getGraphStageBytes(config, s));
+  return bytes;
+}
+
 int64_t mlir::amk::getGraphSmemBytes(GraphConfigAttr config,
                                      const GraphProblem &problem) {
-  // One region at offset 0: every step that uses it ends in a barrier.
+  // After the ring, one region: every step that uses it ends in a barrier.
   int64_t bytes = 0;
   for (const GraphStep &s : problem.steps) {
     if (getGraphKSplit(config, s) > 1)
-      bytes = std::max(bytes, config.getThreads() * 4 *
-                                  config.getRowsPerWarp() * 4);
+      bytes = std::max(bytes,
+                       config.getThreads() * 4 * config.getRowsPerWarp() * 4);
     if (s.kind == GraphStepKind::row)
       bytes = std::max(bytes, getRowSmemBytes(getGraphRowConfig(config, s)));
   }
-  return bytes;
+  return getGraphRingBytes(config, problem) + bytes;
 }
 
 KernelResources mlir::amk::getGraphResources(GraphConfigAttr config,
@@ -432,15 +479,49 @@ LogicalResult mlir::amk::checkGraphLowerable(GraphConfigAttr config,
   if (config.getMath() == MathInst::mma_sync)
     for (const GraphStep &s : problem.steps)
       if (s.kind == GraphStepKind::matmul &&
-          ((!s.inType.isBF16() && !s.inType.isF16()) || s.m > 16 ||
-           s.k % 8)) {
+          ((!s.inType.isBF16() && !s.inType.isF16()) || s.m > 16 || s.k % 8)) {
         whyNot = llvm::formatv("math = mma_sync takes f16 or bf16 steps of "
                                "at most 16 rows and K a multiple of 8 (a "
                                "step is {0}x{1}x{2})",
                                s.m, s.n, s.k);
         return failure();
       }
+  if (config.getStages() > 0) {
+    if (!target.hasFeature(ArchFeature::Tma)) {
+      whyNot = llvm::formatv("stages = {0} streams the weights with TMA, "
+                             "which {1} ({2}) lacks (TMA: {3} and later)",
+                             config.getStages(), target.name, target.arch,
+                             getMinimumArch(ArchFeature::Tma));
+      return failure();
+    }
+    for (const GraphStep &s : problem.steps) {
+      if (s.kind != GraphStepKind::matmul)
+        continue;
+      int64_t tiles = llvm::divideCeil(s.n, 8);
+      int64_t iterations =
+          llvm::divideCeil(llvm::divideCeil(tiles, config.getBlocks()),
+                           getGraphStageTiles(config, s));
+      if (iterations > kMaxGraphRingIterations) {
+        whyNot =
+            llvm::formatv("with stages, a block takes a step's tiles in "
+                          "at most {0} rounds of its warps' tiles; a "
+                          "{1}x{2}x{3} step would take {4} (more "
+                          "blocks, threads or rows_per_warp)",
+                          kMaxGraphRingIterations, s.m, s.n, s.k, iterations);
+        return failure();
+      }
+    }
+  }
   KernelResources r = getGraphResources(config, problem, target);
+  if (r.dynamicSmemBytes > target.smem_per_block_optin_bytes) {
+    whyNot = llvm::formatv("the block would take {0} bytes of shared memory "
+                           "(the TMA ring of {1} stages, and the steps' "
+                           "combines), more than the {2} a block of {3} can "
+                           "have (fewer stages, threads or rows_per_warp)",
+                           r.dynamicSmemBytes, config.getStages(),
+                           target.smem_per_block_optin_bytes, target.name);
+    return failure();
+  }
   int64_t resident = r.blocksPerSM * target.sm_count;
   if (config.getBlocks() > resident) {
     whyNot = llvm::formatv("{0} blocks must all be resident at once (the "

@@ -33,12 +33,14 @@
 
 #include "AMK/Family/Graph/GraphModel.h"
 #include "AMK/Family/KernelBuilding.h"
+#include "AMK/Harness/KernelSafety.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -90,8 +92,11 @@ private:
   void buildElementwiseStep(unsigned index, Operation *step);
   /// The dynamic shared memory as `floats` f32.
   Value getSharedFloats(int64_t floats);
-  /// The tensor-core body of a step (math = mma_sync).
-  void buildMmaStep(unsigned index, MatmulOp step);
+  /// The same on the weights a TMA ring stages (stages > 0): beginRing
+  /// (before the step's wait: the weights are inputs) creates the step's
+  /// mbarriers and fills the first stages.
+  void beginRing(unsigned index);
+  void buildMmaRingStep(unsigned index, MatmulOp step);
   /// 16 bytes of `memref` at [row, col] as 4 i32 words, zero where
   /// `valid` is false (when given).
   SmallVector<Value> loadWords(Value memref, Value row, Value col,
@@ -108,9 +113,55 @@ private:
             kernelValue.lookup(step.getC()),
             step.getBias() ? kernelValue.lookup(step.getBias()) : Value()};
   }
+  /// What a product's tensor-core bodies share: the split of K over the
+  /// block's warp groups, the tiles a block takes at a time, lane (g, q)'s
+  /// rows.
+  struct MmaStep {
+    const GraphStep &s;
+    StepBuffers buffers;
+    int64_t split, groupWarps, slots, iterations;
+    Value g, q, warpInGroup, part, firstPart, rowA0, rowA1;
+  };
+  MmaStep getMmaStep(unsigned index, MatmulOp step);
+  /// This warp's tiles in block iteration `iteration`.
+  SmallVector<Value> getTiles(const MmaStep &m, Value iteration);
+  /// The two m16n8k16 products of a 32-column chunk of tile `t`: A's words
+  /// of rows g (x0) and g + 8 (x1), the weights' words of row g (wt).
+  void mmaChunk(const MmaStep &m, ArrayRef<Value> x0, ArrayRef<Value> x1,
+                ArrayRef<Value> wt, int64_t t, SmallVectorImpl<Value> &sums);
+  /// Runs `body` on the accumulators in group 0 only; the others keep
+  /// theirs.
+  void inFirstPart(const MmaStep &m, SmallVectorImpl<Value> &acc,
+                   llvm::function_ref<void(SmallVectorImpl<Value> &)> body);
+  /// The groups' partial sums meet, then the tiles' epilogue.
+  void finishMmaTiles(const MmaStep &m, SmallVectorImpl<Value> &acc,
+                      ArrayRef<Value> tiles);
+  /// The tensor-core body of a step (math = mma_sync), loading the weights
+  /// directly.
+  void buildMmaStep(unsigned index, MatmulOp step);
   /// The epilogue of one output element (under the caller's guards).
   void storeElement(const GraphStep &s, const StepBuffers &buffers, Value acc,
                     Value row, Value column);
+  /// A product's TMA ring: its mbarriers (one per stage), its weights'
+  /// tensor map, its boxes' shape and its entries (chunks of K per round of
+  /// the block's tiles, rounds times chunks in all).
+  struct Ring {
+    Value barriers, map;
+    MemRefType boxType;
+    int64_t stages = 0, columns = 0, tilesPerStage = 0, split = 1, chunks = 0,
+            total = 0, stageBytes = 0;
+    /// A's rows of a stage's columns (when the stage holds them).
+    MemRefType aType;
+  };
+  Ring &getRing(unsigned index);
+  /// Stage `stage`'s box of tile slot `slot`.
+  Value getBox(const Ring &r, int64_t stage, Value slot);
+  /// Thread 0 arms stage `stage` and copies ring entry `j` into it.
+  void fill(const Ring &r, Value j, int64_t stage);
+  /// Stage `stage`'s rows of A, and every thread's copies of entry `j`'s
+  /// into it (one group; its token).
+  Value getAStage(const Ring &r, int64_t stage);
+  Value copyA(const Ring &r, Value a, Value j, int64_t stage);
   /// The release of step `index` (after its writes) and the acquire of it
   /// (before a read of them).
   void signal(unsigned index);
@@ -123,6 +174,11 @@ private:
   /// The kernel's value of each graph value (body arguments, buffers).
   IRMapping kernelValue;
   Value tid, lane, warp, bid, first, counters;
+  /// The dynamic shared memory (bytes); the products' tensor maps (as
+  /// pointers) and rings, by step.
+  Value smemRaw;
+  llvm::DenseMap<unsigned, Value> mapPointers;
+  llvm::DenseMap<unsigned, Ring> rings;
 };
 
 } // namespace
@@ -315,6 +371,126 @@ Value GraphKernelBuilder::asOperand(Value word, Type elem) {
   return vector::BitCastOp::create(b, VectorType::get({2}, elem), one);
 }
 
+GraphKernelBuilder::MmaStep GraphKernelBuilder::getMmaStep(unsigned index,
+                                                           MatmulOp step) {
+  MmaStep m{p.steps[index], getBuffers(step)};
+  const GraphStep &s = m.s;
+  m.split = getGraphKSplit(config, s);
+  m.groupWarps = config.getWarps() / m.split;
+  m.slots = m.groupWarps * config.getRowsPerWarp();
+  int64_t tiles = llvm::divideCeil(s.n, 8);
+  m.iterations =
+      llvm::divideCeil(llvm::divideCeil(tiles, config.getBlocks()), m.slots);
+  m.g = arith::DivUIOp::create(b, lane, c(4));
+  m.q = arith::RemUIOp::create(b, lane, c(4));
+  m.warpInGroup =
+      m.split > 1 ? arith::RemUIOp::create(b, warp, c(m.groupWarps)) : warp;
+  m.part =
+      m.split > 1 ? arith::DivUIOp::create(b, warp, c(m.groupWarps)) : c(0);
+  m.firstPart =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, m.part, c(0));
+  // A's rows past M repeat its last row: their products land in rows of C
+  // that are not stored.
+  m.rowA0 = arith::MinUIOp::create(b, m.g, c(s.m - 1));
+  m.rowA1 =
+      s.m > 8 ? arith::MinUIOp::create(b, add(m.g, c(8)), c(s.m - 1)) : Value();
+  return m;
+}
+
+SmallVector<Value> GraphKernelBuilder::getTiles(const MmaStep &m,
+                                                Value iteration) {
+  Value slot = add(mul(iteration, c(m.slots)),
+                   mul(m.warpInGroup, c(config.getRowsPerWarp())));
+  SmallVector<Value> tiles;
+  for (int64_t t = 0; t < config.getRowsPerWarp(); ++t)
+    tiles.push_back(add(bid, mul(add(slot, c(t)), c(config.getBlocks()))));
+  return tiles;
+}
+
+void GraphKernelBuilder::mmaChunk(const MmaStep &m, ArrayRef<Value> x0,
+                                  ArrayRef<Value> x1, ArrayRef<Value> wt,
+                                  int64_t t, SmallVectorImpl<Value> &sums) {
+  Type elem = m.s.inType;
+  auto mmaType = elem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(4, b.getF32Type()));
+  for (int64_t half = 0; half < 2; ++half) {
+    SmallVector<Value> aRegs = {
+        asOperand(x0[2 * half], elem), asOperand(x1[2 * half], elem),
+        asOperand(x0[2 * half + 1], elem), asOperand(x1[2 * half + 1], elem)};
+    SmallVector<Value> bRegs = {asOperand(wt[2 * half], elem),
+                                asOperand(wt[2 * half + 1], elem)};
+    SmallVector<Value> cRegs(sums.begin() + 4 * t, sums.begin() + 4 * t + 4);
+    auto mma = NVVM::MmaOp::create(
+        b, resultType, aRegs, bRegs, cRegs, ArrayRef<int64_t>{16, 8, 16},
+        std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{mmaType, mmaType},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    for (int64_t e = 0; e < 4; ++e)
+      sums[4 * t + e] = LLVM::ExtractValueOp::create(b, mma, e);
+  }
+}
+
+void GraphKernelBuilder::inFirstPart(
+    const MmaStep &m, SmallVectorImpl<Value> &acc,
+    llvm::function_ref<void(SmallVectorImpl<Value> &)> body) {
+  auto ifOp =
+      scf::IfOp::create(b, SmallVector<Type>(acc.size(), b.getF32Type()),
+                        m.firstPart, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  SmallVector<Value> sums(acc.begin(), acc.end());
+  body(sums);
+  scf::YieldOp::create(b, sums);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, ValueRange(acc));
+  b.setInsertionPointAfter(ifOp);
+  acc.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+}
+
+void GraphKernelBuilder::finishMmaTiles(const MmaStep &m,
+                                        SmallVectorImpl<Value> &acc,
+                                        ArrayRef<Value> tiles) {
+  const GraphStep &s = m.s;
+  int64_t tilesPerWarp = config.getRowsPerWarp();
+  // The groups' partial sums meet in shared memory: each warp writes its
+  // own, group 0 adds the others' after a barrier.
+  if (m.split > 1) {
+    Value partials = getSharedFloats(config.getThreads() * 4 * tilesPerWarp);
+    auto slotOf = [&](Value partIndex, int64_t r) {
+      Value w = add(mul(partIndex, c(m.groupWarps)), m.warpInGroup);
+      return add(mul(add(mul(w, c(4 * tilesPerWarp)), c(r)), c(32)), lane);
+    };
+    for (auto [r, v] : llvm::enumerate(acc))
+      memref::StoreOp::create(b, v, partials, ValueRange{slotOf(m.part, r)});
+    gpu::BarrierOp::create(b);
+    inFirstPart(m, acc, [&](SmallVectorImpl<Value> &sums) {
+      for (int64_t other = 1; other < m.split; ++other)
+        for (auto [r, v] : llvm::enumerate(sums))
+          v = arith::AddFOp::create(
+              b, v,
+              memref::LoadOp::create(b, partials,
+                                     ValueRange{slotOf(c(other), r)}));
+    });
+    // The next iteration writes its partials after every read of these.
+    gpu::BarrierOp::create(b);
+  }
+  // Lane (g, q) holds rows g and g + 8, columns 2q and 2q + 1 of the tile.
+  for (int64_t t = 0; t < tilesPerWarp; ++t)
+    for (int64_t e = 0; e < 4; ++e) {
+      Value row = e < 2 ? m.g : add(m.g, c(8));
+      Value column = add(add(mul(tiles[t], c(8)), mul(m.q, c(2))), c(e % 2));
+      Value inside = arith::AndIOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, c(s.m)),
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column, c(s.n)));
+      if (m.split > 1)
+        inside = arith::AndIOp::create(b, inside, m.firstPart);
+      ifThen(inside,
+             [&] { storeElement(s, m.buffers, acc[4 * t + e], row, column); });
+    }
+}
+
 /// Lane (g, q) = (lane / 4, lane % 4) loads 16 bytes at columns 8q..8q+7 of
 /// each 32-column chunk of K, of weight row g of its tile and of A's rows g
 /// and g + 8. The two m16n8k16 products of a chunk take words {0, 1} and
@@ -323,52 +499,25 @@ Value GraphKernelBuilder::asOperand(Value word, Type elem) {
 /// 8 (k / 2) + k % 2; k >= 8: that of k - 8, plus 2), so each product sums
 /// 16 distinct columns and the pair sums the chunk's 32.
 void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
-  const GraphStep &s = p.steps[index];
-  StepBuffers buffers = getBuffers(step);
-  Value a = buffers.a, w = buffers.weights;
-  int64_t blocks = config.getBlocks(), tilesPerWarp = config.getRowsPerWarp();
+  MmaStep m = getMmaStep(index, step);
+  const GraphStep &s = m.s;
+  Value a = m.buffers.a, w = m.buffers.weights;
+  int64_t tilesPerWarp = config.getRowsPerWarp();
   int64_t unroll = config.getUnroll();
   // K is split over `split` groups of the block's warps; group `part`
   // takes chunks [part * perPart, (part + 1) * perPart), group 0 also the
   // leftover and partial chunks, and adds the others' partial sums.
-  int64_t split = getGraphKSplit(config, s);
-  int64_t groupWarps = config.getWarps() / split;
-  int64_t slots = groupWarps * tilesPerWarp;
-  int64_t tiles = llvm::divideCeil(s.n, 8);
-  int64_t iterations = llvm::divideCeil(llvm::divideCeil(tiles, blocks), slots);
+  int64_t split = m.split;
   int64_t fullChunks = s.k / 32, perPart = fullChunks / split;
-  Type elem = s.inType;
-  auto mmaType = elem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-  auto resultType = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(4, b.getF32Type()));
+  Value q8 = mul(m.q, c(8));
 
-  Value g = arith::DivUIOp::create(b, lane, c(4));
-  Value q = arith::RemUIOp::create(b, lane, c(4));
-  Value q8 = mul(q, c(8));
-  Value warpInGroup =
-      split > 1 ? arith::RemUIOp::create(b, warp, c(groupWarps)) : warp;
-  Value part =
-      split > 1 ? arith::DivUIOp::create(b, warp, c(groupWarps)) : c(0);
-  Value firstPart =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, part, c(0));
-  // A's rows past M repeat its last row: their products land in rows of C
-  // that are not stored.
-  Value rowA0 = arith::MinUIOp::create(b, g, c(s.m - 1));
-  Value rowA1 =
-      s.m > 8 ? arith::MinUIOp::create(b, add(g, c(8)), c(s.m - 1)) : Value();
-
-  auto loop = scf::ForOp::create(b, c(0), c(iterations), c(1));
+  auto loop = scf::ForOp::create(b, c(0), c(m.iterations), c(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
-  Value slot = add(mul(loop.getInductionVar(), c(slots)),
-                   mul(warpInGroup, c(tilesPerWarp)));
-  SmallVector<Value> tileIndex, wRows;
-  for (int64_t t = 0; t < tilesPerWarp; ++t) {
-    Value tile = add(bid, mul(add(slot, c(t)), c(blocks)));
-    tileIndex.push_back(tile);
+  SmallVector<Value> tiles = getTiles(m, loop.getInductionVar()), wRows;
+  for (Value tile : tiles)
     wRows.push_back(
-        arith::MinUIOp::create(b, add(mul(tile, c(8)), g), c(s.n - 1)));
-  }
+        arith::MinUIOp::create(b, add(mul(tile, c(8)), m.g), c(s.n - 1)));
   SmallVector<Value> acc(4 * tilesPerWarp, f32(0.0));
 
   // Folds the chunks starting at columns `cols` (this lane's 8q added).
@@ -379,36 +528,17 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
       for (Value row : wRows)
         wWords.push_back(loadWords(w, row, col, valid));
     for (auto [u, col] : llvm::enumerate(cols)) {
-      SmallVector<Value> x0 = loadWords(a, rowA0, col, valid);
+      SmallVector<Value> x0 = loadWords(a, m.rowA0, col, valid);
       // Rows g + 8 are past M when it is at most 8: any values do.
-      SmallVector<Value> x1 = s.m > 8 ? loadWords(a, rowA1, col, valid) : x0;
-      for (int64_t t = 0; t < tilesPerWarp; ++t) {
-        ArrayRef<Value> wt = wWords[u * tilesPerWarp + t];
-        for (int64_t half = 0; half < 2; ++half) {
-          SmallVector<Value> aRegs = {asOperand(x0[2 * half], elem),
-                                      asOperand(x1[2 * half], elem),
-                                      asOperand(x0[2 * half + 1], elem),
-                                      asOperand(x1[2 * half + 1], elem)};
-          SmallVector<Value> bRegs = {asOperand(wt[2 * half], elem),
-                                      asOperand(wt[2 * half + 1], elem)};
-          SmallVector<Value> cRegs(sums.begin() + 4 * t,
-                                   sums.begin() + 4 * t + 4);
-          auto mma = NVVM::MmaOp::create(
-              b, resultType, aRegs, bRegs, cRegs, ArrayRef<int64_t>{16, 8, 16},
-              std::nullopt, std::nullopt,
-              std::array<NVVM::MMATypes, 2>{mmaType, mmaType},
-              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                             NVVM::MMALayout::col});
-          for (int64_t e = 0; e < 4; ++e)
-            sums[4 * t + e] = LLVM::ExtractValueOp::create(b, mma, e);
-        }
-      }
+      SmallVector<Value> x1 = s.m > 8 ? loadWords(a, m.rowA1, col, valid) : x0;
+      for (int64_t t = 0; t < tilesPerWarp; ++t)
+        mmaChunk(m, x0, x1, wWords[u * tilesPerWarp + t], t, sums);
     }
   };
   auto chunkColumn = [&](Value chunk) { return add(mul(chunk, c(32)), q8); };
   // This group's share: whole groups of `unroll` chunks (counted by group,
   // so every column is below the share's end), then the rest one at a time.
-  Value partBase = mul(part, c(perPart));
+  Value partBase = mul(m.part, c(perPart));
   if (int64_t groups = perPart / unroll) {
     auto k = scf::ForOp::create(b, c(0), c(groups), c(1), acc);
     OpBuilder::InsertionGuard inner(b);
@@ -437,76 +567,269 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
       foldChunks({arith::MinUIOp::create(b, col, c(s.k - 8))}, valid, sums);
     }
   };
-  // Runs `body` on a copy of the accumulators in group 0 only; the others
-  // keep theirs.
-  auto inFirstPart =
-      [&](llvm::function_ref<void(SmallVectorImpl<Value> &)> body) {
-        auto ifOp = scf::IfOp::create(
-            b, SmallVector<Type>(acc.size(), b.getF32Type()), firstPart,
-            /*withElseRegion=*/true);
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        SmallVector<Value> sums(acc);
-        body(sums);
-        scf::YieldOp::create(b, sums);
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(b, acc);
-        b.setInsertionPointAfter(ifOp);
-        acc.assign(ifOp.getResults().begin(), ifOp.getResults().end());
-      };
   if (split * perPart < fullChunks || s.k % 32) {
     if (split == 1)
       foldTail(acc);
     else
-      inFirstPart(foldTail);
+      inFirstPart(m, acc, foldTail);
   }
-  // The groups' partial sums meet in shared memory: each warp writes its
-  // own, group 0 adds the others' after a barrier.
-  if (split > 1) {
-    Value partials = getSharedFloats(config.getThreads() * 4 * tilesPerWarp);
-    auto slotOf = [&](Value partIndex, int64_t r) {
-      Value w = add(mul(partIndex, c(groupWarps)), warpInGroup);
-      return add(mul(add(mul(w, c(4 * tilesPerWarp)), c(r)), c(32)), lane);
-    };
-    for (auto [r, v] : llvm::enumerate(acc))
-      memref::StoreOp::create(b, v, partials, ValueRange{slotOf(part, r)});
-    gpu::BarrierOp::create(b);
-    inFirstPart([&](SmallVectorImpl<Value> &sums) {
-      for (int64_t other = 1; other < split; ++other)
-        for (auto [r, v] : llvm::enumerate(sums))
-          v = arith::AddFOp::create(
-              b, v,
-              memref::LoadOp::create(b, partials,
-                                     ValueRange{slotOf(c(other), r)}));
-    });
-    // The next iteration writes its partials after every read of these.
-    gpu::BarrierOp::create(b);
-  }
+  finishMmaTiles(m, acc, tiles);
+}
 
-  // Lane (g, q) holds rows g and g + 8, columns 2q and 2q + 1 of the tile.
-  for (int64_t t = 0; t < tilesPerWarp; ++t)
-    for (int64_t e = 0; e < 4; ++e) {
-      Value row = e < 2 ? g : add(g, c(8));
-      Value column = add(add(mul(tileIndex[t], c(8)), mul(q, c(2))), c(e % 2));
-      Value inside = arith::AndIOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, c(s.m)),
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column, c(s.n)));
-      if (split > 1)
-        inside = arith::AndIOp::create(b, inside, firstPart);
-      ifThen(inside,
-             [&] { storeElement(s, buffers, acc[4 * t + e], row, column); });
-    }
+GraphKernelBuilder::Ring &GraphKernelBuilder::getRing(unsigned index) {
+  const GraphStep &s = p.steps[index];
+  Ring &r = rings[index];
+  if (r.barriers)
+    return r;
+  r.stages = config.getStages();
+  r.columns = getGraphStageColumns(s);
+  r.tilesPerStage = getGraphStageTiles(config, s);
+  r.split = getGraphKSplit(config, s);
+  r.chunks = llvm::divideCeil(s.k, r.columns * r.split);
+  int64_t tiles = llvm::divideCeil(s.n, 8);
+  r.total = llvm::divideCeil(llvm::divideCeil(tiles, config.getBlocks()),
+                             r.tilesPerStage) *
+            r.chunks;
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  r.boxType = MemRefType::get({8, r.columns}, s.inType, AffineMap(), workgroup);
+  r.stageBytes = getGraphStageBytes(config, s);
+  if (getGraphRingStagesA(config, s))
+    r.aType = MemRefType::get({s.m, r.split * r.columns}, s.inType, AffineMap(),
+                              workgroup);
+  auto mapType = nvgpu::TensorMapDescriptorType::get(
+      b.getContext(), r.boxType, nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  r.map =
+      UnrealizedConversionCastOp::create(b, mapType, mapPointers.lookup(index))
+          .getResult(0);
+  r.barriers = nvgpu::MBarrierCreateOp::create(
+      b, nvgpu::MBarrierGroupType::get(b.getContext(), workgroup, r.stages));
+  return r;
+}
+
+Value GraphKernelBuilder::getBox(const Ring &r, int64_t stage, Value slot) {
+  int64_t boxBytes =
+      r.boxType.getNumElements() * r.boxType.getElementTypeBitWidth() / 8;
+  Value offset = add(c(stage * r.stageBytes), mul(slot, c(boxBytes)));
+  return memref::ViewOp::create(b, r.boxType, smemRaw, offset, ValueRange{});
+}
+
+Value GraphKernelBuilder::getAStage(const Ring &r, int64_t stage) {
+  int64_t boxesBytes = r.split * r.tilesPerStage * 8 * r.columns *
+                       r.boxType.getElementTypeBitWidth() / 8;
+  return memref::ViewOp::create(
+      b, r.aType, smemRaw, c(stage * r.stageBytes + boxesBytes), ValueRange{});
+}
+
+Value GraphKernelBuilder::copyA(const Ring &r, Value a, Value j,
+                                int64_t stage) {
+  // A's rows at the entry's columns (chunk j % chunks; columns past K
+  // zero-fill), 16 bytes per copy, the same count for every thread.
+  int64_t width = 128 / r.aType.getElementTypeBitWidth();
+  int64_t perRow = r.aType.getDimSize(1) / width;
+  int64_t pieces = r.aType.getDimSize(0) * perRow;
+  int64_t k = cast<MemRefType>(a.getType()).getDimSize(1);
+  Value k0 =
+      mul(arith::RemUIOp::create(b, j, c(r.chunks)), c(r.columns * r.split));
+  Value dst = getAStage(r, stage);
+  SmallVector<Value> tokens;
+  for (int64_t l = 0; l < pieces / config.getThreads(); ++l) {
+    Value i = add(tid, c(l * config.getThreads()));
+    Value row = arith::DivUIOp::create(b, i, c(perRow));
+    Value col = mul(arith::RemUIOp::create(b, i, c(perRow)), c(width));
+    Value global = add(k0, col);
+    Value inside =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, global, c(k));
+    Value src = arith::SelectOp::create(b, inside, global, c(0));
+    Value elements = arith::SelectOp::create(b, inside, c(width), c(0));
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+                         b, nvgpu::DeviceAsyncTokenType::get(b.getContext()),
+                         dst, ValueRange{row, col}, a, ValueRange{row, src},
+                         b.getIndexAttr(width), elements, b.getUnitAttr())
+                         .getAsyncToken());
+  }
+  return nvgpu::DeviceAsyncCreateGroupOp::create(
+      b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+}
+
+void GraphKernelBuilder::fill(const Ring &r, Value j, int64_t stage) {
+  // Entry j of the ring: chunk j % chunks of the block's tiles of round
+  // j / chunks, a box per tile and split group (rows past N and columns
+  // past K read as zeros), all counted on the stage's mbarrier.
+  int64_t boxBytes =
+      r.boxType.getNumElements() * r.boxType.getElementTypeBitWidth() / 8;
+  Value round = arith::DivUIOp::create(b, j, c(r.chunks));
+  Value k0 =
+      mul(arith::RemUIOp::create(b, j, c(r.chunks)), c(r.columns * r.split));
+  nvgpu::MBarrierArriveExpectTxOp::create(
+      b, r.barriers, c(r.split * r.tilesPerStage * boxBytes), c(stage),
+      Value());
+  for (int64_t t = 0; t < r.tilesPerStage; ++t) {
+    Value tile = add(bid, mul(add(mul(round, c(r.tilesPerStage)), c(t)),
+                              c(config.getBlocks())));
+    for (int64_t part = 0; part < r.split; ++part)
+      nvgpu::TmaAsyncLoadOp::create(
+          b, getBox(r, stage, c(part * r.tilesPerStage + t)), r.barriers, r.map,
+          ValueRange{add(k0, c(part * r.columns)), mul(tile, c(8))}, c(stage),
+          Value(), Value());
+  }
+}
+
+void GraphKernelBuilder::beginRing(unsigned index) {
+  Ring &r = getRing(index);
+  // One arrival (thread 0's expect_tx) per phase; the fence makes the
+  // initialized barriers visible to the copy engine.
+  ifThen(first, [&] {
+    for (int64_t stage = 0; stage < r.stages; ++stage)
+      nvgpu::MBarrierInitOp::create(b, r.barriers, c(1), c(stage), Value());
+    NVVM::FenceProxyOp::create(
+        b,
+        NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  });
+  gpu::BarrierOp::create(b);
+  ifThen(first, [&] {
+    for (int64_t j = 0; j < std::min(r.stages, r.total); ++j)
+      fill(r, c(j), j);
+  });
+}
+
+/// Round `it` of the block's tiles runs ring entries it * chunks + kc: a
+/// wait for the entry's stage and phase, the products of this warp's box
+/// of it (group `part` takes the part-th box of K of its tiles), a barrier
+/// (every warp is done with the entry), and thread 0 refilling its stage
+/// with entry j + stages.
+void GraphKernelBuilder::buildMmaRingStep(unsigned index, MatmulOp step) {
+  MmaStep m = getMmaStep(index, step);
+  const GraphStep &s = m.s;
+  Ring &r = getRing(index);
+  int64_t tilesPerWarp = config.getRowsPerWarp(), S = r.stages;
+  bool stagesA = bool(r.aType);
+  Value q8 = mul(m.q, c(8));
+  Value trueV = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
+  auto parityOf = [&](int64_t j) {
+    return arith::ConstantIntOp::create(b, b.getI1Type(), (j / S) % 2);
+  };
+  // A's copies of the first S entries (after the step's wait: A may be an
+  // earlier step's result); entry 0's land before any warp starts.
+  Value token;
+  if (stagesA) {
+    for (int64_t j = 0; j < S; ++j)
+      token = copyA(r, m.buffers.a, c(j), j);
+    nvgpu::DeviceAsyncWaitOp::create(b, token, b.getI32IntegerAttr(S - 1));
+    gpu::BarrierOp::create(b);
+  }
+  for (int64_t it = 0; it * r.chunks < r.total; ++it) {
+    SmallVector<Value> tiles = getTiles(m, c(it));
+    SmallVector<Value> acc(4 * tilesPerWarp, f32(0.0));
+    int64_t base = it * r.chunks;
+    auto entry = [&](int64_t stage, Value j, Value parity,
+                     SmallVectorImpl<Value> &sums, Value &group, bool refill) {
+      nvgpu::MBarrierTryWaitParityOp::create(b, r.barriers, parity, c(10000000),
+                                             c(stage));
+      // This group's box of the entry: columns k0 .. k0 + columns.
+      Value kc = arith::SubIOp::create(b, j, c(base));
+      Value k0 = mul(add(mul(kc, c(r.split)), m.part), c(r.columns));
+      for (int64_t u = 0; u < r.columns / 32; ++u) {
+        Value inBox = add(c(32 * u), q8);
+        SmallVector<Value> x0, x1;
+        if (stagesA) {
+          // The stage's A holds zeros past K.
+          Value aStage = getAStage(r, stage);
+          Value col = add(mul(m.part, c(r.columns)), inBox);
+          x0 = loadWords(aStage, m.rowA0, col);
+          x1 = s.m > 8 ? loadWords(aStage, m.rowA1, col) : x0;
+        } else {
+          // Columns past K: the box holds zeros there, and A's clamped
+          // loads are replaced by zeros.
+          Value col = add(k0, inBox), valid;
+          if (s.k % (r.columns * r.split))
+            valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
+                                          add(col, c(8)), c(s.k));
+          Value colA = arith::MinUIOp::create(b, col, c(s.k - 8));
+          x0 = loadWords(m.buffers.a, m.rowA0, colA, valid);
+          x1 = s.m > 8 ? loadWords(m.buffers.a, m.rowA1, colA, valid) : x0;
+        }
+        for (int64_t t = 0; t < tilesPerWarp; ++t) {
+          Value slot = add(mul(m.part, c(r.tilesPerStage)),
+                           add(mul(m.warpInGroup, c(tilesPerWarp)), c(t)));
+          mmaChunk(m, x0, x1, loadWords(getBox(r, stage, slot), m.g, inBox), t,
+                   sums);
+        }
+      }
+      // Entry j + 1's A has landed (S - 2 newer groups may still be in
+      // flight) before the barrier makes it every thread's.
+      if (stagesA)
+        nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(S - 2));
+      gpu::BarrierOp::create(b);
+      // Every entry copies A's of entry j + S, so the groups stay S apart
+      // (past the last entry: data no warp reads).
+      if (stagesA)
+        group = copyA(r, m.buffers.a, add(j, c(S)), stage);
+      if (refill)
+        ifThen(first, [&] { fill(r, add(j, c(S)), stage); });
+    };
+    // Entries j in [lo, hi), in rounds of S with the stages unrolled (so
+    // every mbarrier index is a constant), the parity (and A's latest
+    // group) carried per round.
+    auto run = [&](int64_t lo, int64_t hi, bool refill) {
+      int64_t rounds = std::max<int64_t>(0, hi - lo) / S;
+      if (rounds > 0) {
+        SmallVector<Value> init = {parityOf(lo)};
+        if (stagesA)
+          init.push_back(token);
+        init.append(acc.begin(), acc.end());
+        auto loop = scf::ForOp::create(b, c(0), c(rounds), c(1), init);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value roundStart = add(mul(loop.getInductionVar(), c(S)), c(lo));
+        ValueRange args = loop.getRegionIterArgs();
+        Value parity = args[0];
+        Value group = stagesA ? args[1] : Value();
+        SmallVector<Value> sums(args.drop_front(stagesA ? 2 : 1));
+        for (int64_t jj = 0; jj < S; ++jj) {
+          bool wrapped = lo % S + jj >= S;
+          entry((lo + jj) % S, add(roundStart, c(jj)),
+                wrapped ? arith::XOrIOp::create(b, parity, trueV) : parity,
+                sums, group, refill);
+        }
+        SmallVector<Value> next = {arith::XOrIOp::create(b, parity, trueV)};
+        if (stagesA)
+          next.push_back(group);
+        next.append(sums.begin(), sums.end());
+        scf::YieldOp::create(b, next);
+        b.setInsertionPointAfter(loop);
+        if (stagesA)
+          token = loop.getResult(1);
+        acc.assign(loop.getResults().begin() + (stagesA ? 2 : 1),
+                   loop.getResults().end());
+      }
+      for (int64_t j = lo + rounds * S; j < hi; ++j)
+        entry(j % S, c(j), parityOf(j), acc, token, refill);
+    };
+    // Entries 0 .. total - S - 1 refill their own stage with the entry S
+    // later; the last S drain the ring.
+    int64_t lo = base, hi = std::min(base + r.chunks, r.total);
+    int64_t refillHi = std::clamp(r.total - S, lo, hi);
+    run(lo, refillHi, true);
+    run(refillHi, hi, false);
+    finishMmaTiles(m, acc, tiles);
+  }
+  // The copies past the last entry finish before the ring is reused.
+  if (stagesA)
+    nvgpu::DeviceAsyncWaitOp::create(b, token, b.getI32IntegerAttr(0));
 }
 
 Value GraphKernelBuilder::getSharedFloats(int64_t floats) {
-  auto space = gpu::AddressSpaceAttr::get(b.getContext(),
-                                          gpu::AddressSpace::Workgroup);
-  Value raw = gpu::DynamicSharedMemoryOp::create(
-      b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
-                         space));
+  auto space =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   return memref::ViewOp::create(
-      b, MemRefType::get({floats}, b.getF32Type(), AffineMap(), space), raw,
-      c(0), ValueRange{});
+      b, MemRefType::get({floats}, b.getF32Type(), AffineMap(), space), smemRaw,
+      c(getGraphRingBytes(config, p)), ValueRange{});
 }
 
 void GraphKernelBuilder::buildRowStep(unsigned index, RowReduceOp step) {
@@ -522,8 +845,8 @@ void GraphKernelBuilder::buildRowStep(unsigned index, RowReduceOp step) {
   if (int64_t bytes = getRowSmemBytes(rowConfig))
     tile.smem = getSharedFloats(bytes / 4);
   int64_t blocks = config.getBlocks();
-  auto loop = scf::ForOp::create(b, c(0), c(llvm::divideCeil(s.m, blocks)),
-                                 c(1));
+  auto loop =
+      scf::ForOp::create(b, c(0), c(llvm::divideCeil(s.m, blocks)), c(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   tile.row = add(bid, mul(loop.getInductionVar(), c(blocks)));
@@ -544,8 +867,8 @@ void GraphKernelBuilder::buildElementwiseStep(unsigned index, Operation *op) {
   int64_t blocks = config.getBlocks();
   int64_t perBlock = llvm::divideCeil(llvm::divideCeil(s.n, unit), blocks);
   int64_t perUnit = s.m * unit;
-  auto loop = scf::ForOp::create(b, tid, c(perBlock * perUnit),
-                                 c(config.getThreads()));
+  auto loop =
+      scf::ForOp::create(b, tid, c(perBlock * perUnit), c(config.getThreads()));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value e = loop.getInductionVar();
@@ -554,7 +877,8 @@ void GraphKernelBuilder::buildElementwiseStep(unsigned index, Operation *op) {
   Value row = inUnit, column = add(bid, mul(slot, c(blocks)));
   if (unit > 1) {
     row = arith::DivUIOp::create(b, inUnit, c(unit));
-    column = add(mul(column, c(unit)), arith::RemUIOp::create(b, inUnit, c(unit)));
+    column =
+        add(mul(column, c(unit)), arith::RemUIOp::create(b, inUnit, c(unit)));
   }
   Value inside =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column, c(s.n));
@@ -628,17 +952,29 @@ void GraphKernelBuilder::build(gpu::GPUFuncOp func) {
   unsigned next = body.getNumArguments();
   for (GraphBufferOp buffer : getGraphBuffers(graph))
     kernelValue.map(buffer.getBuffer(), func.getArgument(next++));
-  counters = func.getArgument(next);
+  counters = func.getArgument(next++);
+  if (config.getStages() > 0)
+    for (auto [index, s] : llvm::enumerate(p.steps))
+      if (s.kind == GraphStepKind::matmul)
+        mapPointers[index] = func.getArgument(next++);
 
   tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   lane = arith::RemUIOp::create(b, tid, c(32));
   warp = arith::DivUIOp::create(b, tid, c(32));
   first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, c(0));
+  smemRaw = gpu::DynamicSharedMemoryOp::create(
+      b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                         gpu::AddressSpaceAttr::get(
+                             b.getContext(), gpu::AddressSpace::Workgroup)));
   // A step first acquires what other blocks wrote (or orders its own
   // block's writes), and releases what later steps wait for.
   for (auto [index, op] : llvm::enumerate(getGraphSteps(graph))) {
     const GraphStep &s = p.steps[index];
+    // A ring's first stages stream while the step waits.
+    bool ring = isa<MatmulOp>(op) && config.getStages() > 0;
+    if (ring)
+      beginRing(index);
     if (s.waitsOn)
       waitFor(*s.waitsOn);
     else if (s.barrierBefore)
@@ -647,6 +983,8 @@ void GraphKernelBuilder::build(gpu::GPUFuncOp func) {
       buildRowStep(index, row);
     else if (!isa<MatmulOp>(op))
       buildElementwiseStep(index, op);
+    else if (ring)
+      buildMmaRingStep(index, cast<MatmulOp>(op));
     else if (config.getMath() == MathInst::mma_sync)
       buildMmaStep(index, cast<MatmulOp>(op));
     else
@@ -666,15 +1004,25 @@ mlir::amk::synthesizeGraphKernel(gpu::GPUModuleOp module, KernelOp kernel,
   for (GraphBufferOp buffer : getGraphBuffers(graph))
     argTypes.push_back(buffer.getBuffer().getType());
   MLIRContext *context = kernel.getContext();
+  unsigned counterArg = argTypes.size();
   argTypes.push_back(MemRefType::get({int64_t(p.steps.size())},
                                      IntegerType::get(context, 32)));
+  // The tensor maps come last, as pointers (a pre-outlined gpu.func cannot
+  // take !nvgpu.tensormap.descriptor arguments: docs/FACTS.md).
+  if (config.getStages() > 0)
+    for (const GraphStep &s : p.steps)
+      if (s.kind == GraphStepKind::matmul)
+        argTypes.push_back(LLVM::LLVMPointerType::get(context));
   gpu::GPUFuncOp func = createKernelFunc(module, kernel.getLoc(), name,
                                          argTypes, config.getThreads());
   OpBuilder attrs(context);
   func.setKnownGridSizeAttr(attrs.getDenseI32ArrayAttr(
       {static_cast<int32_t>(config.getBlocks()), 1, 1}));
   func->setAttr("amk.cooperative", attrs.getUnitAttr());
-  func.setArgAttr(argTypes.size() - 1, "amk.counter", attrs.getUnitAttr());
+  if (config.getStages() > 0)
+    func->setAttr(kDynamicSmemAlignAttrName,
+                  attrs.getI64IntegerAttr(kGraphSmemAlignBytes));
+  func.setArgAttr(counterArg, "amk.counter", attrs.getUnitAttr());
   ImplicitLocOpBuilder b(kernel.getLoc(), context);
   GraphKernelBuilder(b, config, graph, p).build(func);
   return func;

@@ -284,3 +284,13 @@ func.func @elementwise_reads_unwritten(%x: memref<2x64xf32>, %y: memref<2x64xf32
   }
   return
 }
+
+// -----
+
+// expected-error @+1 {{stages (a TMA ring of the weights) needs math = mma_sync}}
+func.func private @ring_simt() attributes {c = #amk.graph_config<blocks = 132, threads = 256, rows_per_warp = 1, unroll = 1, stages = 3>}
+
+// -----
+
+// expected-error @+1 {{stages must be 0 (direct loads) or in [2, 8], got 1}}
+func.func private @one_stage() attributes {c = #amk.graph_config<blocks = 132, threads = 256, rows_per_warp = 1, unroll = 1, math = mma_sync, stages = 1>}

@@ -128,12 +128,36 @@ int64_t getGraphRegisters(GraphConfigAttr config, const GraphProblem &problem);
 /// tiles, so a step with few tiles per block keeps every warp streaming.
 /// 1 for simt.
 int64_t getGraphKSplit(GraphConfigAttr config, const GraphStep &step);
+/// The TMA ring of a product (config stages > 0): each stage holds, for
+/// each of the block's `getGraphStageTiles` tiles at a time and each group
+/// of the K split, a box of 8 weight rows by `getGraphStageColumns`
+/// columns of K (group p's the p-th of the stage's consecutive boxes of
+/// K): a stage is a box per warp and tile slot whatever the split. The
+/// ring sits at offset 0 of shared memory; what the steps' combines use
+/// follows it.
+int64_t getGraphStageColumns(const GraphStep &step);
+int64_t getGraphStageTiles(GraphConfigAttr config, const GraphStep &step);
+int64_t getGraphStageBoxes(GraphConfigAttr config, const GraphStep &step);
+/// Whether a stage also holds A's rows for its columns, copied by all
+/// threads with cp.async (16 bytes each, as many per thread): then the
+/// block reads A once per stage, not once per warp, and A needs no room in
+/// L1, which the ring takes.
+bool getGraphRingStagesA(GraphConfigAttr config, const GraphStep &step);
+int64_t getGraphStageBytes(GraphConfigAttr config, const GraphStep &step);
+int64_t getGraphRingBytes(GraphConfigAttr config, const GraphProblem &problem);
+/// The ring's tile iterations of a step are unrolled (each has its own
+/// constant stages and phases): at most this many.
+constexpr int64_t kMaxGraphRingIterations = 8;
+/// The alignment of shared memory the ring asks for (TMA boxes land on
+/// 128-byte boundaries).
+constexpr int64_t kGraphSmemAlignBytes = 128;
+
 /// The row-tile design of a row step: the block's threads on one row.
 RowConfigAttr getGraphRowConfig(GraphConfigAttr config, const GraphStep &step);
 RowProblem getGraphRowProblem(const GraphStep &step);
 
-/// Shared memory for the split's partial sums and the row steps' block
-/// reductions (0 without either).
+/// Shared memory: the TMA ring, then the split's partial sums or the row
+/// steps' block reductions (0 without any).
 int64_t getGraphSmemBytes(GraphConfigAttr config, const GraphProblem &problem);
 
 KernelResources getGraphResources(GraphConfigAttr config,

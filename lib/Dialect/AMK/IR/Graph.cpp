@@ -38,7 +38,8 @@ LogicalResult GraphBufferOp::verify() {
 // amk.graph
 //===----------------------------------------------------------------------===//
 
-std::optional<GraphStepOperands> mlir::amk::getGraphStepOperands(Operation *op) {
+std::optional<GraphStepOperands>
+mlir::amk::getGraphStepOperands(Operation *op) {
   GraphStepOperands operands;
   if (auto mm = dyn_cast<MatmulOp>(op)) {
     operands.reads = {mm.getA()};
@@ -60,9 +61,8 @@ std::optional<GraphStepOperands> mlir::amk::getGraphStepOperands(Operation *op) 
   if (isa<linalg::AddOp, linalg::SubOp, linalg::MulOp, linalg::DivOp,
           linalg::MaxOp, linalg::MinOp>(op)) {
     auto linalgOp = cast<linalg::LinalgOp>(op);
-    operands.reads = llvm::to_vector_of<Value, 2>(
-        llvm::map_range(linalgOp.getDpsInputOperands(),
-                        [](OpOperand *o) { return o->get(); }));
+    operands.reads = llvm::to_vector_of<Value, 2>(llvm::map_range(
+        linalgOp.getDpsInputOperands(), [](OpOperand *o) { return o->get(); }));
     if (linalgOp.getNumDpsInits() == 1)
       operands.result = linalgOp.getDpsInitOperand(0)->get();
     return operands;
@@ -261,15 +261,14 @@ std::string GraphOp::getProblemSignature() {
     auto shape = cast<MemRefType>(operands.result.getType()).getShape();
     Type in = cast<MemRefType>(operands.reads[0].getType()).getElementType();
     if (auto step = dyn_cast<MatmulOp>(op))
-      sig += llvm::formatv("_{0}x{1}x{2}", step.getM(), step.getN(),
-                           step.getK());
+      sig +=
+          llvm::formatv("_{0}x{1}x{2}", step.getM(), step.getN(), step.getK());
     else if (auto row = dyn_cast<RowReduceOp>(op))
       sig += llvm::formatv("_{0}{1}x{2}", stringifyRowOp(row.getKind()),
                            shape[0], shape[1]);
     else
-      sig += llvm::formatv("_{0}{1}x{2}",
-                           op->getName().stripDialect().str(), shape[0],
-                           shape[1]);
+      sig += llvm::formatv("_{0}{1}x{2}", op->getName().stripDialect().str(),
+                           shape[0], shape[1]);
     for (Value read : operands.reads)
       if (auto it = producer.find(read); it != producer.end())
         sig += llvm::formatv("s{0}", it->second);
@@ -298,7 +297,7 @@ std::string GraphOp::getProblemSignature() {
 LogicalResult
 GraphConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         int64_t blocks, int64_t threads, int64_t rowsPerWarp,
-                        int64_t unroll, MathInst math) {
+                        int64_t unroll, MathInst math, int64_t stages) {
   // Cooperative grids are bounded by residency: no GPU holds more than a
   // few thousand blocks at once.
   if (blocks < 1 || blocks > 65536)
@@ -314,6 +313,12 @@ GraphConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (math != MathInst::simt && math != MathInst::mma_sync)
     return emitError() << "math must be simt or mma_sync, got "
                        << stringifyMathInst(math);
+  if (stages != 0 && (stages < 2 || stages > 8))
+    return emitError() << "stages must be 0 (direct loads) or in [2, 8], got "
+                       << stages;
+  if (stages != 0 && math != MathInst::mma_sync)
+    return emitError() << "stages (a TMA ring of the weights) needs math = "
+                          "mma_sync";
   return success();
 }
 

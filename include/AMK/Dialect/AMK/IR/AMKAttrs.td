@@ -240,12 +240,17 @@ def AMK_GraphConfigAttr : AMK_Attr<"GraphConfig", "graph_config",
     mma_sync` (f16 and bf16, K a multiple of 8, at most 16 rows) the unit
     is a tile of 8 columns: block b computes tiles b, b + blocks, ...,
     each warp `rows_per_warp` tiles at a time with m16n8k16 tensor-core
-    products whose K order follows the 16-byte loads. A step
-    that reads an earlier step's result waits for that step's blocks on a
-    counter in global memory (release and acquire, gpu scope).
+    products whose K order follows the 16-byte loads. `stages = S` (S >= 2,
+    mma_sync only) streams each product's weights through a ring of S
+    shared-memory stages that TMA fills (one box of 8 rows per tile and
+    chunk of K, an mbarrier per stage) instead of loading them into
+    registers; 0 (the default) loads them directly. A step that reads an
+    earlier step's result waits for that step's blocks on a counter in
+    global memory (release and acquire, gpu scope).
 
     ```mlir
     #amk.graph_config<blocks = 264, threads = 256, rows_per_warp = 2, unroll = 4>
+    #amk.graph_config<blocks = 396, threads = 128, rows_per_warp = 1, unroll = 4, math = mma_sync, stages = 4>
     ```
   }];
   let parameters = (ins
@@ -253,7 +258,8 @@ def AMK_GraphConfigAttr : AMK_Attr<"GraphConfig", "graph_config",
     "int64_t":$threads,
     "int64_t":$rows_per_warp,
     "int64_t":$unroll,
-    AMK_GraphMathParameter:$math
+    AMK_GraphMathParameter:$math,
+    DefaultValuedParameter<"int64_t", "0", "TMA stages of the weights">:$stages
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
