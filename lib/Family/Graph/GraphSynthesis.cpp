@@ -12,7 +12,10 @@
 // writes the epilogue (simt). With math = mma_sync the unit is a tile of 8
 // columns and m16n8k16 products fold the same 16-byte loads (buildMmaStep
 // says how); a step leaving a block fewer tiles than warps splits K over
-// them. An elementwise step owns its columns as the products do; a row
+// them. With stages > 0 the mma body reads the weights (and, where they
+// divide among the threads, A's rows) from a ring of shared-memory stages
+// that TMA (and cp.async) fill ahead (buildMmaRingStep says how). An
+// elementwise step owns its columns as the products do; a row
 // step (softmax, the norms) gives block b the rows b + blocks * s, each
 // the row family's tile body over the block's threads. Every access is in
 // bounds by construction: loop bounds bound the columns of K, rows past N
