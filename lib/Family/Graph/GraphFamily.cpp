@@ -83,9 +83,14 @@ public:
       llvm::function_ref<void(KernelConfigAttrInterface)> fn) const override {
     // A TMA ring (stages) streams the weights without registers: unroll
     // means nothing there. The ring needs the target's TMA.
-    SmallVector<std::pair<MathInst, int64_t>> bodies = {
-        {MathInst::simt, 0}, {MathInst::mma_sync, 0}};
-    if (target.hasFeature(ArchFeature::Tma))
+    // The bodies differ only in products: a graph without any is simt.
+    bool products = llvm::any_of(problem.steps, [](const GraphStep &s) {
+      return s.kind == GraphStepKind::matmul;
+    });
+    SmallVector<std::pair<MathInst, int64_t>> bodies = {{MathInst::simt, 0}};
+    if (products)
+      bodies.push_back({MathInst::mma_sync, 0});
+    if (products && target.hasFeature(ArchFeature::Tma))
       for (int64_t stages : {3, 4, 6})
         bodies.push_back({MathInst::mma_sync, stages});
     for (auto [math, stages] : bodies)

@@ -23,6 +23,11 @@
 // EXPLAIN: note: step 3: mul 1x14336 of step 1 and step 2, after a barrier (its block wrote what it reads), into buffer 3, then signals its counter
 // EXPLAIN: note: step 4: 1x4096x14336, A from step 3, weights input #4, after step 3's counter, into buffer 4
 // EXPLAIN: note: step 5: add 1x4096 of input #0 and step 4, after a barrier (its block wrote what it reads), into output #5
+// A graph without products plans the simt body only (the bodies differ
+// in products alone): no math = mma_sync, no stages.
+// EXPLAIN: remark: planned graph_softmax7x333_f16f32_mul7x333s0_f32: #amk.graph_config<blocks = {{[0-9]+}}, threads = {{[0-9]+}}, rows_per_warp = {{[0-9]}}, unroll = {{[0-9]+}}>, predicted
+// EXPLAIN: note: step 0: softmax 7x333 of input #0, a row per block, into buffer 0, then signals its counter
+// EXPLAIN: note: step 1: mul 7x333 of step 0 and input #1, after step 0's counter, into output #2
 
 // The block's manifest: each step's op, its sources and its parameters.
 // BLOCK:      "steps": [
@@ -123,6 +128,16 @@ func.func @llama_block(%x: memref<1x4096xbf16>, %g: memref<4096xbf16>, %wg: memr
     linalg.mul ins(%gate, %up : memref<1x14336xbf16>, memref<1x14336xbf16>) outs(%hid : memref<1x14336xbf16>)
     amk.matmul %hid, %wda into %down {transpose_b} : memref<1x14336xbf16>, memref<4096x14336xbf16>, memref<1x4096xbf16>
     linalg.add ins(%xa, %down : memref<1x4096xbf16>, memref<1x4096xbf16>) outs(%ya : memref<1x4096xbf16>)
+  }
+  return
+}
+
+func.func @softmax_scale(%x: memref<7x333xf16>, %r: memref<7x333xf32>, %y: memref<7x333xf32>) {
+  amk.graph ins(%x, %r : memref<7x333xf16>, memref<7x333xf32>) outs(%y : memref<7x333xf32>) {
+  ^bb0(%xa: memref<7x333xf16>, %ra: memref<7x333xf32>, %ya: memref<7x333xf32>):
+    %s = amk.graph_buffer : memref<7x333xf32>
+    amk.row_reduce %xa into %s {kind = #amk.row_op<softmax>} : memref<7x333xf16>, memref<7x333xf32>
+    linalg.mul ins(%s, %ra : memref<7x333xf32>, memref<7x333xf32>) outs(%ya : memref<7x333xf32>)
   }
   return
 }
