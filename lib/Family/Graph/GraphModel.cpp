@@ -293,11 +293,6 @@ int64_t GraphProblem::getMaxRows() const {
   return rows;
 }
 
-bool GraphProblem::hasRowSteps() const {
-  return llvm::any_of(
-      steps, [](const GraphStep &s) { return s.kind == GraphStepKind::row; });
-}
-
 double GraphProblem::getBytes() const {
   double bytes = 0;
   for (const GraphStep &s : steps) {

@@ -79,6 +79,12 @@ private:
     body();
   }
 
+  /// One element of `memref` at `indices`, as f32.
+  Value loadF32(Value memref, ValueRange indices) {
+    Value v = memref::LoadOp::create(b, memref, indices);
+    return v.getType().isF32() ? v
+                               : arith::ExtFOp::create(b, b.getF32Type(), v);
+  }
   /// `vector` elements of `memref` at [row, col], as f32.
   SmallVector<Value> loadRun(Value memref, Value row, Value col,
                              int64_t vector);
@@ -152,11 +158,13 @@ private:
     Value barriers, map;
     MemRefType boxType;
     int64_t stages = 0, columns = 0, tilesPerStage = 0, split = 1, chunks = 0,
-            total = 0, stageBytes = 0;
+            total = 0, stageBytes = 0, boxBytes = 0;
     /// A's rows of a stage's columns (when the stage holds them).
     MemRefType aType;
   };
   Ring &getRing(unsigned index);
+  /// The first column of K ring entry `j` covers (its chunk j % chunks).
+  Value getEntryColumn(const Ring &r, Value j);
   /// Stage `stage`'s box of tile slot `slot`.
   Value getBox(const Ring &r, int64_t stage, Value slot);
   /// Thread 0 arms stage `stage` and copies ring entry `j` into it.
@@ -189,13 +197,9 @@ private:
 SmallVector<Value> GraphKernelBuilder::loadRun(Value memref, Value row,
                                                Value col, int64_t vector) {
   Type elem = cast<MemRefType>(memref.getType()).getElementType();
-  auto toF32 = [&](Value v) -> Value {
-    return elem.isF32() ? v : arith::ExtFOp::create(b, b.getF32Type(), v);
-  };
   SmallVector<Value> values;
   if (vector == 1) {
-    values.push_back(
-        toF32(memref::LoadOp::create(b, memref, ValueRange{row, col})));
+    values.push_back(loadF32(memref, ValueRange{row, col}));
     return values;
   }
   int64_t align = vector * elem.getIntOrFloatBitWidth() / 8;
@@ -335,11 +339,7 @@ void GraphKernelBuilder::storeElement(const GraphStep &s,
   if (s.alpha != 1.0)
     v = arith::MulFOp::create(b, v, f32(s.alpha));
   if (buffers.bias) {
-    Value biasValue =
-        memref::LoadOp::create(b, buffers.bias, ValueRange{column});
-    if (!s.outType.isF32())
-      biasValue = arith::ExtFOp::create(b, b.getF32Type(), biasValue);
-    v = arith::AddFOp::create(b, v, biasValue);
+    v = arith::AddFOp::create(b, v, loadF32(buffers.bias, ValueRange{column}));
   }
   v = buildActivation(b, s.activation, v);
   if (!s.outType.isF32())
@@ -596,6 +596,7 @@ GraphKernelBuilder::Ring &GraphKernelBuilder::getRing(unsigned index) {
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   r.boxType = MemRefType::get({8, r.columns}, s.inType, AffineMap(), workgroup);
+  r.boxBytes = 8 * r.columns * s.inBytes();
   r.stageBytes = getGraphStageBytes(config, s);
   if (getGraphRingStagesA(config, s))
     r.aType = MemRefType::get({s.m, r.split * r.columns}, s.inType, AffineMap(),
@@ -613,16 +614,17 @@ GraphKernelBuilder::Ring &GraphKernelBuilder::getRing(unsigned index) {
   return r;
 }
 
+Value GraphKernelBuilder::getEntryColumn(const Ring &r, Value j) {
+  return mul(arith::RemUIOp::create(b, j, c(r.chunks)), c(r.columns * r.split));
+}
+
 Value GraphKernelBuilder::getBox(const Ring &r, int64_t stage, Value slot) {
-  int64_t boxBytes =
-      r.boxType.getNumElements() * r.boxType.getElementTypeBitWidth() / 8;
-  Value offset = add(c(stage * r.stageBytes), mul(slot, c(boxBytes)));
+  Value offset = add(c(stage * r.stageBytes), mul(slot, c(r.boxBytes)));
   return memref::ViewOp::create(b, r.boxType, smemRaw, offset, ValueRange{});
 }
 
 Value GraphKernelBuilder::getAStage(const Ring &r, int64_t stage) {
-  int64_t boxesBytes = r.split * r.tilesPerStage * 8 * r.columns *
-                       r.boxType.getElementTypeBitWidth() / 8;
+  int64_t boxesBytes = r.split * r.tilesPerStage * r.boxBytes;
   return memref::ViewOp::create(
       b, r.aType, smemRaw, c(stage * r.stageBytes + boxesBytes), ValueRange{});
 }
@@ -635,8 +637,7 @@ Value GraphKernelBuilder::copyA(const Ring &r, Value a, Value j,
   int64_t perRow = r.aType.getDimSize(1) / width;
   int64_t pieces = r.aType.getDimSize(0) * perRow;
   int64_t k = cast<MemRefType>(a.getType()).getDimSize(1);
-  Value k0 =
-      mul(arith::RemUIOp::create(b, j, c(r.chunks)), c(r.columns * r.split));
+  Value k0 = getEntryColumn(r, j);
   Value dst = getAStage(r, stage);
   SmallVector<Value> tokens;
   for (int64_t l = 0; l < pieces / config.getThreads(); ++l) {
@@ -662,13 +663,10 @@ void GraphKernelBuilder::fill(const Ring &r, Value j, int64_t stage) {
   // Entry j of the ring: chunk j % chunks of the block's tiles of round
   // j / chunks, a box per tile and split group (rows past N and columns
   // past K read as zeros), all counted on the stage's mbarrier.
-  int64_t boxBytes =
-      r.boxType.getNumElements() * r.boxType.getElementTypeBitWidth() / 8;
   Value round = arith::DivUIOp::create(b, j, c(r.chunks));
-  Value k0 =
-      mul(arith::RemUIOp::create(b, j, c(r.chunks)), c(r.columns * r.split));
+  Value k0 = getEntryColumn(r, j);
   nvgpu::MBarrierArriveExpectTxOp::create(
-      b, r.barriers, c(r.split * r.tilesPerStage * boxBytes), c(stage),
+      b, r.barriers, c(r.split * r.tilesPerStage * r.boxBytes), c(stage),
       Value());
   for (int64_t t = 0; t < r.tilesPerStage; ++t) {
     Value tile = add(bid, mul(add(mul(round, c(r.tilesPerStage)), c(t)),
@@ -886,12 +884,8 @@ void GraphKernelBuilder::buildElementwiseStep(unsigned index, Operation *op) {
   Value inside =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column, c(s.n));
   ifThen(inside, [&] {
-    auto load = [&](Value memref) -> Value {
-      Value v = memref::LoadOp::create(b, memref, ValueRange{row, column});
-      return v.getType().isF32() ? v
-                                 : arith::ExtFOp::create(b, b.getF32Type(), v);
-    };
-    Value lhs = load(x), rhs = load(y), v;
+    Value lhs = loadF32(x, ValueRange{row, column});
+    Value rhs = loadF32(y, ValueRange{row, column}), v;
     switch (s.binary) {
     case ElementwiseOp::add:
       v = arith::AddFOp::create(b, lhs, rhs);

@@ -111,7 +111,6 @@ struct GraphProblem {
   /// Bytes every step reads and writes once (weights, activations, bias,
   /// C).
   double getBytes() const;
-  bool hasRowSteps() const;
 };
 
 /// The most rows (M) a product may have: the tasks keep M x rows_per_warp
