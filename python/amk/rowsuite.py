@@ -96,24 +96,25 @@ def row_cases():
     return cases
 
 
-def softmax_study_cases():
-    """Softmax with cached rows, online (one statistics pass) against two
-    passes that keep each exponential, beside the planner's kernel."""
+def long_row_study_cases():
+    """Rows of 32768 kept whole in registers (cached): the planner's kernel
+    beside 256, 512 and 1024 threads per row, for every kind and both
+    element types (configs the harness refuses are reported, not built)."""
     cases = []
-    for dtype, m, n, t, v in [("bf16", 4096, 4096, 64, 8),
-                              ("bf16", 32768, 1024, 16, 8),
-                              ("fp32", 32768, 1024, 32, 4),
-                              ("fp32", 4096, 4096, 128, 4),
-                              ("bf16", 8192, 32768, 512, 8),
-                              ("bf16", 8192, 32768, 1024, 8)]:
-        cases.append(RowCase("softmax", m, n, dtype))
-        runs = -(-n // (t * v))
-        for passes in (1, 2):
-            config = (f"#amk.row_config<threads_per_row = {t}, "
-                      f"rows_per_block = 1, vector = {v}, passes = {passes}, "
-                      f"cached_runs = {runs}>")
-            cases.append(RowCase("softmax", m, n, dtype, config=config,
-                                 tag=f"_t{t}_p{passes}"))
+    m, n = 8192, 32768
+    for dtype in ("fp32", "bf16"):
+        v = 4 if dtype == "fp32" else 8
+        for kind in ("softmax", "rms_norm", "layer_norm", "sum"):
+            cases.append(RowCase(kind, m, n, dtype))
+            two = kind in ("softmax", "layer_norm")
+            for t in (256, 512, 1024):
+                for passes in ((1, 2) if two else (1,)):
+                    config = (f"#amk.row_config<threads_per_row = {t}, "
+                              f"rows_per_block = 1, vector = {v}, "
+                              f"passes = {passes}, "
+                              f"cached_runs = {n // (t * v)}>")
+                    cases.append(RowCase(kind, m, n, dtype, config=config,
+                                         tag=f"_t{t}_p{passes}"))
     return cases
 
 
@@ -122,10 +123,10 @@ def main():
     parser.add_argument("--amk-opt", default="build/bin/amk-opt")
     parser.add_argument("--target", default="h200")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--softmax-study", action="store_true",
-                        help="cached softmax kernels, one pass against two")
+    parser.add_argument("--long-row-study", action="store_true",
+                        help="rows of 32768 cached at several block sizes")
     args = parser.parse_args()
-    cases = softmax_study_cases() if args.softmax_study else row_cases()
+    cases = long_row_study_cases() if args.long_row_study else row_cases()
     sys.exit(1 if build(args.amk_opt, args.target, args.out, cases) else 0)
 
 

@@ -97,13 +97,8 @@ int64_t mlir::amk::getRowSmemBytes(RowConfigAttr config) {
 
 int64_t mlir::amk::getRowRegisters(RowConfigAttr config,
                                    const RowProblem &problem) {
-  // Cached runs stay in the input type: 32-bit registers hold one f32 or
-  // two 16-bit values.
   int64_t cached =
       getCachedRegisters(config.getCachedRuns(), config.getVector(), problem);
-  // A cached two-pass softmax keeps each exp(x - max) too, in f32.
-  if (cached && problem.kind == RowOp::softmax && config.getPasses() == 2)
-    cached += config.getCachedRuns() * config.getVector();
   return cached == 0 ? 64 : llvm::alignTo(48 + cached, 8);
 }
 

@@ -72,7 +72,7 @@ func.func @cache_mismatch(%x: memref<64x1000xf32>, %y: memref<64x1000xf32>) {
 
 module attributes {amk.target = #amk.target<"h200">} {
 func.func @cache_too_big(%x: memref<64x4096xf32>, %y: memref<64x4096xf32>) {
-  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: 32 cached runs of 4 exceed the 32 registers a thread gives to its row}}
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: 32 cached runs of 4 exceed the 64 registers a thread gives to its row}}
   amk.kernel "cache_big" config(#amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 4, cached_runs = 32>) {
     amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<64x4096xf32>, memref<64x4096xf32>
   }

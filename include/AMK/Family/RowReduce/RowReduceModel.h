@@ -59,12 +59,21 @@ struct RowProblem {
 /// one vector of the row and addresses (64), plus the cached runs.
 int64_t getRowRegisters(RowConfigAttr config, const RowProblem &problem);
 
-/// Most registers a thread gives to a cached row.
-constexpr int64_t kMaxCachedRegisters = 32;
+/// Most registers a thread gives to a cached row. A whole long row in
+/// registers, all its loads issued at once, is what keeps the memory busy
+/// at one block per SM (a 512-thread block of 32768 f32 columns: 64).
+constexpr int64_t kMaxCachedRegisters = 64;
 
-/// Registers `runs` cached runs of `vector` elements take.
+/// Registers a thread's `runs` cached runs of `vector` elements take. A
+/// reduction keeps them as stored (32-bit registers hold one f32 or two
+/// 16-bit values). Softmax and the norms read the row again in the output
+/// pass, and the compiler keeps the f32 values widened for the statistics
+/// rather than widen twice (ptxas: 256 threads of 16 bf16 runs of 8 want
+/// 148 registers, the f32 row's 128 and 20), so theirs take f32 registers.
 inline int64_t getCachedRegisters(int64_t runs, int64_t vector,
                                   const RowProblem &problem) {
+  if (problem.isElementwiseOutput())
+    return runs * vector;
   return (runs * vector * problem.inType.getIntOrFloatBitWidth() + 31) / 32;
 }
 
