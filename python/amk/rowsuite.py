@@ -96,10 +96,18 @@ def row_cases():
     return cases
 
 
-def long_row_study_cases():
-    """Rows of 32768 kept whole in registers (cached): the planner's kernel
-    beside 256, 512 and 1024 threads per row, for every kind and both
-    element types (configs the harness refuses are reported, not built)."""
+def cached_config(t, n, v, passes, rows=1):
+    return (f"#amk.row_config<threads_per_row = {t}, rows_per_block = {rows}, "
+            f"vector = {v}, passes = {passes}, "
+            f"cached_runs = {-(-n // (t * v))}>")
+
+
+def study_cases():
+    """Cached rows at several thread counts per row, beside the planner's
+    kernel: long rows (8192x32768, every kind, both types), and the shapes
+    where the cache's depth against the row's threads is least clear (few
+    rows, short rows, Triton's best). Configs the harness refuses are
+    reported, not built."""
     cases = []
     m, n = 8192, 32768
     for dtype in ("fp32", "bf16"):
@@ -109,12 +117,24 @@ def long_row_study_cases():
             two = kind in ("softmax", "layer_norm")
             for t in (256, 512, 1024):
                 for passes in ((1, 2) if two else (1,)):
-                    config = (f"#amk.row_config<threads_per_row = {t}, "
-                              f"rows_per_block = 1, vector = {v}, "
-                              f"passes = {passes}, "
-                              f"cached_runs = {n // (t * v)}>")
-                    cases.append(RowCase(kind, m, n, dtype, config=config,
+                    cases.append(RowCase(kind, m, n, dtype,
+                                         config=cached_config(t, n, v, passes),
                                          tag=f"_t{t}_p{passes}"))
+    # (kind, m, n, dtype, batch, bias, vector, threads per row)
+    for kind, m, n, dtype, batch, bias, v, threads in [
+            ("softmax", 2, 4096, "fp16", 8, False, 8, (64, 128, 256, 512)),
+            ("layer_norm", 300, 1000, "fp16", 3, True, 8, (16, 32, 64, 128)),
+            ("softmax", 7, 129, "bf16", 0, False, 1, (8, 16, 32, 64, 128)),
+            ("softmax", 4096, 4096, "bf16", 0, False, 8, (64, 128, 256, 512)),
+            ("softmax", 32768, 1024, "bf16", 0, False, 8, (16, 32, 64, 128)),
+            ("softmax", 32768, 1024, "fp32", 0, False, 4, (16, 32, 64, 128))]:
+        cases.append(RowCase(kind, m, n, dtype, batch=batch, bias=bias))
+        passes = 2 if kind in ("softmax", "layer_norm") else 1
+        for t in threads:
+            rows = max(1, 128 // t)
+            cases.append(RowCase(kind, m, n, dtype, batch=batch, bias=bias,
+                                 config=cached_config(t, n, v, passes, rows),
+                                 tag=f"_t{t}x{rows}"))
     return cases
 
 
@@ -123,10 +143,10 @@ def main():
     parser.add_argument("--amk-opt", default="build/bin/amk-opt")
     parser.add_argument("--target", default="h200")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--long-row-study", action="store_true",
-                        help="rows of 32768 cached at several block sizes")
+    parser.add_argument("--study", action="store_true",
+                        help="cached rows at several thread counts per row")
     args = parser.parse_args()
-    cases = long_row_study_cases() if args.long_row_study else row_cases()
+    cases = study_cases() if args.study else row_cases()
     sys.exit(1 if build(args.amk_opt, args.target, args.out, cases) else 0)
 
 

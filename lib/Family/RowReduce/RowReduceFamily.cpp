@@ -34,6 +34,10 @@ struct RowCostParams {
   double loadsInFlight = 4;
   double sfuExposed = 0.3;
   double launchOverheadNs = 3000;
+  /// Cycles a thread spends on one element of weight 1 when its warp is
+  /// alone on its scheduler (each dependent instruction waits out its
+  /// latency).
+  double elementCycles = 17;
   /// Dynamic sizes are planned at this size.
   double representativeSize = 4096;
 };
@@ -52,6 +56,7 @@ template <typename Fn> static void forEachParam(RowCostParams &p, Fn fn) {
   fn("row_loads_in_flight", p.loadsInFlight);
   fn("row_sfu_exposed", p.sfuExposed);
   fn("row_launch_overhead_ns", p.launchOverheadNs);
+  fn("row_element_cycles", p.elementCycles);
 }
 
 class RowProblemModel : public ProblemModel {
@@ -218,15 +223,14 @@ public:
     // across warps; part of the row's chain, hidden by other rows' loads.
     double steps =
         std::log2(double(std::min<int64_t>(c.getThreadsPerRow(), 32)));
+    // Every thread folds in each of the row's warps in turn (H100: 16 rows
+    // of 4096 f16 softmax, a 1024-thread row took 8.4 us, 128-512 threads
+    // 4.6 us).
+    int64_t warps = c.getWarpsPerRow();
     double combineNs = waves * c.getPasses() *
-                       (steps * 30 + (c.getWarpsPerRow() > 1 ? 200 : 0));
-    // A row's own chain: each of a thread's runs waits for its load (a few
-    // at a time), pass after pass; waves of rows run one after another.
+                       (steps * 30 + (warps > 1 ? 200 + 25.0 * warps : 0));
     double iterations =
         std::ceil(double(rep.n) / (c.getThreadsPerRow() * c.getVector()));
-    double chainNs =
-        waves * std::ceil(iterations / loads) * reads * params.memLatencyNs +
-        combineNs;
     // Exponentials (softmax) on the SFUs, 16 per clock per SM: the online
     // pass takes vector + 2 per run, the output pass one per element; a
     // cached two-pass softmax computes each once.
@@ -239,6 +243,22 @@ public:
       else
         expsPerElement = 1 + (c.getVector() + 2.0) / c.getVector();
     }
+    // A thread's own work on its elements: latency-bound while few warps share
+    // a scheduler, issue-bound past that (H100, 900 LayerNorm rows of 1000
+    // f16: 16 threads per row, 64 elements each, took 8.4 us; 128 threads,
+    // 8 elements each, 5.6 us).
+    double warpsPerScheduler =
+        residentBlocks / target.sm_count * c.getThreads() / 32.0 / 4;
+    double threadNs = waves * iterations * c.getVector() *
+                      (getElementWeight() + expsPerElement) *
+                      std::max(params.elementCycles, 4 * warpsPerScheduler) /
+                      (target.clock_mhz / 1000.0);
+    // A row's own chain: each of a thread's runs waits for its load (a few
+    // at a time), pass after pass, then its combines and its work; waves of
+    // rows run one after another.
+    double chainNs =
+        waves * std::ceil(iterations / loads) * reads * params.memLatencyNs +
+        combineNs + threadNs;
     double sfuNs = rows * rep.n * expsPerElement /
                    (double(target.sm_count) * 16 * target.clock_mhz / 1000.0);
     // They overlap the memory stream only in part: on the H200 a cached
@@ -250,13 +270,32 @@ public:
     cost.terms =
         llvm::formatv("hbm {0:f1}, l2 re-reads {1:f1}, latency "
                       "{2:f1}, l1 {3:f1}, chain {4:f1}, sfu {5:f1}, "
-                      "combine {6:f1} us",
+                      "combine {6:f1}, thread work {7:f1} us",
                       hbmNs / 1000, l2Ns / 1000, latencyNs / 1000, l1Ns / 1000,
-                      chainNs / 1000, sfuNs / 1000, combineNs / 1000)
+                      chainNs / 1000, sfuNs / 1000, combineNs / 1000,
+                      threadNs / 1000)
             .str();
     cost.notes =
         llvm::formatv("{0:f0} rows, {1} read pass(es)", rows, reads).str();
     return cost;
+  }
+
+  /// A kind's work per element, relative to a sum's: its statistics passes
+  /// and output arithmetic (a softmax's exponentials come on top).
+  double getElementWeight() const {
+    switch (rep.kind) {
+    case RowOp::sum:
+    case RowOp::max:
+    case RowOp::mean:
+      return 1;
+    case RowOp::rms_norm:
+      return 3;
+    case RowOp::softmax:
+      return 4;
+    case RowOp::layer_norm:
+      return rep.bias ? 5 : 4;
+    }
+    return 4;
   }
 
   SmallVector<int64_t>
