@@ -55,8 +55,8 @@ struct RowProblem {
   }
 };
 
-/// The register budget of a row-wise kernel (.maxnreg): a few statistics,
-/// one vector of the row and addresses (64), plus the cached runs.
+/// The register budget of a row-wise kernel (.maxnreg): 64 for a streamed
+/// row; a cached one's registers and 32 beside them, at least 64.
 int64_t getRowRegisters(RowConfigAttr config, const RowProblem &problem);
 
 /// Most registers a thread gives to a cached row. A whole long row in
