@@ -17,6 +17,8 @@ from amk.suite import build
 
 MLIR_TYPE = {"fp32": "f32", "bf16": "bf16", "fp16": "f16"}
 NORMS = ("rms_norm", "layer_norm")
+# Kinds with a second statistics pass (passes = 2).
+TWO_PASS = ("softmax", "layer_norm")
 
 
 class RowCase:
@@ -114,9 +116,8 @@ def study_cases():
         v = 4 if dtype == "fp32" else 8
         for kind in ("softmax", "rms_norm", "layer_norm", "sum"):
             cases.append(RowCase(kind, m, n, dtype))
-            two = kind in ("softmax", "layer_norm")
             for t in (256, 512, 1024):
-                for passes in ((1, 2) if two else (1,)):
+                for passes in ((1, 2) if kind in TWO_PASS else (1,)):
                     cases.append(RowCase(kind, m, n, dtype,
                                          config=cached_config(t, n, v, passes),
                                          tag=f"_t{t}_p{passes}"))
@@ -129,7 +130,7 @@ def study_cases():
             ("softmax", 32768, 1024, "bf16", 0, False, 8, (16, 32, 64, 128)),
             ("softmax", 32768, 1024, "fp32", 0, False, 4, (16, 32, 64, 128))]:
         cases.append(RowCase(kind, m, n, dtype, batch=batch, bias=bias))
-        passes = 2 if kind in ("softmax", "layer_norm") else 1
+        passes = 2 if kind in TWO_PASS else 1
         for t in threads:
             rows = max(1, 128 // t)
             cases.append(RowCase(kind, m, n, dtype, batch=batch, bias=bias,

@@ -99,13 +99,11 @@ int64_t mlir::amk::getRowRegisters(RowConfigAttr config,
                                    const RowProblem &problem) {
   int64_t cached =
       getCachedRegisters(config.getCachedRuns(), config.getVector(), problem);
-  if (cached == 0)
-    return 64;
-  // Statistics, a run in flight and addresses beside the cache, as ptxas
-  // (CUDA 13, sm_90a) allocates them: 260 configs of every kind, type,
-  // width and depth assemble without a spill at this budget, save
-  // LayerNorm rows narrower than a 1024-thread block (which 64 registers,
-  // the most such a block has, cannot hold either).
+  // Statistics, a run in flight and addresses beside the cache (a streamed
+  // row: 64), as ptxas (CUDA 13, sm_90a) allocates them: 260 configs of
+  // every kind, type, width and depth assemble without a spill at this
+  // budget, save LayerNorm rows narrower than a 1024-thread block (which 64
+  // registers, the most such a block has, cannot hold either).
   return llvm::alignTo(std::max<int64_t>(64, 32 + cached), 8);
 }
 
