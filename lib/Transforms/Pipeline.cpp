@@ -39,6 +39,6 @@ void mlir::amk::buildAMKPipeline(OpPassManager &pm,
 void mlir::amk::registerAMKPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "amk-pipeline",
-      "Plan, verify and lower every GEMM to GPU binaries (and bundles)",
+      "Plan, verify and lower every problem to GPU binaries (and bundles)",
       buildAMKPipeline);
 }

@@ -244,7 +244,7 @@ def build(amk_opt, target, out, cases):
         json.dump({"target": target, "cases": index}, f, indent=2)
     times = sorted(c["compile_s"] for c in index if c["manifest"])
     if times:
-        print(f"compile (plan+verify+lower to cubin) per GEMM: median "
+        print(f"compile (plan+verify+lower to cubin) per kernel: median "
               f"{times[len(times) // 2] * 1000:.0f} ms, max "
               f"{times[-1] * 1000:.0f} ms over {len(times)} kernels")
     return failures

@@ -74,6 +74,10 @@ private:
   /// `width` elements of `memref` at [row, col] (or [col] for rank 1), as
   /// f32 (or as stored).
   SmallVector<Value> loadRun(Value memref, ValueRange at, bool asF32 = true);
+  /// Those elements as one vector (a scalar where `width` is 1), and its
+  /// elements.
+  Value loadVector(Value memref, ValueRange at);
+  SmallVector<Value> splitRun(Value run, bool asF32);
   /// A cached run as f32.
   SmallVector<Value> cachedAsF32(ArrayRef<Value> run) {
     SmallVector<Value> out;
@@ -107,15 +111,19 @@ private:
   void writeRows(llvm::function_ref<Value(Value, int64_t, Value)> element,
                  ArrayRef<SmallVector<Value>> values = {});
 
-  /// cached_runs > 0: loads this thread's runs of the row once (clamped
-  /// into the row; `cachedValid` says which exist).
-  void loadCachedRow();
+  /// Loads this thread's `count` runs of the row once (clamped into the
+  /// row; `cachedValid` says which exist).
+  void loadCachedRow(int64_t count);
   /// Folds the cached runs that exist into `stats`.
   Stats foldCached(const StatPass &pass);
 
   /// The statistics and output passes over this thread's runs (after the
-  /// row and shared memory are set up), `width` elements per run.
+  /// row and shared memory are set up), `width` elements per run: a cached
+  /// row where the config caches one and, for a dynamic length, where the
+  /// row fits; a streamed one otherwise.
   void buildRows();
+  /// Those passes over `cachedCount` cached runs a thread (0: streamed).
+  void buildPasses(int64_t cachedCount);
 
   ImplicitLocOpBuilder &b;
   RowConfigAttr config;

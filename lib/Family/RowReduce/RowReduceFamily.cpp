@@ -46,8 +46,10 @@ struct RowCostParams {
 /// row of dynamic length gets.
 constexpr int64_t kDynamicRowLength = 32768;
 constexpr int64_t kDynamicRowThreads = 256;
-/// Dynamic row lengths up to this get a kernel of their own.
-constexpr int64_t kShortRowBucket = 4096;
+/// Dynamic row lengths up to each of these get a kernel of their own
+/// (where it beats the all-lengths kernel): a few lanes to a row, a warp
+/// or two, a block that caches the row.
+constexpr int64_t kShortRowBuckets[] = {64, 512, 4096};
 
 template <typename Fn> static void forEachParam(RowCostParams &p, Fn fn) {
   fn("row_hbm_efficiency", p.hbmEfficiency);
@@ -84,7 +86,8 @@ public:
       if (ShapedType::isDynamic(dynamic) && it != planningSizes.end() &&
           it->second >= 1) {
         *planned = it->second;
-        shortRows |= StringRef(symbol) == "N";
+        if (StringRef(symbol) == "N")
+          rowBound = it->second;
       }
     }
   }
@@ -126,13 +129,12 @@ public:
       }
   }
 
-  /// Streaming (0), and the cache that holds a static row where it fits.
+  /// Streaming (0), and the cache that holds the row where it fits (a
+  /// dynamic one at its planned length).
   SmallVector<int64_t, 2> getCachedRunChoices(int64_t perRow,
                                               int64_t vector) const {
     SmallVector<int64_t, 2> choices = {0};
-    if (ShapedType::isDynamic(problem.n))
-      return choices;
-    int64_t runs = llvm::divideCeil(problem.n, perRow * vector);
+    int64_t runs = llvm::divideCeil(rep.n, perRow * vector);
     if (getCachedRegisters(runs, vector, problem) <= kMaxCachedRegisters)
       choices.push_back(runs);
     return choices;
@@ -145,7 +147,7 @@ public:
     // then crawl through it (H200, 300 rows of 100000: a warp per row took
     // 20x torch's time), while a wide block only idles a little on short
     // rows.
-    if (ShapedType::isDynamic(problem.n) && !shortRows &&
+    if (ShapedType::isDynamic(problem.n) && !rowBound &&
         c.getThreadsPerRow() < kDynamicRowThreads)
       return std::make_pair(
           std::string("heuristic:dynamic-row-narrow"),
@@ -223,12 +225,11 @@ public:
     // across warps; part of the row's chain, hidden by other rows' loads.
     double steps =
         std::log2(double(std::min<int64_t>(c.getThreadsPerRow(), 32)));
-    // Every thread folds in each of the row's warps in turn (H100: 16 rows
-    // of 4096 f16 softmax, a 1024-thread row took 8.4 us, 128-512 threads
-    // 4.6 us).
+    // Across warps: a barrier, then shuffles over the row's warps.
     int64_t warps = c.getWarpsPerRow();
-    double combineNs = waves * c.getPasses() *
-                       (steps * 30 + (warps > 1 ? 200 + 25.0 * warps : 0));
+    double combineNs =
+        waves * c.getPasses() *
+        (steps * 30 + (warps > 1 ? 200 + 30 * std::log2(double(warps)) : 0));
     double iterations =
         std::ceil(double(rep.n) / (c.getThreadsPerRow() * c.getVector()));
     // Exponentials (softmax) on the SFUs, 16 per clock per SM: the online
@@ -341,19 +342,23 @@ public:
                 .str()};
   }
 
-  /// Rows of a dynamic length up to kShortRowBucket get a kernel of their
-  /// own (the all-lengths kernel is planned for long rows).
+  /// Rows of a dynamic length up to each of kShortRowBuckets get a kernel
+  /// of their own (the all-lengths kernel is planned for long rows).
   SmallVector<PlanBucket> getPlanBuckets() const override {
-    if (!ShapedType::isDynamic(problem.n) || shortRows)
+    if (!ShapedType::isDynamic(problem.n) || rowBound)
       return {};
-    return {PlanBucket{"N", kShortRowBucket}};
+    SmallVector<PlanBucket> buckets;
+    for (int64_t upTo : kShortRowBuckets)
+      buckets.push_back(PlanBucket{"N", upTo});
+    return buckets;
   }
 
 private:
   MLIRContext *context;
   RowProblem problem;
-  /// Planned for a range of short dynamic row lengths (a dispatch variant).
-  bool shortRows = false;
+  /// The longest dynamic row length a dispatch variant is planned for (0:
+  /// all lengths).
+  int64_t rowBound = 0;
   /// The problem at its representative sizes, for the cost model.
   RowProblem rep;
   const TargetSpec &target;

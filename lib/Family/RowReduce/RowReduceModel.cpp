@@ -103,8 +103,11 @@ int64_t mlir::amk::getRowRegisters(RowConfigAttr config,
   // row: 64), as ptxas (CUDA 13, sm_90a) allocates them: 260 configs of
   // every kind, type, width and depth assemble without a spill at this
   // budget, save LayerNorm rows narrower than a 1024-thread block (which 64
-  // registers, the most such a block has, cannot hold either).
-  return llvm::alignTo(std::max<int64_t>(64, 32 + cached), 8);
+  // registers, the most such a block has, cannot hold either). A row of
+  // dynamic length keeps its extents and guards beside the cache: 16 more
+  // (504 configs swept the same way; 40 spilled a two-pass LayerNorm).
+  int64_t beside = ShapedType::isDynamic(problem.n) && cached ? 48 : 32;
+  return llvm::alignTo(std::max<int64_t>(64, beside + cached), 8);
 }
 
 KernelResources mlir::amk::getRowResources(RowConfigAttr config,
@@ -144,18 +147,18 @@ LogicalResult mlir::amk::checkRowLowerable(RowConfigAttr config,
   }
   if (int64_t runs = config.getCachedRuns()) {
     int64_t perPass = config.getThreadsPerRow() * vector;
-    if (ShapedType::isDynamic(problem.n)) {
-      whyNot = "a cached row needs a static row length";
-      return failure();
-    }
     if (getCachedRegisters(runs, vector, problem) > kMaxCachedRegisters) {
       whyNot = llvm::formatv("{0} cached runs of {1} exceed the {2} registers "
                              "a thread gives to its row",
                              runs, vector, kMaxCachedRegisters);
       return failure();
     }
-    // Exactly the runs the row needs: fewer cannot hold it, more are dead.
-    int64_t needed = llvm::divideCeilSigned(problem.n, perPass);
+    // A dynamic row is cached where it fits and streamed where not (the
+    // kernel tests its length). A static one takes exactly the runs it
+    // needs: fewer cannot hold it, more are dead.
+    int64_t needed = ShapedType::isDynamic(problem.n)
+                         ? runs
+                         : llvm::divideCeilSigned(problem.n, perPass);
     if (runs != needed) {
       whyNot = llvm::formatv("a row of {0} in runs of {1} x {2} threads needs "
                              "cached_runs = {3}",

@@ -16,23 +16,30 @@ using namespace mlir;
 using namespace mlir::amk;
 using namespace mlir::amk::rows;
 
-SmallVector<Value> RowKernelBuilder::loadRun(Value memref, ValueRange at,
-                                             bool asF32) {
-  auto type = cast<MemRefType>(memref.getType());
+Value RowKernelBuilder::loadVector(Value memref, ValueRange at) {
+  Type elem = cast<MemRefType>(memref.getType()).getElementType();
+  if (width == 1)
+    return memref::LoadOp::create(b, memref, at);
+  int64_t align = width * elem.getIntOrFloatBitWidth() / 8;
+  return vector::LoadOp::create(b, VectorType::get({width}, elem), memref, at,
+                                /*nontemporal=*/false, llvm::MaybeAlign(align));
+}
+
+SmallVector<Value> RowKernelBuilder::splitRun(Value run, bool asF32) {
   SmallVector<Value> values;
   auto convert = [&](Value v) { return asF32 ? toF32(v) : v; };
-  if (width == 1) {
-    values.push_back(convert(memref::LoadOp::create(b, memref, at)));
+  if (!isa<VectorType>(run.getType())) {
+    values.push_back(convert(run));
     return values;
   }
-  Type elem = type.getElementType();
-  int64_t align = width * elem.getIntOrFloatBitWidth() / 8;
-  Value vec =
-      vector::LoadOp::create(b, VectorType::get({width}, elem), memref, at,
-                             /*nontemporal=*/false, llvm::MaybeAlign(align));
   for (int64_t i = 0; i < width; ++i)
-    values.push_back(convert(vector::ExtractOp::create(b, vec, i)));
+    values.push_back(convert(vector::ExtractOp::create(b, run, i)));
   return values;
+}
+
+SmallVector<Value> RowKernelBuilder::loadRun(Value memref, ValueRange at,
+                                             bool asF32) {
+  return splitRun(loadVector(memref, at), asF32);
 }
 
 /// The loop over this thread's runs: run r of the row starts at column
@@ -64,13 +71,22 @@ void RowKernelBuilder::forEachRun(llvm::function_ref<void(Value)> body) {
   body(runColumn(loop));
 }
 
-void RowKernelBuilder::loadCachedRow() {
-  int64_t count = config.getCachedRuns();
-  // Static: checkRowLowerable takes cached rows of a static length only.
-  int64_t runs = p.n / width;
+void RowKernelBuilder::loadCachedRow(int64_t count) {
   for (int64_t k = 0; k < count; ++k) {
     Value run =
         arith::AddIOp::create(b, lane, c(k * config.getThreadsPerRow()));
+    if (ShapedType::isDynamic(p.n)) {
+      // Each run's load and store is guarded by its own `cachedValid`. An
+      // unclamped column is the thread's first plus a constant, so the
+      // compiler keeps one register for all of them, not one each.
+      Value col = arith::MulIOp::create(b, run, c(width));
+      Value last = arith::AddIOp::create(b, col, c(width - 1));
+      cachedValid.push_back(arith::CmpIOp::create(
+          b, arith::CmpIPredicate::ult, last, dim(x, 1)));
+      cachedColumn.push_back(col);
+      continue;
+    }
+    int64_t runs = p.n / width;
     cachedValid.push_back(
         arith::CmpIOp::create(b, arith::CmpIPredicate::ult, run, c(runs)));
     // Clamped to the last run: equal to the run's own column wherever it
@@ -91,8 +107,28 @@ void RowKernelBuilder::loadCachedRow() {
     b.setInsertionPointToStart(ifOp.thenBlock());
     SmallVector<Value> values;
     // Kept as stored (bf16 and f16 take half the registers).
-    for (Value col : cachedColumn)
-      llvm::append_range(values, loadRun(x, ValueRange{row, col}, false));
+    for (auto [col, valid] : llvm::zip_equal(cachedColumn, cachedValid)) {
+      if (!ShapedType::isDynamic(p.n)) {
+        llvm::append_range(values, loadRun(x, ValueRange{row, col}, false));
+        continue;
+      }
+      // A dynamic row may fill few of the runs: the others load nothing.
+      // (The run stays a vector through the branch: 16-bit elements yielded
+      // one by one would take a register each.)
+      Type type = width == 1 ? elem : VectorType::get({width}, elem);
+      auto load = scf::IfOp::create(b, type, valid, /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(load.elseBlock());
+        scf::YieldOp::create(
+            b, width == 1 ? zero
+                          : arith::ConstantOp::create(
+                                b, type, b.getZeroAttr(type)).getResult());
+        b.setInsertionPointToStart(load.thenBlock());
+        scf::YieldOp::create(b, loadVector(x, ValueRange{row, col}));
+      }
+      llvm::append_range(values, splitRun(load.getResult(0), false));
+    }
     scf::YieldOp::create(b, values);
   }
   for (int64_t k = 0; k < count; ++k)

@@ -5,8 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // The statistics passes (sums, max, online softmax) and their combine over
-// a row's threads: xor shuffles within a warp, then shared memory and one
-// barrier across warps, outside every thread-dependent branch.
+// a row's threads: xor shuffles within a warp, then shared memory, one
+// barrier and xor shuffles across warps, outside every thread-dependent
+// branch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,7 +36,7 @@ Stats RowKernelBuilder::combineRow(const StatPass &pass, Stats stats,
   if (warps <= 1)
     return stats;
   // Across the row's warps: each warp's first lane publishes, one barrier,
-  // then every thread combines the row's warps in order.
+  // then the row's warps fold their parts (below).
   int64_t rowsPerBlock = config.getRowsPerBlock();
   auto slot = [&](Value warp, int64_t k) {
     Value base = arith::AddIOp::create(
@@ -56,13 +57,23 @@ Stats RowKernelBuilder::combineRow(const StatPass &pass, Stats stats,
       memref::StoreOp::create(b, v, smem, ValueRange{slot(warpInRow, k)});
   }
   gpu::BarrierOp::create(b);
+  // Each lane reads warp (lane mod warps)'s part, so every aligned group of
+  // `warps` lanes holds all of them, and xor shuffles within the group fold
+  // them: log2(warps) steps (one read each) rather than a read per warp,
+  // and the same tree, so the same bits, in every lane.
+  Value part = arith::RemUIOp::create(
+      b, arith::RemUIOp::create(b, lane, c(32)), c(warps));
   Stats total;
-  for (int64_t w = 0; w < warps; ++w) {
-    Stats part;
-    for (int64_t k = 0, e = stats.size(); k < e; ++k)
-      part.push_back(
-          memref::LoadOp::create(b, smem, ValueRange{slot(c(w), k)}));
-    total = w == 0 ? part : pass.combine(total, part);
+  for (int64_t k = 0, e = stats.size(); k < e; ++k)
+    total.push_back(memref::LoadOp::create(b, smem, ValueRange{slot(part, k)}));
+  for (int64_t offset = warps / 2; offset >= 1; offset /= 2) {
+    Value off = arith::ConstantIntOp::create(b, i32, offset);
+    Stats other;
+    for (Value v : total)
+      other.push_back(
+          gpu::ShuffleOp::create(b, v, off, width, gpu::ShuffleMode::XOR)
+              .getShuffleResult());
+    total = pass.combine(total, other);
   }
   return total;
 }

@@ -179,8 +179,37 @@ void RowKernelBuilder::build(gpu::GPUFuncOp func) {
 }
 
 void RowKernelBuilder::buildRows() {
-  if (config.getCachedRuns() > 0)
-    loadCachedRow();
+  // The element-by-element version of a dynamic row keeps a third as many
+  // elements as the vector one's registers: a guarded scalar run takes two
+  // to three registers (ptxas spilled 512 threads of 32 f32 runs at 64, and
+  // LayerNorm 32 runs at 96).
+  int64_t count = config.getCachedRuns();
+  if (width < config.getVector())
+    count = std::max<int64_t>(
+        1, getCachedRegisters(count, config.getVector(), p) / 3);
+  if (count == 0 || !ShapedType::isDynamic(p.n))
+    return buildPasses(count);
+  // A dynamic row: cached where it has 1 to capacity elements (uniform
+  // over the block), streamed where not.
+  Value n = dim(x, 1);
+  int64_t capacity = count * config.getThreadsPerRow() * width;
+  Value fits = arith::AndIOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, n, c(1)),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ule, n, c(capacity)));
+  auto ifOp = scf::IfOp::create(b, fits, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  buildPasses(count);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  buildPasses(0);
+}
+
+void RowKernelBuilder::buildPasses(int64_t cachedCount) {
+  cachedRuns.clear();
+  cachedValid.clear();
+  cachedColumn.clear();
+  if (cachedCount > 0)
+    loadCachedRow(cachedCount);
 
   auto identity = [](Value v) { return v; };
   auto square = [this](Value v) { return mul(v, v); };

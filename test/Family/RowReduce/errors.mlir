@@ -15,10 +15,12 @@ func.func @odd_length(%x: memref<64x1001xf32>, %y: memref<64xf32>) {
 // -----
 
 module attributes {amk.target = #amk.target<"h200">} {
-func.func @dynamic_length(%x: memref<64x?xf16>, %y: memref<64x?xf16>) {
-  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: a cached row needs a static row length}}
-  amk.kernel "dyn" config(#amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 2, cached_runs = 4>) {
-    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<64x?xf16>, memref<64x?xf16>
+// A row of dynamic length loads each cached run under its own guard, so a
+// 16-bit sum's runs count as f32 registers (the static row's 64 would fit).
+func.func @dynamic_length(%x: memref<64x?xbf16>, %y: memref<64xbf16>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: 16 cached runs of 8 exceed the 64 registers a thread gives to its row}}
+  amk.kernel "dyn" config(#amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 8, cached_runs = 16>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<sum>} : memref<64x?xbf16>, memref<64xbf16>
   }
   return
 }

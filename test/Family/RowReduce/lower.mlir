@@ -153,3 +153,30 @@ func.func @dynamic_vector(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?
   return
 }
 }
+
+// -----
+
+// A dynamic row length with cached runs: the vector version holds rows of
+// 1 to 2 x 32 x 4 elements, each run loaded under its own guard, and
+// streams longer ones; the element version holds a third of the vector
+// version's registers (2 runs of 1).
+// CHECK-LABEL: gpu.func @dyn_cached
+// CHECK:         %[[N:.*]] = memref.dim %{{.*}}, %c1 : memref<?x?xf32>
+// CHECK:         scf.if
+// CHECK:           %[[GE:.*]] = arith.cmpi uge, %{{.*}}, %c1 : index
+// CHECK:           %[[LE:.*]] = arith.cmpi ule, %{{.*}}, %c256 : index
+// CHECK:           %[[FITS:.*]] = arith.andi %[[GE]], %[[LE]] : i1
+// CHECK:           scf.if %[[FITS]] {
+// CHECK:             scf.if %{{.*}} -> (vector<4xf32>) {
+// CHECK-NEXT:          vector.load
+// CHECK:           } else {
+// CHECK:             scf.for
+// CHECK:           arith.cmpi ule, %{{.*}}, %c64 : index
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @dyn(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  amk.kernel "dyn_cached" config(#amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 4, passes = 2, cached_runs = 2>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<?x?xf32>, memref<?x?xf32>
+  }
+  return
+}
+}

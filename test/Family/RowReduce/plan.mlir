@@ -11,10 +11,10 @@ func.func @softmax(%x: memref<4096x4096xbf16>, %y: memref<4096x4096xbf16>) {
   return
 }
 
-// A dynamic row length gets at least 256 threads and is planned long; its
-// vector runs are versioned in the kernel; the plan says at what size it
-// was made.
-// EXPLAIN: remark: planned rms_norm_Dx{{.*}}: #amk.row_config<threads_per_row = {{256|512|1024}}, rows_per_block = 1, vector = 4>
+// A dynamic row length gets at least 256 threads and is planned long, its
+// row cached where it fits (the kernel tests the length); its vector runs
+// are versioned in the kernel; the plan says at what size it was made.
+// EXPLAIN: remark: planned rms_norm_Dx{{.*}}: #amk.row_config<threads_per_row = {{256|512|1024}}, rows_per_block = 1, vector = 4, cached_runs = {{[0-9]+}}>
 // EXPLAIN: note: rejected: {{.*}}heuristic:dynamic-row-narrow
 // EXPLAIN: note: dynamic sizes planned as 4096 rows of 32768 (a dynamic batch as 1)
 func.func @rms(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?xf32>) {
@@ -51,9 +51,12 @@ func.func @rms(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?xf32>) {
 // MANIFEST-NEXT:   "M": 4096,
 // MANIFEST-NEXT:   "N": 4096
 
-// A dynamic row length also gets a kernel for rows up to 4096 (through the
-// generic dispatch variants); the launch picks it by N.
+// A dynamic row length also gets kernels for rows up to 64, 512 and 4096
+// (through the generic dispatch variants, each planned at its bound and
+// caching the row); the launch picks the first whose bound N is within.
 // RUN: amk-opt %s --amk-target=h200 --amk-plan | FileCheck %s --check-prefix=DISPATCH
 // DISPATCH-LABEL: func.func @rms
 // DISPATCH:         amk.kernel "rms_norm_DxD_f32_f32" config(#amk.row_config<threads_per_row = {{256|512|1024}},
-// DISPATCH-SAME:      amk.dispatch = [{config = #amk.row_config<{{.*}}>, predicted_ns = {{[0-9]+}} : i64, symbol = "N", up_to = 4096 : i64, when = "N <= 4096"}]
+// DISPATCH-SAME:      amk.dispatch = [{config = #amk.row_config<threads_per_row = {{[0-9]+}}, rows_per_block = {{[0-9]+}}, vector = 4, cached_runs = {{[0-9]+}}>, predicted_ns = {{[0-9]+}} : i64, symbol = "N", up_to = 64 : i64, when = "N <= 64"},
+// DISPATCH-SAME:        {config = #amk.row_config<{{.*}}cached_runs = {{[0-9]+}}>, predicted_ns = {{[0-9]+}} : i64, symbol = "N", up_to = 512 : i64, when = "N <= 512"},
+// DISPATCH-SAME:        {config = #amk.row_config<{{.*}}cached_runs = {{[0-9]+}}>, predicted_ns = {{[0-9]+}} : i64, symbol = "N", up_to = 4096 : i64, when = "N <= 4096"}]

@@ -69,10 +69,12 @@ constexpr int64_t kMaxCachedRegisters = 64;
 /// 16-bit values). Softmax and the norms read the row again in the output
 /// pass, and the compiler keeps the f32 values widened for the statistics
 /// rather than widen twice (ptxas: 256 threads of 16 bf16 runs of 8 want
-/// 148 registers, the f32 row's 128 and 20), so theirs take f32 registers.
+/// 148 registers, the f32 row's 128 and 20), so theirs take f32 registers;
+/// so do a dynamic row's runs, each loaded under its own guard (ptxas
+/// spilled 16 guarded bf16 runs of 8 at 104).
 inline int64_t getCachedRegisters(int64_t runs, int64_t vector,
                                   const RowProblem &problem) {
-  if (problem.isElementwiseOutput())
+  if (problem.isElementwiseOutput() || ShapedType::isDynamic(problem.n))
     return runs * vector;
   return (runs * vector * problem.inType.getIntOrFloatBitWidth() + 31) / 32;
 }

@@ -196,7 +196,9 @@ def AMK_RowConfigAttr : AMK_Attr<"RowConfig", "row_config",
     then the sum of exponentials; the mean, then the variance).
     `cached_runs = K` (K >= 1) keeps each thread's K runs of the row in
     registers: the row is read from memory once, whatever the passes (0:
-    every pass reads the row again).
+    every pass reads the row again). A row of dynamic length is cached
+    where it has at most `threads_per_row * vector * K` elements and
+    streamed where it has more (the kernel tests its length).
 
     ```mlir
     #amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 4>
