@@ -89,7 +89,11 @@ def row_cases():
                 eps=1e-6),
         RowCase("softmax", 2, 4096, "fp16", batch=8),
     ]
-    dynamic_sizes = [(1, 1, 1), (1, 7, 4099), (1, 4096, 4096), (1, 300, 100000)]
+    # Each dispatch bucket at and just past its bound (64, 512, 4096), the
+    # all-lengths kernel's cache full (32768) and one past it (streamed).
+    dynamic_sizes = [(1, 1, 1), (1, 64, 64), (1, 1000, 513), (1, 7, 4099),
+                     (1, 4096, 4096), (1, 8, 32768), (1, 3, 32769),
+                     (1, 300, 100000)]
     for kind in ("softmax", "rms_norm", "layer_norm", "sum"):
         cases.append(RowCase(kind, -1, -1, "bf16", dynamic=True,
                              sizes=dynamic_sizes))

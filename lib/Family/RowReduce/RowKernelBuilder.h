@@ -30,6 +30,13 @@
 
 namespace mlir::amk::rows {
 
+/// Runs a thread of a streamed row loads before it uses the first: the
+/// run loop takes this many an iteration (the cost model's loads in
+/// flight; ptxas does not unroll the loop itself where the row length is
+/// dynamic, and one 16-byte load at a time left a few long rows latency
+/// bound).
+constexpr int64_t kStreamedRunsInFlight = 4;
+
 /// A pass's statistics: a few f32 values per thread.
 using Stats = SmallVector<Value, 2>;
 
@@ -92,12 +99,35 @@ private:
   Value clampTo(Value memref, int64_t d, Value index);
   /// Folds this thread's elements of the row into `pass`'s statistics.
   Stats foldRow(const StatPass &pass);
+  /// Folds this thread's elements past the last whole run into `stats`
+  /// (split loads; `stats` as they are otherwise).
+  Stats foldTail(const StatPass &pass, Stats stats);
   /// The row's statistics, combined over its threads (all threads call).
   Stats combineRow(const StatPass &pass, Stats stats, int64_t stage);
-  /// Calls `body(col)` for this thread's runs of an existing row.
-  void forEachRun(llvm::function_ref<void(Value)> body);
+  /// Where a run of the row is: its column, and whether it is in the row
+  /// (a static row's column is clamped into it; a dynamic row's run must
+  /// be touched under `valid` only).
+  struct RunPlace {
+    Value col, valid;
+  };
+  RunPlace locateRun(Value run, bool nearLane);
+  /// The run's elements as stored (zeros where a dynamic row has none).
+  SmallVector<Value> loadPlacedRun(const RunPlace &at);
+  /// The runs of an iteration of buildRunLoop, all loaded first (as
+  /// stored: widened where used, they take half the registers in flight).
+  SmallVector<std::pair<RunPlace, SmallVector<Value>>>
+  loadRunGroup(scf::ForOp loop);
+  /// Calls `body(col, values)` for this thread's runs of an existing row
+  /// (values as f32).
+  void forEachRun(llvm::function_ref<void(Value, ArrayRef<Value>)> body);
+  /// With split loads, loops over this thread's elements past the row's
+  /// last whole run (`width` is 1 in `body`), carrying `init` through
+  /// `body(col, carried)`; `results` are what the loop yields (`init`
+  /// without split loads).
+  void forEachTail(ValueRange init,
+                   llvm::function_ref<Stats(Value, ValueRange)> body,
+                   SmallVectorImpl<Value> &results);
   scf::ForOp buildRunLoop(ValueRange init);
-  Value runColumn(scf::ForOp loop);
 
   StatPass sumPass(std::function<Value(Value)> term);
   StatPass maxPass();
@@ -106,10 +136,10 @@ private:
                              const Stats &c);
 
   void writeReduction(Value value);
+  using ElementFn = llvm::function_ref<Value(Value, int64_t, Value)>;
   /// Writes y: `element(v, i, col)` of each element v of this thread's
   /// runs (for a cached row, `values[k]` in place of run k where given).
-  void writeRows(llvm::function_ref<Value(Value, int64_t, Value)> element,
-                 ArrayRef<SmallVector<Value>> values = {});
+  void writeRows(ElementFn element, ArrayRef<SmallVector<Value>> values = {});
 
   /// Loads this thread's `count` runs of the row once (clamped into the
   /// row; `cachedValid` says which exist).
@@ -123,6 +153,7 @@ private:
   /// row fits; a streamed one otherwise.
   void buildRows();
   /// Those passes over `cachedCount` cached runs a thread (0: streamed).
+  /// (Split loads stream only.)
   void buildPasses(int64_t cachedCount);
 
   ImplicitLocOpBuilder &b;
@@ -131,6 +162,11 @@ private:
   /// Elements per run in the version being built: the config's vector, or
   /// 1 in the fallback of a dynamic row length it does not divide.
   int64_t width = 1;
+  /// Streamed runs loaded and stored element by element, and the row's
+  /// last n mod width elements after them: how the version of a dynamic
+  /// row length that the vector does not divide streams (its rows start
+  /// anywhere).
+  bool splitLoads = false;
   Value x, weight, bias, y;
   /// The cached runs (as stored), whether each is in the row, and its
   /// column (clamped into the row).

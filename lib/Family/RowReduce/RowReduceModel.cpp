@@ -104,9 +104,12 @@ int64_t mlir::amk::getRowRegisters(RowConfigAttr config,
   // every kind, type, width and depth assemble without a spill at this
   // budget, save LayerNorm rows narrower than a 1024-thread block (which 64
   // registers, the most such a block has, cannot hold either). A row of
-  // dynamic length keeps its extents and guards beside the cache: 16 more
-  // (504 configs swept the same way; 40 spilled a two-pass LayerNorm).
-  int64_t beside = ShapedType::isDynamic(problem.n) && cached ? 48 : 32;
+  // dynamic length keeps its extents and guards beside the cache: 16 more,
+  // 40 more with a weight (900 configs swept the same way; LayerNorms with
+  // weight and bias spilled at 16 and, 16-bit two-pass ones, at 32).
+  int64_t beside = 32;
+  if (ShapedType::isDynamic(problem.n) && cached)
+    beside += problem.weight ? 40 : 16;
   return llvm::alignTo(std::max<int64_t>(64, beside + cached), 8);
 }
 

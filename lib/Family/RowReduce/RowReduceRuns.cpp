@@ -20,6 +20,25 @@ Value RowKernelBuilder::loadVector(Value memref, ValueRange at) {
   Type elem = cast<MemRefType>(memref.getType()).getElementType();
   if (width == 1)
     return memref::LoadOp::create(b, memref, at);
+  if (splitLoads) {
+    // Element by element: the run may start anywhere (its `width` loads
+    // are independent, so they are in flight together).
+    // Each index is clamped on its own (the bounds proof does not carry
+    // the run's clamp through the addition).
+    SmallVector<Value> elements;
+    SmallVector<Value> index(at);
+    Value col = index.back();
+    int64_t d = index.size() - 1;
+    for (int64_t i = 0; i < width; ++i) {
+      Value at = arith::AddIOp::create(b, col, c(i));
+      Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, at,
+                                           dim(memref, d));
+      index.back() = arith::SelectOp::create(b, inside, at, c(0));
+      elements.push_back(memref::LoadOp::create(b, memref, index));
+    }
+    return vector::FromElementsOp::create(b, VectorType::get({width}, elem),
+                                          elements);
+  }
   int64_t align = width * elem.getIntOrFloatBitWidth() / 8;
   return vector::LoadOp::create(b, VectorType::get({width}, elem), memref, at,
                                 /*nontemporal=*/false, llvm::MaybeAlign(align));
@@ -42,16 +61,14 @@ SmallVector<Value> RowKernelBuilder::loadRun(Value memref, ValueRange at,
   return splitRun(loadVector(memref, at), asF32);
 }
 
-/// The loop over this thread's runs: run r of the row starts at column
-/// r * vector (counting runs, not columns, bounds the last run's end by the
-/// row length: vector divides it).
+/// The loop over this thread's runs, kStreamedRunsInFlight of them an
+/// iteration: run r of the row starts at column r * vector (counting runs,
+/// not columns, bounds the last run's end by the row length).
 scf::ForOp RowKernelBuilder::buildRunLoop(ValueRange init) {
   Value runs = arith::DivUIOp::create(b, dim(x, 1), c(width));
-  return scf::ForOp::create(b, lane, runs, c(config.getThreadsPerRow()), init);
-}
-
-Value RowKernelBuilder::runColumn(scf::ForOp loop) {
-  return arith::MulIOp::create(b, loop.getInductionVar(), c(width));
+  return scf::ForOp::create(
+      b, lane, runs, c(config.getThreadsPerRow() * kStreamedRunsInFlight),
+      init);
 }
 
 Value RowKernelBuilder::clampTo(Value memref, int64_t d, Value index) {
@@ -64,36 +81,86 @@ Value RowKernelBuilder::clampTo(Value memref, int64_t d, Value index) {
   return arith::SelectOp::create(b, inside, index, c(0));
 }
 
-void RowKernelBuilder::forEachRun(llvm::function_ref<void(Value)> body) {
+RowKernelBuilder::RunPlace RowKernelBuilder::locateRun(Value run,
+                                                       bool nearLane) {
+  if (ShapedType::isDynamic(p.n)) {
+    // Loaded and stored under `valid`. Near the lane (a cached run) the
+    // column cannot wrap, and unclamped it is the thread's first plus a
+    // constant, so the compiler keeps one register for all of a thread's
+    // runs; a streamed run's index is capped at the row's runs (so its
+    // column cannot wrap) and its column clamped into the row.
+    if (!nearLane)
+      run = arith::MinUIOp::create(
+          b, run, arith::DivUIOp::create(b, dim(x, 1), c(width)));
+    Value col = arith::MulIOp::create(b, run, c(width));
+    Value last = arith::AddIOp::create(b, col, c(width - 1));
+    return {nearLane ? col : clampTo(x, 1, col),
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, last,
+                                  dim(x, 1))};
+  }
+  int64_t runs = p.n / width;
+  // Clamped to the last run: equal to the run's own column wherever it is
+  // valid, and inside the row by its range alone (the bounds proof does not
+  // carry the guard through the multiplication).
+  Value clamped = arith::MinUIOp::create(b, run, c(runs - 1));
+  return {arith::MulIOp::create(b, clamped, c(width)),
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, run, c(runs))};
+}
+
+SmallVector<Value> RowKernelBuilder::loadPlacedRun(const RunPlace &at) {
+  if (!ShapedType::isDynamic(p.n))
+    return loadRun(x, ValueRange{row, at.col}, false);
+  // A dynamic row may fill few of the runs: the others load nothing. (The
+  // run stays a vector through the branch: 16-bit elements yielded one by
+  // one would take a register each.)
+  Type elem = p.inType;
+  Type type = width == 1 ? elem : VectorType::get({width}, elem);
+  auto load = scf::IfOp::create(b, type, at.valid, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(load.elseBlock());
+    scf::YieldOp::create(
+        b, arith::ConstantOp::create(b, type, b.getZeroAttr(type)).getResult());
+    b.setInsertionPointToStart(load.thenBlock());
+    scf::YieldOp::create(b, loadVector(x, ValueRange{row, at.col}));
+  }
+  return splitRun(load.getResult(0), false);
+}
+
+SmallVector<std::pair<RowKernelBuilder::RunPlace, SmallVector<Value>>>
+RowKernelBuilder::loadRunGroup(scf::ForOp loop) {
+  SmallVector<std::pair<RunPlace, SmallVector<Value>>> group;
+  for (int64_t u = 0; u < kStreamedRunsInFlight; ++u) {
+    RunPlace at = locateRun(
+        arith::AddIOp::create(b, loop.getInductionVar(),
+                              c(u * config.getThreadsPerRow())),
+        /*nearLane=*/false);
+    group.push_back({at, loadPlacedRun(at)});
+  }
+  return group;
+}
+
+void RowKernelBuilder::forEachRun(
+    llvm::function_ref<void(Value, ArrayRef<Value>)> body) {
   scf::ForOp loop = buildRunLoop({});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
-  body(runColumn(loop));
+  for (auto &[at, values] : loadRunGroup(loop)) {
+    OpBuilder::InsertionGuard inner(b);
+    auto exists = scf::IfOp::create(b, at.valid, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(exists.thenBlock());
+    body(at.col, cachedAsF32(values));
+  }
 }
 
 void RowKernelBuilder::loadCachedRow(int64_t count) {
+  SmallVector<RunPlace> places;
   for (int64_t k = 0; k < count; ++k) {
-    Value run =
-        arith::AddIOp::create(b, lane, c(k * config.getThreadsPerRow()));
-    if (ShapedType::isDynamic(p.n)) {
-      // Each run's load and store is guarded by its own `cachedValid`. An
-      // unclamped column is the thread's first plus a constant, so the
-      // compiler keeps one register for all of them, not one each.
-      Value col = arith::MulIOp::create(b, run, c(width));
-      Value last = arith::AddIOp::create(b, col, c(width - 1));
-      cachedValid.push_back(arith::CmpIOp::create(
-          b, arith::CmpIPredicate::ult, last, dim(x, 1)));
-      cachedColumn.push_back(col);
-      continue;
-    }
-    int64_t runs = p.n / width;
-    cachedValid.push_back(
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, run, c(runs)));
-    // Clamped to the last run: equal to the run's own column wherever it
-    // is valid, and inside the row by its range alone (the bounds proof
-    // does not carry the guard through the multiplication).
-    Value clamped = arith::MinUIOp::create(b, run, c(runs - 1));
-    cachedColumn.push_back(arith::MulIOp::create(b, clamped, c(width)));
+    places.push_back(locateRun(
+        arith::AddIOp::create(b, lane, c(k * config.getThreadsPerRow())),
+        /*nearLane=*/true));
+    cachedColumn.push_back(places.back().col);
+    cachedValid.push_back(places.back().valid);
   }
   // Rows past the end load nothing; their zeros are never written.
   Type elem = p.inType;
@@ -105,30 +172,10 @@ void RowKernelBuilder::loadCachedRow(int64_t count) {
     Value zero = arith::ConstantOp::create(b, elem, b.getZeroAttr(elem));
     scf::YieldOp::create(b, SmallVector<Value>(count * width, zero));
     b.setInsertionPointToStart(ifOp.thenBlock());
-    SmallVector<Value> values;
     // Kept as stored (bf16 and f16 take half the registers).
-    for (auto [col, valid] : llvm::zip_equal(cachedColumn, cachedValid)) {
-      if (!ShapedType::isDynamic(p.n)) {
-        llvm::append_range(values, loadRun(x, ValueRange{row, col}, false));
-        continue;
-      }
-      // A dynamic row may fill few of the runs: the others load nothing.
-      // (The run stays a vector through the branch: 16-bit elements yielded
-      // one by one would take a register each.)
-      Type type = width == 1 ? elem : VectorType::get({width}, elem);
-      auto load = scf::IfOp::create(b, type, valid, /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(load.elseBlock());
-        scf::YieldOp::create(
-            b, width == 1 ? zero
-                          : arith::ConstantOp::create(
-                                b, type, b.getZeroAttr(type)).getResult());
-        b.setInsertionPointToStart(load.thenBlock());
-        scf::YieldOp::create(b, loadVector(x, ValueRange{row, col}));
-      }
-      llvm::append_range(values, splitRun(load.getResult(0), false));
-    }
+    SmallVector<Value> values;
+    for (const RunPlace &at : places)
+      llvm::append_range(values, loadPlacedRun(at));
     scf::YieldOp::create(b, values);
   }
   for (int64_t k = 0; k < count; ++k)
@@ -152,6 +199,59 @@ Stats RowKernelBuilder::foldCached(const StatPass &pass) {
   return stats;
 }
 
+void RowKernelBuilder::forEachTail(ValueRange init,
+                                   llvm::function_ref<Stats(Value, ValueRange)>
+                                       body,
+                                   SmallVectorImpl<Value> &results) {
+  results.assign(init.begin(), init.end());
+  if (!splitLoads)
+    return;
+  // The last n mod width elements, one at a time, strided over the row's
+  // threads.
+  Value n = dim(x, 1);
+  Value full = arith::MulIOp::create(
+      b, arith::DivUIOp::create(b, n, c(width)), c(width));
+  int64_t saved = width;
+  width = 1;
+  splitLoads = false;
+  auto loop = scf::ForOp::create(b, arith::AddIOp::create(b, full, lane), n,
+                                 c(config.getThreadsPerRow()), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Stats next = body(loop.getInductionVar(), loop.getRegionIterArgs());
+    // (A loop without results has its terminator already.)
+    if (!init.empty())
+      scf::YieldOp::create(b, next);
+  }
+  width = saved;
+  splitLoads = true;
+  results.assign(loop.getResults().begin(), loop.getResults().end());
+}
+
+Stats RowKernelBuilder::foldTail(const StatPass &pass, Stats stats) {
+  if (!splitLoads)
+    return stats;
+  SmallVector<Type> types(stats.size(), b.getF32Type());
+  auto ifOp = scf::IfOp::create(b, types, active, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, stats);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  SmallVector<Value> folded;
+  forEachTail(
+      stats,
+      [&](Value col, ValueRange in) {
+        Stats st(in);
+        for (Value v : loadRun(x, ValueRange{row, clampTo(x, 1, col)}))
+          st = pass.fold(st, v);
+        return st;
+      },
+      folded);
+  scf::YieldOp::create(b, folded);
+  return Stats(ifOp.getResults());
+}
+
 Stats RowKernelBuilder::foldRow(const StatPass &pass) {
   if (!cachedRuns.empty())
     return foldCached(pass);
@@ -166,16 +266,20 @@ Stats RowKernelBuilder::foldRow(const StatPass &pass) {
     scf::ForOp loop = buildRunLoop(init);
     b.setInsertionPointToStart(loop.getBody());
     Stats stats(loop.getRegionIterArgs());
-    Value col = clampTo(x, 1, runColumn(loop));
-    SmallVector<Value> run = loadRun(x, ValueRange{row, col});
-    if (pass.foldRun)
-      stats = pass.foldRun(stats, run);
-    else
-      for (Value v : run)
-        stats = pass.fold(stats, v);
+    for (auto &[at, stored] : loadRunGroup(loop)) {
+      SmallVector<Value> run = cachedAsF32(stored);
+      Stats next = stats;
+      if (pass.foldRun)
+        next = pass.foldRun(next, run);
+      else
+        for (Value v : run)
+          next = pass.fold(next, v);
+      for (auto [s, n] : llvm::zip_equal(stats, next))
+        s = arith::SelectOp::create(b, at.valid, n, s);
+    }
     scf::YieldOp::create(b, stats);
     b.setInsertionPointAfter(loop);
     scf::YieldOp::create(b, loop.getResults());
   }
-  return Stats(ifOp.getResults());
+  return foldTail(pass, Stats(ifOp.getResults()));
 }

@@ -9,8 +9,8 @@
 // CHECK:         gpu.launch_func @sum_rows::@sum_rows blocks in (%c128, %c1, %c1{{.*}}) threads in (%c32,
 // CHECK:       gpu.func @sum_rows(%[[X:.*]]: memref<1024x1000xf32>, %[[Y:.*]]: memref<1024xf32>)
 // CHECK-NOT:     gpu.dynamic_shared_memory
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c250 step %c4 iter_args
-// CHECK:           vector.load %[[X]][{{.*}}] {alignment = 16 : i64} : memref<1024x1000xf32>, vector<4xf32>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c250 step %c16 iter_args
+// CHECK-COUNT-4:   vector.load %[[X]][{{.*}}] {alignment = 16 : i64} : memref<1024x1000xf32>, vector<4xf32>
 // CHECK:         gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
 // CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK-NOT:     gpu.shuffle
@@ -30,17 +30,18 @@ func.func @sum(%x: memref<1024x1000xf32>, %y: memref<1024xf32>) {
 
 // Softmax of 4096-wide bf16 rows, a block per row (8 warps): the online
 // (max, sum) pass, warps combined through shared memory after one barrier,
-// then the output pass; 8-wide loads and stores.
+// then the output pass; 8-wide loads and stores, four runs loaded at once
+// in each iteration of a pass.
 // CHECK-LABEL: func.func @softmax
 // CHECK:         gpu.launch_func @softmax_block::@softmax_block {{.*}} threads in (%c256, {{.*}} dynamic_shared_memory_size %c128_i32
 // CHECK:       gpu.func @softmax_block(
 // CHECK:         gpu.dynamic_shared_memory
-// CHECK:         scf.for {{.*}} to %c512 step %c256 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32)
-// CHECK:           vector.load {{.*}} : memref<64x4096xbf16>, vector<8xbf16>
+// CHECK:         scf.for {{.*}} to %c512 step %c1024 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32)
+// CHECK-COUNT-4:   vector.load {{.*}} : memref<64x4096xbf16>, vector<8xbf16>
 // CHECK:           math.exp
 // CHECK:         gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
 // CHECK:         gpu.barrier
-// CHECK:         scf.for {{.*}} to %c512 step %c256 {
+// CHECK:         scf.for {{.*}} to %c512 step %c1024 {
 // CHECK:           math.exp
 // CHECK:           vector.store {{.*}} : memref<64x4096xbf16>, vector<8xbf16>
 // CHECK-NOT:     gpu.barrier
@@ -158,8 +159,11 @@ func.func @dynamic_vector(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?
 
 // A dynamic row length with cached runs: the vector version holds rows of
 // 1 to 2 x 32 x 4 elements, each run loaded under its own guard, and
-// streams longer ones; the element version holds a third of the vector
-// version's registers (2 runs of 1).
+// streams longer ones, four runs an iteration. Where 4 does not divide the
+// length (rows start anywhere), the element version caches a third of the
+// vector version's registers (2 scalar runs, rows up to 64), and streams
+// longer rows with the vector's runs loaded element by element (each index
+// clamped on its own), then the last n mod 4 elements one at a time.
 // CHECK-LABEL: gpu.func @dyn_cached
 // CHECK:         %[[N:.*]] = memref.dim %{{.*}}, %c1 : memref<?x?xf32>
 // CHECK:         scf.if
@@ -170,8 +174,16 @@ func.func @dynamic_vector(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?
 // CHECK:             scf.if %{{.*}} -> (vector<4xf32>) {
 // CHECK-NEXT:          vector.load
 // CHECK:           } else {
-// CHECK:             scf.for
+// CHECK:             scf.for %{{.*}} step %c128
+// CHECK:         } else {
 // CHECK:           arith.cmpi ule, %{{.*}}, %c64 : index
+// CHECK:             scf.if %{{.*}} -> (f32) {
+// CHECK-NEXT:          memref.load
+// CHECK:           } else {
+// CHECK:             scf.for %{{.*}} step %c128
+// CHECK-COUNT-4:       memref.load %{{.*}} : memref<?x?xf32>
+// CHECK:             scf.for %{{.*}} = %{{.*}} to %[[N]] step %c32
+// CHECK:               memref.load %{{.*}} : memref<?x?xf32>
 module attributes {amk.target = #amk.target<"h200">} {
 func.func @dyn(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
   amk.kernel "dyn_cached" config(#amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 4, passes = 2, cached_runs = 2>) {
