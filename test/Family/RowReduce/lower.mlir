@@ -159,9 +159,10 @@ func.func @dynamic_vector(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?
 
 // A dynamic row length with cached runs: the vector version holds rows of
 // 1 to 2 x 32 x 4 elements, each run loaded under its own guard, and
-// streams longer ones, four runs an iteration. Where 4 does not divide the
-// length (rows start anywhere), the element version caches a third of the
-// vector version's registers (2 scalar runs, rows up to 64), and streams
+// streams longer ones (online), four runs an iteration. Where 4 does not
+// divide the length (rows start anywhere), the element version caches a
+// third of the vector version's registers but at least its capacity up to
+// 8 runs (8 scalar runs, rows up to 256), and streams
 // longer rows with the vector's runs loaded element by element (each index
 // clamped on its own), then the last n mod 4 elements one at a time.
 // CHECK-LABEL: gpu.func @dyn_cached
@@ -176,7 +177,7 @@ func.func @dynamic_vector(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?
 // CHECK:           } else {
 // CHECK:             scf.for %{{.*}} step %c128
 // CHECK:         } else {
-// CHECK:           arith.cmpi ule, %{{.*}}, %c64 : index
+// CHECK:           arith.cmpi ule, %{{.*}}, %c256 : index
 // CHECK:             scf.if %{{.*}} -> (f32) {
 // CHECK-NEXT:          memref.load
 // CHECK:           } else {
