@@ -22,9 +22,9 @@ Value RowKernelBuilder::loadVector(Value memref, ValueRange at) {
     return memref::LoadOp::create(b, memref, at);
   if (splitLoads) {
     // Element by element: the run may start anywhere (its `width` loads
-    // are independent, so they are in flight together).
-    // Each index is clamped on its own (the bounds proof does not carry
-    // the run's clamp through the addition).
+    // are independent, so they are in flight together). Each index is
+    // clamped on its own: the bounds proof does not carry the run's clamp
+    // through the addition.
     SmallVector<Value> elements;
     SmallVector<Value> index(at);
     Value col = index.back();
