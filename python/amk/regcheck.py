@@ -3,9 +3,11 @@
     python3 -m amk.regcheck --amk-opt build/bin/amk-opt --ptxas ptxas DIR
 
 Lowers a spread of GEMM configs (both math paths, several tiles, stages,
-element types and load widths) through `--amk-verify --amk-lower`, then asks
-`ptxas -v` how many registers each kernel really uses. The harness's estimate
-is also the kernel's register budget (`.maxnreg` in the PTX), so:
+element types and load widths) and of row-wise configs (cached and streamed
+rows, static and dynamic lengths, every kind, weights and biases, the
+largest caches) through `--amk-verify --amk-lower`, then asks `ptxas -v` how
+many registers each kernel really uses. The harness's estimate is also the
+kernel's register budget (`.maxnreg` in the PTX), so:
 
 - as emitted, ptxas must use no more than the estimate and spill nothing
   (the estimate is never below what the kernel needs);
@@ -68,6 +70,63 @@ CASES = [
 ]
 
 
+def row(kind, t, v, passes=1, cached=0, rows=1):
+    return (kind, f"threads_per_row = {t}, rows_per_block = {rows}, "
+            f"vector = {v}, passes = {passes}, cached_runs = {cached}")
+
+
+# (name, element type, M, N (? for dynamic), weight, bias, (kind, config)).
+# The configs at the edges of the row budget (RowReduceModel.cpp): a full
+# cache of 64 f32 registers, a dynamic row's guarded runs beside a weight
+# and a bias, 1024-thread rows, a streamed dynamic row with its element
+# version.
+ROW_CASES = [
+    ("row_softmax_bf16_c8", "bf16", 64, "32768", False, False,
+     row("softmax", 512, 8, 2, 8)),
+    ("row_softmax_f32_t1024_c8", "f32", 64, "32768", False, False,
+     row("softmax", 1024, 4, 2, 8)),
+    ("row_layer_norm_f32_t1024_c8", "f32", 64, "32768", True, True,
+     row("layer_norm", 1024, 4, 1, 8)),
+    ("row_sum_bf16_c8", "bf16", 64, "8192", False, False,
+     row("sum", 128, 8, 1, 8)),
+    ("row_rms_norm_f16_stream", "f16", 64, "4096", True, False,
+     row("rms_norm", 128, 8)),
+    ("row_dyn_softmax_bf16_c8", "bf16", "?", "?", False, False,
+     row("softmax", 512, 8, 2, 8)),
+    ("row_dyn_layer_norm_bf16_c1", "bf16", "?", "?", True, True,
+     row("layer_norm", 128, 8, 2, 1)),
+    ("row_dyn_layer_norm_f32_c16", "f32", "?", "?", True, True,
+     row("layer_norm", 256, 4, 2, 16)),
+    ("row_dyn_layer_norm_t1024", "bf16", "?", "?", True, True,
+     row("layer_norm", 1024, 8)),
+    ("row_dyn_max_f16_c8", "f16", "?", "?", False, False,
+     row("max", 64, 8, 1, 8)),
+    ("row_dyn_softmax_f32_rows2", "f32", "?", "?", False, False,
+     row("softmax", 16, 4, 1, 1, rows=2)),
+]
+
+
+def row_module(name, elem, m, n, weight, bias, kind_config):
+    kind, config = kind_config
+    x = f"memref<{m}x{n}x{elem}>"
+    y = x if kind in ("softmax", "rms_norm", "layer_norm") else \
+        f"memref<{m}x{elem}>"
+    vec = f"memref<{n}x{elem}>"
+    args, operands, types = [f"%x: {x}"], "%x", x
+    for present, arg in ((weight, "weight"), (bias, "bias")):
+        if present:
+            args.append(f"%{arg}: {vec}")
+            operands += f" {arg}(%{arg})"
+            types += f", {vec}"
+    args.append(f"%y: {y}")
+    return (f'module attributes {{amk.target = #amk.target<"h200">}} {{\n'
+            f"  func.func @f({', '.join(args)}) {{\n"
+            f'    amk.kernel "{name}" config(#amk.row_config<{config}>) {{\n'
+            f"      amk.row_reduce {operands} into %y {{kind = "
+            f"#amk.row_op<{kind}>}} : {types}, {y}\n"
+            f"    }}\n    return\n  }}\n}}\n")
+
+
 def module(name, in_t, out_t, m, n, k, config):
     a, b, c = (f"memref<{m}x{k}x{in_t}>", f"memref<{k}x{n}x{in_t}>",
                f"memref<{m}x{n}x{out_t}>")
@@ -97,10 +156,12 @@ def main():
     bad = 0
     print(f"{'kernel':28s} {'estimate':>8s} {'ptxas':>6s} {'spills':>7s} "
           f"{'free':>6s}")
-    for name, in_t, out_t, m, n, k, config in CASES:
+    sources = [(case[0], module(*case)) for case in CASES] + \
+        [(case[0], row_module(*case)) for case in ROW_CASES]
+    for name, text in sources:
         src = os.path.join(args.dir, name + ".mlir")
         with open(src, "w") as f:
-            f.write(module(name, in_t, out_t, m, n, k, config))
+            f.write(text)
         proc = subprocess.run(
             [args.amk_opt, src, "-o", os.devnull, "--amk-verify",
              f"--amk-lower=bundle-dir={args.dir}"],
