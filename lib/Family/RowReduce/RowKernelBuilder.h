@@ -99,9 +99,6 @@ private:
   Value clampTo(Value memref, int64_t d, Value index);
   /// Folds this thread's elements of the row into `pass`'s statistics.
   Stats foldRow(const StatPass &pass);
-  /// Folds this thread's elements past the last whole run into `stats`
-  /// (split loads; `stats` as they are otherwise).
-  Stats foldTail(const StatPass &pass, Stats stats);
   /// The row's statistics, combined over its threads (all threads call).
   Stats combineRow(const StatPass &pass, Stats stats, int64_t stage);
   /// Where a run of the row is: its column, and whether it is in the row

@@ -229,29 +229,6 @@ void RowKernelBuilder::forEachTail(ValueRange init,
   results.assign(loop.getResults().begin(), loop.getResults().end());
 }
 
-Stats RowKernelBuilder::foldTail(const StatPass &pass, Stats stats) {
-  if (!splitLoads)
-    return stats;
-  SmallVector<Type> types(stats.size(), b.getF32Type());
-  auto ifOp = scf::IfOp::create(b, types, active, /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  scf::YieldOp::create(b, stats);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  SmallVector<Value> folded;
-  forEachTail(
-      stats,
-      [&](Value col, ValueRange in) {
-        Stats st(in);
-        for (Value v : loadRun(x, ValueRange{row, clampTo(x, 1, col)}))
-          st = pass.fold(st, v);
-        return st;
-      },
-      folded);
-  scf::YieldOp::create(b, folded);
-  return Stats(ifOp.getResults());
-}
-
 Stats RowKernelBuilder::foldRow(const StatPass &pass) {
   if (!cachedRuns.empty())
     return foldCached(pass);
@@ -279,7 +256,18 @@ Stats RowKernelBuilder::foldRow(const StatPass &pass) {
     }
     scf::YieldOp::create(b, stats);
     b.setInsertionPointAfter(loop);
-    scf::YieldOp::create(b, loop.getResults());
+    // (Split loads: the elements past the last whole run.)
+    SmallVector<Value> folded;
+    forEachTail(
+        loop.getResults(),
+        [&](Value col, ValueRange in) {
+          Stats st(in);
+          for (Value v : loadRun(x, ValueRange{row, clampTo(x, 1, col)}))
+            st = pass.fold(st, v);
+          return st;
+        },
+        folded);
+    scf::YieldOp::create(b, folded);
   }
-  return foldTail(pass, Stats(ifOp.getResults()));
+  return Stats(ifOp.getResults());
 }

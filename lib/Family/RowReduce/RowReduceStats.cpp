@@ -21,17 +21,22 @@ Stats RowKernelBuilder::combineRow(const StatPass &pass, Stats stats,
                                    int64_t stage) {
   Type i32 = b.getI32Type();
   Value width = arith::ConstantIntOp::create(b, i32, 32);
+  // Folds aligned groups of `lanes` lanes by xor shuffles: every lane of a
+  // group ends with the group's statistics.
+  auto butterfly = [&](Stats s, int64_t lanes) {
+    for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+      Value off = arith::ConstantIntOp::create(b, i32, offset);
+      Stats other;
+      for (Value v : s)
+        other.push_back(
+            gpu::ShuffleOp::create(b, v, off, width, gpu::ShuffleMode::XOR)
+                .getShuffleResult());
+      s = pass.combine(s, other);
+    }
+    return s;
+  };
   // Within a warp: the row's lanes are an aligned group of threads_per_row.
-  for (int64_t offset = std::min<int64_t>(config.getThreadsPerRow(), 32) / 2;
-       offset >= 1; offset /= 2) {
-    Value off = arith::ConstantIntOp::create(b, i32, offset);
-    Stats other;
-    for (Value v : stats)
-      other.push_back(
-          gpu::ShuffleOp::create(b, v, off, width, gpu::ShuffleMode::XOR)
-              .getShuffleResult());
-    stats = pass.combine(stats, other);
-  }
+  stats = butterfly(stats, std::min<int64_t>(config.getThreadsPerRow(), 32));
   int64_t warps = config.getWarpsPerRow();
   if (warps <= 1)
     return stats;
@@ -66,16 +71,7 @@ Stats RowKernelBuilder::combineRow(const StatPass &pass, Stats stats,
   Stats total;
   for (int64_t k = 0, e = stats.size(); k < e; ++k)
     total.push_back(memref::LoadOp::create(b, smem, ValueRange{slot(part, k)}));
-  for (int64_t offset = warps / 2; offset >= 1; offset /= 2) {
-    Value off = arith::ConstantIntOp::create(b, i32, offset);
-    Stats other;
-    for (Value v : total)
-      other.push_back(
-          gpu::ShuffleOp::create(b, v, off, width, gpu::ShuffleMode::XOR)
-              .getShuffleResult());
-    total = pass.combine(total, other);
-  }
-  return total;
+  return butterfly(total, warps);
 }
 
 StatPass RowKernelBuilder::sumPass(std::function<Value(Value)> term) {
