@@ -70,16 +70,18 @@ CASES = [
 ]
 
 
-def row(kind, t, v, passes=1, cached=0, rows=1):
+def row(kind, t, v, passes=1, cached=0, rows=1, cache="registers"):
     return (kind, f"threads_per_row = {t}, rows_per_block = {rows}, "
-            f"vector = {v}, passes = {passes}, cached_runs = {cached}")
+            f"vector = {v}, passes = {passes}, cached_runs = {cached}, "
+            f"cache = {cache}")
 
 
 # (name, element type, M, N (? for dynamic), weight, bias, (kind, config)).
 # The configs at the edges of the row budget (RowReduceModel.cpp): a full
 # cache of 64 f32 registers, a dynamic row's guarded runs beside a weight
 # and a bias, 1024-thread rows, a streamed dynamic row with its element
-# version.
+# version, rows staged in shared memory (16 runs beside a weight and bias,
+# a one-pass softmax at 1024 threads).
 ROW_CASES = [
     ("row_softmax_bf16_c8", "bf16", 64, "32768", False, False,
      row("softmax", 512, 8, 2, 8)),
@@ -103,6 +105,10 @@ ROW_CASES = [
      row("max", 64, 8, 1, 8)),
     ("row_dyn_softmax_f32_rows2", "f32", "?", "?", False, False,
      row("softmax", 16, 4, 1, 1, rows=2)),
+    ("row_staged_layer_norm_bf16", "bf16", 64, "32768", True, True,
+     row("layer_norm", 256, 8, 2, 16, cache="shared")),
+    ("row_staged_softmax_f32_t1024", "f32", 64, "32768", False, False,
+     row("softmax", 1024, 4, 1, 8, cache="shared")),
 ]
 
 

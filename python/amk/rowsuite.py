@@ -102,15 +102,17 @@ def row_cases():
     return cases
 
 
-def cached_config(t, n, v, passes, rows=1):
+def cached_config(t, n, v, passes, rows=1, cache="registers"):
+    where = "" if cache == "registers" else f", cache = {cache}"
     return (f"#amk.row_config<threads_per_row = {t}, rows_per_block = {rows}, "
             f"vector = {v}, passes = {passes}, "
-            f"cached_runs = {-(-n // (t * v))}>")
+            f"cached_runs = {-(-n // (t * v))}{where}>")
 
 
 def study_cases():
-    """Cached rows at several thread counts per row, beside the planner's
-    kernel: long rows (8192x32768, every kind, both types), and the shapes
+    """Cached rows at several thread counts per row, in registers and
+    staged in shared memory, beside the planner's kernel: long rows
+    (8192x32768, every kind, both types), and the shapes
     where the cache's depth against the row's threads is least clear (few
     rows, short rows, Triton's best). Configs the harness refuses are
     reported, not built."""
@@ -125,6 +127,14 @@ def study_cases():
                     cases.append(RowCase(kind, m, n, dtype,
                                          config=cached_config(t, n, v, passes),
                                          tag=f"_t{t}_p{passes}"))
+            # The row staged in shared memory (read again for the output).
+            if kind == "sum":
+                continue
+            for t in (128, 256, 512):
+                for passes in ((1, 2) if kind in TWO_PASS else (1,)):
+                    config = cached_config(t, n, v, passes, cache="shared")
+                    cases.append(RowCase(kind, m, n, dtype, config=config,
+                                         tag=f"_t{t}_p{passes}_s"))
     # (kind, m, n, dtype, batch, bias, vector, threads per row)
     for kind, m, n, dtype, batch, bias, v, threads in [
             ("softmax", 2, 4096, "fp16", 8, False, 8, (64, 128, 256, 512)),
@@ -137,9 +147,12 @@ def study_cases():
         passes = 2 if kind in TWO_PASS else 1
         for t in threads:
             rows = max(1, 128 // t)
-            cases.append(RowCase(kind, m, n, dtype, batch=batch, bias=bias,
-                                 config=cached_config(t, n, v, passes, rows),
-                                 tag=f"_t{t}x{rows}"))
+            for cache in ("registers", "shared") if t >= 64 else ("registers",):
+                config = cached_config(t, n, v, passes, rows, cache)
+                cases.append(RowCase(kind, m, n, dtype, batch=batch,
+                                     bias=bias, config=config,
+                                     tag=f"_t{t}x{rows}"
+                                     + ("_s" if cache == "shared" else "")))
     return cases
 
 

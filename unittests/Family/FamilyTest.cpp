@@ -140,7 +140,7 @@ TEST(SilentEmitter, HandsOutLiveDiagnosticsThatReachNoHandler) {
   auto row = [&](int64_t threadsPerRow) {
     return RowConfigAttr::getChecked(getSilentEmitter(), &context,
                                      threadsPerRow, int64_t(1), int64_t(4),
-                                     int64_t(1), int64_t(0));
+                                     int64_t(1), int64_t(0), RowCache::registers);
   };
   EXPECT_FALSE(row(3));
   EXPECT_TRUE(row(32));

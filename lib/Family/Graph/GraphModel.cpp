@@ -326,7 +326,7 @@ RowConfigAttr mlir::amk::getGraphRowConfig(GraphConfigAttr config,
       step.rowOp == RowOp::softmax || step.rowOp == RowOp::layer_norm ? 2 : 1;
   return RowConfigAttr::get(config.getContext(), config.getThreads(),
                             /*rowsPerBlock=*/1, step.getVector(), passes,
-                            /*cachedRuns=*/0);
+                            /*cachedRuns=*/0, RowCache::registers);
 }
 
 RowProblem mlir::amk::getGraphRowProblem(const GraphStep &step) {
@@ -427,7 +427,7 @@ int64_t mlir::amk::getGraphSmemBytes(GraphConfigAttr config,
       bytes = std::max(bytes,
                        config.getThreads() * 4 * config.getRowsPerWarp() * 4);
     if (s.kind == GraphStepKind::row)
-      bytes = std::max(bytes, getRowSmemBytes(getGraphRowConfig(config, s)));
+      bytes = std::max(bytes, getRowCombineBytes(getGraphRowConfig(config, s)));
   }
   return getGraphRingBytes(config, problem) + bytes;
 }

@@ -843,7 +843,7 @@ void GraphKernelBuilder::buildRowStep(unsigned index, RowReduceOp step) {
     tile.weight = kernelValue.lookup(step.getWeight());
   if (step.getBias())
     tile.bias = kernelValue.lookup(step.getBias());
-  if (int64_t bytes = getRowSmemBytes(rowConfig))
+  if (int64_t bytes = getRowCombineBytes(rowConfig))
     tile.smem = getSharedFloats(bytes / 4);
   int64_t blocks = config.getBlocks();
   auto loop =

@@ -139,10 +139,22 @@ private:
   void writeRows(ElementFn element, ArrayRef<SmallVector<Value>> values = {});
 
   /// Loads this thread's `count` runs of the row once (clamped into the
-  /// row; `cachedValid` says which exist).
+  /// row; `cachedValid` says which exist); a staged row only places them
+  /// (stageRow loads them).
   void loadCachedRow(int64_t count);
-  /// Folds the cached runs that exist into `stats`.
+  /// Whether the passes being built read a cached row (in registers or
+  /// staged).
+  bool isCached() const { return !cachedValid.empty(); }
+  /// Cached run `k` as stored: its registers, or a read of its staged copy.
+  SmallVector<Value> cachedRun(int64_t k);
+  /// Folds the cached runs that exist into `pass`'s statistics.
   Stats foldCached(const StatPass &pass);
+  /// The first pass over a staged row: loads its runs a group at a time,
+  /// copies each to the thread's own slots of the staged row and folds it.
+  Stats stageRow(const StatPass &pass);
+  /// `stats` with `run` folded in where `valid`.
+  Stats foldValidRun(const StatPass &pass, const Stats &stats,
+                     ArrayRef<Value> run, Value valid);
 
   /// The statistics and output passes over this thread's runs (after the
   /// row and shared memory are set up), `width` elements per run: a cached
@@ -169,6 +181,13 @@ private:
   /// column (clamped into the row).
   SmallVector<SmallVector<Value>> cachedRuns;
   SmallVector<Value> cachedValid, cachedColumn;
+  /// A staged row (cache = shared): the block's rows in shared memory, each
+  /// cached run's column there (unclamped: a thread's own slots, past the
+  /// row for runs that do not exist), and whether the first pass has
+  /// copied the row yet.
+  Value staged;
+  SmallVector<Value> stagedColumn;
+  bool rowStaged = false;
   /// The weight and bias of the run being written (f32).
   SmallVector<Value> runWeight, runBias;
   Value tid, lane, warpInRow, rowInBlock, row, active;

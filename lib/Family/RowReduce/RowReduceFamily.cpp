@@ -38,6 +38,9 @@ struct RowCostParams {
   /// alone on its scheduler (each dependent instruction waits out its
   /// latency).
   double elementCycles = 17;
+  /// A staged row's access to shared memory, per element, against a sum's
+  /// element work.
+  double stagedAccessWeight = 0.5;
   /// Dynamic sizes are planned at this size.
   double representativeSize = 4096;
 };
@@ -46,6 +49,8 @@ struct RowCostParams {
 /// row of dynamic length gets.
 constexpr int64_t kDynamicRowLength = 32768;
 constexpr int64_t kDynamicRowThreads = 256;
+/// The fewest threads a row staged in shared memory gets.
+constexpr int64_t kStagedRowThreads = 512;
 /// Dynamic row lengths up to each of these get a kernel of their own
 /// (where it beats the all-lengths kernel): a few lanes to a row, a warp
 /// or two, a block that caches the row.
@@ -59,6 +64,7 @@ template <typename Fn> static void forEachParam(RowCostParams &p, Fn fn) {
   fn("row_sfu_exposed", p.sfuExposed);
   fn("row_launch_overhead_ns", p.launchOverheadNs);
   fn("row_element_cycles", p.elementCycles);
+  fn("row_staged_access_weight", p.stagedAccessWeight);
 }
 
 class RowProblemModel : public ProblemModel {
@@ -120,23 +126,30 @@ public:
           for (int64_t passes : {1, 2}) {
             if (passes == 2 && !problem.hasTwoPassForm())
               continue;
-            for (int64_t cached : getCachedRunChoices(perRow, vector))
+            for (auto [cached, cache] : getCacheChoices(perRow, vector))
               if (auto config = RowConfigAttr::getChecked(
                       getSilentEmitter(), context, perRow, threads / perRow,
-                      vector, passes, cached))
+                      vector, passes, cached, cache))
                 fn(config);
           }
       }
   }
 
-  /// Streaming (0), and the cache that holds the row where it fits (a
-  /// dynamic one at its planned length).
-  SmallVector<int64_t, 2> getCachedRunChoices(int64_t perRow,
-                                              int64_t vector) const {
-    SmallVector<int64_t, 2> choices = {0};
+  /// Streaming (0 runs), the registers that hold the row where it fits (a
+  /// dynamic one at its planned length) and, for a static row that spans
+  /// warps and is read again for the output, the row staged in shared
+  /// memory (whether it fits a block's shared memory is the resources'
+  /// question).
+  SmallVector<std::pair<int64_t, RowCache>, 3>
+  getCacheChoices(int64_t perRow, int64_t vector) const {
+    SmallVector<std::pair<int64_t, RowCache>, 3> choices = {
+        {0, RowCache::registers}};
     int64_t runs = llvm::divideCeil(rep.n, perRow * vector);
     if (getCachedRegisters(runs, vector, problem) <= kMaxCachedRegisters)
-      choices.push_back(runs);
+      choices.push_back({runs, RowCache::registers});
+    if (!ShapedType::isDynamic(problem.n) && problem.isElementwiseOutput() &&
+        perRow >= 64)
+      choices.push_back({runs, RowCache::shared});
     return choices;
   }
 
@@ -154,6 +167,30 @@ public:
           llvm::formatv("{0} threads for a row of dynamic length (at least "
                         "{1})",
                         c.getThreadsPerRow(), kDynamicRowThreads)
+              .str());
+    // A staged row caps the blocks of an SM by their shared memory (three
+    // of 64 KB): narrower blocks leave too few warps to hide the output
+    // pass's latency (H100, 8192x32768 bf16 norms: 0.81 of the copy
+    // ceiling at 256 threads, 0.995 at 512; 4096x4096 softmax at 64 to 256
+    // threads 3-13% slower than in registers).
+    if (c.getCache() == RowCache::shared &&
+        c.getThreadsPerRow() < kStagedRowThreads)
+      return std::make_pair(
+          std::string("heuristic:staged-narrow"),
+          llvm::formatv("a row staged in shared memory by {0} threads (at "
+                        "least {1})",
+                        c.getThreadsPerRow(), kStagedRowThreads)
+              .str());
+    // Staging pays by the blocks it lets share an SM; one alone on its SM
+    // gains nothing over reading its row again from L2 (H100, 64 rows of
+    // 100000 bf16: 2-4% slower staged).
+    int64_t staged = getRowStagedBytes(c, problem);
+    if (staged && 2 * staged > target.smem_per_sm_bytes)
+      return std::make_pair(
+          std::string("heuristic:staged-alone"),
+          llvm::formatv("{0} bytes of staged rows leave the block alone on "
+                        "its SM",
+                        staged)
               .str());
     // Threads past twice the row's vectors would only idle.
     if (c.getThreadsPerRow() > 1 &&
@@ -203,9 +240,12 @@ public:
     // Latency: each thread keeps a few independent vector loads in flight
     // (the compiler unrolls the run loop).
     // (A cached row issues all its runs at once.)
-    double loads =
-        cached ? std::max<double>(params.loadsInFlight, c.getCachedRuns())
-               : params.loadsInFlight;
+    // (A cached row issues all its runs at once; a staged one, a streamed
+    // row's few.)
+    bool staged = c.getCache() == RowCache::shared;
+    double loads = cached && !staged ? std::max<double>(params.loadsInFlight,
+                                                        c.getCachedRuns())
+                                     : params.loadsInFlight;
     double inFlight =
         residentBlocks * c.getThreads() * c.getVector() * rep.inBytes() * loads;
     double latencyNs = rows * rowBytes * reads / inFlight * params.memLatencyNs;
@@ -216,9 +256,14 @@ public:
     double linesPerLoad =
         (32.0 / lanesPerRow) *
         std::ceil(double(lanesPerRow) * c.getVector() * rep.inBytes() / 128);
-    double warpLoads = rows * rep.n *
-                       (reads + (rep.weight ? 1 : 0) + (rep.bias ? 1 : 0)) /
-                       (32.0 * c.getVector());
+    // A staged row's copy and its reads back take the same wavefronts: one
+    // write, and a read for each later pass and the output.
+    double stagedAccesses =
+        staged ? c.getPasses() + (rep.isElementwiseOutput() ? 1 : 0) : 0;
+    double warpLoads =
+        rows * rep.n *
+        (reads + stagedAccesses + (rep.weight ? 1 : 0) + (rep.bias ? 1 : 0)) /
+        (32.0 * c.getVector());
     double l1Ns = warpLoads * linesPerLoad /
                   (double(target.sm_count) * target.clock_mhz / 1000.0);
     // A row's combines (one per statistics pass): shuffles, and a barrier
@@ -252,8 +297,13 @@ public:
     // 8 elements each, 5.6 us).
     double warpsPerScheduler =
         residentBlocks / target.sm_count * c.getThreads() / 32.0 / 4;
+    // A staged row's shared-memory accesses are a thread's work too, half
+    // a sum's element each (H100, 4096x4096 bf16 softmax: a staged row ran
+    // 3-9% slower than registers at 128-512 threads; 8192x32768, where
+    // registers hold one row per SM, 6% faster).
     double threadNs = waves * iterations * c.getVector() *
-                      (getElementWeight() + expsPerElement) *
+                      (getElementWeight() + expsPerElement +
+                       params.stagedAccessWeight * stagedAccesses) *
                       std::max(params.elementCycles, 4 * warpsPerScheduler) /
                       (target.clock_mhz / 1000.0);
     // A row's own chain: each of a thread's runs waits for its load (a few
@@ -305,11 +355,13 @@ public:
   getTieBreakers(KernelConfigAttrInterface config,
                  const KernelResources &resources) const override {
     auto c = cast<RowConfigAttr>(config);
-    // A cached row, fewer passes, wider vectors, more threads to a row
-    // (fewer runs each: where the memory bound hides the difference, the
-    // H100 still ran 8192x32768 f32 norms at 1024 threads 16% faster than at
-    // 512), then smaller blocks.
-    return {c.getCachedRuns() == 0, c.getPasses(), -c.getVector(),
+    // No staged row (its shared memory buys nothing where the model sees
+    // no gain), a cached row, fewer passes, wider vectors, more threads to
+    // a row (fewer runs each: where the memory bound hides the difference,
+    // the H100 still ran 8192x32768 f32 norms at 1024 threads 16% faster
+    // than at 512), then smaller blocks.
+    bool staged = c.getCache() == RowCache::shared;
+    return {staged, c.getCachedRuns() == 0, c.getPasses(), -c.getVector(),
             -c.getThreadsPerRow(), c.getThreads()};
   }
 
@@ -319,8 +371,9 @@ public:
     std::string key =
         llvm::formatv("{0}x{1}", c.getThreadsPerRow(), c.getRowsPerBlock());
     if (!coarse)
-      key += llvm::formatv("/v{0}/c{1}/p{2}", c.getVector(), c.getCachedRuns(),
-                           c.getPasses())
+      key += llvm::formatv(
+                 "/v{0}/c{1}{2}/p{3}", c.getVector(), c.getCachedRuns(),
+                 c.getCache() == RowCache::shared ? "s" : "", c.getPasses())
                  .str();
     return key;
   }
@@ -486,7 +539,7 @@ RowReduceFamily::describeLaunch(ProblemOpInterface op,
       SizeExpr::ceilDiv(SizeExpr::symbol("M"), config.getRowsPerBlock()),
       SizeExpr::constant(1), SizeExpr::symbol("B")};
   kernel.block = {config.getThreads(), 1, 1};
-  kernel.dynamicSmemBytes = getRowSmemBytes(config);
+  kernel.dynamicSmemBytes = getRowSmemBytes(config, p);
   kernel.estimatedRegs = getRowRegisters(config, p);
   for (const LaunchArg &arg : launch.args)
     kernel.params.push_back(arg.name);

@@ -88,17 +88,31 @@ llvm::json::Object RowProblem::toJSON() const {
   return json;
 }
 
-int64_t mlir::amk::getRowSmemBytes(RowConfigAttr config) {
+int64_t mlir::amk::getRowCombineBytes(RowConfigAttr config) {
   int64_t warps = config.getWarpsPerRow();
   if (warps <= 1)
     return 0;
   return 2 * warps * config.getRowsPerBlock() * 2 * 4;
 }
 
+int64_t mlir::amk::getRowStagedBytes(RowConfigAttr config,
+                                     const RowProblem &problem) {
+  if (config.getCache() != RowCache::shared)
+    return 0;
+  // Each factor is bounded by the config's verifier (at most 1024 threads,
+  // 32 runs of 8 elements of 4 bytes): no overflow.
+  int64_t bytes = config.getThreads() * config.getCachedRuns() *
+                  config.getVector() * problem.inBytes();
+  return llvm::alignTo(bytes, 16);
+}
+
 int64_t mlir::amk::getRowRegisters(RowConfigAttr config,
                                    const RowProblem &problem) {
-  int64_t cached =
-      getCachedRegisters(config.getCachedRuns(), config.getVector(), problem);
+  // (A staged row keeps a streamed row's runs in flight.)
+  int64_t cached = config.getCache() == RowCache::shared
+                       ? 0
+                       : getCachedRegisters(config.getCachedRuns(),
+                                            config.getVector(), problem);
   // Statistics, a run in flight and addresses beside the cache (a streamed
   // row: 64), as ptxas (CUDA 13, sm_90a) allocates them: 260 configs of
   // every kind, type, width and depth assemble without a spill at this
@@ -119,7 +133,7 @@ KernelResources mlir::amk::getRowResources(RowConfigAttr config,
   KernelResources r;
   r.threadsPerBlock = config.getThreads();
   r.block = {r.threadsPerBlock, 1, 1};
-  r.dynamicSmemBytes = getRowSmemBytes(config);
+  r.dynamicSmemBytes = getRowSmemBytes(config, problem);
   r.regsPerThread = getRowRegisters(config, problem);
   computeOccupancy(r, target);
   // Row groups on x, the batch on z.
@@ -148,9 +162,15 @@ LogicalResult mlir::amk::checkRowLowerable(RowConfigAttr config,
     whyNot = llvm::formatv("vector width {0} exceeds a 16-byte access", vector);
     return failure();
   }
+  bool staged = config.getCache() == RowCache::shared;
+  if (staged && ShapedType::isDynamic(problem.n)) {
+    whyNot = "cache = shared needs a static row length";
+    return failure();
+  }
   if (int64_t runs = config.getCachedRuns()) {
     int64_t perPass = config.getThreadsPerRow() * vector;
-    if (getCachedRegisters(runs, vector, problem) > kMaxCachedRegisters) {
+    if (!staged &&
+        getCachedRegisters(runs, vector, problem) > kMaxCachedRegisters) {
       whyNot = llvm::formatv("{0} cached runs of {1} exceed the {2} registers "
                              "a thread gives to its row",
                              runs, vector, kMaxCachedRegisters);

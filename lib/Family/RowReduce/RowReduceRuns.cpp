@@ -156,12 +156,16 @@ void RowKernelBuilder::forEachRun(
 void RowKernelBuilder::loadCachedRow(int64_t count) {
   SmallVector<RunPlace> places;
   for (int64_t k = 0; k < count; ++k) {
-    places.push_back(locateRun(
-        arith::AddIOp::create(b, lane, c(k * config.getThreadsPerRow())),
-        /*nearLane=*/true));
+    Value run =
+        arith::AddIOp::create(b, lane, c(k * config.getThreadsPerRow()));
+    places.push_back(locateRun(run, /*nearLane=*/true));
     cachedColumn.push_back(places.back().col);
     cachedValid.push_back(places.back().valid);
+    if (staged)
+      stagedColumn.push_back(arith::MulIOp::create(b, run, c(width)));
   }
+  if (staged)
+    return;
   // Rows past the end load nothing; their zeros are never written.
   Type elem = p.inType;
   SmallVector<Type> types(count * width, elem);
@@ -183,19 +187,78 @@ void RowKernelBuilder::loadCachedRow(int64_t count) {
         SmallVector<Value>(ifOp.getResults().slice(k * width, width)));
 }
 
+Stats RowKernelBuilder::foldValidRun(const StatPass &pass, const Stats &stats,
+                                     ArrayRef<Value> run, Value valid) {
+  Stats next = stats;
+  if (pass.foldRun)
+    next = pass.foldRun(next, run);
+  else
+    for (Value v : run)
+      next = pass.fold(next, v);
+  Stats out;
+  for (auto [s, n] : llvm::zip_equal(stats, next))
+    out.push_back(arith::SelectOp::create(b, valid, n, s));
+  return out;
+}
+
+SmallVector<Value> RowKernelBuilder::cachedRun(int64_t k) {
+  if (!staged)
+    return cachedRuns[k];
+  return loadRun(staged, ValueRange{rowInBlock, stagedColumn[k]},
+                 /*asF32=*/false);
+}
+
 Stats RowKernelBuilder::foldCached(const StatPass &pass) {
+  if (staged && !rowStaged)
+    return stageRow(pass);
   Stats stats = pass.init();
-  for (auto [run, valid] : llvm::zip_equal(cachedRuns, cachedValid)) {
-    Stats next = stats;
-    SmallVector<Value> values = cachedAsF32(run);
-    if (pass.foldRun)
-      next = pass.foldRun(next, values);
-    else
-      for (Value v : values)
-        next = pass.fold(next, v);
-    for (auto [s, n] : llvm::zip_equal(stats, next))
-      s = arith::SelectOp::create(b, valid, n, s);
+  for (auto [k, valid] : llvm::enumerate(cachedValid))
+    stats = foldValidRun(pass, stats, cachedAsF32(cachedRun(k)), valid);
+  return stats;
+}
+
+Stats RowKernelBuilder::stageRow(const StatPass &pass) {
+  // A streamed row's runs in flight at a time: the registers stay few, so
+  // more blocks share an SM and their loads overlap each other's passes.
+  Type elem = p.inType;
+  Type type = width == 1 ? elem : VectorType::get({width}, elem);
+  Stats stats = pass.init();
+  int64_t count = cachedValid.size();
+  for (int64_t first = 0; first < count; first += kStreamedRunsInFlight) {
+    int64_t last = std::min(count, first + kStreamedRunsInFlight);
+    // Rows past the end load and copy nothing; their zeros are never
+    // written.
+    SmallVector<Type> types(last - first, type);
+    auto ifOp = scf::IfOp::create(b, types, active, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      Value zero =
+          arith::ConstantOp::create(b, type, b.getZeroAttr(type)).getResult();
+      scf::YieldOp::create(b, SmallVector<Value>(last - first, zero));
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      SmallVector<Value> runs;
+      for (int64_t k = first; k < last; ++k)
+        runs.push_back(loadVector(x, ValueRange{row, cachedColumn[k]}));
+      // Each thread writes its own slots and later reads only them: no
+      // barrier orders the copy.
+      for (int64_t k = first; k < last; ++k) {
+        SmallVector<Value, 2> at = {rowInBlock, stagedColumn[k]};
+        if (width == 1)
+          memref::StoreOp::create(b, runs[k - first], staged, at);
+        else
+          vector::StoreOp::create(b, runs[k - first], staged, at,
+                                  /*nontemporal=*/false,
+                                  llvm::MaybeAlign(width * p.inBytes()));
+      }
+      scf::YieldOp::create(b, runs);
+    }
+    for (int64_t k = first; k < last; ++k)
+      stats = foldValidRun(pass, stats,
+                           splitRun(ifOp.getResult(k - first), /*asF32=*/true),
+                           cachedValid[k]);
   }
+  rowStaged = true;
   return stats;
 }
 
@@ -230,7 +293,7 @@ void RowKernelBuilder::forEachTail(ValueRange init,
 }
 
 Stats RowKernelBuilder::foldRow(const StatPass &pass) {
-  if (!cachedRuns.empty())
+  if (isCached())
     return foldCached(pass);
   Stats init = pass.init();
   SmallVector<Type> types(init.size(), b.getF32Type());
@@ -243,17 +306,8 @@ Stats RowKernelBuilder::foldRow(const StatPass &pass) {
     scf::ForOp loop = buildRunLoop(init);
     b.setInsertionPointToStart(loop.getBody());
     Stats stats(loop.getRegionIterArgs());
-    for (auto &[at, stored] : loadRunGroup(loop)) {
-      SmallVector<Value> run = cachedAsF32(stored);
-      Stats next = stats;
-      if (pass.foldRun)
-        next = pass.foldRun(next, run);
-      else
-        for (Value v : run)
-          next = pass.fold(next, v);
-      for (auto [s, n] : llvm::zip_equal(stats, next))
-        s = arith::SelectOp::create(b, at.valid, n, s);
-    }
+    for (auto &[at, stored] : loadRunGroup(loop))
+      stats = foldValidRun(pass, stats, cachedAsF32(stored), at.valid);
     scf::YieldOp::create(b, stats);
     b.setInsertionPointAfter(loop);
     // (Split loads: the elements past the last whole run.)

@@ -99,13 +99,13 @@ void RowKernelBuilder::writeRows(ElementFn element,
                             /*nontemporal=*/false,
                             llvm::MaybeAlign(width * p.outBytes()));
   };
-  if (!cachedRuns.empty()) {
-    for (auto [k, run] : llvm::enumerate(cachedRuns)) {
+  if (isCached()) {
+    for (auto [k, valid] : llvm::enumerate(cachedValid)) {
       OpBuilder::InsertionGuard inner(b);
-      auto exists =
-          scf::IfOp::create(b, cachedValid[k], /*withElseRegion=*/false);
+      auto exists = scf::IfOp::create(b, valid, /*withElseRegion=*/false);
       b.setInsertionPointToStart(exists.thenBlock());
-      writeRun(cachedColumn[k], values.empty() ? cachedAsF32(run) : values[k]);
+      writeRun(cachedColumn[k],
+               values.empty() ? cachedAsF32(cachedRun(k)) : values[k]);
     }
     return;
   }
@@ -155,15 +155,28 @@ void RowKernelBuilder::build(gpu::GPUFuncOp func) {
   active = arith::AndIOp::create(
       b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, dim(x, 0)),
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, dim(y, 0)));
-  if (int64_t bytes = getRowSmemBytes(config)) {
+  // Shared memory: the staged rows (cache = shared), then the combine's
+  // statistics.
+  int64_t stagedBytes = getRowStagedBytes(config, p);
+  if (int64_t bytes = getRowSmemBytes(config, p)) {
     auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                             gpu::AddressSpace::Workgroup);
     Value raw = gpu::DynamicSharedMemoryOp::create(
         b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
                            space));
-    smem = memref::ViewOp::create(
-        b, MemRefType::get({bytes / 4}, b.getF32Type(), AffineMap(), space),
-        raw, c(0), ValueRange{});
+    if (stagedBytes) {
+      int64_t columns = config.getCachedRuns() * config.getThreadsPerRow() *
+                        config.getVector();
+      staged = memref::ViewOp::create(
+          b,
+          MemRefType::get({config.getRowsPerBlock(), columns}, p.inType,
+                          AffineMap(), space),
+          raw, c(0), ValueRange{});
+    }
+    if (int64_t combine = getRowCombineBytes(config))
+      smem = memref::ViewOp::create(
+          b, MemRefType::get({combine / 4}, b.getF32Type(), AffineMap(), space),
+          raw, c(stagedBytes), ValueRange{});
   }
 
   width = config.getVector();
@@ -245,6 +258,8 @@ void RowKernelBuilder::buildPasses(int64_t cachedCount) {
   cachedRuns.clear();
   cachedValid.clear();
   cachedColumn.clear();
+  stagedColumn.clear();
+  rowStaged = false;
   if (cachedCount > 0)
     loadCachedRow(cachedCount);
 
@@ -293,7 +308,7 @@ void RowKernelBuilder::buildPasses(int64_t cachedCount) {
     // A dynamic row too long for the config's cache streams with online
     // statistics: one read fewer than a second pass (its exponentials,
     // which a cached row saves, no longer are the cost).
-    bool fallback = cachedRuns.empty() && config.getCachedRuns() > 0;
+    bool fallback = !isCached() && config.getCachedRuns() > 0;
     if (config.getPasses() == 1 || fallback) {
       Stats st = rowStats(onlineSoftmaxPass(), 0);
       m = st[0];

@@ -126,3 +126,14 @@ func.func @int(%x: memref<16x64xi32>, %y: memref<16xi32>) {
 
 // expected-error @+1 {{passes must be 1 or 2, got 3}}
 #c = #amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 4, passes = 3>
+
+// -----
+
+// expected-error @+1 {{cache = shared needs cached_runs >= 1}}
+#c = #amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 4, cache = shared>
+
+// -----
+
+// expected-error @+2 {{expected ::mlir::amk::RowCache to be one of: registers, shared}}
+// expected-error @+1 {{failed to parse AMK_RowConfigAttr parameter 'cache'}}
+#c = #amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 4, cached_runs = 1, cache = global>

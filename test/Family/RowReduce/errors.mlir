@@ -81,3 +81,29 @@ func.func @cache_too_big(%x: memref<64x4096xf32>, %y: memref<64x4096xf32>) {
   return
 }
 }
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @staged_dynamic(%x: memref<64x?xbf16>, %y: memref<64x?xbf16>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: cache = shared needs a static row length}}
+  amk.kernel "staged_dyn" config(#amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 8, cached_runs = 2, cache = shared>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<64x?xbf16>, memref<64x?xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// A staged row takes shared memory, not registers: its runs are bounded by
+// what a block's shared memory holds (two rows of 32768 f32: 256 KB).
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @staged_too_big(%x: memref<64x32768xf32>, %y: memref<64x32768xf32>) {
+  // expected-error @+1 {{[AMK-RES-SMEM] dynamic shared memory 262656 B exceeds the opt-in limit 232448 B of target 'h200'}}
+  amk.kernel "staged_big" config(#amk.row_config<threads_per_row = 512, rows_per_block = 2, vector = 4, cached_runs = 16, cache = shared>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<64x32768xf32>, memref<64x32768xf32>
+  }
+  return
+}
+}

@@ -193,3 +193,45 @@ func.func @dyn(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
   return
 }
 }
+
+// -----
+
+// A row staged in shared memory: the first pass loads each run, copies it
+// to the thread's own (unclamped) slot of its row's staged copy and folds
+// it; the output pass reads the copy back, under the run's guard, with no
+// barrier between the copy and the read beyond the combine's. The staged
+// rows come first in shared memory, the combine's statistics after them.
+// CHECK-LABEL: func.func @staged
+// CHECK:       gpu.func @rms_staged(%[[X:.*]]: memref<16x1000xbf16>, %[[W:.*]]: memref<1000xbf16>, %[[Y:.*]]: memref<16x1000xbf16>)
+// CHECK-SAME:    amk.dynamic_smem_bytes = 4160
+// CHECK-SAME:    nvvm.maxnreg = 64
+// CHECK:         %[[LANE:.*]] = arith.remui %{{.*}}, %c64
+// CHECK:         %[[RAW:.*]] = gpu.dynamic_shared_memory
+// CHECK:         %[[STAGED:.*]] = memref.view %[[RAW]][%c0][] {{.*}} to memref<2x1024xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[STATS:.*]] = memref.view %[[RAW]][%c4096][] {{.*}} to memref<16xf32, #gpu.address_space<workgroup>>
+// CHECK:         %[[CLAMPED:.*]] = arith.minui %[[LANE]], %c124
+// CHECK:         %[[COL:.*]] = arith.muli %[[CLAMPED]], %c8
+// CHECK:         %[[VALID:.*]] = arith.cmpi ult, %[[LANE]], %c125
+// CHECK:         %[[SLOT:.*]] = arith.muli %[[LANE]], %c8
+// CHECK:         scf.if %{{.*}} -> (vector<8xbf16>, vector<8xbf16>)
+// CHECK-NEXT:      %[[LOADED:.*]] = vector.load %[[X]][%{{.*}}, %[[COL]]]
+// CHECK-NEXT:      vector.load %[[X]]
+// CHECK-NEXT:      vector.store %[[LOADED]], %[[STAGED]][%{{.*}}, %[[SLOT]]]
+// CHECK-NEXT:      vector.store
+// CHECK:         arith.select %[[VALID]]
+// CHECK:         memref.store %{{.*}}, %[[STATS]]
+// CHECK:         gpu.barrier
+// CHECK:         scf.if %[[VALID]] {
+// CHECK-NEXT:      vector.load %[[STAGED]][%{{.*}}, %[[SLOT]]]
+// CHECK:           vector.load %[[W]][%[[COL]]]
+// CHECK:           vector.store %{{.*}}, %[[Y]]
+// CHECK-NOT:     gpu.barrier
+// CHECK:         gpu.return
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @staged(%x: memref<16x1000xbf16>, %w: memref<1000xbf16>, %y: memref<16x1000xbf16>) {
+  amk.kernel "rms_staged" config(#amk.row_config<threads_per_row = 64, rows_per_block = 2, vector = 8, cached_runs = 2, cache = shared>) {
+    amk.row_reduce %x weight(%w) into %y {kind = #amk.row_op<rms_norm>} : memref<16x1000xbf16>, memref<1000xbf16>, memref<16x1000xbf16>
+  }
+  return
+}
+}

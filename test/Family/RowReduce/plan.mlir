@@ -60,3 +60,14 @@ func.func @rms(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?xf32>) {
 // DISPATCH-SAME:      amk.dispatch = [{config = #amk.row_config<threads_per_row = {{[0-9]+}}, rows_per_block = {{[0-9]+}}, vector = 4, cached_runs = {{[0-9]+}}>, predicted_ns = {{[0-9]+}} : i64, symbol = "N", up_to = 64 : i64, when = "N <= 64"},
 // DISPATCH-SAME:        {config = #amk.row_config<{{.*}}cached_runs = {{[0-9]+}}>, predicted_ns = {{[0-9]+}} : i64, symbol = "N", up_to = 512 : i64, when = "N <= 512"},
 // DISPATCH-SAME:        {config = #amk.row_config<{{.*}}cached_runs = {{[0-9]+}}>, predicted_ns = {{[0-9]+}} : i64, symbol = "N", up_to = 4096 : i64, when = "N <= 4096"}]
+
+// A long 16-bit row is staged in shared memory where registers would hold
+// one row per SM: two blocks share an SM, their loads overlap each other's
+// passes. Narrow staged blocks, and ones alone on their SM, are pruned.
+// EXPLAIN: remark: planned softmax_8192x32768_bf16_bf16: #amk.row_config<threads_per_row = {{512|1024}}, rows_per_block = 1, vector = 8, passes = 2, cached_runs = {{[0-9]+}}, cache = shared>
+// EXPLAIN: note: ladder #1: {{.*}}; 2 block(s)/SM limited by {{.*}}, {{[0-9]+}} B smem, 8192 rows, 1 read pass(es))
+// EXPLAIN: note: rejected: {{.*}}heuristic:staged-narrow
+func.func @long_softmax(%x: memref<8192x32768xbf16>, %y: memref<8192x32768xbf16>) {
+  amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<8192x32768xbf16>, memref<8192x32768xbf16>
+  return
+}

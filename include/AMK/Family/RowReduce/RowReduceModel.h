@@ -56,7 +56,7 @@ struct RowProblem {
 };
 
 /// The register budget of a row-wise kernel (.maxnreg): 64 for a streamed
-/// row; a cached one's registers and 32 beside them, at least 64.
+/// or staged row; a cached one's registers and 32 beside them, at least 64.
 int64_t getRowRegisters(RowConfigAttr config, const RowProblem &problem);
 
 /// Most registers a thread gives to a cached row. A whole long row in
@@ -81,7 +81,18 @@ inline int64_t getCachedRegisters(int64_t runs, int64_t vector,
 
 /// Shared memory for the cross-warp combine of rows wider than a warp: per
 /// row, per warp, two f32 statistics, for each of the two combines.
-int64_t getRowSmemBytes(RowConfigAttr config);
+int64_t getRowCombineBytes(RowConfigAttr config);
+
+/// Shared memory for the rows a `cache = shared` block stages: each row's
+/// cached runs as stored (a multiple of 16 bytes; 0 for other configs).
+int64_t getRowStagedBytes(RowConfigAttr config, const RowProblem &problem);
+
+/// A block's shared memory: its staged rows, then the combine's
+/// statistics.
+inline int64_t getRowSmemBytes(RowConfigAttr config,
+                               const RowProblem &problem) {
+  return getRowStagedBytes(config, problem) + getRowCombineBytes(config);
+}
 
 /// Threads, shared memory, registers, occupancy and grid of `config`.
 KernelResources getRowResources(RowConfigAttr config, const RowProblem &problem,
@@ -103,7 +114,7 @@ FailureOr<gpu::GPUFuncOp> synthesizeRowKernel(gpu::GPUModuleOp module,
 /// row steps): row `row` of `x` into `y`, by every thread of the block
 /// (config: threads_per_row = the block, rows_per_block = 1, cached_runs =
 /// 0). All threads must reach it (it has barriers); a row past x's does
-/// nothing. `smem` holds getRowSmemBytes(config) bytes of f32 when that is
+/// nothing. `smem` holds getRowCombineBytes(config) bytes of f32 when that is
 /// not 0; the caller orders its reuse by the next tile with a barrier.
 struct RowTile {
   Value x, weight, bias, y, row, smem;

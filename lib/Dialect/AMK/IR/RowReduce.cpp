@@ -169,7 +169,8 @@ std::string RowReduceOp::getProblemSignature() {
 LogicalResult
 RowConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       int64_t threadsPerRow, int64_t rowsPerBlock,
-                      int64_t vector, int64_t passes, int64_t cachedRuns) {
+                      int64_t vector, int64_t passes, int64_t cachedRuns,
+                      RowCache cache) {
   if (threadsPerRow < 1 || threadsPerRow > 1024 ||
       !llvm::isPowerOf2_64(threadsPerRow))
     return emitError() << "threads_per_row must be a power of two in [1, "
@@ -191,6 +192,8 @@ RowConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "passes must be 1 or 2, got " << passes;
   if (cachedRuns < 0 || cachedRuns > 32)
     return emitError() << "cached_runs must be in [0, 32], got " << cachedRuns;
+  if (cache == RowCache::shared && cachedRuns == 0)
+    return emitError() << "cache = shared needs cached_runs >= 1";
   return success();
 }
 

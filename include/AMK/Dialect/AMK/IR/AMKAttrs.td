@@ -67,6 +67,13 @@ def AMK_RowOpAttr : EnumAttr<AMK_Dialect, AMK_RowOp, "row_op"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def AMK_RowCache : I32EnumAttr<"RowCache", "where a row-wise kernel keeps a cached row", [
+    I32EnumAttrCase<"registers", 0>,
+    I32EnumAttrCase<"shared", 1>]> {
+  let cppNamespace = "::mlir::amk";
+  let genSpecializedAttr = 0;
+}
+
 //===----------------------------------------------------------------------===//
 // #amk.target
 //===----------------------------------------------------------------------===//
@@ -183,6 +190,11 @@ def AMK_GemmConfigAttr : AMK_Attr<"GemmConfig", "gemm_config",
 // #amk.row_config
 //===----------------------------------------------------------------------===//
 
+// `registers` unless written.
+def AMK_RowCacheParameter : EnumParameter<AMK_RowCache> {
+  let defaultValue = "::mlir::amk::RowCache::registers";
+}
+
 def AMK_RowConfigAttr : AMK_Attr<"RowConfig", "row_config",
     [DeclareAttrInterfaceMethods<AMK_KernelConfigAttrInterface>]> {
   let summary = "A planned row-wise kernel design (reductions, softmax, norms)";
@@ -199,9 +211,16 @@ def AMK_RowConfigAttr : AMK_Attr<"RowConfig", "row_config",
     every pass reads the row again). A row of dynamic length is cached
     where it has at most `threads_per_row * vector * K` elements and
     streamed where it has more (the kernel tests its length).
+    `cache = shared` keeps those runs in shared memory instead, as stored
+    (static row lengths): the first statistics pass folds each run as it
+    arrives and copies it there, later passes and the output read it back.
+    Each thread reads only what it wrote, so no barrier orders the copy; a
+    16-bit row takes half its f32 registers' bytes and leaves the register
+    file to more blocks, whose loads then overlap each other's passes.
 
     ```mlir
     #amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 4>
+    #amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 8, cached_runs = 16, cache = shared>
     ```
   }];
   let parameters = (ins
@@ -209,7 +228,8 @@ def AMK_RowConfigAttr : AMK_Attr<"RowConfig", "row_config",
     "int64_t":$rows_per_block,
     "int64_t":$vector,
     DefaultValuedParameter<"int64_t", "1", "statistics passes over a row">:$passes,
-    DefaultValuedParameter<"int64_t", "0", "runs kept in registers">:$cached_runs
+    DefaultValuedParameter<"int64_t", "0", "runs kept in registers">:$cached_runs,
+    AMK_RowCacheParameter:$cache
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
