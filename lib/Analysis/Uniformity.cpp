@@ -55,8 +55,13 @@ UniformityInfo::UniformityInfo(Operation *kernel) : kernel(kernel) {
     if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr();
         size && size.size() == 3)
       block = {size[0], size[1], size[2]};
-  for (ThreadScope scope : {ThreadScope::Grid, ThreadScope::Block,
-                            ThreadScope::Warpgroup, ThreadScope::Warp}) {
+  if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
+    if (DenseI32ArrayAttr size = func.getKnownClusterSizeAttr();
+        size && size.size() == 3)
+      cluster = {size[0], size[1], size[2]};
+  for (ThreadScope scope :
+       {ThreadScope::Grid, ThreadScope::Cluster, ThreadScope::Block,
+        ThreadScope::Warpgroup, ThreadScope::Warp}) {
     // Monotone: values only ever become divergent, so iterate to a
     // fixpoint.
     bool changed = true;
@@ -79,7 +84,12 @@ static bool readsMemory(Operation *op) {
 }
 
 bool UniformityInfo::isSource(Operation *op, ThreadScope scope) const {
-  if (scope == ThreadScope::Grid)
+  // The blocks of a cluster share its id, not their block ids.
+  if (scope == ThreadScope::Cluster &&
+      isa<gpu::ClusterIdOp, NVVM::ClusterIdXOp, NVVM::ClusterIdYOp,
+          NVVM::ClusterIdZOp>(op))
+    return false;
+  if (scope == ThreadScope::Grid || scope == ThreadScope::Cluster)
     return isDivergenceSource(op) ||
            isa<gpu::BlockIdOp, gpu::ClusterIdOp, gpu::ClusterBlockIdOp,
                NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp,
@@ -104,9 +114,32 @@ bool UniformityInfo::isSource(Operation *op, ThreadScope scope) const {
   return isDivergenceSource(op);
 }
 
+/// The grid dimension a block-id op reads, if it is one.
+static std::optional<unsigned> getBlockIdDim(Operation *op) {
+  if (auto bid = dyn_cast<gpu::BlockIdOp>(op))
+    return unsigned(bid.getDimension());
+  if (isa<NVVM::BlockIdXOp>(op))
+    return 0u;
+  if (isa<NVVM::BlockIdYOp>(op))
+    return 1u;
+  if (isa<NVVM::BlockIdZOp>(op))
+    return 2u;
+  return std::nullopt;
+}
+
 bool UniformityInfo::isGroupUniform(Operation *op, ThreadScope scope) const {
   if (scope == ThreadScope::Grid)
     return false;
+  if (scope == ThreadScope::Cluster) {
+    // A block id divided by a multiple of the cluster's extent in its
+    // dimension: clusters tile the grid, so the blocks of one share it.
+    if (!cluster || !isa<arith::DivUIOp>(op))
+      return false;
+    Operation *def = op->getOperand(0).getDefiningOp();
+    std::optional<unsigned> dim = def ? getBlockIdDim(def) : std::nullopt;
+    std::optional<int64_t> divisor = getConstantIntValue(op->getOperand(1));
+    return dim && divisor && *divisor > 0 && *divisor % (*cluster)[*dim] == 0;
+  }
   // Every thread of the block gets the same reduction.
   if (isa<gpu::AllReduceOp>(op))
     return true;

@@ -36,6 +36,7 @@
 
 #include "GlobalMemory.h"
 
+#include "AMK/Harness/KernelSafety.h"
 #include "GlobalProtocol.h"
 #include "SharedMemoryModel.h"
 
@@ -130,6 +131,15 @@ public:
       if (model.grid[d] <= 0 && !reads[d])
         model.grid[d] = 1;
     protocol.emplace(model, threads, ArrayRef<int64_t>(model.grid), report);
+    if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
+      if (DenseI32ArrayAttr size = func.getKnownClusterSizeAttr();
+          size && size.size() == 3 &&
+          llvm::all_of(size.asArrayRef(), [](int32_t c) { return c >= 1; }))
+        cluster.assign(size.asArrayRef().begin(), size.asArrayRef().end());
+    kernel->walk([&](Operation *op) {
+      if (isClusterBarrier(op))
+        clusterBarriers.push_back(op);
+    });
   }
 
   void run();
@@ -158,8 +168,19 @@ private:
   bool search(System s, ArrayRef<SmallVector<Alternative, 2>> splits,
               unsigned next, SmallVector<int64_t> &point);
 
+  /// Whether a cluster barrier comes after every access of `before` and
+  /// before every access of `after` (on every path that runs them: the
+  /// barrier's block holds both, and the convergence check has every
+  /// thread of the cluster reach it).
+  bool clusterBarrierBetween(ArrayRef<Operation *> before,
+                             ArrayRef<Operation *> after) const;
+
   Model model;
   ThreadEvaluator threads{model};
+  /// known_cluster_size (empty: clusters of one block) and the kernel's
+  /// cluster barriers.
+  SmallVector<int64_t, 3> cluster;
+  SmallVector<Operation *> clusterBarriers;
   llvm::function_ref<void(StringRef, Operation *, const Twine &)> report;
   /// The counters between blocks and the orderings they make.
   std::optional<GlobalProtocol> protocol;
@@ -619,6 +640,21 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
   addOrderings(b, ib, a, ia);
   if (alwaysOrdered)
     return false;
+  // A cluster barrier between the two orders the blocks of one cluster:
+  // only blocks of different clusters can race then.
+  if (!cluster.empty() && (clusterBarrierBetween(a.members, b.members) ||
+                           clusterBarrierBetween(b.members, a.members))) {
+    SmallVector<Alternative, 2> apart;
+    for (int d = 0; d < 3; ++d) {
+      Lin qa =
+          cluster[d] == 1 ? ba[d] : builder.divMod(ba[d], cluster[d], false);
+      Lin qb =
+          cluster[d] == 1 ? bb[d] : builder.divMod(bb[d], cluster[d], false);
+      apart.push_back({{qa - qb - 1, false}});
+      apart.push_back({{qb - qa - 1, false}});
+    }
+    unordered.push_back(std::move(apart));
+  }
   SmallVector<SmallVector<Alternative, 2>, 4> splits = getSplits(builder);
   splits.append(unordered.begin(), unordered.end());
 
@@ -674,6 +710,23 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
     }
   }
   return false;
+}
+
+bool GlobalChecker::clusterBarrierBetween(ArrayRef<Operation *> before,
+                                          ArrayRef<Operation *> after) const {
+  return llvm::any_of(clusterBarriers, [&](Operation *barrier) {
+    Block *block = barrier->getBlock();
+    auto at = [&](Operation *op) { return block->findAncestorOpInBlock(*op); };
+    return llvm::all_of(before,
+                        [&](Operation *op) {
+                          Operation *a = at(op);
+                          return a && a->isBeforeInBlock(barrier);
+                        }) &&
+           llvm::all_of(after, [&](Operation *op) {
+             Operation *a = at(op);
+             return a && barrier->isBeforeInBlock(a);
+           });
+  });
 }
 
 /// Box `box`'s member `i` as a box of its own.

@@ -92,14 +92,14 @@ static bool isModelled(Operation *op) {
                nvgpu::MBarrierCreateOp, nvgpu::MBarrierInitOp,
                nvgpu::MBarrierArriveOp, nvgpu::MBarrierTryWaitParityOp>(op);
   if (dialect == "nvvm")
-    return isa<NVVM::Barrier0Op, NVVM::BarrierOp, NVVM::MmaOp,
-               NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
-               NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp,
-               NVVM::BlockDimXOp, NVVM::BlockDimYOp, NVVM::BlockDimZOp,
-               NVVM::LaneIdOp, NVVM::ElectSyncOp, NVVM::FenceProxyOp,
-               NVVM::MembarOp, NVVM::WgmmaFenceAlignedOp,
-               NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
-               NVVM::SetMaxRegisterOp>(op);
+    return isa<NVVM::Barrier0Op, NVVM::BarrierOp, NVVM::ClusterArriveOp,
+               NVVM::ClusterWaitOp, NVVM::MmaOp, NVVM::ThreadIdXOp,
+               NVVM::ThreadIdYOp, NVVM::ThreadIdZOp, NVVM::BlockIdXOp,
+               NVVM::BlockIdYOp, NVVM::BlockIdZOp, NVVM::BlockDimXOp,
+               NVVM::BlockDimYOp, NVVM::BlockDimZOp, NVVM::LaneIdOp,
+               NVVM::ElectSyncOp, NVVM::FenceProxyOp, NVVM::MembarOp,
+               NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp,
+               NVVM::WgmmaWaitGroupSyncOp, NVVM::SetMaxRegisterOp>(op);
   // Value plumbing of the NVVM MMA results, and constants (which the range
   // analysis below reads).
   return isa<LLVM::ExtractValueOp, LLVM::InsertValueOp, LLVM::UndefOp,
@@ -170,6 +170,13 @@ public:
 
 static bool isBarrier(Operation *op) {
   return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op);
+}
+
+bool mlir::amk::isClusterBarrier(Operation *op) {
+  if (!isa<NVVM::ClusterWaitOp>(op))
+    return false;
+  Operation *arrive = op->getPrevNode();
+  return arrive && isa<NVVM::ClusterArriveOp>(arrive);
 }
 
 /// `v` when integer arithmetic on constants computes it.
@@ -541,6 +548,16 @@ static bool checkStructure(Operation *kernel, Report report) {
                  "threshold)");
       return;
     }
+    // A cluster barrier as one step: its arrive right before its wait.
+    if ((isa<NVVM::ClusterArriveOp>(op) &&
+         !(op->getNextNode() && isClusterBarrier(op->getNextNode()))) ||
+        (isa<NVVM::ClusterWaitOp>(op) && !isClusterBarrier(op))) {
+      report(check::kUnprovable, op,
+             "a cluster barrier whose arrive and wait are apart (" +
+                 describeOp(op) +
+                 ") is not modelled: put the wait right after the arrive");
+      return;
+    }
     if (isa<scf::IndexSwitchOp>(op)) {
       report(check::kUnprovable, op,
              "a multi-way branch (" + describeOp(op) +
@@ -559,6 +576,9 @@ static bool checkStructure(Operation *kernel, Report report) {
 /// block reductions, a warpgroup for wgmma, a warp for shuffles, votes,
 /// warp reductions and the warp-wide matrix ops; none for other ops.
 static std::optional<ThreadScope> getConvergenceScope(Operation *op) {
+  if (isa<NVVM::ClusterArriveOp, NVVM::ClusterArriveRelaxedOp,
+          NVVM::ClusterWaitOp>(op))
+    return ThreadScope::Cluster;
   if (isBarrier(op) || isa<gpu::AllReduceOp>(op))
     return ThreadScope::Block;
   StringRef name = op->getName().getStringRef();
@@ -590,6 +610,17 @@ static void checkConvergence(Operation *kernel,
     Operation *branch = uniformity.getDivergentAncestor(op, *scope);
     if (!branch)
       return;
+    if (*scope == ThreadScope::Cluster) {
+      report(check::kBarrierDivergent, op,
+             "cluster barrier " + describeOp(op) +
+                 " is under control that can differ between the threads of "
+                 "a cluster: " +
+                 describeOp(branch) +
+                 " decides by a value the cluster's blocks and threads may "
+                 "not share whether (or how often) it runs, so they can "
+                 "wait forever");
+      return;
+    }
     if (*scope == ThreadScope::Block) {
       report(check::kBarrierDivergent, op,
              (isBarrier(op) ? "barrier " : "block-wide collective ") +

@@ -34,6 +34,7 @@
 #include "Bounds.h"
 
 #include "AMK/Analysis/Uniformity.h"
+#include "AMK/Harness/KernelSafety.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Matchers.h"
@@ -65,7 +66,8 @@ std::string mlir::amk::mbarrier::threadsArrive(int64_t n) {
 }
 
 bool mlir::amk::mbarrier::isBlockBarrier(Operation *op) {
-  return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op);
+  return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op) ||
+         isClusterBarrier(op);
 }
 
 void MBarrierChecker::run() {

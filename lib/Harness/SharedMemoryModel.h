@@ -191,6 +191,8 @@ public:
   /// gpu.grid_dim: a constant, or one variable above every block id when
   /// the grid is unknown.
   Lin gridDim(int d);
+  /// floor(x / d), or x mod d, for x >= 0 and a constant d >= 1.
+  Lin divMod(const Lin &x, int64_t d, bool wantRemainder);
   FailureOr<std::pair<Value, Lin>> address(const SharedAccess &a,
                                            const Instance &in);
   /// The element offset of `memref`'s layout from its allocation: static,
@@ -217,7 +219,6 @@ private:
   Lin symbolicStepInduction(scf::ForOp loop, const Instance &in, int depth);
   std::vector<int64_t> contextKey(Value v, const Instance &in);
   Lin translate(Value v, const Instance &in, int depth);
-  Lin divMod(const Lin &x, int64_t d, bool wantRemainder);
 
   std::optional<Lin> tripCount(scf::ForOp loop);
   std::optional<Lin> total(Event kind, Operation *op);

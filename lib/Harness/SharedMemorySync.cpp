@@ -18,6 +18,7 @@
 #include "SharedMemoryModel.h"
 
 #include "AMK/Analysis/Uniformity.h"
+#include "AMK/Harness/KernelSafety.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -34,7 +35,8 @@ using namespace mlir::amk::smem;
 bool smem::isEvent(Event kind, Operation *op) {
   switch (kind) {
   case Event::Barrier:
-    return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op);
+    return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op) ||
+           isClusterBarrier(op);
   case Event::Commit:
     return isa<nvgpu::DeviceAsyncCreateGroupOp>(op);
   case Event::Wait:

@@ -37,7 +37,10 @@ namespace mlir::amk {
 /// The group of threads a value is uniform over, or a collective needs.
 /// Grid: every thread of the launch (block ids are divergent, and so is
 /// every value read from memory, which another block may be writing).
-enum class ThreadScope { Grid, Block, Warpgroup, Warp };
+/// Cluster: the blocks of one thread-block cluster (as Grid, but the
+/// cluster's id, and a block id divided by a multiple of the kernel's
+/// known_cluster_size, are uniform).
+enum class ThreadScope { Grid, Cluster, Block, Warpgroup, Warp };
 
 class UniformityInfo {
 public:
@@ -68,9 +71,9 @@ private:
   bool isGroupUniform(Operation *op, ThreadScope scope) const;
 
   Operation *kernel;
-  /// known_block_size, when the kernel states it.
-  std::optional<std::array<int64_t, 3>> block;
-  llvm::DenseSet<Value> divergent[4];
+  /// known_block_size and known_cluster_size, when the kernel states them.
+  std::optional<std::array<int64_t, 3>> block, cluster;
+  llvm::DenseSet<Value> divergent[5];
 };
 
 } // namespace mlir::amk

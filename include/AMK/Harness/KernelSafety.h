@@ -63,6 +63,14 @@ inline constexpr llvm::StringLiteral kDynamicSmemAlignAttrName =
 /// "'scf.if' at line 12": how findings name an op.
 std::string describeOp(Operation *op);
 
+/// Whether `op` is the wait of a cluster barrier whose arrive (with its
+/// default release semantics) comes right before it: every thread of the
+/// cluster's blocks meets there, and what each did before arriving is
+/// visible to all after the wait, so it also orders its own block as a
+/// block barrier does. (A split barrier, with work between its arrive and
+/// its wait, is not modelled: the structure check reports it.)
+bool isClusterBarrier(Operation *op);
+
 /// Runs the integer range analysis every check of a kernel reads: upstream's,
 /// with thread ids and block dimensions bounded by known_block_size (else by
 /// CUDA's limits) and integer llvm.mlir.constant ops known.
