@@ -109,6 +109,52 @@ def cached_config(t, n, v, passes, rows=1, cache="registers"):
             f"cached_runs = {-(-n // (t * v))}{where}>")
 
 
+def cluster_config(t, v, passes, cluster, runs=0, cache="registers"):
+    extra = f", cached_runs = {runs}" if runs else ""
+    if runs and cache != "registers":
+        extra += f", cache = {cache}"
+    return (f"#amk.row_config<threads_per_row = {t}, rows_per_block = 1, "
+            f"vector = {v}, passes = {passes}{extra}, cluster = {cluster}>")
+
+
+def cluster_cases():
+    """Rows spread over clusters of blocks: few long rows (64 of 100000,
+    the planner's kernel beside clusters of 2 to 8, streamed, cached in
+    registers and staged), and odd ones for correctness (a length no
+    vector divides, a cached row whose last runs are partial)."""
+    cases = []
+    m, n = 64, 100000
+    for kind in ("softmax", "rms_norm", "layer_norm", "max"):
+        passes = 2 if kind == "softmax" else 1
+        cases.append(RowCase(kind, m, n, "bf16"))
+        for cluster in (2, 4, 8):
+            for t in (512, 1024):
+                cases.append(RowCase(
+                    kind, m, n, "bf16",
+                    config=cluster_config(t, 8, passes, cluster),
+                    tag=f"_t{t}_k{cluster}"))
+            if kind != "max":
+                for t in (512, 1024) if cluster == 2 else (512,):
+                    runs = -(-n // (t * cluster * 8))
+                    cases.append(RowCase(
+                        kind, m, n, "bf16",
+                        config=cluster_config(t, 8, passes, cluster, runs,
+                                              "shared"),
+                        tag=f"_t{t}_k{cluster}_s"))
+    cases += [
+        RowCase("softmax", 5, 100003, "bf16", perf=False,
+                config=cluster_config(256, 1, 1, 4), tag="_k4"),
+        RowCase("layer_norm", 3, 32769, "fp32", bias=True, perf=False,
+                config=cluster_config(1024, 1, 2, 2, 17), tag="_k2_c17"),
+        RowCase("sum", 7, 4100, "fp16", perf=False,
+                config=cluster_config(256, 4, 1, 8, 1), tag="_k8_c1"),
+        RowCase("rms_norm", 9, 20000, "bf16", perf=False,
+                config=cluster_config(512, 8, 1, 2, 3, "shared"),
+                tag="_k2_s3"),
+    ]
+    return cases
+
+
 def study_cases():
     """Cached rows at several thread counts per row, in registers and
     staged in shared memory, beside the planner's kernel: long rows
@@ -163,8 +209,11 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--study", action="store_true",
                         help="cached rows at several thread counts per row")
+    parser.add_argument("--cluster-study", action="store_true",
+                        help="rows spread over clusters of blocks")
     args = parser.parse_args()
-    cases = study_cases() if args.study else row_cases()
+    cases = (study_cases() if args.study else
+             cluster_cases() if args.cluster_study else row_cases())
     sys.exit(1 if build(args.amk_opt, args.target, args.out, cases) else 0)
 
 

@@ -138,9 +138,9 @@ TEST(SilentEmitter, HandsOutLiveDiagnosticsThatReachNoHandler) {
   diag.report();
   // A refused config is null and says nothing; an accepted one is built.
   auto row = [&](int64_t threadsPerRow) {
-    return RowConfigAttr::getChecked(getSilentEmitter(), &context,
-                                     threadsPerRow, int64_t(1), int64_t(4),
-                                     int64_t(1), int64_t(0), RowCache::registers);
+    return RowConfigAttr::getChecked(
+        getSilentEmitter(), &context, threadsPerRow, int64_t(1), int64_t(4),
+        int64_t(1), int64_t(0), RowCache::registers, int64_t(1));
   };
   EXPECT_FALSE(row(3));
   EXPECT_TRUE(row(32));

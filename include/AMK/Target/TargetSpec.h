@@ -57,6 +57,8 @@ enum class ArchFeature : uint32_t {
   Wgmma = 1u << 10,
   /// setmaxnreg (sm_90a and the `a`/`f` variants of sm_100 and later).
   SetMaxNReg = 1u << 11,
+  /// Thread-block clusters: `.reqnctapercluster`, barrier.cluster (sm_90).
+  Clusters = 1u << 12,
 };
 
 /// "cp.async", "wgmma", ...: for diagnostics.

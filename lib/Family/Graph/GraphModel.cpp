@@ -326,7 +326,8 @@ RowConfigAttr mlir::amk::getGraphRowConfig(GraphConfigAttr config,
       step.rowOp == RowOp::softmax || step.rowOp == RowOp::layer_norm ? 2 : 1;
   return RowConfigAttr::get(config.getContext(), config.getThreads(),
                             /*rowsPerBlock=*/1, step.getVector(), passes,
-                            /*cachedRuns=*/0, RowCache::registers);
+                            /*cachedRuns=*/0, RowCache::registers,
+                            /*cluster=*/1);
 }
 
 RowProblem mlir::amk::getGraphRowProblem(const GraphStep &step) {

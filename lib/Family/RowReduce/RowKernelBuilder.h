@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -101,6 +102,9 @@ private:
   Stats foldRow(const StatPass &pass);
   /// The row's statistics, combined over its threads (all threads call).
   Stats combineRow(const StatPass &pass, Stats stats, int64_t stage);
+  /// A block's statistics of its part of the row, combined over the row's
+  /// cluster (all threads of the cluster call; `stats` where cluster = 1).
+  Stats combineCluster(const StatPass &pass, Stats stats, int64_t stage);
   /// Where a run of the row is: its column, and whether it is in the row
   /// (a static row's column is clamped into it; a dynamic row's run must
   /// be touched under `valid` only).
@@ -191,6 +195,13 @@ private:
   /// The weight and bias of the run being written (f32).
   SmallVector<Value> runWeight, runBias;
   Value tid, lane, warpInRow, rowInBlock, row, active;
+  /// A clustered row (cluster > 1): the block's rank in the row's cluster,
+  /// and the workspace its blocks meet through.
+  Value rank, workspace;
+  /// The thread's place among the row's threads (all its blocks'), and
+  /// their number: the runs of the row interleave over them.
+  Value rowLane;
+  int64_t rowThreads = 1;
   Value smem;
 };
 } // namespace mlir::amk::rows

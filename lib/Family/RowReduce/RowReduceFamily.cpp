@@ -41,6 +41,11 @@ struct RowCostParams {
   /// A staged row's access to shared memory, per element, against a sum's
   /// element work.
   double stagedAccessWeight = 0.5;
+  /// A combine across a cluster, per block of the cluster: a workspace
+  /// round trip through L2 and a cluster barrier that waits for the
+  /// slowest block (H100, 64 rows of 100000 bf16: clusters of 2 ran
+  /// 0.79-0.97 of the copy ceiling, of 4 and 8 0.42-0.92).
+  double clusterCombineNs = 1000;
   /// Dynamic sizes are planned at this size.
   double representativeSize = 4096;
 };
@@ -49,8 +54,10 @@ struct RowCostParams {
 /// row of dynamic length gets.
 constexpr int64_t kDynamicRowLength = 32768;
 constexpr int64_t kDynamicRowThreads = 256;
-/// The fewest threads a row staged in shared memory gets.
+/// The fewest threads a row staged in shared memory gets, and the fewest
+/// a block of a clustered row has.
 constexpr int64_t kStagedRowThreads = 512;
+constexpr int64_t kClusterRowThreads = 256;
 /// Dynamic row lengths up to each of these get a kernel of their own
 /// (where it beats the all-lengths kernel): a few lanes to a row, a warp
 /// or two, a block that caches the row.
@@ -65,6 +72,7 @@ template <typename Fn> static void forEachParam(RowCostParams &p, Fn fn) {
   fn("row_launch_overhead_ns", p.launchOverheadNs);
   fn("row_element_cycles", p.elementCycles);
   fn("row_staged_access_weight", p.stagedAccessWeight);
+  fn("row_cluster_combine_ns", p.clusterCombineNs);
 }
 
 class RowProblemModel : public ProblemModel {
@@ -113,7 +121,7 @@ public:
       whyNot = "not a #amk.row_config";
       return failure();
     }
-    return checkRowLowerable(row, problem, whyNot);
+    return checkRowLowerable(row, problem, whyNot, &target);
   }
 
   void enumerate(
@@ -126,13 +134,28 @@ public:
           for (int64_t passes : {1, 2}) {
             if (passes == 2 && !problem.hasTwoPassForm())
               continue;
-            for (auto [cached, cache] : getCacheChoices(perRow, vector))
-              if (auto config = RowConfigAttr::getChecked(
-                      getSilentEmitter(), context, perRow, threads / perRow,
-                      vector, passes, cached, cache))
-                fn(config);
+            for (int64_t cluster : getClusterChoices(perRow, threads))
+              for (auto [cached, cache] :
+                   getCacheChoices(perRow * cluster, vector))
+                if (auto config = RowConfigAttr::getChecked(
+                        getSilentEmitter(), context, perRow, threads / perRow,
+                        vector, passes, cached, cache, cluster))
+                  fn(config);
           }
       }
+  }
+
+  /// One block per row and, for a whole block to a 2-D row on a target
+  /// with clusters, a cluster of 2, 4 or 8 blocks where the rows are too
+  /// few to fill the SMs twice (many rows fill them anyway; a cluster only
+  /// adds its combines).
+  SmallVector<int64_t, 4> getClusterChoices(int64_t perRow,
+                                            int64_t threads) const {
+    SmallVector<int64_t, 4> choices = {1};
+    if (perRow == threads && perRow >= kClusterRowThreads && !problem.batched &&
+        rep.m < 2 * target.sm_count && target.hasFeature(ArchFeature::Clusters))
+      choices.append({2, 4, 8});
+    return choices;
   }
 
   /// Streaming (0 runs), the registers that hold the row where it fits (a
@@ -141,14 +164,14 @@ public:
   /// memory (whether it fits a block's shared memory is the resources'
   /// question).
   SmallVector<std::pair<int64_t, RowCache>, 3>
-  getCacheChoices(int64_t perRow, int64_t vector) const {
+  getCacheChoices(int64_t rowThreads, int64_t vector) const {
     SmallVector<std::pair<int64_t, RowCache>, 3> choices = {
         {0, RowCache::registers}};
-    int64_t runs = llvm::divideCeil(rep.n, perRow * vector);
+    int64_t runs = llvm::divideCeil(rep.n, rowThreads * vector);
     if (getCachedRegisters(runs, vector, problem) <= kMaxCachedRegisters)
       choices.push_back({runs, RowCache::registers});
     if (!ShapedType::isDynamic(problem.n) && problem.isElementwiseOutput() &&
-        perRow >= 64)
+        rowThreads >= 64)
       choices.push_back({runs, RowCache::shared});
     return choices;
   }
@@ -223,10 +246,12 @@ public:
                                                 : rows * rep.outBytes();
     // Blocks and rows in flight at once (no more than there are): re-reads
     // come from L2 while those rows fit in it.
-    double blocks = std::ceil(rows / c.getRowsPerBlock());
+    // (A clustered row takes `cluster` blocks.)
+    int64_t cluster = c.getCluster();
+    double blocks = std::ceil(rows / c.getRowsPerBlock()) * cluster;
     double residentBlocks =
         std::min(blocks, double(target.sm_count) * resources.blocksPerSM);
-    double resident = residentBlocks * c.getRowsPerBlock();
+    double resident = residentBlocks * c.getRowsPerBlock() / cluster;
     bool rereadsHitL2 = resident * rowBytes < 0.5 * target.l2_bytes;
     double hbmBytes = rows * rowBytes * (rereadsHitL2 ? 1 : reads) + outBytes +
                       (rep.weight ? rep.n * rep.outBytes() : 0) +
@@ -239,7 +264,6 @@ public:
     double l2Ns = l2Bytes / (target.hbm_gbps * params.l2BandwidthPerHbm);
     // Latency: each thread keeps a few independent vector loads in flight
     // (the compiler unrolls the run loop).
-    // (A cached row issues all its runs at once.)
     // (A cached row issues all its runs at once; a staged one, a streamed
     // row's few.)
     bool staged = c.getCache() == RowCache::shared;
@@ -275,10 +299,12 @@ public:
     // 4096 f16 softmax with the shuffle tree: a 1024-thread row took 5.5
     // us, a 128-thread one 4.5).
     int64_t warps = c.getWarpsPerRow();
+    // Across a cluster: the workspace's round trip and the cluster barrier.
     double combineNs = waves * c.getPasses() *
-                       (steps * 30 + (warps > 1 ? 200 + 25.0 * warps : 0));
-    double iterations =
-        std::ceil(double(rep.n) / (c.getThreadsPerRow() * c.getVector()));
+                       (steps * 30 + (warps > 1 ? 200 + 25.0 * warps : 0) +
+                        (cluster > 1 ? params.clusterCombineNs * cluster : 0));
+    double iterations = std::ceil(
+        double(rep.n) / (c.getThreadsPerRow() * cluster * c.getVector()));
     // Exponentials (softmax) on the SFUs, 16 per clock per SM: the online
     // pass takes vector + 2 per run, the output pass one per element; a
     // cached two-pass softmax computes each once.
@@ -370,6 +396,8 @@ public:
     auto c = cast<RowConfigAttr>(config);
     std::string key =
         llvm::formatv("{0}x{1}", c.getThreadsPerRow(), c.getRowsPerBlock());
+    if (c.getCluster() > 1)
+      key += llvm::formatv("x{0}", c.getCluster()).str();
     if (!coarse)
       key += llvm::formatv(
                  "/v{0}/c{1}{2}/p{3}", c.getVector(), c.getCachedRuns(),
@@ -461,13 +489,13 @@ public:
   FailureOr<SmallVector<gpu::GPUFuncOp>>
   synthesize(gpu::GPUModuleOp module, KernelOp kernel,
              KernelConfigAttrInterface configAttr, StringRef name,
-             const TargetSpec &) const override {
+             const TargetSpec &target) const override {
     auto config = dyn_cast<RowConfigAttr>(configAttr);
     if (!config)
       return kernel.emitOpError("has no row-wise synthesizer for config ")
              << configAttr;
     FailureOr<gpu::GPUFuncOp> func =
-        synthesizeRowKernel(module, kernel, config, name);
+        synthesizeRowKernel(module, kernel, config, name, target);
     if (failed(func))
       return failure();
     return SmallVector<gpu::GPUFuncOp>{*func};
@@ -535,14 +563,26 @@ RowReduceFamily::describeLaunch(ProblemOpInterface op,
       p.batched ? SizeSymbol{"B", p.batch, 0u, 0} : SizeSymbol{"B", 1, {}, 0},
       SizeSymbol{"M", p.m, 0u, off}, SizeSymbol{"N", p.n, 0u, off + 1}};
   LaunchKernel &kernel = launch.kernels.emplace_back();
-  kernel.grid = {
-      SizeExpr::ceilDiv(SizeExpr::symbol("M"), config.getRowsPerBlock()),
-      SizeExpr::constant(1), SizeExpr::symbol("B")};
+  SizeExpr rowGroups =
+      SizeExpr::ceilDiv(SizeExpr::symbol("M"), config.getRowsPerBlock());
+  if (config.getCluster() > 1)
+    rowGroups = rowGroups * SizeExpr::constant(config.getCluster());
+  kernel.grid = {rowGroups, SizeExpr::constant(1), SizeExpr::symbol("B")};
   kernel.block = {config.getThreads(), 1, 1};
   kernel.dynamicSmemBytes = getRowSmemBytes(config, p);
   kernel.estimatedRegs = getRowRegisters(config, p);
   for (const LaunchArg &arg : launch.args)
     kernel.params.push_back(arg.name);
+  // A clustered row's blocks meet through a workspace (each writes its own
+  // slots before it reads the others').
+  if (MemRefType workspace = getRowWorkspaceType(config, p)) {
+    launch.workspace.push_back(
+        WorkspaceBuffer{"partials",
+                        workspace,
+                        {SizeExpr::symbol("M"),
+                         SizeExpr::constant(getRowWorkspaceColumns(config))}});
+    kernel.params.push_back("partials");
+  }
   return launch;
 }
 

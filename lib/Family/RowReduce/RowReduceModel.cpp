@@ -136,18 +136,39 @@ KernelResources mlir::amk::getRowResources(RowConfigAttr config,
   r.dynamicSmemBytes = getRowSmemBytes(config, problem);
   r.regsPerThread = getRowRegisters(config, problem);
   computeOccupancy(r, target);
-  // Row groups on x, the batch on z.
+  // Row groups (each row's cluster of blocks) on x, the batch on z.
   if (!ShapedType::isDynamic(problem.m))
-    r.grid[0] = llvm::divideCeil(problem.m, config.getRowsPerBlock());
+    r.grid[0] = llvm::divideCeil(problem.m, config.getRowsPerBlock()) *
+                config.getCluster();
   r.grid[1] = 1;
   if (!ShapedType::isDynamic(problem.batch))
     r.grid[2] = problem.batch;
   return r;
 }
 
+MemRefType mlir::amk::getRowWorkspaceType(RowConfigAttr config,
+                                          const RowProblem &problem) {
+  if (config.getCluster() == 1)
+    return nullptr;
+  return MemRefType::get({problem.m, getRowWorkspaceColumns(config)},
+                         Float32Type::get(problem.inType.getContext()));
+}
+
 LogicalResult mlir::amk::checkRowLowerable(RowConfigAttr config,
                                            const RowProblem &problem,
-                                           std::string &whyNot) {
+                                           std::string &whyNot,
+                                           const TargetSpec *target) {
+  int64_t cluster = config.getCluster();
+  if (cluster > 1 && target && !target->hasFeature(ArchFeature::Clusters)) {
+    whyNot = llvm::formatv("a cluster of {0} blocks needs thread-block "
+                           "clusters, which {1} ({2}) lacks",
+                           cluster, target->name, target->arch);
+    return failure();
+  }
+  if (cluster > 1 && problem.batched) {
+    whyNot = "a row spread over a cluster takes 2-D rows, not a batch";
+    return failure();
+  }
   // (A dynamic row length is versioned: the vector where it divides the
   // length, element by element where not.)
   int64_t vector = config.getVector();
@@ -168,7 +189,7 @@ LogicalResult mlir::amk::checkRowLowerable(RowConfigAttr config,
     return failure();
   }
   if (int64_t runs = config.getCachedRuns()) {
-    int64_t perPass = config.getThreadsPerRow() * vector;
+    int64_t perPass = config.getThreadsPerRow() * cluster * vector;
     if (!staged &&
         getCachedRegisters(runs, vector, problem) > kMaxCachedRegisters) {
       whyNot = llvm::formatv("{0} cached runs of {1} exceed the {2} registers "
@@ -185,8 +206,8 @@ LogicalResult mlir::amk::checkRowLowerable(RowConfigAttr config,
     if (runs != needed) {
       whyNot = llvm::formatv("a row of {0} in runs of {1} x {2} threads needs "
                              "cached_runs = {3}",
-                             problem.n, vector, config.getThreadsPerRow(),
-                             needed);
+                             problem.n, vector,
+                             config.getThreadsPerRow() * cluster, needed);
       return failure();
     }
   }

@@ -66,9 +66,8 @@ SmallVector<Value> RowKernelBuilder::loadRun(Value memref, ValueRange at,
 /// not columns, bounds the last run's end by the row length).
 scf::ForOp RowKernelBuilder::buildRunLoop(ValueRange init) {
   Value runs = arith::DivUIOp::create(b, dim(x, 1), c(width));
-  return scf::ForOp::create(
-      b, lane, runs, c(config.getThreadsPerRow() * kStreamedRunsInFlight),
-      init);
+  return scf::ForOp::create(b, rowLane, runs,
+                            c(rowThreads * kStreamedRunsInFlight), init);
 }
 
 Value RowKernelBuilder::clampTo(Value memref, int64_t d, Value index) {
@@ -132,8 +131,7 @@ RowKernelBuilder::loadRunGroup(scf::ForOp loop) {
   SmallVector<std::pair<RunPlace, SmallVector<Value>>> group;
   for (int64_t u = 0; u < kStreamedRunsInFlight; ++u) {
     RunPlace at = locateRun(
-        arith::AddIOp::create(b, loop.getInductionVar(),
-                              c(u * config.getThreadsPerRow())),
+        arith::AddIOp::create(b, loop.getInductionVar(), c(u * rowThreads)),
         /*nearLane=*/false);
     group.push_back({at, loadPlacedRun(at)});
   }
@@ -156,13 +154,16 @@ void RowKernelBuilder::forEachRun(
 void RowKernelBuilder::loadCachedRow(int64_t count) {
   SmallVector<RunPlace> places;
   for (int64_t k = 0; k < count; ++k) {
-    Value run =
-        arith::AddIOp::create(b, lane, c(k * config.getThreadsPerRow()));
+    Value run = arith::AddIOp::create(b, rowLane, c(k * rowThreads));
     places.push_back(locateRun(run, /*nearLane=*/true));
     cachedColumn.push_back(places.back().col);
     cachedValid.push_back(places.back().valid);
+    // (Its slot in the block's staged row: the run's place among the
+    // block's own threads.)
     if (staged)
-      stagedColumn.push_back(arith::MulIOp::create(b, run, c(width)));
+      stagedColumn.push_back(arith::MulIOp::create(
+          b, arith::AddIOp::create(b, lane, c(k * config.getThreadsPerRow())),
+          c(width)));
   }
   if (staged)
     return;
@@ -277,8 +278,8 @@ void RowKernelBuilder::forEachTail(ValueRange init,
   int64_t saved = width;
   width = 1;
   splitLoads = false;
-  auto loop = scf::ForOp::create(b, arith::AddIOp::create(b, full, lane), n,
-                                 c(config.getThreadsPerRow()), init);
+  auto loop = scf::ForOp::create(b, arith::AddIOp::create(b, full, rowLane), n,
+                                 c(rowThreads), init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());

@@ -39,7 +39,7 @@ Stats RowKernelBuilder::combineRow(const StatPass &pass, Stats stats,
   stats = butterfly(stats, std::min<int64_t>(config.getThreadsPerRow(), 32));
   int64_t warps = config.getWarpsPerRow();
   if (warps <= 1)
-    return stats;
+    return combineCluster(pass, stats, stage);
   // Across the row's warps: each warp's first lane publishes, one barrier,
   // then the row's warps fold their parts (below).
   int64_t rowsPerBlock = config.getRowsPerBlock();
@@ -71,7 +71,53 @@ Stats RowKernelBuilder::combineRow(const StatPass &pass, Stats stats,
   Stats total;
   for (int64_t k = 0, e = stats.size(); k < e; ++k)
     total.push_back(memref::LoadOp::create(b, smem, ValueRange{slot(part, k)}));
-  return butterfly(total, warps);
+  return combineCluster(pass, butterfly(total, warps), stage);
+}
+
+Stats RowKernelBuilder::combineCluster(const StatPass &pass, Stats stats,
+                                       int64_t stage) {
+  int64_t cluster = config.getCluster();
+  if (cluster == 1)
+    return stats;
+  // The block's first thread publishes its statistics in the block's slots
+  // of the row's workspace (each pass its own), a cluster barrier, then
+  // every thread folds the cluster's parts in rank order: the same order,
+  // so the same bits, in every block.
+  auto slot = [&](Value r, int64_t k) {
+    Value part = arith::AddIOp::create(b, c(stage * cluster), r);
+    return arith::AddIOp::create(b, arith::MulIOp::create(b, part, c(2)), c(k));
+  };
+  // (The launch gives the workspace a row per row; the guard says so to
+  // the bounds proof, the same for the cluster's blocks.)
+  Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row,
+                                       dim(workspace, 0));
+  Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c(0));
+  {
+    auto ifOp = scf::IfOp::create(b, arith::AndIOp::create(b, inside, first),
+                                  /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (auto [k, v] : llvm::enumerate(stats))
+      memref::StoreOp::create(b, v, workspace, ValueRange{row, slot(rank, k)});
+  }
+  NVVM::ClusterArriveOp::create(b, /*aligned=*/b.getUnitAttr());
+  NVVM::ClusterWaitOp::create(b, /*aligned=*/b.getUnitAttr());
+  SmallVector<Type> types(stats.size(), b.getF32Type());
+  auto ifOp = scf::IfOp::create(b, types, inside, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, stats);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Stats total;
+  for (int64_t r = 0; r < cluster; ++r) {
+    Stats part;
+    for (int64_t k = 0, e = stats.size(); k < e; ++k)
+      part.push_back(
+          memref::LoadOp::create(b, workspace, ValueRange{row, slot(c(r), k)}));
+    total = r == 0 ? part : pass.combine(total, part);
+  }
+  scf::YieldOp::create(b, total);
+  return Stats(ifOp.getResults());
 }
 
 StatPass RowKernelBuilder::sumPass(std::function<Value(Value)> term) {

@@ -37,7 +37,8 @@ Value RowKernelBuilder::lengthF32() {
 }
 
 void RowKernelBuilder::writeReduction(Value value) {
-  Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c(0));
+  Value first =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rowLane, c(0));
   auto ifOp = scf::IfOp::create(b, arith::AndIOp::create(b, active, first),
                                 /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
@@ -130,6 +131,8 @@ void RowKernelBuilder::build(gpu::GPUFuncOp func) {
   if (p.bias)
     bias = args[next++];
   y = args[next++];
+  if (config.getCluster() > 1)
+    workspace = args[next++];
   if (p.batched) {
     // The launch sizes grid z by x's batch; a y with a dynamic batch may
     // hold fewer: blocks past either do nothing (the guard, uniform over
@@ -142,15 +145,26 @@ void RowKernelBuilder::build(gpu::GPUFuncOp func) {
     x = selectBatch(b, x, batch);
     y = selectBatch(b, y, batch);
   }
-  int64_t perRow = config.getThreadsPerRow();
+  int64_t perRow = config.getThreadsPerRow(), cluster = config.getCluster();
   tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   lane = arith::RemUIOp::create(b, tid, c(perRow));
   warpInRow = arith::DivUIOp::create(b, lane, c(32));
   rowInBlock = arith::DivUIOp::create(b, tid, c(perRow));
   Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
-  row = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, bid, c(config.getRowsPerBlock())),
-      rowInBlock);
+  rowThreads = perRow * cluster;
+  if (cluster > 1) {
+    // A cluster per row (one row a block): block `rank` of the cluster
+    // takes the row's threads rank * perRow and on.
+    row = arith::DivUIOp::create(b, bid, c(cluster));
+    rank = arith::RemUIOp::create(b, bid, c(cluster));
+    rowLane = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, rank, c(perRow)), lane);
+  } else {
+    row = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, bid, c(config.getRowsPerBlock())),
+        rowInBlock);
+    rowLane = lane;
+  }
   // The row exists in x and in y (each guard bounds its own buffer).
   active = arith::AndIOp::create(
       b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, dim(x, 0)),
@@ -242,7 +256,7 @@ void RowKernelBuilder::buildRows() {
   // A dynamic row: cached where it has 1 to capacity elements (uniform
   // over the block), streamed where not.
   Value n = dim(x, 1);
-  int64_t capacity = count * config.getThreadsPerRow() * width;
+  int64_t capacity = count * rowThreads * width;
   Value fits = arith::AndIOp::create(
       b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, n, c(1)),
       arith::CmpIOp::create(b, arith::CmpIPredicate::ule, n, c(capacity)));
@@ -378,7 +392,8 @@ void RowKernelBuilder::buildTile(const RowTile &tile) {
   row = tile.row;
   smem = tile.smem;
   tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
-  lane = tid;
+  lane = rowLane = tid;
+  rowThreads = config.getThreadsPerRow();
   warpInRow = arith::DivUIOp::create(b, lane, c(32));
   rowInBlock = c(0);
   active = arith::AndIOp::create(
@@ -397,15 +412,22 @@ void mlir::amk::buildRowTile(ImplicitLocOpBuilder &b, RowConfigAttr config,
 
 FailureOr<gpu::GPUFuncOp>
 mlir::amk::synthesizeRowKernel(gpu::GPUModuleOp module, KernelOp kernel,
-                               RowConfigAttr config, StringRef name) {
+                               RowConfigAttr config, StringRef name,
+                               const TargetSpec &target) {
   auto op = cast<RowReduceOp>(kernel.getProblem().getOperation());
   RowProblem problem = RowProblem::get(op);
   std::string whyNot;
-  if (failed(checkRowLowerable(config, problem, whyNot)))
+  if (failed(checkRowLowerable(config, problem, whyNot, &target)))
     return kernel.emitOpError("cannot synthesize ") << config << ": " << whyNot;
-  gpu::GPUFuncOp func = createKernelFunc(
-      module, kernel.getLoc(), name,
-      ValueRange(op.getKernelOperands()).getTypes(), config.getThreads());
+  SmallVector<Type> argTypes(ValueRange(op.getKernelOperands()).getTypes());
+  if (MemRefType workspace = getRowWorkspaceType(config, problem))
+    argTypes.push_back(workspace);
+  gpu::GPUFuncOp func = createKernelFunc(module, kernel.getLoc(), name,
+                                         argTypes, config.getThreads());
+  // (Lowered to .reqnctapercluster: a plain launch runs the clusters.)
+  if (config.getCluster() > 1)
+    func.setKnownClusterSizeAttr(DenseI32ArrayAttr::get(
+        func.getContext(), {int32_t(config.getCluster()), 1, 1}));
   ImplicitLocOpBuilder b(kernel.getLoc(), func.getContext());
   RowKernelBuilder(b, config, problem).build(func);
   return func;

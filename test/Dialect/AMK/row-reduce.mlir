@@ -137,3 +137,13 @@ func.func @int(%x: memref<16x64xi32>, %y: memref<16xi32>) {
 // expected-error @+2 {{expected ::mlir::amk::RowCache to be one of: registers, shared}}
 // expected-error @+1 {{failed to parse AMK_RowConfigAttr parameter 'cache'}}
 #c = #amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 4, cached_runs = 1, cache = global>
+
+// -----
+
+// expected-error @+1 {{cluster must be 1, 2, 4 or 8 blocks, got 3}}
+#c = #amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 4, cluster = 3>
+
+// -----
+
+// expected-error @+1 {{a row spread over a cluster of 2 blocks needs rows_per_block = 1, got 2}}
+#c = #amk.row_config<threads_per_row = 256, rows_per_block = 2, vector = 4, cluster = 2>

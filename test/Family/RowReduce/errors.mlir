@@ -107,3 +107,28 @@ func.func @staged_too_big(%x: memref<64x32768xf32>, %y: memref<64x32768xf32>) {
   return
 }
 }
+
+// -----
+
+// A100s have no thread-block clusters.
+module attributes {amk.target = #amk.target<"a100">} {
+func.func @cluster_on_a100(%x: memref<64x100000xbf16>, %y: memref<64x100000xbf16>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: a cluster of 2 blocks needs thread-block clusters, which a100 (sm_80) lacks}}
+  amk.kernel "cluster_a100" config(#amk.row_config<threads_per_row = 1024, rows_per_block = 1, vector = 8, cluster = 2>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<64x100000xbf16>, memref<64x100000xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @cluster_batched(%x: memref<2x64x100000xbf16>, %y: memref<2x64x100000xbf16>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: a row spread over a cluster takes 2-D rows, not a batch}}
+  amk.kernel "cluster_batch" config(#amk.row_config<threads_per_row = 1024, rows_per_block = 1, vector = 8, cluster = 2>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<2x64x100000xbf16>, memref<2x64x100000xbf16>
+  }
+  return
+}
+}

@@ -235,3 +235,39 @@ func.func @staged(%x: memref<16x1000xbf16>, %w: memref<1000xbf16>, %y: memref<16
   return
 }
 }
+
+// -----
+
+// A row spread over a cluster of 2 blocks: the row is bid / 2, the block's
+// rank bid mod 2, its threads take the row's runs rank * 256 and on (runs
+// strided by both blocks' 512 threads). Each block's first thread
+// publishes its part in its own workspace slots, a cluster barrier, then
+// every thread folds both parts in rank order; rank 0's first thread
+// writes the sum.
+// CHECK-LABEL: func.func @clustered
+// CHECK:       gpu.func @sum_cluster(%[[X:.*]]: memref<4x6000xf32>, %[[Y:.*]]: memref<4xf32>, %[[WS:.*]]: memref<4x8xf32>)
+// CHECK-SAME:    known_cluster_size = array<i32: 2, 1, 1>
+// CHECK:         %[[LANE:.*]] = arith.remui %{{.*}}, %c256
+// CHECK:         %[[BID:.*]] = gpu.block_id  x
+// CHECK:         %[[ROW:.*]] = arith.divui %[[BID]], %c2
+// CHECK:         %[[RANK:.*]] = arith.remui %[[BID]], %c2
+// CHECK:         %[[BASE:.*]] = arith.muli %[[RANK]], %c256
+// CHECK:         %[[ROWLANE:.*]] = arith.addi %[[BASE]], %[[LANE]]
+// CHECK:         scf.for %{{.*}} = %[[ROWLANE]] to %c1500 step %c2048
+// CHECK:         gpu.barrier
+// CHECK:         %[[SLOT:.*]] = arith.muli %[[RANK]], %c2
+// CHECK-NEXT:    memref.store %{{.*}}, %[[WS]][%[[ROW]], %[[SLOT]]]
+// CHECK:         nvvm.cluster.arrive {aligned}
+// CHECK-NEXT:    nvvm.cluster.wait {aligned}
+// CHECK:         memref.load %[[WS]][%[[ROW]], %c0]
+// CHECK-NEXT:    memref.load %[[WS]][%[[ROW]], %c2]
+// CHECK:         %[[FIRST:.*]] = arith.cmpi eq, %[[ROWLANE]], %c0
+// CHECK:         memref.store %{{.*}}, %[[Y]][%[[ROW]]]
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @clustered(%x: memref<4x6000xf32>, %y: memref<4xf32>) {
+  amk.kernel "sum_cluster" config(#amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 4, cluster = 2>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<sum>} : memref<4x6000xf32>, memref<4xf32>
+  }
+  return
+}
+}

@@ -1,6 +1,7 @@
 // RUN: amk-opt %s --amk-target=h200 --amk-plan=explain 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: amk-opt %s --amk-pipeline="target=h200 bundle-dir=%t" -o /dev/null
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/softmax_4096x4096_bf16_bf16.json
+// RUN: FileCheck %s --check-prefix=CLUSTER < %t/softmax_64x100000_bf16_bf16.json
 // The planner ranks row configs with the family's memory model and the
 // pipeline exports a verified bundle of the family's problem.
 
@@ -69,5 +70,26 @@ func.func @rms(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?xf32>) {
 // EXPLAIN: note: rejected: {{.*}}heuristic:staged-narrow
 func.func @long_softmax(%x: memref<8192x32768xbf16>, %y: memref<8192x32768xbf16>) {
   amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<8192x32768xbf16>, memref<8192x32768xbf16>
+  return
+}
+
+// Few rows too long for a block each (64 on 132 SMs): a cluster of blocks
+// per row, whose parts meet through a workspace the launch allocates; the
+// grid has a block per row and rank.
+// EXPLAIN: remark: planned softmax_64x100000_bf16_bf16: #amk.row_config<{{.*}}, cluster = {{2|4|8}}>
+// CLUSTER:      "grid": [
+// CLUSTER-NEXT:   "(M)*{{2|4|8}}",
+// CLUSTER:      "params": [
+// CLUSTER-NEXT:   "x",
+// CLUSTER-NEXT:   "y",
+// CLUSTER-NEXT:   "partials"
+// CLUSTER:      "workspace": [
+// CLUSTER:          "elem": "f32",
+// CLUSTER:          "name": "partials",
+// CLUSTER:          "shape": [
+// CLUSTER-NEXT:       "M",
+// CLUSTER-NEXT:       {{8|16|32}}
+func.func @few_long_rows(%x: memref<64x100000xbf16>, %y: memref<64x100000xbf16>) {
+  amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<64x100000xbf16>, memref<64x100000xbf16>
   return
 }

@@ -100,15 +100,27 @@ KernelResources getRowResources(RowConfigAttr config, const RowProblem &problem,
 
 /// What the synthesizer can generate: `vector` must divide a static row
 /// length (a dynamic one takes vector 1), `passes = 2` only where it means
-/// something.
+/// something, a cluster only on a target that has clusters (when given).
 LogicalResult checkRowLowerable(RowConfigAttr config, const RowProblem &problem,
-                                std::string &whyNot);
+                                std::string &whyNot,
+                                const TargetSpec *target = nullptr);
+
+/// Columns of a clustered row's workspace: per block of the cluster, two
+/// f32 statistics for each of the two combines.
+inline int64_t getRowWorkspaceColumns(RowConfigAttr config) {
+  return config.getCluster() * 2 * 2;
+}
+
+/// The workspace a `cluster > 1` kernel takes (rows x getRowWorkspaceColumns
+/// f32), or null.
+MemRefType getRowWorkspaceType(RowConfigAttr config, const RowProblem &problem);
 
 /// Builds the kernel `name` in `module` for `kernel`'s problem.
 FailureOr<gpu::GPUFuncOp> synthesizeRowKernel(gpu::GPUModuleOp module,
                                               KernelOp kernel,
                                               RowConfigAttr config,
-                                              StringRef name);
+                                              StringRef name,
+                                              const TargetSpec &target);
 
 /// One row of a static problem inside another kernel (the megakernel's
 /// row steps): row `row` of `x` into `y`, by every thread of the block

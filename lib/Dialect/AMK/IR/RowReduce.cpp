@@ -170,7 +170,7 @@ LogicalResult
 RowConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       int64_t threadsPerRow, int64_t rowsPerBlock,
                       int64_t vector, int64_t passes, int64_t cachedRuns,
-                      RowCache cache) {
+                      RowCache cache, int64_t cluster) {
   if (threadsPerRow < 1 || threadsPerRow > 1024 ||
       !llvm::isPowerOf2_64(threadsPerRow))
     return emitError() << "threads_per_row must be a power of two in [1, "
@@ -194,6 +194,13 @@ RowConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "cached_runs must be in [0, 32], got " << cachedRuns;
   if (cache == RowCache::shared && cachedRuns == 0)
     return emitError() << "cache = shared needs cached_runs >= 1";
+  if (!llvm::is_contained({1, 2, 4, 8}, cluster))
+    return emitError() << "cluster must be 1, 2, 4 or 8 blocks, got "
+                       << cluster;
+  if (cluster > 1 && rowsPerBlock != 1)
+    return emitError() << "a row spread over a cluster of " << cluster
+                       << " blocks needs rows_per_block = 1, got "
+                       << rowsPerBlock;
   return success();
 }
 
