@@ -70,10 +70,11 @@ CASES = [
 ]
 
 
-def row(kind, t, v, passes=1, cached=0, rows=1, cache="registers"):
+def row(kind, t, v, passes=1, cached=0, rows=1, cache="registers",
+        cluster=1):
     return (kind, f"threads_per_row = {t}, rows_per_block = {rows}, "
             f"vector = {v}, passes = {passes}, cached_runs = {cached}, "
-            f"cache = {cache}")
+            f"cache = {cache}, cluster = {cluster}")
 
 
 # (name, element type, M, N (? for dynamic), weight, bias, (kind, config)).
@@ -81,7 +82,8 @@ def row(kind, t, v, passes=1, cached=0, rows=1, cache="registers"):
 # cache of 64 f32 registers, a dynamic row's guarded runs beside a weight
 # and a bias, 1024-thread rows, a streamed dynamic row with its element
 # version, rows staged in shared memory (16 runs beside a weight and bias,
-# a one-pass softmax at 1024 threads).
+# a one-pass softmax at 1024 threads), rows spread over clusters (a full
+# f32 cache with weight and bias, and a cluster of 8).
 ROW_CASES = [
     ("row_softmax_bf16_c8", "bf16", 64, "32768", False, False,
      row("softmax", 512, 8, 2, 8)),
@@ -109,6 +111,10 @@ ROW_CASES = [
      row("layer_norm", 256, 8, 2, 16, cache="shared")),
     ("row_staged_softmax_f32_t1024", "f32", 64, "32768", False, False,
      row("softmax", 1024, 4, 1, 8, cache="shared")),
+    ("row_cluster_layer_norm_f32", "f32", 64, "65536", True, True,
+     row("layer_norm", 512, 4, 1, 16, cluster=2)),
+    ("row_cluster_softmax_bf16_c8", "bf16", 64, "100000", False, False,
+     row("softmax", 512, 2, 2, 0, cluster=8)),
 ]
 
 

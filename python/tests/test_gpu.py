@@ -126,7 +126,8 @@ def test_target_from_device():
         assert target == amk.target.preset_for(props.name)
 
 
-@pytest.mark.parametrize("shape", [(7, 1000), (2, 33, 4096), (1, 100003)])
+@pytest.mark.parametrize("shape", [(7, 1000), (2, 33, 4096), (1, 100003),
+                                   (64, 100000)])
 def test_row_ops_against_torch(shape):
     import torch
     x = torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
