@@ -16,7 +16,7 @@ gpu.module @m {
     %c16 = arith.constant 16 : index
     // expected-remark @+1 {{result #0: range [0, 127], divergent in every warp}}
     %t = gpu.thread_id x {amk.test}
-    // expected-remark @+1 {{result #0: range [128, 128], uniform over grid, block, warpgroup, warp}}
+    // expected-remark @+1 {{result #0: range [128, 128], uniform over grid, cluster, block, warpgroup, warp}}
     %d = gpu.block_dim x {amk.test}
     %q = arith.divui %t, %c4 : index
     %a = arith.muli %t, %c2 : index
@@ -24,7 +24,7 @@ gpu.module @m {
     // expected-remark @+1 {{result #0: range [-248, 254], divergent in every warp}}
     %lane2 = arith.subi %a, %b {amk.test} : index
     scf.for %i = %c0 to %c16 step %c4 {
-      // expected-remark @+1 {{result #0: range [0, 15], uniform over grid, block, warpgroup, warp}}
+      // expected-remark @+1 {{result #0: range [0, 15], uniform over grid, cluster, block, warpgroup, warp}}
       %j = arith.addi %i, %c0 {amk.test} : index
     }
     gpu.return
@@ -59,6 +59,35 @@ gpu.module @m {
 
 // -----
 
+// Cluster scope (known_cluster_size 2): the cluster id and a block id over
+// a multiple of the cluster's extent are the same for the cluster's
+// blocks; the block's rank in it, another division, and a value read from
+// memory are not.
+gpu.module @m {
+  gpu.func @cluster_uniformity(%a: memref<256xi32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_cluster_size = array<i32: 2, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %b = gpu.block_id x
+    // expected-remark @+1 {{result #0: range [0, 2147483647], uniform over cluster, block, warpgroup, warp}}
+    %row = arith.divui %b, %c2 {amk.test} : index
+    // expected-remark @+1 {{result #0: range [0, 1073741823], uniform over cluster, block, warpgroup, warp}}
+    %pair = arith.divui %b, %c4 {amk.test} : index
+    // expected-remark @+1 {{result #0: range [0, 1431655764], uniform over block, warpgroup, warp}}
+    %third = arith.divui %b, %c3 {amk.test} : index
+    // expected-remark @+1 {{result #0: range [0, 1], uniform over block, warpgroup, warp}}
+    %rank = arith.remui %b, %c2 {amk.test} : index
+    // expected-remark @+1 {{result #0: range [0, 4294967294], uniform over cluster, block, warpgroup, warp}}
+    %cid = gpu.cluster_id x {amk.test}
+    // expected-remark @+1 {{result #0: range [-2147483648, 2147483647], uniform over block, warpgroup, warp; address 0 bytes}}
+    %x = memref.load %a[%c0] {amk.test} : memref<256xi32>
+    gpu.return
+  }
+}
+
+// -----
+
 // Addresses: a dynamic row pitch is the size of the argument's last
 // dimension; a subview adds its offsets (rows 4, columns 8 and 4: 16 pitches
 // and 48 bytes); a vector store's address is its first element's.
@@ -67,7 +96,7 @@ gpu.module @m {
     %t = gpu.thread_id x
     %c4 = arith.constant 4 : index
     %c8 = arith.constant 8 : index
-    // expected-remark @+1 {{address 4 * ('gpu.thread_id' at line 67) + 4 * (argument 1) * (the dynamic size of dimension 1 of argument 0) bytes}}
+    // expected-remark @+1 {{address 4 * ('gpu.thread_id' at line 96) + 4 * (argument 1) * (the dynamic size of dimension 1 of argument 0) bytes}}
     %v = memref.load %a[%i, %t] {amk.test} : memref<?x?xf32>
     %s = memref.subview %a[%c4, %c8] [16, 16] [1, 1] : memref<?x?xf32> to memref<16x16xf32, strided<[?, 1], offset: ?>>
     %f = arith.constant dense<1.0> : vector<4xf32>

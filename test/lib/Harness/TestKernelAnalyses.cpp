@@ -52,6 +52,7 @@ std::string describeRange(const DataFlowSolver &solver, Value v) {
 std::string describeUniformity(const UniformityInfo &uniformity, Value v) {
   static constexpr std::pair<ThreadScope, llvm::StringLiteral> scopes[] = {
       {ThreadScope::Grid, "grid"},
+      {ThreadScope::Cluster, "cluster"},
       {ThreadScope::Block, "block"},
       {ThreadScope::Warpgroup, "warpgroup"},
       {ThreadScope::Warp, "warp"}};
