@@ -7,16 +7,20 @@
 // One kernel shape for every row-wise problem:
 //
 //   row = blockIdx.x * rows_per_block + tid / threads_per_row
+//     (a cluster of C blocks per row: row = blockIdx.x / C, and block
+//     blockIdx.x mod C takes the row's threads from rank * threads_per_row)
 //   for each statistics pass:
 //     each thread folds its strided vectors of the row into f32 statistics
-//     (if the row exists), then the row's threads combine them: xor
-//     shuffles within a warp, shared memory and one barrier across warps
+//     (if the row exists; a cached row's runs from its registers or its
+//     staged copy in shared memory), then the row's threads combine them:
+//     xor shuffles within a warp, shared memory and one barrier across
+//     warps, a workspace and a cluster barrier across a cluster's blocks
 //   output pass: each thread writes its vectors of y (softmax, norms), or
 //     the row's first thread writes the value (sum, max, mean).
 //
 // Collectives sit outside every thread-dependent branch: all threads of a
-// block reach each shuffle and barrier. Every load and store is inside the
-// row's guard and the loop bound of its dimension.
+// block (of a cluster) reach each shuffle and barrier. Every load and store
+// is inside the row's guard and the loop bound of its dimension.
 //
 //===----------------------------------------------------------------------===//
 
