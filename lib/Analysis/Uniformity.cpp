@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AMK/Analysis/Uniformity.h"
+#include "AMK/Analysis/LaunchIndex.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -114,19 +115,6 @@ bool UniformityInfo::isSource(Operation *op, ThreadScope scope) const {
   return isDivergenceSource(op);
 }
 
-/// The grid dimension a block-id op reads, if it is one.
-static std::optional<unsigned> getBlockIdDim(Operation *op) {
-  if (auto bid = dyn_cast<gpu::BlockIdOp>(op))
-    return unsigned(bid.getDimension());
-  if (isa<NVVM::BlockIdXOp>(op))
-    return 0u;
-  if (isa<NVVM::BlockIdYOp>(op))
-    return 1u;
-  if (isa<NVVM::BlockIdZOp>(op))
-    return 2u;
-  return std::nullopt;
-}
-
 bool UniformityInfo::isGroupUniform(Operation *op, ThreadScope scope) const {
   if (scope == ThreadScope::Grid)
     return false;
@@ -136,9 +124,11 @@ bool UniformityInfo::isGroupUniform(Operation *op, ThreadScope scope) const {
     if (!cluster || !isa<arith::DivUIOp>(op))
       return false;
     Operation *def = op->getOperand(0).getDefiningOp();
-    std::optional<unsigned> dim = def ? getBlockIdDim(def) : std::nullopt;
+    std::optional<LaunchIndex> index =
+        def ? getLaunchIndex(def) : std::nullopt;
     std::optional<int64_t> divisor = getConstantIntValue(op->getOperand(1));
-    return dim && divisor && *divisor > 0 && *divisor % (*cluster)[*dim] == 0;
+    return index && index->kind == LaunchIndex::Kind::BlockId && divisor &&
+           *divisor > 0 && *divisor % (*cluster)[index->dim] == 0;
   }
   // Every thread of the block gets the same reduction.
   if (isa<gpu::AllReduceOp>(op))
