@@ -24,16 +24,19 @@ TWO_PASS = ("softmax", "layer_norm")
 class RowCase:
     def __init__(self, kind, m, n, dtype, batch=0, dynamic=False, bias=False,
                  out=None, perf=True, sizes=None, eps=None, config=None,
-                 tag=""):
+                 tag="", dynamic_n=False):
         self.kind, self.m, self.n, self.dtype = kind, m, n, dtype
         self.batch, self.dynamic, self.bias = batch, dynamic, bias
+        # Only the row length dynamic (the row count as given).
+        self.dynamic_n = dynamic_n
         self.out = out or dtype
         self.perf, self.sizes, self.eps = perf, sizes, eps
         self.k = 0
         # An explicit #amk.row_config (the planner's choice when None).
         self.config = config
-        shape = "x".join(("D" if dynamic else str(v))
-                         for v in ([batch] if batch else []) + [m, n])
+        dims = ([batch] if batch else []) + [m, n]
+        shape = "x".join(("D" if dynamic or (dynamic_n and i == len(dims) - 1)
+                          else str(v)) for i, v in enumerate(dims))
         suffix = "" if self.out == dtype else f"_to_{self.out}"
         self.name = (f"{kind}_{shape}_{dtype}{suffix}"
                      f"{'_bias' if bias else ''}{tag}")
@@ -41,12 +44,13 @@ class RowCase:
     def module(self):
         t, o = MLIR_TYPE[self.dtype], MLIR_TYPE[self.out]
         dim = lambda v: "?" if self.dynamic else str(v)
+        n = "?" if self.dynamic or self.dynamic_n else str(self.n)
         lead = f"{dim(self.batch)}x" if self.batch else ""
-        x = f"memref<{lead}{dim(self.m)}x{dim(self.n)}x{t}>"
+        x = f"memref<{lead}{dim(self.m)}x{n}x{t}>"
         elementwise = self.kind in NORMS or self.kind == "softmax"
-        y = (f"memref<{lead}{dim(self.m)}x{dim(self.n)}x{o}>" if elementwise
+        y = (f"memref<{lead}{dim(self.m)}x{n}x{o}>" if elementwise
              else f"memref<{lead}{dim(self.m)}x{o}>")
-        vec = f"memref<{dim(self.n)}x{o}>"
+        vec = f"memref<{n}x{o}>"
         operands = [("x", x)]
         if self.kind in NORMS:
             operands.append(("w", vec))
@@ -152,6 +156,15 @@ def cluster_cases():
                 config=cluster_config(512, 8, 1, 2, 3, "shared"),
                 tag="_k2_s3"),
     ]
+    # Few rows of a dynamic length (not clustered: a cluster needs a
+    # static one), at lengths the vector does and does not divide, one
+    # past a cache's capacity and short ones.
+    sizes = [(1, 16, 100000), (1, 16, 100001), (1, 16, 33), (1, 16, 1),
+             (1, 16, 8193)]
+    for kind in ("softmax", "layer_norm", "sum"):
+        cases.append(RowCase(kind, 16, -1, "bf16", dynamic_n=True,
+                             bias=kind == "layer_norm", sizes=sizes))
+
     return cases
 
 

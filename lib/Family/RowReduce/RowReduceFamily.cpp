@@ -145,14 +145,15 @@ public:
       }
   }
 
-  /// One block per row and, for a whole block to a 2-D row on a target
-  /// with clusters, a cluster of 2, 4 or 8 blocks where the rows are too
-  /// few to fill the SMs twice (many rows fill them anyway; a cluster only
-  /// adds its combines).
+  /// One block per row and, for a whole block to a static 2-D row on a
+  /// target with clusters, a cluster of 2, 4 or 8 blocks where the rows
+  /// are too few to fill the SMs twice (many rows fill them anyway; a
+  /// cluster only adds its combines).
   SmallVector<int64_t, 4> getClusterChoices(int64_t perRow,
                                             int64_t threads) const {
     SmallVector<int64_t, 4> choices = {1};
-    if (perRow == threads && perRow >= kClusterRowThreads && !problem.batched &&
+    if (perRow == threads && perRow >= kClusterRowThreads &&
+        !problem.batched && !ShapedType::isDynamic(problem.n) &&
         rep.m < 2 * target.sm_count && target.hasFeature(ArchFeature::Clusters))
       choices.append({2, 4, 8});
     return choices;
