@@ -159,6 +159,16 @@ def cluster_cases():
     # Few rows of a dynamic length (not clustered: a cluster needs a
     # static one), at lengths the vector does and does not divide, one
     # past a cache's capacity and short ones.
+    # Few long rows as planned (clusters of 2 to 8 where the model takes
+    # them), for correctness at other shapes.
+    for kind, m, n, dtype in [("softmax", 1, 262144, "fp32"),
+                              ("rms_norm", 3, 262144, "bf16"),
+                              ("layer_norm", 17, 33000, "fp32"),
+                              ("sum", 1, 100000, "fp32"),
+                              ("max", 3, 4097, "bf16"),
+                              ("softmax", 200, 33000, "bf16")]:
+        cases.append(RowCase(kind, m, n, dtype, bias=kind == "layer_norm",
+                             perf=False))
     sizes = [(1, 16, 100000), (1, 16, 100001), (1, 16, 33), (1, 16, 1),
              (1, 16, 8193)]
     for kind in ("softmax", "layer_norm", "sum"):
