@@ -217,11 +217,12 @@ def AMK_RowConfigAttr : AMK_Attr<"RowConfig", "row_config",
     Each thread reads only what it wrote, so no barrier orders the copy; a
     16-bit row takes half its f32 registers' bytes and leaves the register
     file to more blocks, whose loads then overlap each other's passes.
-    `cluster = C` (2, 4 or 8; sm_90 and later; one row per block) spreads
-    each row over a thread-block cluster of C blocks: the row's runs
-    interleave over their C x threads_per_row threads, and each statistics
-    pass meets through a workspace in global memory that a cluster barrier
-    orders (rows too long, and too few, for one block each).
+    `cluster = C` (2, 4 or 8; sm_90 and later; one row per block, a static
+    2-D row) spreads each row over a thread-block cluster of C blocks: the
+    row's runs interleave over their C x threads_per_row threads, and each
+    statistics pass meets through a workspace in global memory that a
+    cluster barrier orders (rows too long, and too few, for one block
+    each).
 
     ```mlir
     #amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 4>
