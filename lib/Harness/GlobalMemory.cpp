@@ -46,6 +46,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Debug.h"
@@ -170,8 +171,8 @@ private:
 
   /// Whether a cluster barrier comes after every access of `before` and
   /// before every access of `after` (on every path that runs them: the
-  /// barrier's block holds both, and the convergence check has every
-  /// thread of the cluster reach it).
+  /// barrier's block holds both, it is in no loop, and the convergence
+  /// check has every thread of the cluster reach it).
   bool clusterBarrierBetween(ArrayRef<Operation *> before,
                              ArrayRef<Operation *> after) const;
 
@@ -715,6 +716,10 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
 bool GlobalChecker::clusterBarrierBetween(ArrayRef<Operation *> before,
                                           ArrayRef<Operation *> after) const {
   return llvm::any_of(clusterBarriers, [&](Operation *barrier) {
+    // Not in a loop: there the next iteration's accesses before it meet
+    // this one's after it, between the same two barriers.
+    if (barrier->getParentOfType<LoopLikeOpInterface>())
+      return false;
     Block *block = barrier->getBlock();
     auto at = [&](Operation *op) { return block->findAncestorOpInBlock(*op); };
     return llvm::all_of(before,

@@ -304,3 +304,38 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+// Bug: the exchange in a loop. The barrier orders each iteration's write
+// before the partner's read of it, but not the next iteration's write
+// after that read: both come between the same two barriers.
+gpu.module @m {
+  gpu.func @exchange_in_loop(%ws: memref<8xf32>, %out: memref<8xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 8, 1, 1>, known_cluster_size = array<i32: 2, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %one = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %rank = arith.remui %bid, %c2 : index
+    %half = arith.divui %bid, %c2 : index
+    %base = arith.muli %half, %c2 : index
+    %other = arith.subi %c1, %rank : index
+    %partner = arith.addi %base, %other : index
+    scf.for %i = %c0 to %c3 step %c1 {
+      scf.if %first {
+        // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' {{.*}}}}
+        memref.store %one, %ws[%bid] : memref<8xf32>
+      }
+      nvvm.cluster.arrive
+      nvvm.cluster.wait
+      scf.if %first {
+        %p = memref.load %ws[%partner] : memref<8xf32>
+        memref.store %p, %out[%bid] : memref<8xf32>
+      }
+    }
+    gpu.return
+  }
+}
