@@ -106,19 +106,26 @@ def row_cases():
     return cases
 
 
+def row_config(t, v, passes, rows=1, runs=0, cache="registers", cluster=1):
+    """A #amk.row_config, its defaulted parameters left out."""
+    text = (f"threads_per_row = {t}, rows_per_block = {rows}, vector = {v}, "
+            f"passes = {passes}")
+    if runs:
+        text += f", cached_runs = {runs}"
+    if cache != "registers":
+        text += f", cache = {cache}"
+    if cluster != 1:
+        text += f", cluster = {cluster}"
+    return f"#amk.row_config<{text}>"
+
+
 def cached_config(t, n, v, passes, rows=1, cache="registers"):
-    where = "" if cache == "registers" else f", cache = {cache}"
-    return (f"#amk.row_config<threads_per_row = {t}, rows_per_block = {rows}, "
-            f"vector = {v}, passes = {passes}, "
-            f"cached_runs = {-(-n // (t * v))}{where}>")
+    """The config that caches a row of n in runs of v over t threads."""
+    return row_config(t, v, passes, rows, -(-n // (t * v)), cache)
 
 
 def cluster_config(t, v, passes, cluster, runs=0, cache="registers"):
-    extra = f", cached_runs = {runs}" if runs else ""
-    if runs and cache != "registers":
-        extra += f", cache = {cache}"
-    return (f"#amk.row_config<threads_per_row = {t}, rows_per_block = 1, "
-            f"vector = {v}, passes = {passes}{extra}, cluster = {cluster}>")
+    return row_config(t, v, passes, runs=runs, cache=cache, cluster=cluster)
 
 
 def cluster_cases():

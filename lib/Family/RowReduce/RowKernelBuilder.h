@@ -98,6 +98,10 @@ private:
   /// the clamp says so to the bounds proof, which does not relate different
   /// buffers' dynamic sizes or take a loop bound for a guard).
   Value clampTo(Value memref, int64_t d, Value index);
+  /// Column `col + i` of dimension `d` of `memref`, clamped to 0 where it
+  /// leaves it: a split run's elements, each clamped on its own (the bounds
+  /// proof does not carry the run's clamp through the addition).
+  Value clampElement(Value memref, int64_t d, Value col, int64_t i);
   /// Folds this thread's elements of the row into `pass`'s statistics.
   Stats foldRow(const StatPass &pass);
   /// The row's statistics, combined over its threads (all threads call).

@@ -410,7 +410,7 @@ public:
   bool hasPartialTiles(KernelConfigAttrInterface config) const override {
     auto c = cast<RowConfigAttr>(config);
     return problem.hasDynamicSizes() || problem.m % c.getRowsPerBlock() ||
-           problem.n % (c.getThreadsPerRow() * c.getVector());
+           problem.n % (c.getThreadsPerRow() * c.getCluster() * c.getVector());
   }
 
   bool hasDynamicSizes() const override { return problem.hasDynamicSizes(); }

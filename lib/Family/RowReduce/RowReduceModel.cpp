@@ -101,8 +101,8 @@ int64_t mlir::amk::getRowStagedBytes(RowConfigAttr config,
     return 0;
   // Each factor is bounded by the config's verifier (at most 1024 threads,
   // 32 runs of 8 elements of 4 bytes): no overflow.
-  int64_t bytes = config.getThreads() * config.getCachedRuns() *
-                  config.getVector() * problem.inBytes();
+  int64_t bytes = config.getRowsPerBlock() * getRowStagedColumns(config) *
+                  problem.inBytes();
   return llvm::alignTo(bytes, 16);
 }
 

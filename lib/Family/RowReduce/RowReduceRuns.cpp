@@ -22,18 +22,13 @@ Value RowKernelBuilder::loadVector(Value memref, ValueRange at) {
     return memref::LoadOp::create(b, memref, at);
   if (splitLoads) {
     // Element by element: the run may start anywhere (its `width` loads
-    // are independent, so they are in flight together). Each index is
-    // clamped on its own: the bounds proof does not carry the run's clamp
-    // through the addition.
+    // are independent, so they are in flight together).
     SmallVector<Value> elements;
     SmallVector<Value> index(at);
     Value col = index.back();
     int64_t d = index.size() - 1;
     for (int64_t i = 0; i < width; ++i) {
-      Value at = arith::AddIOp::create(b, col, c(i));
-      Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, at,
-                                           dim(memref, d));
-      index.back() = arith::SelectOp::create(b, inside, at, c(0));
+      index.back() = clampElement(memref, d, col, i);
       elements.push_back(memref::LoadOp::create(b, memref, index));
     }
     return vector::FromElementsOp::create(b, VectorType::get({width}, elem),
@@ -78,6 +73,14 @@ Value RowKernelBuilder::clampTo(Value memref, int64_t d, Value index) {
   Value inside =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, last, dim(memref, d));
   return arith::SelectOp::create(b, inside, index, c(0));
+}
+
+Value RowKernelBuilder::clampElement(Value memref, int64_t d, Value col,
+                                     int64_t i) {
+  Value at = arith::AddIOp::create(b, col, c(i));
+  Value inside =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, at, dim(memref, d));
+  return arith::SelectOp::create(b, inside, at, c(0));
 }
 
 RowKernelBuilder::RunPlace RowKernelBuilder::locateRun(Value run,

@@ -86,16 +86,10 @@ void RowKernelBuilder::writeRows(ElementFn element,
       return;
     }
     if (splitLoads) {
-      // One by one, each index clamped on its own for the bounds proof
-      // (the run's guard keeps every one as it is).
-      for (auto [i, v] : llvm::enumerate(out)) {
-        Value at = arith::AddIOp::create(b, col, c(i));
-        Value inside =
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, at, dim(y, 1));
-        memref::StoreOp::create(
-            b, v, y,
-            ValueRange{row, arith::SelectOp::create(b, inside, at, c(0))});
-      }
+      // One by one (the run's guard keeps every clamped index as it is).
+      for (auto [i, v] : llvm::enumerate(out))
+        memref::StoreOp::create(b, v, y,
+                                ValueRange{row, clampElement(y, 1, col, i)});
       return;
     }
     Value vec = vector::FromElementsOp::create(
@@ -182,15 +176,13 @@ void RowKernelBuilder::build(gpu::GPUFuncOp func) {
     Value raw = gpu::DynamicSharedMemoryOp::create(
         b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
                            space));
-    if (stagedBytes) {
-      int64_t columns = config.getCachedRuns() * config.getThreadsPerRow() *
-                        config.getVector();
-      staged = memref::ViewOp::create(
-          b,
-          MemRefType::get({config.getRowsPerBlock(), columns}, p.inType,
-                          AffineMap(), space),
-          raw, c(0), ValueRange{});
-    }
+    if (stagedBytes)
+      staged =
+          memref::ViewOp::create(b,
+                                 MemRefType::get({config.getRowsPerBlock(),
+                                                  getRowStagedColumns(config)},
+                                                 p.inType, AffineMap(), space),
+                                 raw, c(0), ValueRange{});
     if (int64_t combine = getRowCombineBytes(config))
       smem = memref::ViewOp::create(
           b, MemRefType::get({combine / 4}, b.getF32Type(), AffineMap(), space),

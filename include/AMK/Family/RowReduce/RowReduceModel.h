@@ -83,6 +83,12 @@ inline int64_t getCachedRegisters(int64_t runs, int64_t vector,
 /// row, per warp, two f32 statistics, for each of the two combines.
 int64_t getRowCombineBytes(RowConfigAttr config);
 
+/// Elements of each row a block stages: its threads' cached runs.
+inline int64_t getRowStagedColumns(RowConfigAttr config) {
+  return config.getCachedRuns() * config.getThreadsPerRow() *
+         config.getVector();
+}
+
 /// Shared memory for the rows a `cache = shared` block stages: each row's
 /// cached runs as stored (a multiple of 16 bytes; 0 for other configs).
 int64_t getRowStagedBytes(RowConfigAttr config, const RowProblem &problem);
