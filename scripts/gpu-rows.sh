@@ -34,7 +34,7 @@ if [[ -n "$clusters" ]]; then
   cat "$results/cluster.log"
   compute-sanitizer --tool memcheck --error-exitcode 9 \
     python3 -m amk.rowbench "$clusters" --iters 1 \
-    --only _5x100003_,_3x32769_,_7x4100_,_9x20000_,_1x262144_,_3x262144_,_17x33000_,_1x100000_,_3x4097_,_16xD_ \
+    --only _5x100003_,_3x32769_,_7x4100_,_9x20000_,_1x262144_,_3x262144_,_17x33000_,_1x100000_,_3x4097_,_16xD_,_DxD_ \
     >"$results/cluster-memcheck.log" 2>&1 ||
     { status=1; echo "cluster memcheck FAIL"; }
   grep -h "ERROR SUMMARY" "$results/cluster-memcheck.log" | sort | uniq -c

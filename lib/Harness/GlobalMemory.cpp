@@ -23,10 +23,12 @@
 //    arithmetic is translated as for the shared-memory systems
 //    (SharedMemoryConstraints.cpp), the two instances sharing only values
 //    uniform over the grid.
-//  - Divisions by a size (pid / tiles_n, pid % tiles_n) and min/max are not
-//    linear: the system bounds them, and is split by the cases that decide
-//    them (m is a or b; for two divisions by one d, x1 < x2 exactly when
-//    (q1, r1) < (q2, r2)) as long as some case is not refuted.
+//  - Divisions by a size (pid / tiles_n, pid % tiles_n), min/max and
+//    selects are not linear: the system bounds them, and is split by the
+//    cases that decide them (m is a or b; a select is its first value where
+//    its condition holds, its second where not, so a clamp is tied to the
+//    guard that makes it a no-op; for two divisions by one d, x1 < x2
+//    exactly when (q1, r1) < (q2, r2)) as long as some case is not refuted.
 //
 // Assumed, as the runtime's launches provide: distinct buffer arguments do
 // not overlap, no two in-bounds elements of a written buffer share an
@@ -93,11 +95,8 @@ struct Box {
   bool exact = true;
 };
 
-/// A constraint of one alternative of a case split.
-struct Constraint {
-  Lin form;
-  bool equality;
-};
+/// The constraints of one alternative of a case split.
+using Constraint = SystemBuilder::Constraint;
 using Alternative = SmallVector<Constraint, 3>;
 
 /// More systems than this for one pair: the check gives up (unprovable).
@@ -169,10 +168,11 @@ private:
   bool search(System s, ArrayRef<SmallVector<Alternative, 2>> splits,
               unsigned next, SmallVector<int64_t> &point);
 
-  /// Whether a cluster barrier comes after every access of `before` and
-  /// before every access of `after` (on every path that runs them: the
+  /// Whether each access of `before` and each of `after` are ordered by a
+  /// cluster barrier between them (on every path that runs them: the
   /// barrier's block holds both, it is in no loop, and the convergence
-  /// check has every thread of the cluster reach it).
+  /// check has every thread of the cluster reach it), or lie in branches
+  /// that no cluster both takes.
   bool clusterBarrierBetween(ArrayRef<Operation *> before,
                              ArrayRef<Operation *> after) const;
 
@@ -511,13 +511,19 @@ static SmallVector<std::pair<Value, bool>> commonGuards(const Box &box,
   return guards;
 }
 
-/// The cases that decide the builder's divisions and min/max. Divisions
-/// come first: how two quotients compare refutes most systems alone (tiles
-/// of different groups), where a min/max's case rarely does (the grouped
+/// The cases that decide the builder's divisions, min/max and selects.
+/// Divisions come first: how two quotients compare refutes most systems alone
+/// (tiles of different groups), where a min/max's case rarely does (the grouped
 /// raster's 16 min/max cases before its divisions took 7x the systems).
 static SmallVector<SmallVector<Alternative, 2>, 4>
 getSplits(const SystemBuilder &builder) {
   SmallVector<SmallVector<Alternative, 2>, 4> splits;
+  for (const SystemBuilder::SelectTerm &t : builder.selects) {
+    Alternative taken = {{t.m - t.a, true}}, notTaken = {{t.m - t.b, true}};
+    taken.append(t.ifTrue.begin(), t.ifTrue.end());
+    notTaken.append(t.ifFalse.begin(), t.ifFalse.end());
+    splits.push_back({std::move(taken), std::move(notTaken)});
+  }
   // Two divisions by one divisor value: x1 < x2 iff (q1, r1) < (q2, r2)
   // lexicographically, and then x2 - x1 >= d + r2 - r1 when q1 < q2.
   for (auto [i, t1] : llvm::enumerate(builder.divs))
@@ -713,24 +719,57 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
   return false;
 }
 
+/// Whether `a` and `b` lie in different branches of an scf.if whose
+/// condition is uniform over `scope` (a cluster, the grid): no such group
+/// of blocks runs both.
+static bool inExclusiveBranches(Operation *a, Operation *b,
+                                const UniformityInfo &uniformity,
+                                ThreadScope scope) {
+  for (auto ifOp = a->getParentOfType<scf::IfOp>(); ifOp;
+       ifOp = ifOp->getParentOfType<scf::IfOp>()) {
+    Region *branchOfA = &ifOp.getThenRegion();
+    if (!branchOfA->isAncestor(a->getParentRegion()))
+      branchOfA = &ifOp.getElseRegion();
+    Region *other = branchOfA == &ifOp.getThenRegion() ? &ifOp.getElseRegion()
+                                                       : &ifOp.getThenRegion();
+    if (other->isAncestor(b->getParentRegion()))
+      return !uniformity.isDivergent(ifOp.getCondition(), scope);
+  }
+  return false;
+}
+
 bool GlobalChecker::clusterBarrierBetween(ArrayRef<Operation *> before,
                                           ArrayRef<Operation *> after) const {
-  return llvm::any_of(clusterBarriers, [&](Operation *barrier) {
-    // Not in a loop: there the next iteration's accesses before it meet
-    // this one's after it, between the same two barriers.
-    if (barrier->getParentOfType<LoopLikeOpInterface>())
-      return false;
-    Block *block = barrier->getBlock();
-    auto at = [&](Operation *op) { return block->findAncestorOpInBlock(*op); };
-    return llvm::all_of(before,
-                        [&](Operation *op) {
-                          Operation *a = at(op);
-                          return a && a->isBeforeInBlock(barrier);
-                        }) &&
-           llvm::all_of(after, [&](Operation *op) {
-             Operation *a = at(op);
-             return a && barrier->isBeforeInBlock(a);
-           });
+  // Each pair is ordered by a barrier between them, or never meets in one
+  // cluster (the versions of a kernel, chosen uniformly).
+  auto ordered = [&](Operation *first, Operation *second) {
+    if (inExclusiveBranches(first, second, model.uniformity,
+                            ThreadScope::Cluster))
+      return true;
+    return llvm::any_of(clusterBarriers, [&](Operation *barrier) {
+      // Not in a loop: there the next iteration's accesses before it meet
+      // this one's after it, between the same two barriers.
+      if (barrier->getParentOfType<LoopLikeOpInterface>())
+        return false;
+      Block *block = barrier->getBlock();
+      Operation *x = block->findAncestorOpInBlock(*first);
+      Operation *y = block->findAncestorOpInBlock(*second);
+      return x && y && x->isBeforeInBlock(barrier) &&
+             barrier->isBeforeInBlock(y);
+    });
+  };
+  return llvm::all_of(before, [&](Operation *first) {
+    return llvm::all_of(
+        after, [&](Operation *second) { return ordered(first, second); });
+  });
+}
+
+/// Whether a race found for `box` as a whole must be asked member by
+/// member: its union is not exact, or its members are not all in one
+/// block (so not all under the same guards).
+static bool isScreen(const Box &box) {
+  return !box.exact || llvm::any_of(box.members, [&](Operation *m) {
+    return m->getBlock() != box.representative->getBlock();
   });
 }
 
@@ -752,6 +791,9 @@ std::optional<std::pair<Box, Box>>
 GlobalChecker::meetMembers(const Box &a, const Box &b, std::string &why) {
   for (size_t i = 0; i < a.members.size(); ++i)
     for (size_t j = &a == &b ? i : 0; j < b.members.size(); ++j) {
+      if (inExclusiveBranches(a.members[i], b.members[j], model.uniformity,
+                              ThreadScope::Grid))
+        continue;
       Box ma = memberBox(a, i), mb = memberBox(b, j);
       systems = 0;
       if (meet(ma, mb, /*cover=*/true, why) && !gaveUp &&
@@ -786,14 +828,24 @@ void GlobalChecker::run() {
       const Box &other = &writer == &a ? b : a;
       if (reported.contains(writer.representative))
         continue;
+      // Versions of a kernel chosen uniformly over the grid never meet.
+      if (llvm::all_of(a.members, [&](Operation *x) {
+            return llvm::all_of(b.members, [&](Operation *y) {
+              return inExclusiveBranches(x, y, model.uniformity,
+                                         ThreadScope::Grid);
+            });
+          }))
+        continue;
       std::string why;
       systems = 0;
       bool met = meet(a, b, /*cover=*/true, why) && !gaveUp &&
                  meet(a, b, /*cover=*/false, why);
       const Box *racing = &writer;
       std::optional<Box> racingMember;
-      if (met && (!a.exact || !b.exact)) {
-        // The union of a box that is not exact is a screen: ask its members.
+      if (met && (isScreen(a) || isScreen(b))) {
+        // The union of a box that is not exact, or whose members sit under
+        // different guards (the box keeps only the guards they share), is
+        // a screen: ask its members.
         std::optional<std::pair<Box, Box>> pair = meetMembers(a, b, why);
         met = pair.has_value();
         if (pair) {

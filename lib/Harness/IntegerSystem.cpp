@@ -34,7 +34,7 @@ struct Reducer {
   /// true: no integer point; false: gave up (an overflow); nullopt: the
   /// rows are reduced and hold the same integer points.
   std::optional<bool> reduce() {
-    for (int round = 0; round < 8; ++round) {
+    for (int round = 0; round < kMaxRounds; ++round) {
       std::optional<bool> changed = tighten();
       if (!changed)
         return true;
@@ -56,7 +56,7 @@ struct Reducer {
               return false;
         substituted = true;
       }
-      if (!substituted && !*changed)
+      if (!substituted && !*changed && !eliminateUnitVariable())
         return std::nullopt;
     }
     return std::nullopt;
@@ -66,6 +66,53 @@ struct Reducer {
   std::vector<std::vector<int64_t>> eqs, ineqs;
 
 private:
+  /// Rounds of tightening, substitution and elimination before the rows
+  /// are left to the exact search.
+  static constexpr int kMaxRounds = 32;
+  /// Pairs of bounds an eliminated variable may combine into new rows.
+  static constexpr size_t kMaxEliminationPairs = 16;
+
+  /// Eliminates one variable that no equality holds and whose every
+  /// inequality coefficient is +1 or -1 (Fourier-Motzkin on it is exact
+  /// over the integers then: its lower and upper bounds are integers, so a
+  /// real point between them is an integer one). Each pair of a lower and
+  /// an upper bound becomes their sum; a variable bounded on one side only
+  /// takes its rows with it. Tightening the sums then finds what only the
+  /// integers forbid (two lanes 512 apart within 511 of each other).
+  bool eliminateUnitVariable() {
+    for (unsigned j = 0; j < n; ++j) {
+      if (llvm::any_of(eqs, [&](const auto &row) { return row[j] != 0; }))
+        continue;
+      SmallVector<size_t> lower, upper;
+      bool unit = true;
+      for (auto [i, row] : llvm::enumerate(ineqs)) {
+        if (row[j] == 1)
+          lower.push_back(i);
+        else if (row[j] == -1)
+          upper.push_back(i);
+        else
+          unit &= row[j] == 0;
+      }
+      if (!unit || lower.size() + upper.size() == 0 ||
+          lower.size() * upper.size() > kMaxEliminationPairs)
+        continue;
+      std::vector<std::vector<int64_t>> next;
+      for (size_t l : lower)
+        for (size_t u : upper) {
+          std::vector<int64_t> sum(ineqs[l]);
+          if (!subtract(sum, ineqs[u], -1))
+            return false;
+          next.push_back(std::move(sum));
+        }
+      for (auto [i, row] : llvm::enumerate(ineqs))
+        if (row[j] == 0)
+          next.push_back(std::move(row));
+      ineqs = std::move(next);
+      return true;
+    }
+    return false;
+  }
+
   /// row -= f * eq.
   static bool subtract(std::vector<int64_t> &row,
                        const std::vector<int64_t> &eq, int64_t f) {
@@ -158,6 +205,15 @@ private:
 //===----------------------------------------------------------------------===//
 
 unsigned System::var(std::optional<int64_t> lo, std::optional<int64_t> hi) {
+  // A bound as large as the index type's is no bound a proof needs (the
+  // structure refutes races, not the edges of int64), and its magnitude
+  // sends the exact search into arbitrary precision: dropped, which only
+  // adds points.
+  auto tame = [](std::optional<int64_t> b) {
+    return b && std::abs(*b) <= kMaxVarBound ? b : std::nullopt;
+  };
+  lo = tame(lo);
+  hi = tame(hi);
   unsigned id = poly.appendVar(VarKind::SetDim);
   bounds.push_back({lo, hi});
   if (lo)

@@ -75,6 +75,9 @@ struct Lin {
   }
 };
 
+/// The largest variable bound a system keeps (larger ones are dropped).
+constexpr int64_t kMaxVarBound = int64_t(1) << 40;
+
 /// One conjunction of constraints; empty means the question's answer is no.
 class System {
 public:

@@ -306,6 +306,20 @@ Lin SystemBuilder::choice(Operation *op, const Instance &in, int depth) {
   return m;
 }
 
+Lin SystemBuilder::select(arith::SelectOp op, const Instance &in, int depth) {
+  Value v = op.getResult();
+  bool created = false;
+  Lin m = Lin::var(leaf(v, in, &created));
+  if (!created)
+    return m;
+  SelectTerm term{m, expr(op.getTrueValue(), in, depth + 1),
+                  expr(op.getFalseValue(), in, depth + 1)};
+  constraintsOf(op.getCondition(), true, in, term.ifTrue);
+  constraintsOf(op.getCondition(), false, in, term.ifFalse);
+  selects.push_back(std::move(term));
+  return m;
+}
+
 Lin SystemBuilder::warpgroupOf(const Instance &in) {
   return divMod(threadId(in), 128, /*wantRemainder=*/false);
 }
@@ -451,6 +465,10 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
                                 expr(ceil.getRhs(), in, depth + 1) - 1,
                             ceil.getRhs(), in, false, depth);
   }
+  // A select of integers on one condition (not a vector of them).
+  if (auto sel = dyn_cast<arith::SelectOp>(op);
+      sel && sel.getCondition().getType().isInteger(1))
+    return select(sel, in, depth);
   // min and max: signed, or unsigned of non-negative values.
   if (isa<arith::MinSIOp, arith::MaxSIOp>(op) ||
       (isa<arith::MinUIOp, arith::MaxUIOp>(op) &&
@@ -482,17 +500,25 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
 }
 
 void SystemBuilder::condition(Value cond, bool truth, const Instance &in) {
+  SmallVector<Constraint, 4> constraints;
+  constraintsOf(cond, truth, in, constraints);
+  for (const Constraint &k : constraints)
+    k.equality ? sys.eq0(k.form) : sys.ge0(k.form);
+}
+
+void SystemBuilder::constraintsOf(Value cond, bool truth, const Instance &in,
+                                  SmallVectorImpl<Constraint> &out) {
   if (auto andOp = cond.getDefiningOp<arith::AndIOp>()) {
     if (truth) {
-      condition(andOp.getLhs(), true, in);
-      condition(andOp.getRhs(), true, in);
+      constraintsOf(andOp.getLhs(), true, in, out);
+      constraintsOf(andOp.getRhs(), true, in, out);
     }
     return; // not (a and b) is a disjunction: dropped (sound).
   }
   if (auto orOp = cond.getDefiningOp<arith::OrIOp>()) {
     if (!truth) {
-      condition(orOp.getLhs(), false, in);
-      condition(orOp.getRhs(), false, in);
+      constraintsOf(orOp.getLhs(), false, in, out);
+      constraintsOf(orOp.getRhs(), false, in, out);
     }
     return;
   }
@@ -506,26 +532,25 @@ void SystemBuilder::condition(Value cond, bool truth, const Instance &in) {
       pred == P::ult || pred == P::ule || pred == P::ugt || pred == P::uge;
   if (isUnsigned) {
     // Unsigned order is the signed one for non-negative values.
-    auto r1 = model.range(cmp.getLhs()), r2 = model.range(cmp.getRhs());
-    if (!r1 || !r2 || r1->first < 0 || r2->first < 0)
+    if (!model.nonNegative(cmp.getLhs()) || !model.nonNegative(cmp.getRhs()))
       return;
   }
   Lin lhs = expr(cmp.getLhs(), in), rhs = expr(cmp.getRhs(), in);
   switch (pred) {
   case P::slt:
   case P::ult:
-    return sys.ge0(rhs - lhs - 1);
+    return out.push_back({rhs - lhs - 1, false});
   case P::sle:
   case P::ule:
-    return sys.ge0(rhs - lhs);
+    return out.push_back({rhs - lhs, false});
   case P::sgt:
   case P::ugt:
-    return sys.ge0(lhs - rhs - 1);
+    return out.push_back({lhs - rhs - 1, false});
   case P::sge:
   case P::uge:
-    return sys.ge0(lhs - rhs);
+    return out.push_back({lhs - rhs, false});
   case P::eq:
-    return sys.eq0(lhs - rhs);
+    return out.push_back({lhs - rhs, true});
   case P::ne:
     return; // a disjunction: dropped.
   }

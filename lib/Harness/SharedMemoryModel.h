@@ -167,6 +167,20 @@ public:
     Lin m, a, b;
   };
   std::vector<ChoiceTerm> choices;
+  /// A linear constraint: form >= 0, or form == 0.
+  struct Constraint {
+    Lin form;
+    bool equality;
+  };
+  /// m = select(c, a, b): m = a where c holds, m = b where it does not;
+  /// both alternatives are split by cases (getSplits), each with what its
+  /// truth of c says (so a clamp is tied to the guard that makes it a
+  /// no-op).
+  struct SelectTerm {
+    Lin m, a, b;
+    SmallVector<Constraint, 2> ifTrue, ifFalse;
+  };
+  std::vector<SelectTerm> selects;
   /// Why a count or address could not be modelled (empty: fine).
   std::string whyNot;
 
@@ -176,6 +190,10 @@ public:
   Lin expr(Value v, const Instance &in, int depth = 0);
   void addGuards(const Instance &in);
   void condition(Value cond, bool truth, const Instance &in);
+  /// What `cond` == `truth` says as linear constraints (disjunctions and
+  /// comparisons the system cannot order are dropped: fewer constraints).
+  void constraintsOf(Value cond, bool truth, const Instance &in,
+                     SmallVectorImpl<Constraint> &out);
   /// An injective linear id; the real one when the block size is known.
   Lin threadId(const Instance &in);
   /// The warpgroup of the thread (linear id / 128; the block size known).
@@ -215,6 +233,7 @@ private:
   Lin symbolicDivMod(Operation *op, const Lin &x, Value divisor,
                      const Instance &in, bool wantRemainder, int depth);
   Lin choice(Operation *op, const Instance &in, int depth);
+  Lin select(arith::SelectOp op, const Instance &in, int depth);
   /// The induction variable of a loop whose step is not a constant.
   Lin symbolicStepInduction(scf::ForOp loop, const Instance &in, int depth);
   std::vector<int64_t> contextKey(Value v, const Instance &in);

@@ -381,12 +381,10 @@ mlir::amk::planDispatch(const KernelFamily &family, ProblemOpInterface problem,
                         KernelConfigAttrInterface defaultConfig) {
   CostOverrides calibration = getCalibration(family, options.tuningDB, target);
   SmallVector<DispatchVariant, 1> variants;
+  // In the family's order, which is the order the variants are tried in.
   SmallVector<PlanBucket> buckets =
       family.getModel(problem, target, calibration, options.planningSizes)
           ->getPlanBuckets();
-  llvm::sort(buckets, [](const PlanBucket &a, const PlanBucket &b) {
-    return a.upTo < b.upTo;
-  });
   for (const PlanBucket &bucket : buckets) {
     PlanOptions at = options;
     at.ladderSize = 1;

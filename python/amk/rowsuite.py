@@ -163,9 +163,6 @@ def cluster_cases():
                 config=cluster_config(512, 8, 1, 2, 3, "shared"),
                 tag="_k2_s3"),
     ]
-    # Few rows of a dynamic length (not clustered: a cluster needs a
-    # static one), at lengths the vector does and does not divide, one
-    # past a cache's capacity and short ones.
     # Few long rows as planned (clusters of 2 to 8 where the model takes
     # them), for correctness at other shapes.
     for kind, m, n, dtype in [("softmax", 1, 262144, "fp32"),
@@ -176,12 +173,40 @@ def cluster_cases():
                               ("softmax", 200, 33000, "bf16")]:
         cases.append(RowCase(kind, m, n, dtype, bias=kind == "layer_norm",
                              perf=False))
+    # Few rows of a dynamic length, at lengths the vector does and does not
+    # divide, one past a cache's capacity and short ones.
     sizes = [(1, 16, 100000), (1, 16, 100001), (1, 16, 33), (1, 16, 1),
              (1, 16, 8193)]
     for kind in ("softmax", "layer_norm", "sum"):
         cases.append(RowCase(kind, 16, -1, "bf16", dynamic_n=True,
                              bias=kind == "layer_norm", sizes=sizes))
+    cases += dynamic_cluster_cases()
+    return cases
 
+
+def dynamic_cluster_cases():
+    """Few long rows of dynamic sizes (the vector dividing the length or
+    not): the planner's kernels beside a block per row and clusters of 2,
+    4 and 8, streamed and cached."""
+    sizes = [(1, 3, 32769), (1, 3, 32768), (1, 16, 32769), (1, 8, 100001),
+             (1, 1, 262145), (1, 64, 8193)]
+    cases = []
+    for kind in ("softmax", "rms_norm", "sum"):
+        passes = 2 if kind == "softmax" else 1
+        cases.append(RowCase(kind, -1, -1, "bf16", dynamic=True,
+                             sizes=sizes, tag="_planned"))
+        for t, cluster in [(1024, 1), (512, 2), (1024, 2), (256, 4),
+                           (512, 4), (256, 8), (512, 8)]:
+            cases.append(RowCase(
+                kind, -1, -1, "bf16", dynamic=True, sizes=sizes,
+                config=cluster_config(t, 8, passes, cluster),
+                tag=f"_t{t}_k{cluster}"))
+            runs = -(-32769 // (t * cluster * 8))
+            if kind != "sum" and runs <= 8:
+                cases.append(RowCase(
+                    kind, -1, -1, "bf16", dynamic=True, sizes=sizes,
+                    config=cluster_config(t, 8, passes, cluster, runs),
+                    tag=f"_t{t}_k{cluster}_c{runs}"))
     return cases
 
 
@@ -241,9 +266,13 @@ def main():
                         help="cached rows at several thread counts per row")
     parser.add_argument("--cluster-study", action="store_true",
                         help="rows spread over clusters of blocks")
+    parser.add_argument("--dynamic-cluster-study", action="store_true",
+                        help="only the cluster study's rows of dynamic sizes")
     args = parser.parse_args()
     cases = (study_cases() if args.study else
-             cluster_cases() if args.cluster_study else row_cases())
+             cluster_cases() if args.cluster_study else
+             dynamic_cluster_cases() if args.dynamic_cluster_study else
+             row_cases())
     sys.exit(1 if build(args.amk_opt, args.target, args.out, cases) else 0)
 
 

@@ -339,3 +339,102 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+// Twin: two versions of the exchange, chosen by the row length (uniform
+// over the grid), each with its own barrier; a version's write and the
+// other's read never meet in one cluster. Only rank 0's first thread
+// writes the row's result, in either version (two stores of one element
+// under their own guards).
+gpu.module @m {
+  gpu.func @versions(%ws: memref<8xf32>, %x: memref<?xf32>, %out: memref<4xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 8, 1, 1>, known_cluster_size = array<i32: 2, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %one = arith.constant 1.0 : f32
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %rem = arith.remui %n, %c2 : index
+    %even = arith.cmpi eq, %rem, %c0 : index
+    %rank = arith.remui %bid, %c2 : index
+    %row = arith.divui %bid, %c2 : index
+    %base = arith.muli %row, %c2 : index
+    %other = arith.subi %c1, %rank : index
+    %partner = arith.addi %base, %other : index
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    scf.if %even {
+      scf.if %first {
+        memref.store %one, %ws[%bid] : memref<8xf32>
+      }
+      nvvm.cluster.arrive
+      nvvm.cluster.wait
+      %writer = arith.andi %first, %leader : i1
+      scf.if %writer {
+        %p = memref.load %ws[%partner] : memref<8xf32>
+        memref.store %p, %out[%row] : memref<4xf32>
+      }
+    } else {
+      scf.if %first {
+        memref.store %one, %ws[%bid] : memref<8xf32>
+      }
+      nvvm.cluster.arrive
+      nvvm.cluster.wait
+      %writer = arith.andi %first, %leader : i1
+      scf.if %writer {
+        %p = memref.load %ws[%partner] : memref<8xf32>
+        memref.store %p, %out[%row] : memref<4xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Bug: the same, but both ranks write the row's result in the second
+// version.
+gpu.module @m {
+  gpu.func @versions_both_write(%ws: memref<8xf32>, %x: memref<?xf32>, %out: memref<4xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 8, 1, 1>, known_cluster_size = array<i32: 2, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %one = arith.constant 1.0 : f32
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %rem = arith.remui %n, %c2 : index
+    %even = arith.cmpi eq, %rem, %c0 : index
+    %rank = arith.remui %bid, %c2 : index
+    %row = arith.divui %bid, %c2 : index
+    %base = arith.muli %row, %c2 : index
+    %other = arith.subi %c1, %rank : index
+    %partner = arith.addi %base, %other : index
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %leader = arith.cmpi eq, %rank, %c0 : index
+    scf.if %even {
+      scf.if %first {
+        memref.store %one, %ws[%bid] : memref<8xf32>
+      }
+      nvvm.cluster.arrive
+      nvvm.cluster.wait
+      %writer = arith.andi %first, %leader : i1
+      scf.if %writer {
+        %p = memref.load %ws[%partner] : memref<8xf32>
+        memref.store %p, %out[%row] : memref<4xf32>
+      }
+    } else {
+      scf.if %first {
+        memref.store %one, %ws[%bid] : memref<8xf32>
+      }
+      nvvm.cluster.arrive
+      nvvm.cluster.wait
+      scf.if %first {
+        %p = memref.load %ws[%partner] : memref<8xf32>
+        // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with {{.*}}on kernel argument #2: {{.*}}}}
+        memref.store %p, %out[%row] : memref<4xf32>
+      }
+    }
+    gpu.return
+  }
+}

@@ -351,7 +351,7 @@ gpu.module @m {
       %in_n = arith.cmpi ult, %col, %n : index
       %ok = arith.andi %in_m, %in_n : i1
       scf.if %ok {
-        // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with itself in another block on kernel argument #0: blocks of a launch are not ordered, so either write may land last (blocks (0, 0, {{[0-9]+}}) and (0, 0, {{[0-9]+}})}}
+        // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with itself in another block on kernel argument #0: blocks of a launch are not ordered, so either write may land last (blocks (0, {{[0-9]+}}, {{[0-9]+}}) and (0, {{[0-9]+}}, {{[0-9]+}})}}
         memref.store %one, %c[%row, %col] : memref<?x?xf32>
       }
     }
@@ -707,6 +707,142 @@ gpu.module @m {
       %theirs = arith.addi %wrapped, %slot4 : index
       %x = memref.load %h[%row, %theirs] : memref<2x512xf32>
       memref.store %x, %y[%row, %theirs] : memref<2x512xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Twin: a clamp tied to its guard. Blocks write their own runs of one row;
+// a run's column is clamped to 0 where it leaves the row (select), and the
+// store runs only where it does not, so no block's clamp reaches column 0.
+gpu.module @m {
+  gpu.func @clamp_under_guard(%y: memref<1x?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %v = arith.constant dense<1.0> : vector<4xf32>
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %base = arith.muli %bid, %c256 : index
+    %run = arith.addi %base, %tid : index
+    %col = arith.muli %run, %c4 : index
+    %last = arith.addi %col, %c3 : index
+    %n = memref.dim %y, %c1 : memref<1x?xf32>
+    %inside = arith.cmpi ult, %last, %n : index
+    %clamped = arith.select %inside, %col, %c0 : index
+    %clampedLast = arith.addi %clamped, %c3 : index
+    %fits = arith.cmpi ult, %clampedLast, %n : index
+    scf.if %inside {
+     scf.if %fits {
+      vector.store %v, %y[%c0, %clamped] : memref<1x?xf32>, vector<4xf32>
+     }
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Bug: the clamp tests more than the guard does: a run whose last element
+// is in the row but not 4 past it writes columns 0 to 3 over block 0's.
+gpu.module @m {
+  gpu.func @clamp_past_guard(%y: memref<1x?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c7 = arith.constant 7 : index
+    %c256 = arith.constant 256 : index
+    %v = arith.constant dense<1.0> : vector<4xf32>
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %base = arith.muli %bid, %c256 : index
+    %run = arith.addi %base, %tid : index
+    %col = arith.muli %run, %c4 : index
+    %last = arith.addi %col, %c3 : index
+    %beyond = arith.addi %col, %c7 : index
+    %n = memref.dim %y, %c1 : memref<1x?xf32>
+    %inside = arith.cmpi ult, %last, %n : index
+    %early = arith.cmpi ult, %beyond, %n : index
+    %clamped = arith.select %early, %col, %c0 : index
+    %clampedLast = arith.addi %clamped, %c3 : index
+    %fits = arith.cmpi ult, %clampedLast, %n : index
+    scf.if %inside {
+     scf.if %fits {
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'vector.store' at line {{[0-9]+}} races with itself in another block on kernel argument #0{{.*}}element [0, 0]{{.*}}}}
+      vector.store %v, %y[%c0, %clamped] : memref<1x?xf32>, vector<4xf32>
+     }
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Twin: two versions chosen by the buffer's length (uniform over the
+// grid): one writes out[bid], the other out[bid + 1]. Each alone gives
+// every block its own element; only blocks of different versions would
+// meet, and no launch runs both.
+gpu.module @m {
+  gpu.func @uniform_versions(%out: memref<?xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 8, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %one = arith.constant 1.0 : f32
+    %n = memref.dim %out, %c0 : memref<?xf32>
+    %rem = arith.remui %n, %c2 : index
+    %even = arith.cmpi eq, %rem, %c0 : index
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %next = arith.addi %bid, %c1 : index
+    scf.if %first {
+      scf.if %even {
+        %in = arith.cmpi ult, %bid, %n : index
+        scf.if %in {
+          memref.store %one, %out[%bid] : memref<?xf32>
+        }
+      } else {
+        %in = arith.cmpi ult, %next, %n : index
+        scf.if %in {
+          memref.store %one, %out[%next] : memref<?xf32>
+        }
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+// Bug: the version is chosen by the block id's parity, so block 0 (first
+// version) and block 1 (second) both write out[1].
+gpu.module @m {
+  gpu.func @block_versions(%out: memref<?xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 8, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %one = arith.constant 1.0 : f32
+    %n = memref.dim %out, %c0 : memref<?xf32>
+    %rem = arith.remui %bid, %c2 : index
+    %even = arith.cmpi eq, %rem, %c0 : index
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %next = arith.addi %bid, %c1 : index
+    scf.if %first {
+      scf.if %even {
+        %in = arith.cmpi ult, %bid, %n : index
+        scf.if %in {
+          // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with {{.*}}on kernel argument #0{{.*}}}}
+          memref.store %one, %out[%bid] : memref<?xf32>
+        }
+      } else {
+        %in = arith.cmpi ult, %next, %n : index
+        scf.if %in {
+          memref.store %one, %out[%next] : memref<?xf32>
+        }
+      }
     }
     gpu.return
   }

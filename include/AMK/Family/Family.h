@@ -308,8 +308,8 @@ public:
   virtual bool hasDynamicSizes() const = 0;
   /// Remarks for explain ("dynamic sizes planned as 4096").
   virtual SmallVector<std::string> getPlanNotes() const { return {}; }
-  /// Ranges of dynamic sizes to plan kernels of their own for (none: one
-  /// kernel serves every size).
+  /// Ranges of dynamic sizes to plan kernels of their own for, in the
+  /// order the launch tries them (none: one kernel serves every size).
   virtual SmallVector<PlanBucket> getPlanBuckets() const { return {}; }
 };
 

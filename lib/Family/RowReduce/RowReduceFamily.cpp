@@ -62,6 +62,10 @@ constexpr int64_t kClusterRowThreads = 256;
 /// (where it beats the all-lengths kernel): a few lanes to a row, a warp
 /// or two, a block that caches the row.
 constexpr int64_t kShortRowBuckets[] = {64, 512, 4096};
+/// Dynamic row counts up to the SMs over each of these get a kernel of
+/// their own (clusters of 8 fill the SMs at an eighth of them, of 2 at a
+/// half).
+constexpr int64_t kFewRowBuckets[] = {8, 2};
 
 template <typename Fn> static void forEachParam(RowCostParams &p, Fn fn) {
   fn("row_hbm_efficiency", p.hbmEfficiency);
@@ -100,8 +104,7 @@ public:
       if (ShapedType::isDynamic(dynamic) && it != planningSizes.end() &&
           it->second >= 1) {
         *planned = it->second;
-        if (StringRef(symbol) == "N")
-          rowBound = it->second;
+        (StringRef(symbol) == "N" ? rowBound : rowCountBound) = it->second;
       }
     }
   }
@@ -145,15 +148,14 @@ public:
       }
   }
 
-  /// One block per row and, for a whole block to a static 2-D row on a
-  /// target with clusters, a cluster of 2, 4 or 8 blocks where the rows
-  /// are too few to fill the SMs twice (many rows fill them anyway; a
-  /// cluster only adds its combines).
+  /// One block per row and, for a whole block to a 2-D row on a target
+  /// with clusters, a cluster of 2, 4 or 8 blocks where the rows are too
+  /// few to fill the SMs twice (many rows fill them anyway; a cluster only
+  /// adds its combines).
   SmallVector<int64_t, 4> getClusterChoices(int64_t perRow,
                                             int64_t threads) const {
     SmallVector<int64_t, 4> choices = {1};
-    if (perRow == threads && perRow >= kClusterRowThreads &&
-        !problem.batched && !ShapedType::isDynamic(problem.n) &&
+    if (perRow == threads && perRow >= kClusterRowThreads && !problem.batched &&
         rep.m < 2 * target.sm_count && target.hasFeature(ArchFeature::Clusters))
       choices.append({2, 4, 8});
     return choices;
@@ -427,13 +429,20 @@ public:
   }
 
   /// Rows of a dynamic length up to each of kShortRowBuckets get a kernel
-  /// of their own (the all-lengths kernel is planned for long rows).
+  /// of their own (the all-lengths kernel is planned for long rows); then,
+  /// where the row count is dynamic and clusters exist, few rows (up to
+  /// each of kFewRowBuckets of the SMs) get one, which may spread each row
+  /// over a cluster (the all-rows kernel is planned for many).
   SmallVector<PlanBucket> getPlanBuckets() const override {
-    if (!ShapedType::isDynamic(problem.n) || rowBound)
-      return {};
     SmallVector<PlanBucket> buckets;
-    for (int64_t upTo : kShortRowBuckets)
-      buckets.push_back(PlanBucket{"N", upTo});
+    if (ShapedType::isDynamic(problem.n) && !rowBound)
+      for (int64_t upTo : kShortRowBuckets)
+        buckets.push_back(PlanBucket{"N", upTo});
+    if (ShapedType::isDynamic(problem.m) && !rowCountBound &&
+        !problem.batched && target.hasFeature(ArchFeature::Clusters))
+      for (int64_t fraction : kFewRowBuckets)
+        if (int64_t upTo = target.sm_count / fraction; upTo >= 1)
+          buckets.push_back(PlanBucket{"M", upTo});
     return buckets;
   }
 
@@ -443,6 +452,8 @@ private:
   /// The longest dynamic row length a dispatch variant is planned for (0:
   /// all lengths).
   int64_t rowBound = 0;
+  /// The most dynamic rows a dispatch variant is planned for (0: any).
+  int64_t rowCountBound = 0;
   /// The problem at its representative sizes, for the cost model.
   RowProblem rep;
   const TargetSpec &target;

@@ -169,13 +169,6 @@ LogicalResult mlir::amk::checkRowLowerable(RowConfigAttr config,
     whyNot = "a row spread over a cluster takes 2-D rows, not a batch";
     return failure();
   }
-  // (A dynamic length's streamed runs clamp past the row, into columns
-  // other blocks of the cluster write; the race proof does not tie the
-  // clamp to the guard that skips them.)
-  if (cluster > 1 && ShapedType::isDynamic(problem.n)) {
-    whyNot = "a row spread over a cluster needs a static row length";
-    return failure();
-  }
   // (A dynamic row length is versioned: the vector where it divides the
   // length, element by element where not.)
   int64_t vector = config.getVector();

@@ -86,10 +86,12 @@ void RowKernelBuilder::writeRows(ElementFn element,
       return;
     }
     if (splitLoads) {
-      // One by one (the run's guard keeps every clamped index as it is).
+      // One by one, inside by y's guard of the run's last element (so the
+      // race check takes the run's stores as one box).
       for (auto [i, v] : llvm::enumerate(out))
-        memref::StoreOp::create(b, v, y,
-                                ValueRange{row, clampElement(y, 1, col, i)});
+        memref::StoreOp::create(
+            b, v, y,
+            ValueRange{row, arith::AddIOp::create(b, col, c(i)).getResult()});
       return;
     }
     Value vec = vector::FromElementsOp::create(

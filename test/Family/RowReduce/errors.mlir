@@ -133,14 +133,3 @@ func.func @cluster_batched(%x: memref<2x64x100000xbf16>, %y: memref<2x64x100000x
 }
 }
 
-// -----
-
-module attributes {amk.target = #amk.target<"h200">} {
-func.func @cluster_dynamic_length(%x: memref<16x?xbf16>, %y: memref<16x?xbf16>) {
-  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: a row spread over a cluster needs a static row length}}
-  amk.kernel "cluster_dyn" config(#amk.row_config<threads_per_row = 512, rows_per_block = 1, vector = 8, cluster = 4>) {
-    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<16x?xbf16>, memref<16x?xbf16>
-  }
-  return
-}
-}

@@ -271,3 +271,37 @@ func.func @clustered(%x: memref<4x6000xf32>, %y: memref<4xf32>) {
   return
 }
 }
+
+// -----
+
+// A dynamic row over a cluster of 4: the same indexing, in both versions
+// (the vector's and the element by element one). The element version's
+// split stores of a run share one column, inside by y's guard of the
+// run's last element (so the race check takes the run as one box), and
+// its tail strides over all the cluster's 1024 threads.
+// CHECK-LABEL: func.func @clustered_dynamic
+// CHECK:       gpu.func @softmax_cluster_dyn(%{{.*}}: memref<?x?xbf16>, %[[Y:.*]]: memref<?x?xbf16>, %{{.*}}: memref<?x16xf32>)
+// CHECK-SAME:    known_cluster_size = array<i32: 4, 1, 1>
+// CHECK:         %[[BID:.*]] = gpu.block_id  x
+// CHECK:         %[[ROW:.*]] = arith.divui %[[BID]], %c4
+// CHECK:         nvvm.cluster.arrive {aligned}
+// CHECK-NEXT:    nvvm.cluster.wait {aligned}
+// CHECK:         } else {
+// CHECK:         nvvm.cluster.arrive {aligned}
+// CHECK-NEXT:    nvvm.cluster.wait {aligned}
+// CHECK:         arith.truncf %{{.*}} : f32 to bf16
+// CHECK:         %[[LAST:.*]] = arith.addi %[[COL:.*]], %c7
+// CHECK-NEXT:    %[[INSIDE:.*]] = arith.cmpi ult, %[[LAST]], %{{.*}}
+// CHECK-NEXT:    scf.if %[[INSIDE]] {
+// CHECK-NEXT:      memref.store %{{.*}}, %[[Y]][%[[ROW]], %[[COL]]]
+// CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[COL]], %c1
+// CHECK-NEXT:      memref.store %{{.*}}, %[[Y]][%[[ROW]], %[[NEXT]]]
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1024
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @clustered_dynamic(%x: memref<?x?xbf16>, %y: memref<?x?xbf16>) {
+  amk.kernel "softmax_cluster_dyn" config(#amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 8, cluster = 4>) {
+    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<?x?xbf16>, memref<?x?xbf16>
+  }
+  return
+}
+}
