@@ -41,10 +41,12 @@ struct RowCostParams {
   /// A staged row's access to shared memory, per element, against a sum's
   /// element work.
   double stagedAccessWeight = 0.5;
-  /// A combine across a cluster, per block of the cluster: a workspace
-  /// round trip through L2 and a cluster barrier that waits for the
-  /// slowest block (H100, 64 rows of 100000 bf16: clusters of 2 ran
-  /// 0.79-0.97 of the copy ceiling, of 4 and 8 0.42-0.92).
+  /// A combine across a cluster: a workspace round trip through L2 and a
+  /// cluster barrier that waits for the slowest block; per block of the
+  /// cluster where the clusters' blocks outnumber the SMs (H100, 64 rows
+  /// of 100000 bf16: clusters of 2 ran 0.79-0.97 of the copy ceiling, of
+  /// 4 and 8 0.42-0.92), once where they do not (H100, 3 dynamic rows of
+  /// 32768 bf16 softmax: clusters of 8 took 6.6 us, of 4 6.7, of 2 7.3).
   double clusterCombineNs = 1000;
   /// Dynamic sizes are planned at this size.
   double representativeSize = 4096;
@@ -63,9 +65,10 @@ constexpr int64_t kClusterRowThreads = 256;
 /// or two, a block that caches the row.
 constexpr int64_t kShortRowBuckets[] = {64, 512, 4096};
 /// Dynamic row counts up to the SMs over each of these get a kernel of
-/// their own (clusters of 8 fill the SMs at an eighth of them, of 2 at a
-/// half).
-constexpr int64_t kFewRowBuckets[] = {8, 2};
+/// their own: clusters of 8 fill the SMs at an eighth of them. (Not at a
+/// half, for clusters of 2: H100, 64 dynamic rows of 8193 bf16 softmax
+/// took 8.0 us in clusters of 2 against 6.8 a block per row.)
+constexpr int64_t kFewRowBuckets[] = {8};
 
 template <typename Fn> static void forEachParam(RowCostParams &p, Fn fn) {
   fn("row_hbm_efficiency", p.hbmEfficiency);
@@ -303,9 +306,12 @@ public:
     // us, a 128-thread one 4.5).
     int64_t warps = c.getWarpsPerRow();
     // Across a cluster: the workspace's round trip and the cluster barrier.
-    double combineNs = waves * c.getPasses() *
-                       (steps * 30 + (warps > 1 ? 200 + 25.0 * warps : 0) +
-                        (cluster > 1 ? params.clusterCombineNs * cluster : 0));
+    double combineNs =
+        waves * c.getPasses() *
+        (steps * 30 + (warps > 1 ? 200 + 25.0 * warps : 0) +
+         (cluster > 1 ? params.clusterCombineNs *
+                            (blocks > target.sm_count ? cluster : 1)
+                      : 0));
     double iterations = std::ceil(
         double(rep.n) / (c.getThreadsPerRow() * cluster * c.getVector()));
     // Exponentials (softmax) on the SFUs, 16 per clock per SM: the online
@@ -431,8 +437,10 @@ public:
   /// Rows of a dynamic length up to each of kShortRowBuckets get a kernel
   /// of their own (the all-lengths kernel is planned for long rows); then,
   /// where the row count is dynamic and clusters exist, few rows (up to
-  /// each of kFewRowBuckets of the SMs) get one, which may spread each row
-  /// over a cluster (the all-rows kernel is planned for many).
+  /// the SMs over each of kFewRowBuckets) get one, which may spread each
+  /// row over a cluster (the all-rows kernel is planned for many: H100, 3
+  /// rows of 32769 bf16 softmax took 20.7 us a block per row, 8.3 in
+  /// clusters of 8).
   SmallVector<PlanBucket> getPlanBuckets() const override {
     SmallVector<PlanBucket> buckets;
     if (ShapedType::isDynamic(problem.n) && !rowBound)
