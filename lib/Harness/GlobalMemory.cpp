@@ -511,10 +511,12 @@ static SmallVector<std::pair<Value, bool>> commonGuards(const Box &box,
   return guards;
 }
 
-/// The cases that decide the builder's divisions, min/max and selects.
-/// Divisions come first: how two quotients compare refutes most systems alone
-/// (tiles of different groups), where a min/max's case rarely does (the grouped
-/// raster's 16 min/max cases before its divisions took 7x the systems).
+/// The cases that decide the builder's selects, divisions and min/max.
+/// Selects come first: the guard around a clamp refutes its other value at
+/// once. Then divisions: how two quotients compare refutes most systems
+/// alone (tiles of different groups), where a min/max's case rarely does
+/// (the grouped raster's 16 min/max cases before its divisions took 7x the
+/// systems).
 static SmallVector<SmallVector<Alternative, 2>, 4>
 getSplits(const SystemBuilder &builder) {
   SmallVector<SmallVector<Alternative, 2>, 4> splits;
@@ -720,8 +722,10 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
 }
 
 /// Whether `a` and `b` lie in different branches of an scf.if whose
-/// condition is uniform over `scope` (a cluster, the grid): no such group
-/// of blocks runs both.
+/// condition is uniform over `scope` (a cluster, the grid) and the same in
+/// every iteration of the loops around the if (blocks in different
+/// iterations could take different branches): no such group of blocks
+/// runs both.
 static bool inExclusiveBranches(Operation *a, Operation *b,
                                 const UniformityInfo &uniformity,
                                 ThreadScope scope) {
@@ -732,8 +736,15 @@ static bool inExclusiveBranches(Operation *a, Operation *b,
       branchOfA = &ifOp.getElseRegion();
     Region *other = branchOfA == &ifOp.getThenRegion() ? &ifOp.getElseRegion()
                                                        : &ifOp.getThenRegion();
-    if (other->isAncestor(b->getParentRegion()))
-      return !uniformity.isDivergent(ifOp.getCondition(), scope);
+    if (!other->isAncestor(b->getParentRegion()))
+      continue;
+    Value cond = ifOp.getCondition();
+    Region *defined = cond.getParentRegion();
+    for (auto loop = ifOp->getParentOfType<LoopLikeOpInterface>(); loop;
+         loop = loop->getParentOfType<LoopLikeOpInterface>())
+      if (loop->isAncestor(defined->getParentOp()))
+        return false;
+    return !uniformity.isDivergent(cond, scope);
   }
   return false;
 }

@@ -847,3 +847,39 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+// Bug: the version is chosen by the loop's iteration, uniform over the grid
+// in each iteration but not across them: block 1 in the first iteration
+// and block 0 in the second both write out[1].
+gpu.module @m {
+  gpu.func @iteration_versions(%out: memref<?xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 8, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %one = arith.constant 1.0 : f32
+    %n = memref.dim %out, %c0 : memref<?xf32>
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %next = arith.addi %bid, %c1 : index
+    scf.if %first {
+      scf.for %i = %c0 to %c2 step %c1 {
+        %early = arith.cmpi eq, %i, %c0 : index
+        scf.if %early {
+          %in = arith.cmpi ult, %bid, %n : index
+          scf.if %in {
+            // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with {{.*}}on kernel argument #0{{.*}}}}
+            memref.store %one, %out[%bid] : memref<?xf32>
+          }
+        } else {
+          %in = arith.cmpi ult, %next, %n : index
+          scf.if %in {
+            memref.store %one, %out[%next] : memref<?xf32>
+          }
+        }
+      }
+    }
+    gpu.return
+  }
+}
