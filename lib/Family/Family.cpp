@@ -90,6 +90,10 @@ mlir::amk::getDispatchEntries(KernelOp kernel, std::string &whyNot) {
         dict ? dict.getAs<KernelConfigAttrInterface>("config") : nullptr;
     auto predicted =
         dict ? dict.getAs<IntegerAttr>("predicted_ns") : IntegerAttr();
+    // Optional: a lower bound on another size.
+    auto aboveSymbol =
+        dict ? dict.getAs<StringAttr>("above_symbol") : StringAttr();
+    auto above = dict ? dict.getAs<IntegerAttr>("above") : IntegerAttr();
     if (!symbol || !upTo || upTo.getValue().getSExtValue() < 1 || !config) {
       whyNot = "dispatch variant " + std::to_string(i) +
                " must be a dictionary of 'symbol' (a string), 'up_to' (an "
@@ -105,8 +109,10 @@ mlir::amk::getDispatchEntries(KernelOp kernel, std::string &whyNot) {
       return failure();
     }
     entries.push_back(DispatchEntry{
-        PlanBucket{symbol.str(), upTo.getValue().getSExtValue()}, config,
-        predicted ? predicted.getValue().getSExtValue() : 0});
+        PlanBucket{symbol.str(), upTo.getValue().getSExtValue(),
+                   aboveSymbol ? aboveSymbol.str() : std::string(),
+                   above ? above.getValue().getSExtValue() : 0},
+        config, predicted ? predicted.getValue().getSExtValue() : 0});
   }
   return entries;
 }

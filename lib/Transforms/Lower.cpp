@@ -160,8 +160,7 @@ AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
   k.problemIdentity = getProblemIdentity(problem);
   for (const DispatchEntry &d : *dispatch) {
     BundleEntry &entry = k.entries.emplace_back();
-    entry.entry =
-        (k.name + "_" + d.bucket.symbol + "le" + std::to_string(d.bucket.upTo));
+    entry.entry = (k.name + "_" + d.bucket.getName());
     entry.config = d.config;
     entry.launch = describe(d.config);
     entry.predictedUs = d.predictedNs / 1000.0;

@@ -212,8 +212,8 @@ LogicalResult AMKPlanPass::planOne(ProblemOpInterface problem,
     dispatch = planDispatch(*family, problem, target, options, best.config);
   if (!dispatch.empty()) {
     SmallVector<Attribute> entries;
-    for (const DispatchVariant &v : dispatch)
-      entries.push_back(builder.getDictionaryAttr({
+    for (const DispatchVariant &v : dispatch) {
+      SmallVector<NamedAttribute> fields = {
           builder.getNamedAttr("when",
                                builder.getStringAttr(v.bucket.getCondition())),
           builder.getNamedAttr("symbol",
@@ -223,8 +223,15 @@ LogicalResult AMKPlanPass::planOne(ProblemOpInterface problem,
           builder.getNamedAttr("config", v.best.config),
           builder.getNamedAttr(
               "predicted_ns",
-              builder.getI64IntegerAttr(std::llround(v.best.cost.totalNs))),
-      }));
+              builder.getI64IntegerAttr(std::llround(v.best.cost.totalNs)))};
+      if (!v.bucket.aboveSymbol.empty()) {
+        fields.push_back(builder.getNamedAttr(
+            "above_symbol", builder.getStringAttr(v.bucket.aboveSymbol)));
+        fields.push_back(builder.getNamedAttr(
+            "above", builder.getI64IntegerAttr(v.bucket.above)));
+      }
+      entries.push_back(builder.getDictionaryAttr(fields));
+    }
     kernel->setAttr(kDispatchAttrName, builder.getArrayAttr(entries));
   }
   if (explain) {

@@ -202,7 +202,7 @@ def dynamic_cluster_cases():
                 config=cluster_config(t, 8, passes, cluster),
                 tag=f"_t{t}_k{cluster}"))
             runs = -(-32769 // (t * cluster * 8))
-            if kind != "sum" and runs <= 8:
+            if kind != "sum" and runs <= 8 and t <= 512:
                 cases.append(RowCase(
                     kind, -1, -1, "bf16", dynamic=True, sizes=sizes,
                     config=cluster_config(t, 8, passes, cluster, runs),

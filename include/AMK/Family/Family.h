@@ -241,16 +241,30 @@ Params applyCostOverrides(const CostOverrides &overrides, ForEach forEach) {
 using PlanningSizes = llvm::StringMap<int64_t>;
 
 /// A range of one dynamic size symbol worth a kernel of its own: sizes up
-/// to `upTo`, planned at `upTo`. Launches pick the kernel when the size is
-/// known (a bundle variant `symbol <= upTo`); every kernel of a bundle is
-/// correct for all sizes, so the choice only decides speed.
+/// to `upTo`, planned at `upTo`, and where `aboveSymbol` is set, only
+/// while that size exceeds `above` (few rows, but long ones). Launches
+/// pick the kernel when the sizes are known (a bundle variant `symbol <=
+/// upTo`, `&& aboveSymbol > above`); every kernel of a bundle is correct
+/// for all sizes, so the choice only decides speed.
 struct PlanBucket {
   std::string symbol;
   int64_t upTo = 0;
+  std::string aboveSymbol;
+  int64_t above = 0;
 
-  /// The manifest condition, e.g. `M <= 64`.
+  /// The manifest condition, e.g. `M <= 64` or `M <= 16 && N > 4096`.
   std::string getCondition() const {
-    return symbol + " <= " + std::to_string(upTo);
+    std::string condition = symbol + " <= " + std::to_string(upTo);
+    if (!aboveSymbol.empty())
+      condition += " && " + aboveSymbol + " > " + std::to_string(above);
+    return condition;
+  }
+  /// A name for the bucket's kernel, e.g. `Mle16` or `Mle16Ngt4096`.
+  std::string getName() const {
+    std::string name = symbol + "le" + std::to_string(upTo);
+    if (!aboveSymbol.empty())
+      name += aboveSymbol + "gt" + std::to_string(above);
+    return name;
   }
 };
 

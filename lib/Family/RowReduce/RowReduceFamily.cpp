@@ -69,6 +69,10 @@ constexpr int64_t kShortRowBuckets[] = {64, 512, 4096};
 /// half, for clusters of 2: H100, 64 dynamic rows of 8193 bf16 softmax
 /// took 8.0 us in clusters of 2 against 6.8 a block per row.)
 constexpr int64_t kFewRowBuckets[] = {8};
+/// ... for rows longer than this, where a dynamic length (shorter ones
+/// a block serves as well: H100, 7 dynamic rows of 4099 bf16 softmax took
+/// 6.8 us in clusters of 8, 6.2 a block per row).
+constexpr int64_t kFewRowsLongerThan = 8192;
 
 template <typename Fn> static void forEachParam(RowCostParams &p, Fn fn) {
   fn("row_hbm_efficiency", p.hbmEfficiency);
@@ -450,7 +454,9 @@ public:
         !problem.batched && target.hasFeature(ArchFeature::Clusters))
       for (int64_t fraction : kFewRowBuckets)
         if (int64_t upTo = target.sm_count / fraction; upTo >= 1)
-          buckets.push_back(PlanBucket{"M", upTo});
+          buckets.push_back(ShapedType::isDynamic(problem.n)
+                                ? PlanBucket{"M", upTo, "N", kFewRowsLongerThan}
+                                : PlanBucket{"M", upTo});
     return buckets;
   }
 

@@ -55,15 +55,15 @@ func.func @rms(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?xf32>) {
 // A dynamic row length also gets kernels for rows up to 64, 512 and 4096
 // (through the generic dispatch variants, each planned at its bound and
 // caching the row), and a dynamic row count one for up to an eighth of
-// the SMs (16 of h200's 132), a cluster of 8 blocks per row; the launch
-// picks the first whose bound is within.
+// the SMs (16 of h200's 132) of rows longer than 8192, a cluster of 8
+// blocks per row; the launch picks the first whose bounds hold.
 // RUN: amk-opt %s --amk-target=h200 --amk-plan | FileCheck %s --check-prefix=DISPATCH
 // DISPATCH-LABEL: func.func @rms
 // DISPATCH:         amk.kernel "rms_norm_DxD_f32_f32" config(#amk.row_config<threads_per_row = {{256|512|1024}},
 // DISPATCH-SAME:      amk.dispatch = [{config = #amk.row_config<threads_per_row = {{[0-9]+}}, rows_per_block = {{[0-9]+}}, vector = 4, cached_runs = {{[0-9]+}}>, predicted_ns = {{[0-9]+}} : i64, symbol = "N", up_to = 64 : i64, when = "N <= 64"},
 // DISPATCH-SAME:        {config = #amk.row_config<{{.*}}cached_runs = {{[0-9]+}}>, predicted_ns = {{[0-9]+}} : i64, symbol = "N", up_to = 512 : i64, when = "N <= 512"},
 // DISPATCH-SAME:        {config = #amk.row_config<{{.*}}cached_runs = {{[0-9]+}}>, predicted_ns = {{[0-9]+}} : i64, symbol = "N", up_to = 4096 : i64, when = "N <= 4096"},
-// DISPATCH-SAME:        {config = #amk.row_config<{{.*}}cluster = 8>, predicted_ns = {{[0-9]+}} : i64, symbol = "M", up_to = 16 : i64, when = "M <= 16"}]
+// DISPATCH-SAME:        {above = 8192 : i64, above_symbol = "N", config = #amk.row_config<{{.*}}cluster = 8>, predicted_ns = {{[0-9]+}} : i64, symbol = "M", up_to = 16 : i64, when = "M <= 16 && N > 8192"}]
 
 // A long 16-bit row is staged in shared memory where registers would hold
 // one row per SM: two blocks share an SM, their loads overlap each other's
