@@ -73,6 +73,8 @@ constexpr int64_t kFewRowBuckets[] = {8};
 /// a block serves as well: H100, 7 dynamic rows of 4099 bf16 softmax took
 /// 6.8 us in clusters of 8, 6.2 a block per row).
 constexpr int64_t kFewRowsLongerThan = 8192;
+/// ... and planned at this length.
+constexpr int64_t kFewRowsPlannedLength = 131072;
 
 template <typename Fn> static void forEachParam(RowCostParams &p, Fn fn) {
   fn("row_hbm_efficiency", p.hbmEfficiency);
@@ -114,6 +116,12 @@ public:
         (StringRef(symbol) == "N" ? rowBound : rowCountBound) = it->second;
       }
     }
+    // Few rows of a dynamic length are the long ones (the bucket takes
+    // rows past kFewRowsLongerThan): planned longer still, where a block
+    // per row is bound by one SM's bandwidth (H100, a dynamic sum of
+    // 1x262145 bf16: 26.5 us a block per row, 8.3 in clusters of 8).
+    if (rowCountBound && ShapedType::isDynamic(problem.n) && !rowBound)
+      rep.n = kFewRowsPlannedLength;
   }
 
   FailureOr<KernelResources>
