@@ -138,7 +138,8 @@ private:
       }
       int64_t &c = row[n];
       if (g == 0) {
-        contradiction = equality ? c != 0 : c < 0;
+        // (Or-ed: a true constant row after a false one must not clear it.)
+        contradiction |= equality ? c != 0 : c < 0;
         return false; // constant: true or false, dropped either way
       }
       if (equality && c % g != 0) {

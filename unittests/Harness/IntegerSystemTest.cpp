@@ -65,6 +65,20 @@ TEST(IntegerSystem, UnitEliminationIsExact) {
   }
 }
 
+/// A substitution that leaves a false constant row, then a true one: the
+/// first must still refute the system (a later true row once cleared it).
+TEST(IntegerSystem, FalseConstantRowRefutes) {
+  System s;
+  unsigned x = s.var(std::nullopt, std::nullopt);
+  unsigned y = s.var(std::nullopt, std::nullopt);
+  s.eq0(Lin::var(x));
+  s.eq0(Lin::var(y));
+  // (Rows are kept ordered by their coefficients: y's before x's.)
+  s.ge0(Lin::var(y) - 1);
+  s.ge0(Lin::var(x) + 5);
+  EXPECT_TRUE(s.provablyEmpty());
+}
+
 /// Bounds past 2^40 are dropped (only adds points): a system that needs one
 /// to be empty is not refuted, and one that does not still is.
 TEST(IntegerSystem, HugeBoundsAreDropped) {
