@@ -100,6 +100,13 @@ mlir::amk::getDispatchEntries(KernelOp kernel, std::string &whyNot) {
                "integer >= 1) and 'config' (a kernel config)";
       return failure();
     }
+    if ((dict.get("above_symbol") || dict.get("above")) &&
+        (!aboveSymbol || aboveSymbol.getValue().empty() || !above)) {
+      whyNot = "dispatch variant " + std::to_string(i) +
+               " bounds a second size with 'above_symbol' (a size's name) "
+               "and 'above' (an integer), both or neither";
+      return failure();
+    }
     if (config.getProblemFamily() != kernel.getConfig().getProblemFamily()) {
       whyNot = "dispatch variant " + std::to_string(i) +
                " has a config of "

@@ -165,11 +165,16 @@ AMKLowerPass::describeKernel(KernelOp kernel, const TargetSpec &target) {
     entry.launch = describe(d.config);
     entry.predictedUs = d.predictedNs / 1000.0;
     entry.bucket = d.bucket;
-    const SizeSymbol *symbol = entry.launch.findSymbol(d.bucket.symbol);
-    if (!symbol || !ShapedType::isDynamic(symbol->value) || !symbol->arg)
-      return kernel.emitOpError("dispatches on '")
-             << d.bucket.symbol << "', which is not a dynamic size of its "
-             << family->getDisplayName() << " problem";
+    for (StringRef name :
+         {StringRef(d.bucket.symbol), StringRef(d.bucket.aboveSymbol)}) {
+      if (name.empty())
+        continue;
+      const SizeSymbol *symbol = entry.launch.findSymbol(name);
+      if (!symbol || !ShapedType::isDynamic(symbol->value) || !symbol->arg)
+        return kernel.emitOpError("dispatches on '")
+               << name << "', which is not a dynamic size of its "
+               << family->getDisplayName() << " problem";
+    }
   }
   BundleEntry &own = k.entries.emplace_back();
   own.entry = k.name;

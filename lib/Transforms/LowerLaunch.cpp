@@ -178,12 +178,20 @@ void mlir::amk::lower::emitKernelLaunch(KernelOp kernel,
       emitEntryLaunch(b, loc, k.name, entry, args);
       break;
     }
-    OpFoldResult size =
-        getSymbolValue(b, loc, entry.launch, args, entry.bucket->symbol);
-    Value fits = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ule,
-        getValueOrCreateConstantIndexOp(b, loc, size),
-        arith::ConstantIndexOp::create(b, loc, entry.bucket->upTo));
+    auto compare = [&](StringRef symbol, arith::CmpIPredicate predicate,
+                       int64_t bound) -> Value {
+      OpFoldResult size = getSymbolValue(b, loc, entry.launch, args, symbol);
+      return arith::CmpIOp::create(
+          b, loc, predicate, getValueOrCreateConstantIndexOp(b, loc, size),
+          arith::ConstantIndexOp::create(b, loc, bound));
+    };
+    Value fits = compare(entry.bucket->symbol, arith::CmpIPredicate::ule,
+                         entry.bucket->upTo);
+    if (!entry.bucket->aboveSymbol.empty())
+      fits = arith::AndIOp::create(b, loc, fits,
+                                   compare(entry.bucket->aboveSymbol,
+                                           arith::CmpIPredicate::ugt,
+                                           entry.bucket->above));
     auto ifOp = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
     b.setInsertionPointToStart(ifOp.thenBlock());
     emitEntryLaunch(b, loc, k.name, entry, args);

@@ -42,3 +42,23 @@ func.func @static_symbol(%a: memref<?x64xf32>, %b: memref<64x64xf32>, %c: memref
   }
   return
 }
+
+// -----
+
+func.func @above_without_bound(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] dispatch variant 0 bounds a second size with 'above_symbol' (a size's name) and 'above' (an integer), both or neither}}
+  amk.kernel "k" config(#amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 4>) attributes {amk.dispatch = [{symbol = "M", up_to = 16 : i64, above_symbol = "N", config = #amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 4, cluster = 2>}]} {
+    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<?x?xf32>, memref<?x?xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @above_static_size(%x: memref<?x4096xf32>, %y: memref<?x4096xf32>) {
+  // expected-error @+1 {{'amk.kernel' op dispatches on 'N', which is not a dynamic size of its row-wise problem}}
+  amk.kernel "k" config(#amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 4>) attributes {amk.dispatch = [{symbol = "M", up_to = 16 : i64, above_symbol = "N", above = 8192 : i64, config = #amk.row_config<threads_per_row = 256, rows_per_block = 1, vector = 4, cluster = 2>}]} {
+    amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<?x4096xf32>, memref<?x4096xf32>
+  }
+  return
+}

@@ -37,3 +37,21 @@ func.func @static(%a: memref<64x4096xf32>, %b: memref<4096x4096xf32>, %c: memref
   amk.matmul %a, %b into %c : memref<64x4096xf32>, memref<4096x4096xf32>, memref<64x4096xf32>
   return
 }
+
+// -----
+
+// A few-row variant bounds the row length from below as well: its launch
+// tests M <= 16 and N > 8192 (a row-wise problem on h200).
+// PLAN-LABEL: func.func @few_long_rows
+// PLAN:         when = "M <= 16 && N > 8192"
+// CHECK-LABEL: func.func @few_long_rows
+// CHECK:         %[[FEW:.*]] = arith.cmpi ule, %{{.*}}, %c16 : index
+// CHECK:         %[[N:.*]] = memref.dim %{{.*}}, %c1{{.*}} : memref<?x?xbf16>
+// CHECK:         %[[LONG:.*]] = arith.cmpi ugt, %[[N]], %c8192 : index
+// CHECK:         %[[BOTH:.*]] = arith.andi %[[FEW]], %[[LONG]] : i1
+// CHECK:         scf.if %[[BOTH]] {
+// CHECK:           gpu.launch_func @softmax_DxD_bf16_bf16::@softmax_DxD_bf16_bf16_Mle16Ngt8192
+func.func @few_long_rows(%x: memref<?x?xbf16>, %y: memref<?x?xbf16>) {
+  amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<?x?xbf16>, memref<?x?xbf16>
+  return
+}
