@@ -69,9 +69,9 @@ constexpr int64_t kShortRowBuckets[] = {64, 512, 4096};
 /// half, for clusters of 2: H100, 64 dynamic rows of 8193 bf16 softmax
 /// took 8.0 us in clusters of 2 against 6.8 a block per row.)
 constexpr int64_t kFewRowBuckets[] = {8};
-/// ... for rows longer than this, where a dynamic length (shorter ones
-/// a block serves as well: H100, 7 dynamic rows of 4099 bf16 softmax took
-/// 6.8 us in clusters of 8, 6.2 a block per row).
+/// ... of rows longer than this where the length is dynamic (a block
+/// serves shorter ones as well: H100, 7 dynamic rows of 4099 bf16 softmax
+/// took 6.8 us in clusters of 8, 6.2 a block per row).
 constexpr int64_t kFewRowsLongerThan = 8192;
 /// ... and planned at this length.
 constexpr int64_t kFewRowsPlannedLength = 131072;
