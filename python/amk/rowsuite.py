@@ -7,7 +7,10 @@ lowered by `amk-opt --amk-pipeline`; DIR/suite.json indexes the bundles for
 `python3 -m amk.rowbench` on the GPU machine (torch, Triton and the copy
 ceiling in the same run). Large shapes are the issue's targets; odd and
 skinny ones check edges (one column, primes, 2^k + 1, ~100K-wide rows, many
-short rows) and dynamic sizes run at several sizes.
+short rows) and dynamic sizes run at several sizes. `--study`,
+`--cluster-study` and `--dynamic-cluster-study` build explicit configs
+beside the planner's instead (cached rows by threads per row; rows over
+clusters of blocks; few long rows of dynamic sizes).
 """
 
 import argparse
