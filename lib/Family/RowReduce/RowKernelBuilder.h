@@ -76,6 +76,12 @@ private:
   Value sub(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
 
   Value dim(Value memref, int64_t d);
+  /// An scf.if on `cond` of results `types`: what `then` builds and
+  /// returns where `cond` holds, what `otherwise` does where not (each
+  /// built in its own branch, `otherwise` first).
+  ResultRange buildIfElse(Value cond, TypeRange types,
+                          llvm::function_ref<SmallVector<Value>()> then,
+                          llvm::function_ref<SmallVector<Value>()> otherwise);
   /// The row length as f32.
   Value lengthF32();
 

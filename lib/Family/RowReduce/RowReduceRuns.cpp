@@ -117,16 +117,16 @@ SmallVector<Value> RowKernelBuilder::loadPlacedRun(const RunPlace &at) {
   // one would take a register each.)
   Type elem = p.inType;
   Type type = width == 1 ? elem : VectorType::get({width}, elem);
-  auto load = scf::IfOp::create(b, type, at.valid, /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(load.elseBlock());
-    scf::YieldOp::create(
-        b, arith::ConstantOp::create(b, type, b.getZeroAttr(type)).getResult());
-    b.setInsertionPointToStart(load.thenBlock());
-    scf::YieldOp::create(b, loadVector(x, ValueRange{row, at.col}));
-  }
-  return splitRun(load.getResult(0), false);
+  ResultRange load = buildIfElse(
+      at.valid, type,
+      [&] {
+        return SmallVector<Value>{loadVector(x, ValueRange{row, at.col})};
+      },
+      [&] {
+        return SmallVector<Value>{
+            arith::ConstantOp::create(b, type, b.getZeroAttr(type))};
+      });
+  return splitRun(load[0], false);
 }
 
 SmallVector<std::pair<RowKernelBuilder::RunPlace, SmallVector<Value>>>
@@ -173,22 +173,21 @@ void RowKernelBuilder::loadCachedRow(int64_t count) {
   // Rows past the end load nothing; their zeros are never written.
   Type elem = p.inType;
   SmallVector<Type> types(count * width, elem);
-  auto ifOp = scf::IfOp::create(b, types, active, /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    Value zero = arith::ConstantOp::create(b, elem, b.getZeroAttr(elem));
-    scf::YieldOp::create(b, SmallVector<Value>(count * width, zero));
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    // Kept as stored (bf16 and f16 take half the registers).
-    SmallVector<Value> values;
-    for (const RunPlace &at : places)
-      llvm::append_range(values, loadPlacedRun(at));
-    scf::YieldOp::create(b, values);
-  }
+  ResultRange loaded = buildIfElse(
+      active, types,
+      [&] {
+        // Kept as stored (bf16 and f16 take half the registers).
+        SmallVector<Value> values;
+        for (const RunPlace &at : places)
+          llvm::append_range(values, loadPlacedRun(at));
+        return values;
+      },
+      [&] {
+        Value zero = arith::ConstantOp::create(b, elem, b.getZeroAttr(elem));
+        return SmallVector<Value>(count * width, zero);
+      });
   for (int64_t k = 0; k < count; ++k)
-    cachedRuns.push_back(
-        SmallVector<Value>(ifOp.getResults().slice(k * width, width)));
+    cachedRuns.push_back(SmallVector<Value>(loaded.slice(k * width, width)));
 }
 
 Stats RowKernelBuilder::foldValidRun(const StatPass &pass, const Stats &stats,
@@ -233,34 +232,33 @@ Stats RowKernelBuilder::stageRow(const StatPass &pass) {
     // Rows past the end load and copy nothing; their zeros are never
     // written.
     SmallVector<Type> types(last - first, type);
-    auto ifOp = scf::IfOp::create(b, types, active, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifOp.elseBlock());
-      Value zero =
-          arith::ConstantOp::create(b, type, b.getZeroAttr(type)).getResult();
-      scf::YieldOp::create(b, SmallVector<Value>(last - first, zero));
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      SmallVector<Value> runs;
-      for (int64_t k = first; k < last; ++k)
-        runs.push_back(loadVector(x, ValueRange{row, cachedColumn[k]}));
-      // Each thread writes its own slots and later reads only them: no
-      // barrier orders the copy.
-      for (int64_t k = first; k < last; ++k) {
-        SmallVector<Value, 2> at = {rowInBlock, stagedColumn[k]};
-        if (width == 1)
-          memref::StoreOp::create(b, runs[k - first], staged, at);
-        else
-          vector::StoreOp::create(b, runs[k - first], staged, at,
-                                  /*nontemporal=*/false,
-                                  llvm::MaybeAlign(width * p.inBytes()));
-      }
-      scf::YieldOp::create(b, runs);
-    }
+    ResultRange group = buildIfElse(
+        active, types,
+        [&] {
+          SmallVector<Value> runs;
+          for (int64_t k = first; k < last; ++k)
+            runs.push_back(loadVector(x, ValueRange{row, cachedColumn[k]}));
+          // Each thread writes its own slots and later reads only them: no
+          // barrier orders the copy.
+          for (int64_t k = first; k < last; ++k) {
+            SmallVector<Value, 2> at = {rowInBlock, stagedColumn[k]};
+            if (width == 1)
+              memref::StoreOp::create(b, runs[k - first], staged, at);
+            else
+              vector::StoreOp::create(b, runs[k - first], staged, at,
+                                      /*nontemporal=*/false,
+                                      llvm::MaybeAlign(width * p.inBytes()));
+          }
+          return runs;
+        },
+        [&] {
+          Value zero = arith::ConstantOp::create(b, type, b.getZeroAttr(type));
+          return SmallVector<Value>(last - first, zero);
+        });
     for (int64_t k = first; k < last; ++k)
-      stats = foldValidRun(pass, stats,
-                           splitRun(ifOp.getResult(k - first), /*asF32=*/true),
-                           cachedValid[k]);
+      stats =
+          foldValidRun(pass, stats, splitRun(group[k - first], /*asF32=*/true),
+                       cachedValid[k]);
   }
   rowStaged = true;
   return stats;
@@ -301,19 +299,16 @@ Stats RowKernelBuilder::foldRow(const StatPass &pass) {
     return foldCached(pass);
   Stats init = pass.init();
   SmallVector<Type> types(init.size(), b.getF32Type());
-  auto ifOp = scf::IfOp::create(b, types, active, /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(b, init);
-    b.setInsertionPointToStart(ifOp.thenBlock());
+  auto fold = [&] {
     scf::ForOp loop = buildRunLoop(init);
-    b.setInsertionPointToStart(loop.getBody());
-    Stats stats(loop.getRegionIterArgs());
-    for (auto &[at, stored] : loadRunGroup(loop))
-      stats = foldValidRun(pass, stats, cachedAsF32(stored), at.valid);
-    scf::YieldOp::create(b, stats);
-    b.setInsertionPointAfter(loop);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Stats stats(loop.getRegionIterArgs());
+      for (auto &[at, stored] : loadRunGroup(loop))
+        stats = foldValidRun(pass, stats, cachedAsF32(stored), at.valid);
+      scf::YieldOp::create(b, stats);
+    }
     // (Split loads: the elements past the last whole run.)
     SmallVector<Value> folded;
     forEachTail(
@@ -325,7 +320,8 @@ Stats RowKernelBuilder::foldRow(const StatPass &pass) {
           return st;
         },
         folded);
-    scf::YieldOp::create(b, folded);
-  }
-  return Stats(ifOp.getResults());
+    return folded;
+  };
+  return Stats(
+      buildIfElse(active, types, fold, [&] { return llvm::to_vector(init); }));
 }

@@ -103,21 +103,19 @@ Stats RowKernelBuilder::combineCluster(const StatPass &pass, Stats stats,
   NVVM::ClusterArriveOp::create(b, /*aligned=*/b.getUnitAttr());
   NVVM::ClusterWaitOp::create(b, /*aligned=*/b.getUnitAttr());
   SmallVector<Type> types(stats.size(), b.getF32Type());
-  auto ifOp = scf::IfOp::create(b, types, inside, /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  scf::YieldOp::create(b, stats);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  Stats total;
-  for (int64_t r = 0; r < cluster; ++r) {
-    Stats part;
-    for (int64_t k = 0, e = stats.size(); k < e; ++k)
-      part.push_back(
-          memref::LoadOp::create(b, workspace, ValueRange{row, slot(c(r), k)}));
-    total = r == 0 ? part : pass.combine(total, part);
-  }
-  scf::YieldOp::create(b, total);
-  return Stats(ifOp.getResults());
+  auto fold = [&] {
+    Stats total;
+    for (int64_t r = 0; r < cluster; ++r) {
+      Stats part;
+      for (int64_t k = 0, e = stats.size(); k < e; ++k)
+        part.push_back(memref::LoadOp::create(b, workspace,
+                                              ValueRange{row, slot(c(r), k)}));
+      total = r == 0 ? part : pass.combine(total, part);
+    }
+    return llvm::to_vector(total);
+  };
+  return Stats(
+      buildIfElse(inside, types, fold, [&] { return llvm::to_vector(stats); }));
 }
 
 StatPass RowKernelBuilder::sumPass(std::function<Value(Value)> term) {

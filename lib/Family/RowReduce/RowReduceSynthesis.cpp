@@ -35,6 +35,18 @@ Value RowKernelBuilder::dim(Value memref, int64_t d) {
       b, b.getLoc(), memref::getMixedSize(b, b.getLoc(), memref, d));
 }
 
+ResultRange RowKernelBuilder::buildIfElse(
+    Value cond, TypeRange types, llvm::function_ref<SmallVector<Value>()> then,
+    llvm::function_ref<SmallVector<Value>()> otherwise) {
+  auto ifOp = scf::IfOp::create(b, types, cond, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, otherwise());
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, then());
+  return ifOp.getResults();
+}
+
 Value RowKernelBuilder::lengthF32() {
   Value n = arith::IndexCastUIOp::create(b, b.getI64Type(), dim(x, 1));
   return arith::UIToFPOp::create(b, b.getF32Type(), n);
