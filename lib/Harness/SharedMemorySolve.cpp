@@ -287,26 +287,37 @@ Checker::mbarrierOrder(const SharedAccess &x, const SharedAccess &y) {
   };
   // Where x is released: its TMA bytes, or its thread's arrives after it in
   // its block (an async access once retired: a wait for all but N groups
-  // with N groups committed after x's; a wgmma commits, then waits).
-  SmallVector<Operation *> sources;
+  // with N groups committed after x's; a wgmma commits, then waits). In a
+  // loop body, the search goes on into the next iteration, up to x: an
+  // arrive there releases x's instance one iteration later.
+  SmallVector<std::pair<Operation *, int64_t>> sources;
   if (x.access.tma) {
     if (nodeOf(x.access.op))
-      sources.push_back(x.access.op);
+      sources.push_back({x.access.op, 0});
   } else {
     bool retired = !x.access.async;
-    auto [commitKind, waitKind] =
+    std::pair<Event, Event> kinds =
         x.access.async ? groupEvents(x.access)
                        : std::make_pair(Event::Commit, Event::Wait);
+    Event commitKind = kinds.first, waitKind = kinds.second;
     int64_t committed = 0;
-    for (Operation *op = x.access.op->getNextNode(); op;
-         op = op->getNextNode()) {
+    auto visit = [&](Operation *op, int64_t shift) {
       committed += isEvent(commitKind, op);
       if (!retired && isEvent(waitKind, op) && waitGroups(op) <= committed)
         retired = true;
       const Node *n = nodeOf(op);
       if (retired && n && n->kind == Node::Arrive)
-        sources.push_back(op);
-    }
+        sources.push_back({op, shift});
+    };
+    for (Operation *op = x.access.op->getNextNode(); op; op = op->getNextNode())
+      visit(op, 0);
+    Block *body = x.access.op->getBlock();
+    if (isa<scf::ForOp>(body->getParentOp()))
+      for (Operation &op : *body) {
+        if (&op == x.access.op)
+          break;
+        visit(&op, 1);
+      }
   }
   // Where y acquires: its thread's waits before it in its block.
   SmallVector<Operation *> targets;
@@ -314,11 +325,11 @@ Checker::mbarrierOrder(const SharedAccess &x, const SharedAccess &y) {
     if (const Node *n = nodeOf(op); n && n->kind == Node::Wait)
       targets.push_back(op);
   std::optional<MBarrierOrder> best;
-  for (Operation *s : sources)
+  for (auto [s, shift] : sources)
     for (Operation *t : targets)
       if (std::optional<int64_t> d = phases.minOffset(s, t);
-          d && (!best || *d < best->offset))
-        best = MBarrierOrder{*d, nodeOf(s)->loop, nodeOf(t)->loop};
+          d && (!best || *d + shift < best->offset))
+        best = MBarrierOrder{*d + shift, nodeOf(s)->loop, nodeOf(t)->loop};
   orders[{x.access.op, y.access.op}] = best;
   return best;
 }

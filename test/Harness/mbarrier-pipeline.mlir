@@ -467,3 +467,137 @@ gpu.module @m {
   }
 }
 
+
+// -----
+// SANITIZE: tool=racecheck grid=1 block=256 smem=0 args=f32[128]
+// Twin: the consumers free a stage one step late, after their next read
+// (stage 1's at stage 0 of the next round, as the wgmma GEMM frees a
+// stage once the next k-tile's wgmmas retire it). In round 0 that arrive
+// frees a stage not yet filled, so empty[1]'s phase r completes in round
+// r: the producer waits for phase r there (parity 0 first), phase r - 1
+// at stage 0.
+gpu.module @m {
+  gpu.func @ring_lagging_release(%out: memref<128xf32>) workgroup(%buf: memref<2x128xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %cEmpty = arith.constant 128 : index
+    %ticks = arith.constant 1000000 : index
+    %true = arith.constant true
+    %false = arith.constant false
+    %zero = arith.constant 0.0 : f32
+    %full = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+    %empty = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %full[%c0], %c128 : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+      nvgpu.mbarrier.init %full[%c1], %c128 : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+      nvgpu.mbarrier.init %empty[%c0], %cEmpty : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+      nvgpu.mbarrier.init %empty[%c1], %cEmpty : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+    }
+    gpu.barrier
+    %producer = arith.cmpi uge, %tid, %c128 : index
+    scf.if %producer {
+      %i = arith.subi %tid, %c128 : index
+      %r = scf.for %j = %c0 to %c8 step %c1 iter_args(%p = %true) -> (i1) {
+        %ji = arith.index_cast %j : index to i32
+        %f = arith.sitofp %ji : i32 to f32
+        nvgpu.mbarrier.try_wait.parity %empty[%c0], %p, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+        memref.store %f, %buf[%c0, %i] : memref<2x128xf32, #gpu.address_space<workgroup>>
+        %a0 = nvgpu.mbarrier.arrive %full[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2> -> !nvgpu.mbarrier.token
+        %pLast = arith.xori %p, %true : i1
+        nvgpu.mbarrier.try_wait.parity %empty[%c1], %pLast, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+        memref.store %f, %buf[%c1, %i] : memref<2x128xf32, #gpu.address_space<workgroup>>
+        %a1 = nvgpu.mbarrier.arrive %full[%c1] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2> -> !nvgpu.mbarrier.token
+        %n = arith.xori %p, %true : i1
+        scf.yield %n : i1
+      }
+    }
+    %consumer = arith.cmpi ult, %tid, %c128 : index
+    scf.if %consumer {
+      %r:2 = scf.for %j = %c0 to %c8 step %c1 iter_args(%q = %false, %acc = %zero) -> (i1, f32) {
+        nvgpu.mbarrier.try_wait.parity %full[%c0], %q, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+        %x = memref.load %buf[%c0, %tid] : memref<2x128xf32, #gpu.address_space<workgroup>>
+        %e1 = nvgpu.mbarrier.arrive %empty[%c1] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2> -> !nvgpu.mbarrier.token
+        nvgpu.mbarrier.try_wait.parity %full[%c1], %q, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+        %y = memref.load %buf[%c1, %tid] : memref<2x128xf32, #gpu.address_space<workgroup>>
+        %e0 = nvgpu.mbarrier.arrive %empty[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2> -> !nvgpu.mbarrier.token
+        %s = arith.addf %x, %y : f32
+        %t = arith.addf %acc, %s : f32
+        %cn = arith.xori %q, %true : i1
+        scf.yield %cn, %t : i1, f32
+      }
+      memref.store %r#1, %out[%tid] : memref<128xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// (No sanitizer run: whether racecheck sees this WAR depends on timing.)
+// Bug: the same lagging release with the producer waiting for phase r - 1
+// of empty[1]: that phase completed when the consumers freed round r - 2's
+// stage, so the producer overwrites stage 1 while they may still read
+// round r - 1's.
+gpu.module @m {
+  gpu.func @ring_lagging_release_parity(%out: memref<128xf32>) workgroup(%buf: memref<2x128xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %cEmpty = arith.constant 128 : index
+    %ticks = arith.constant 1000000 : index
+    %true = arith.constant true
+    %false = arith.constant false
+    %zero = arith.constant 0.0 : f32
+    %full = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+    %empty = nvgpu.mbarrier.create -> !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %full[%c0], %c128 : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+      nvgpu.mbarrier.init %full[%c1], %c128 : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+      nvgpu.mbarrier.init %empty[%c0], %cEmpty : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+      nvgpu.mbarrier.init %empty[%c1], %cEmpty : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+    }
+    gpu.barrier
+    %producer = arith.cmpi uge, %tid, %c128 : index
+    scf.if %producer {
+      %i = arith.subi %tid, %c128 : index
+      %r = scf.for %j = %c0 to %c8 step %c1 iter_args(%p = %true) -> (i1) {
+        %ji = arith.index_cast %j : index to i32
+        %f = arith.sitofp %ji : i32 to f32
+        nvgpu.mbarrier.try_wait.parity %empty[%c0], %p, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+        memref.store %f, %buf[%c0, %i] : memref<2x128xf32, #gpu.address_space<workgroup>>
+        %a0 = nvgpu.mbarrier.arrive %full[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2> -> !nvgpu.mbarrier.token
+        // expected-error-re @+1 {{[AMK-MBARRIER-PHASE] waits on mbarrier 1 of 'nvgpu.mbarrier.create' at line {{[0-9]+}} in a loop its arrives ('nvgpu.mbarrier.arrive' at line {{[0-9]+}}) run in other threads, but nothing keeps the next phase from completing before this wait returns{{.*}}}}
+        nvgpu.mbarrier.try_wait.parity %empty[%c1], %p, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+        memref.store %f, %buf[%c1, %i] : memref<2x128xf32, #gpu.address_space<workgroup>>
+        %a1 = nvgpu.mbarrier.arrive %full[%c1] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2> -> !nvgpu.mbarrier.token
+        %n = arith.xori %p, %true : i1
+        scf.yield %n : i1
+      }
+    }
+    %consumer = arith.cmpi ult, %tid, %c128 : index
+    scf.if %consumer {
+      %r:2 = scf.for %j = %c0 to %c8 step %c1 iter_args(%q = %false, %acc = %zero) -> (i1, f32) {
+        nvgpu.mbarrier.try_wait.parity %full[%c0], %q, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+        %x = memref.load %buf[%c0, %tid] : memref<2x128xf32, #gpu.address_space<workgroup>>
+        // expected-error-re @+1 {{[AMK-MBARRIER-PHASE] arrives on mbarrier 1 of 'nvgpu.mbarrier.create' at line {{[0-9]+}} in every iteration, but no wait for a phase comes between its threads' arrive and their next one{{.*}}}}
+        %e1 = nvgpu.mbarrier.arrive %empty[%c1] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2> -> !nvgpu.mbarrier.token
+        nvgpu.mbarrier.try_wait.parity %full[%c1], %q, %ticks : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+        %y = memref.load %buf[%c1, %tid] : memref<2x128xf32, #gpu.address_space<workgroup>>
+        %e0 = nvgpu.mbarrier.arrive %empty[%c0] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2> -> !nvgpu.mbarrier.token
+        %s = arith.addf %x, %y : f32
+        %t = arith.addf %acc, %s : f32
+        %cn = arith.xori %q, %true : i1
+        scf.yield %cn, %t : i1, f32
+      }
+      memref.store %r#1, %out[%tid] : memref<128xf32>
+    }
+    gpu.return
+  }
+}
+

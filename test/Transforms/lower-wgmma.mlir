@@ -128,23 +128,29 @@ module attributes {amk.target = #amk.target<"h200">} {
 // WS:           nvgpu.mbarrier.init %[[EMPTY]][%c0], %c256
 // WS:         gpu.barrier
 // The producer: round r waits for each stage's empty phase r - 1 (parity
-// 1 first: a fresh barrier's preceding phase), then arms and loads it.
+// 1 first: a fresh barrier's preceding phase), then arms and loads it;
+// the last stage's phase r (its round r - 1 k-tile is freed in round r).
 // WS:           nvvm.setmaxregister  decrease 40
-// WS:             scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %true) -> (i1) {
-// WS:               nvgpu.mbarrier.try_wait.parity %[[EMPTY]][%c0]
+// WS:             scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%[[PP:.*]] = %true) -> (i1) {
+// WS:               nvgpu.mbarrier.try_wait.parity %[[EMPTY]][%c0], %[[PP]]
 // WS:               nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%c0], %c49152
 // WS-COUNT-2:       nvgpu.tma.async.load
+// WS:               %[[NEXT:.*]] = arith.xori %[[PP]], %true
+// WS-NEXT:          nvgpu.mbarrier.try_wait.parity %[[EMPTY]][%c3], %[[NEXT]]
 // The consumers: each k-tile's wgmmas retire the previous k-tile's, whose
-// stage is then freed; the round's last stage after a wait for all groups.
+// stage is then freed (at stage 0, the previous round's last): no drain
+// inside the loop, one wait for every group after it.
 // WS:           nvvm.setmaxregister  increase 232
 // WS:           scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %false, %{{.*}} = %{{.*}}) -> (i1, !nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>) {
 // WS:             nvgpu.mbarrier.try_wait.parity %[[FULL]][%c0]
-// WS:             nvgpu.warpgroup.mma {{.*}} {waitGroup = 4 : i64}
+// WS-COUNT-4:     nvgpu.warpgroup.mma {{.*}} {waitGroup = 4 : i64}
+// WS-NEXT:        nvgpu.mbarrier.arrive %[[EMPTY]][%c3]
 // WS:             nvgpu.mbarrier.try_wait.parity %[[FULL]][%c1]
 // WS-COUNT-4:     nvgpu.warpgroup.mma
 // WS-NEXT:        nvgpu.mbarrier.arrive %[[EMPTY]][%c0]
-// WS:             nvvm.wgmma.wait.group.sync.aligned 0
-// WS-NEXT:        nvgpu.mbarrier.arrive %[[EMPTY]][%c3]
+// WS-NOT:         nvvm.wgmma.wait.group.sync.aligned
+// WS:             scf.yield
+// WS:           nvvm.wgmma.wait.group.sync.aligned 0
 module attributes {amk.target = #amk.target<"h200">} {
   func.func @ws(%a: memref<256x1024xbf16>, %b: memref<1024x1024xbf16>, %c: memref<256x1024xbf16>) {
     amk.kernel "gemm_wgmma_ws" config(#amk.gemm_config<block = [128, 256, 64], warp = [64, 256], math = wgmma, inst = [64, 256, 16], stages = 4, vector = 8, threads = 384>) attributes {amk.verified} {

@@ -31,12 +31,15 @@
 // the last warpgroup is the producer and no block barrier runs in the loop:
 //
 //   producer, round r:  for each stage s: wait empty[s] phase r - 1 (round
-//                       0: a fresh barrier's preceding phase), expect_tx
-//                       full[s], load k-tile r S + s
+//                       0: a fresh barrier's preceding phase; stage S - 1:
+//                       phase r), expect_tx full[s], load k-tile r S + s
 //   consumers, round r: for each stage s: wait full[s] phase r, wgmmas;
-//                       then the previous stage's wgmmas have retired:
-//                       arrive empty[s - 1]; after the last stage, wait
-//                       for every group, arrive empty[S - 1]
+//                       then the previous k-tile's wgmmas have retired:
+//                       arrive empty[(s - 1) mod S]
+//
+// The arrive on empty[S - 1] at stage 0 frees the previous round's k-tile,
+// so the tensor cores never drain within the loop; in round 0 it frees a
+// stage not yet filled, which shifts that barrier's phases by one.
 //
 // with k-tiles padded to whole rounds (TMA fills the padding with zeros)
 // and, when the consumers need more registers than an even share,
@@ -78,6 +81,16 @@ public:
   /// Whether a producer warpgroup issues the loads (threads = the compute
   /// warpgroups' + 128).
   bool isSpecialized() const { return specialized; }
+  /// The thread's compute warpgroup. (Warp specialized, only the compute
+  /// warpgroups multiply and store: the clamp, a no-op for them, bounds
+  /// their tiles for the range analysis, so the harness sees each block's
+  /// stores inside its own tile.)
+  Value computeWarpgroup() {
+    Value warpgroup = m.div(kb.tid, 128);
+    if (!specialized)
+      return warpgroup;
+    return m.min(warpgroup, m.c(kb.config.getNumComputeWarps() / 4 - 1));
+  }
   scf::IfOp consumers;
 
 private:
@@ -174,11 +187,7 @@ WgmmaMainLoop::WgmmaMainLoop(GemmKernelBuilder &kb)
   // Warpgroup w computes rows 64 * (w / warpsN) and columns WN * (w %
   // warpsN) of the block tile.
   int64_t warpsN = config.getBlockN() / wn;
-  Value warpgroup = m.div(kb.tid, 128);
-  // (Warp specialized, only the compute warpgroups multiply: the clamp, a
-  // no-op for them, bounds their tiles for the range analysis.)
-  if (specialized)
-    warpgroup = m.min(warpgroup, m.c(config.getNumComputeWarps() / 4 - 1));
+  Value warpgroup = computeWarpgroup();
   rowA = m.mul(m.div(warpgroup, warpsN), 64);
   rowB = m.mul(m.rem(warpgroup, warpsN), wn);
   isLeader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, kb.tid, m.c(0));
@@ -401,9 +410,13 @@ Value WgmmaMainLoop::buildSpecialized() {
     b.setInsertionPointToStart(ifOp.thenBlock());
     ring(trueV, {}, [&](Value round, Value parity, SmallVector<Value> &) {
       for (int64_t s = 0; s < stages; ++s) {
+        // Stage S - 1's k-tile of round r - 1 is freed in round r.
         if (recycles)
-          nvgpu::MBarrierTryWaitParityOp::create(b, emptyBarriers, parity,
-                                                 ticks, m.c(s));
+          nvgpu::MBarrierTryWaitParityOp::create(
+              b, emptyBarriers,
+              s == stages - 1 ? arith::XOrIOp::create(b, parity, trueV)
+                              : parity,
+              ticks, m.c(s));
         fill(s, m.add(m.mul(round, stages), s));
       }
     });
@@ -422,25 +435,21 @@ Value WgmmaMainLoop::buildSpecialized() {
   Value falseV = arith::ConstantIntOp::create(b, b.getI1Type(), 0);
   Value acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, accType);
   // The wgmmas of a k-tile leave only its own groups in flight: the
-  // previous k-tile's stage is free. The last stage of a round is freed
-  // after a wait for every group (its successor is in the next round).
-  auto release = [&](int64_t stage) {
-    if (recycles)
-      nvgpu::MBarrierArriveOp::create(b, nvgpu::MBarrierTokenType::get(ctx),
-                                      emptyBarriers, m.c(stage));
-  };
+  // previous k-tile's stage is free (at stage 0, the previous round's last).
   auto loop = ring(
       falseV, {acc}, [&](Value, Value parity, SmallVector<Value> &carried) {
         for (int64_t s = 0; s < stages; ++s) {
           nvgpu::MBarrierTryWaitParityOp::create(b, barriers, parity, ticks,
                                                  m.c(s));
           carried[0] = multiply(s, carried[0]);
-          if (s > 0)
-            release(s - 1);
+          if (recycles)
+            nvgpu::MBarrierArriveOp::create(
+                b, nvgpu::MBarrierTokenType::get(ctx), emptyBarriers,
+                m.c((s + stages - 1) % stages));
         }
-        NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
-        release(stages - 1);
       });
+  // The accumulators are final once the last group retires.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
   return loop.getResult(1);
 }
 
@@ -507,7 +516,7 @@ void GemmKernelBuilder::buildWgmma() {
   // Warp q of warpgroup g holds rows 16 q + lane / 4 (+ 8) of g's 64 x WN
   // tile and, per n8 column tile j, columns 8 j + 2 (lane % 4) (+ 1):
   // registers 4 j, 4 j + 1 (row) and 4 j + 2, 4 j + 3 (row + 8).
-  Value warpgroup = m.div(tid, 128);
+  Value warpgroup = mainLoop.computeWarpgroup();
   Value rowBase =
       m.add(m0, m.add(m.mul(m.div(warpgroup, warpsN), 64),
                       m.add(m.mul(m.rem(warp, 4), 16), m.div(lane, 4))));
