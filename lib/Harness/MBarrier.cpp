@@ -39,6 +39,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <map>
 
@@ -56,7 +57,51 @@ std::optional<int64_t> mlir::amk::mbarrier::constantTripCount(scf::ForOp loop) {
 }
 
 std::optional<int64_t> mlir::amk::mbarrier::runsIn(scf::ForOp loop) {
-  return loop ? constantTripCount(loop) : std::optional<int64_t>(1);
+  if (!loop)
+    return 1;
+  std::optional<int64_t> trips = constantTripCount(loop);
+  scf::ForOp outer = outerLoop(loop);
+  if (!trips || !outer)
+    return trips;
+  std::optional<int64_t> outerTrips = constantTripCount(outer);
+  int64_t all;
+  if (!outerTrips || llvm::MulOverflow(*trips, *outerTrips, all))
+    return std::nullopt;
+  return all;
+}
+
+scf::ForOp mlir::amk::mbarrier::outerLoop(scf::ForOp loop) {
+  return loop ? loop->getParentOfType<scf::ForOp>() : scf::ForOp();
+}
+
+/// Whether loops `a` and `b` run the same iterations: equal constant trip
+/// counts, or the same bounds (the same values, or equal constants).
+static bool sameTrips(scf::ForOp a, scf::ForOp b) {
+  std::optional<int64_t> trips = mbarrier::constantTripCount(a);
+  if (trips && trips == mbarrier::constantTripCount(b))
+    return true;
+  auto same = [](Value x, Value y) {
+    if (x == y)
+      return true;
+    std::optional<int64_t> cx = getConstantIntValue(x),
+                           cy = getConstantIntValue(y);
+    return cx && cx == cy;
+  };
+  return same(a.getLowerBound(), b.getLowerBound()) &&
+         same(a.getUpperBound(), b.getUpperBound()) &&
+         same(a.getStep(), b.getStep());
+}
+
+bool mlir::amk::mbarrier::sameIterations(scf::ForOp a, scf::ForOp b) {
+  if (!a || !b)
+    return !a && !b;
+  if (!sameTrips(a, b))
+    return false;
+  scf::ForOp oa = outerLoop(a), ob = outerLoop(b);
+  if (!oa || !ob)
+    return !oa && !ob;
+  // Counted on across the outer loops: R = a's constant trips.
+  return constantTripCount(a) && constantTripCount(b) && sameTrips(oa, ob);
 }
 
 std::string mlir::amk::mbarrier::threadsArrive(int64_t n) {
@@ -369,7 +414,7 @@ bool MBarrierChecker::checkLoadsWaited(const Uses &uses,
       // A pipeline's consumer loop of as many iterations (a waiting thread
       // cannot exit before its last wait returns).
       if (round->loop && p.loop && pendingNodes.count(w) &&
-          constantTripCount(round->loop) == constantTripCount(p.loop))
+          sameIterations(round->loop, p.loop))
         return p.base >= round->phaseBase;
       std::optional<int64_t> trips = runsIn(round->loop),
                              waitTrips = runsIn(p.loop);

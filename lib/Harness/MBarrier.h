@@ -16,6 +16,16 @@ namespace mlir::amk {
 
 class UniformityInfo;
 
+namespace mbarrier {
+/// The trip count of `loop` when its bounds and step are constants.
+std::optional<int64_t> constantTripCount(scf::ForOp loop);
+/// The loop around `loop` whose iterations continue its count (a
+/// persistent kernel's tile loop around its rounds): iteration k = R q + r
+/// of an op in iteration r of `loop` (R constant trips) in iteration q of
+/// the outer loop. Null where `loop` is outermost.
+scf::ForOp outerLoop(scf::ForOp loop);
+} // namespace mbarrier
+
 /// Threads [lo, hi) of a 1-D block; with `onePerWarp`, only the lane
 /// elect.sync picks in each of their warps.
 struct ThreadRange {
@@ -32,7 +42,8 @@ std::optional<ThreadRange> getThreadGuardRange(Value cond, bool truth,
 
 /// What the mbarrier check proved, for the race check: the phase each wait
 /// waits for and each TMA load completes in, as `base + k` over the
-/// iteration k of one scf.for (null: the constant `base`). Only ops of
+/// iteration k of its scf.for (null: the constant `base`), k counted on
+/// across an outer loop's iterations (mbarrier::outerLoop). Only ops of
 /// barriers with no finding are here.
 struct MBarrierPhases {
   /// An mbarrier: its nvgpu.mbarrier.create and index.

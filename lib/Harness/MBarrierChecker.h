@@ -29,11 +29,13 @@
 
 namespace mlir::amk::mbarrier {
 
-/// The trip count of `loop` when its bounds and step are constants.
-std::optional<int64_t> constantTripCount(scf::ForOp loop);
 /// How many times an op in `loop` (null: at the top level) runs: its trip
-/// count when a constant, 1 at the top level.
+/// count when a constant (times its outer loop's), 1 at the top level.
 std::optional<int64_t> runsIn(scf::ForOp loop);
+/// Whether ops in `a` and in `b` run the same iterations k: equal constant
+/// trip counts or the same bounds, inside outer loops of the same bounds
+/// (or none).
+bool sameIterations(scf::ForOp a, scf::ForOp b);
 
 /// "1 thread arrives", "128 threads arrive".
 std::string threadsArrive(int64_t n);

@@ -5,8 +5,11 @@
 //===----------------------------------------------------------------------===//
 //
 // What the mbarrier check evaluates: how many threads pass a thread guard,
-// how many threads run an op each time its (at most one, uniform) loop runs,
-// and the parity a wait expects as (a k + b) mod 2 over the iteration k.
+// how many threads run an op each time its (uniform) loop runs, and the
+// parity a wait expects as (a k + b) mod 2 over the iteration k. In a loop
+// of R constant trips inside another (outerLoop), k = R q + r counts on
+// across the outer loop's iterations q: a phase bit flipped every inner
+// iteration is carried through both loops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -145,7 +148,7 @@ MBarrierChecker::executors(Operation *op, StringRef what, bool counts,
   // The thread guards on the way out, intersected (inside or around the
   // loop: a guard is the same in every iteration).
   ThreadRange range{0, threads};
-  bool guarded = false;
+  bool guarded = false, outerSeen = false;
   Operation *child = op;
   for (Operation *parent = op->getParentOp(); parent != kernel;
        child = parent, parent = parent->getParentOp()) {
@@ -177,11 +180,14 @@ MBarrierChecker::executors(Operation *op, StringRef what, bool counts,
       return std::nullopt;
     }
     auto forOp = dyn_cast<scf::ForOp>(parent);
-    if (!forOp || loop) {
+    // One scf.for, or one of constant trip count in another whose
+    // iterations continue its count (outerLoop).
+    bool outer = forOp && loop && !outerSeen && constantTripCount(loop);
+    if (!forOp || (loop && !outer)) {
       report(check::kUnprovable, op,
              what + " inside " + describeOp(parent) +
-                 " is not modelled by the mbarrier check (top level or one "
-                 "scf.for only)");
+                 " is not modelled by the mbarrier check (top level, one "
+                 "scf.for, or one of constant trip count in another)");
       return std::nullopt;
     }
     if (uniformity.hasDivergentControl(forOp)) {
@@ -190,7 +196,10 @@ MBarrierChecker::executors(Operation *op, StringRef what, bool counts,
                  describeOp(forOp) + "): arrivals per phase are not known");
       return std::nullopt;
     }
-    loop = forOp;
+    if (outer)
+      outerSeen = true;
+    else
+      loop = forOp;
   }
   if (rangeOut)
     *rangeOut = range;
@@ -213,12 +222,21 @@ std::optional<Parity> MBarrierChecker::parity(Value v, scf::ForOp loop,
     return std::nullopt;
   if (std::optional<int64_t> c = getConstantIntValue(v))
     return Parity{0, *c & 1};
+  // Under an outer loop, r = k - R q: a form a r + b is a k + b when a R
+  // is even.
+  scf::ForOp outer = outerLoop(loop);
+  std::optional<int64_t> trips = loop ? constantTripCount(loop) : std::nullopt;
+  auto flat = [&](Parity p) -> std::optional<Parity> {
+    if (outer && (!trips || (p.a & *trips & 1)))
+      return std::nullopt;
+    return p;
+  };
   if (loop && v == loop.getInductionVar()) {
     std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
                            step = getConstantIntValue(loop.getStep());
     if (!lb || !step)
       return std::nullopt;
-    return Parity{*step & 1, *lb & 1};
+    return flat(Parity{*step & 1, *lb & 1});
   }
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     // A loop-carried phase bit: constant start, toggled (or kept) by the
@@ -226,21 +244,38 @@ std::optional<Parity> MBarrierChecker::parity(Value v, scf::ForOp loop,
     if (!loop || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0)
       return std::nullopt;
     unsigned i = arg.getArgNumber() - 1;
-    std::optional<int64_t> init = getConstantIntValue(loop.getInitArgs()[i]);
     Value yielded =
         cast<scf::YieldOp>(loop.getBody()->getTerminator()).getOperand(i);
-    if (!init)
-      return std::nullopt;
+    // Flipped by `a` each iteration.
+    std::optional<int64_t> a;
     if (yielded == arg)
-      return Parity{0, *init & 1};
+      a = 0;
     Operation *def = yielded.getDefiningOp();
     if (isa_and_nonnull<arith::XOrIOp, arith::AddIOp>(def))
       for (unsigned j = 0; j < 2; ++j)
         if (def->getOperand(j) == arg)
           if (std::optional<int64_t> c =
                   getConstantIntValue(def->getOperand(1 - j)))
-            return Parity{*c & 1, *init & 1};
-    return std::nullopt;
+            a = *c & 1;
+    if (!a)
+      return std::nullopt;
+    Value init = loop.getInitArgs()[i];
+    if (std::optional<int64_t> b = getConstantIntValue(init))
+      return flat(Parity{*a, *b & 1});
+    // Carried through the outer loop: started there at a constant b, and
+    // the outer loop yields this loop's result, so in tile q it starts at
+    // b + a R q: a (R q + r) + b = a k + b.
+    auto carried = dyn_cast<BlockArgument>(init);
+    if (!outer || !carried || carried.getOwner() != outer.getBody() ||
+        carried.getArgNumber() == 0)
+      return std::nullopt;
+    unsigned j = carried.getArgNumber() - 1;
+    std::optional<int64_t> b = getConstantIntValue(outer.getInitArgs()[j]);
+    Value outerYield =
+        cast<scf::YieldOp>(outer.getBody()->getTerminator()).getOperand(j);
+    if (!b || outerYield != loop.getResult(i))
+      return std::nullopt;
+    return Parity{*a, *b & 1};
   }
   Operation *op = v.getDefiningOp();
   // Values of the loop body only (or constants): others are not functions

@@ -64,11 +64,10 @@ std::optional<int64_t> MBarrierChecker::checkCrossThreadWait(
       rounds[0].phaseBase != 0)
     return unprovable("on a barrier with other than one arrive statement, in "
                       "a loop");
-  std::optional<int64_t> trips = constantTripCount(loop),
-                         arriveTrips = constantTripCount(rounds[0].loop);
-  if (!trips || trips != arriveTrips)
-    return unprovable("whose trip count is not the constant of the arrive's "
-                      "loop");
+  if (!sameIterations(loop, rounds[0].loop))
+    return unprovable("whose iterations are not those of the arrive's loop "
+                      "(constant trip counts, in outer loops of the same "
+                      "bounds)");
   // The only wait on the barrier in its loop, run by its threads in every
   // iteration.
   for (Operation *other : uses.waits)
@@ -122,8 +121,7 @@ std::optional<int64_t> MBarrierPhases::minOffset(Operation *from,
   auto fromIt = nodes.find(from);
   if (fromIt == nodes.end())
     return std::nullopt;
-  std::optional<int64_t> trips =
-      mbarrier::constantTripCount(fromIt->second.loop);
+  scf::ForOp fromLoop = fromIt->second.loop;
   llvm::DenseMap<Operation *, int64_t> best;
   using Item = std::pair<int64_t, Operation *>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
@@ -147,7 +145,7 @@ std::optional<int64_t> MBarrierPhases::minOffset(Operation *from,
       return d;
     const Node &nu = nodes.find(u)->second;
     for (const auto &[v, nv] : nodes) {
-      if (mbarrier::constantTripCount(nv.loop) != trips)
+      if (!mbarrier::sameIterations(nv.loop, fromLoop))
         continue;
       // Program order: v's threads include u's (a load's bytes are not
       // ordered by it).

@@ -85,6 +85,12 @@ struct Instance {
   llvm::DenseMap<Operation *, Lin> iteration;
 };
 
+/// The iteration k of `in` in `loop` as the mbarrier phases count it: its
+/// iteration of `loop`, plus R times its iteration of the outer loop
+/// (mbarrier::outerLoop; R the constant trips of `loop`); nullopt where
+/// the instance has no such iterations.
+std::optional<Lin> flatIteration(const Instance &in, scf::ForOp loop);
+
 /// The latest event of a kind before an instance, on one structured path
 /// (`op` null: none), valid under `conditions` (each >= 0 or == 0).
 struct Latest {

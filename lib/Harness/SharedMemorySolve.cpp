@@ -342,11 +342,11 @@ void Checker::addMBarrierOrder(Pair &p, const SharedAccess &b) {
     std::optional<MBarrierOrder> order = mbarrierOrder(x, y);
     if (!order)
       return;
-    auto kx = ix.iteration.find(order->loopX.getOperation());
-    auto ky = iy.iteration.find(order->loopY.getOperation());
-    if (kx == ix.iteration.end() || ky == iy.iteration.end())
+    std::optional<Lin> kx = flatIteration(ix, order->loopX),
+                       ky = flatIteration(iy, order->loopY);
+    if (!kx || !ky)
       return;
-    p.builder.sys.ge0(kx->second + (order->offset - 1) - ky->second);
+    p.builder.sys.ge0(*kx + (order->offset - 1) - *ky);
   };
   unordered(*p.accessA, p.ia, b, p.ib);
   unordered(b, p.ib, *p.accessA, p.ia);

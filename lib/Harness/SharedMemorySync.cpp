@@ -358,8 +358,24 @@ std::optional<Lin> SystemBuilder::phaseOf(const Instance &in) const {
     return std::nullopt;
   const MBarrierPhases::Phase &phase = it->second;
   Lin result = Lin::of(phase.base);
-  if (phase.loop)
-    result =
-        result + in.iteration.lookup(scf::ForOp(phase.loop).getOperation());
-  return result;
+  if (!phase.loop)
+    return result;
+  std::optional<Lin> k = flatIteration(in, phase.loop);
+  if (!k)
+    return std::nullopt;
+  return result + *k;
+}
+
+std::optional<Lin> smem::flatIteration(const Instance &in, scf::ForOp loop) {
+  auto k = in.iteration.find(loop.getOperation());
+  if (k == in.iteration.end())
+    return std::nullopt;
+  scf::ForOp outer = mbarrier::outerLoop(loop);
+  if (!outer)
+    return k->second;
+  auto q = in.iteration.find(outer.getOperation());
+  std::optional<int64_t> trips = mbarrier::constantTripCount(loop);
+  if (q == in.iteration.end() || !trips)
+    return std::nullopt;
+  return k->second + q->second * *trips;
 }

@@ -120,37 +120,45 @@ module attributes {amk.target = #amk.target<"h200">} {
 // ring, two consumer warpgroups drain it; stage s has a full barrier (one
 // expect_tx arrival) and an empty one (the 256 consumer threads). 64 x 256
 // accumulators per consumer need more than an even share of registers: the
-// producer's warpgroup drops to 40, the consumers rise to 232.
-// WS:       gpu.func @gemm_wgmma_ws({{.*}} known_block_size = array<i32: 384, 1, 1>, nvvm.maxnreg = 168 : i32}
+// producer's warpgroup drops to 40, the consumers rise to 232. Static M
+// and N: persistent, min(tiles, SMs) = 8 blocks, each role looping over
+// the tiles bid, bid + 8, ... around its rounds, the phase bit carried on.
+// WS:       gpu.func @gemm_wgmma_ws({{.*}} known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 8, 1, 1>, nvvm.maxnreg = 168 : i32}
 // WS:         %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
 // WS:         %[[EMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
 // WS:           nvgpu.mbarrier.init %[[FULL]][%c0], %c1
 // WS:           nvgpu.mbarrier.init %[[EMPTY]][%c0], %c256
 // WS:         gpu.barrier
+// WS:         %[[BID:.*]] = gpu.block_id  x
 // The producer: round r waits for each stage's empty phase r - 1 (parity
 // 1 first: a fresh barrier's preceding phase), then arms and loads it;
 // the last stage's phase r (its round r - 1 k-tile is freed in round r).
 // WS:           nvvm.setmaxregister  decrease 40
-// WS:             scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%[[PP:.*]] = %true) -> (i1) {
-// WS:               nvgpu.mbarrier.try_wait.parity %[[EMPTY]][%c0], %[[PP]]
-// WS:               nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%c0], %c49152
-// WS-COUNT-2:       nvgpu.tma.async.load
-// WS:               %[[NEXT:.*]] = arith.xori %[[PP]], %true
-// WS-NEXT:          nvgpu.mbarrier.try_wait.parity %[[EMPTY]][%c3], %[[NEXT]]
+// WS:             %[[PT:.*]] = scf.for %{{.*}} = %[[BID]] to %c8 step %c8 iter_args(%[[PO:.*]] = %true) -> (i1) {
+// WS:               %[[PR:.*]] = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%[[PP:.*]] = %[[PO]]) -> (i1) {
+// WS:                 nvgpu.mbarrier.try_wait.parity %[[EMPTY]][%c0], %[[PP]]
+// WS:                 nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%c0], %c49152
+// WS-COUNT-2:         nvgpu.tma.async.load
+// WS:                 %[[NEXT:.*]] = arith.xori %[[PP]], %true
+// WS-NEXT:            nvgpu.mbarrier.try_wait.parity %[[EMPTY]][%c3], %[[NEXT]]
+// WS:               scf.yield %[[PR]] : i1
 // The consumers: each k-tile's wgmmas retire the previous k-tile's, whose
 // stage is then freed (at stage 0, the previous round's last): no drain
-// inside the loop, one wait for every group after it.
+// inside the loop; one wait for every group, then the tile's epilogue.
 // WS:           nvvm.setmaxregister  increase 232
-// WS:           scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %false, %{{.*}} = %{{.*}}) -> (i1, !nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>) {
-// WS:             nvgpu.mbarrier.try_wait.parity %[[FULL]][%c0]
-// WS-COUNT-4:     nvgpu.warpgroup.mma {{.*}} {waitGroup = 4 : i64}
-// WS-NEXT:        nvgpu.mbarrier.arrive %[[EMPTY]][%c3]
-// WS:             nvgpu.mbarrier.try_wait.parity %[[FULL]][%c1]
-// WS-COUNT-4:     nvgpu.warpgroup.mma
-// WS-NEXT:        nvgpu.mbarrier.arrive %[[EMPTY]][%c0]
-// WS-NOT:         nvvm.wgmma.wait.group.sync.aligned
-// WS:             scf.yield
-// WS:           nvvm.wgmma.wait.group.sync.aligned 0
+// WS:           scf.for %{{.*}} = %[[BID]] to %c8 step %c8 iter_args(%[[CO:.*]] = %false) -> (i1) {
+// WS:             %[[CR:.*]]:2 = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %[[CO]], %{{.*}} = %{{.*}}) -> (i1, !nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>) {
+// WS:               nvgpu.mbarrier.try_wait.parity %[[FULL]][%c0]
+// WS-COUNT-4:       nvgpu.warpgroup.mma {{.*}} {waitGroup = 4 : i64}
+// WS-NEXT:          nvgpu.mbarrier.arrive %[[EMPTY]][%c3]
+// WS:               nvgpu.mbarrier.try_wait.parity %[[FULL]][%c1]
+// WS-COUNT-4:       nvgpu.warpgroup.mma
+// WS-NEXT:          nvgpu.mbarrier.arrive %[[EMPTY]][%c0]
+// WS-NOT:           nvvm.wgmma.wait.group.sync.aligned
+// WS:               scf.yield
+// WS:             nvvm.wgmma.wait.group.sync.aligned 0
+// WS:             vector.store
+// WS:             scf.yield %[[CR]]#0 : i1
 module attributes {amk.target = #amk.target<"h200">} {
   func.func @ws(%a: memref<256x1024xbf16>, %b: memref<1024x1024xbf16>, %c: memref<256x1024xbf16>) {
     amk.kernel "gemm_wgmma_ws" config(#amk.gemm_config<block = [128, 256, 64], warp = [64, 256], math = wgmma, inst = [64, 256, 16], stages = 4, vector = 8, threads = 384>) attributes {amk.verified} {

@@ -174,6 +174,9 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
   SizeExpr z = SizeExpr::symbol("B");
   if (config.getSplitK() > 1)
     z = z * SizeExpr::constant(config.getSplitK());
+  // A persistent kernel: min(tiles, SMs) blocks loop over the tiles.
+  if (int64_t blocks = getPersistentBlocks(config, p, target))
+    x = SizeExpr::constant(blocks);
   main.grid = {x, SizeExpr::constant(1), z};
   main.block = {config.getThreads(), 1, 1};
   main.dynamicSmemBytes = getGemmSmemLayout(config, p).totalBytes();

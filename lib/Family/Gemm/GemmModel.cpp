@@ -217,6 +217,19 @@ bool mlir::amk::isWarpSpecialized(GemmConfigAttr config) {
          config.getThreads() == config.getNumComputeWarps() * 32 + 128;
 }
 
+int64_t mlir::amk::getPersistentBlocks(GemmConfigAttr config,
+                                       const GemmProblem &problem,
+                                       const TargetSpec &target) {
+  // (The launch's grid is stated in the kernel: a dynamic batch cannot be.)
+  if (!isWarpSpecialized(config) || ShapedType::isDynamic(problem.m) ||
+      ShapedType::isDynamic(problem.n) ||
+      (problem.batched && ShapedType::isDynamic(problem.batch)) ||
+      target.sm_count <= 0)
+    return 0;
+  int64_t tiles = getGemmGrid(config, 1, problem.m, problem.n)[0];
+  return std::min(tiles, target.sm_count);
+}
+
 std::array<int64_t, 3> mlir::amk::getGemmGrid(GemmConfigAttr config,
                                               int64_t batch, int64_t m,
                                               int64_t n) {

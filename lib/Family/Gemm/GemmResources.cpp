@@ -158,8 +158,11 @@ KernelResources mlir::amk::getGemmResources(GemmConfigAttr config,
   r.regsPerThread = estimateGemmRegisters(config, problem, model);
   computeOccupancy(r, target);
   // Output tiles on x (needs M and N), batch x split_k on z.
-  if (!ShapedType::isDynamic(problem.m) && !ShapedType::isDynamic(problem.n))
-    r.grid[0] = getGemmGrid(config, 1, problem.m, problem.n)[0];
+  if (!ShapedType::isDynamic(problem.m) && !ShapedType::isDynamic(problem.n)) {
+    int64_t persistent = getPersistentBlocks(config, problem, target);
+    r.grid[0] = persistent ? persistent
+                           : getGemmGrid(config, 1, problem.m, problem.n)[0];
+  }
   r.grid[1] = 1;
   if (!ShapedType::isDynamic(problem.batch))
     r.grid[2] = problem.batch * config.getSplitK();

@@ -73,9 +73,21 @@ void GemmKernelBuilder::setupTile() {
   tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   warp = m.div(tid, 32);
   lane = m.rem(tid, 32);
+  std::tie(m0, n0) = tileOrigin(gpu::BlockIdOp::create(b, gpu::Dimension::x));
+  smem = gpu::DynamicSharedMemoryOp::create(
+      b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                         gpu::AddressSpaceAttr::get(
+                             b.getContext(), gpu::AddressSpace::Workgroup)));
+}
+
+Value GemmKernelBuilder::tileCount() {
+  return m.mul(m.ceilDiv(sizeM, config.getBlockM()),
+               m.ceilDiv(sizeN, config.getBlockN()));
+}
+
+std::pair<Value, Value> GemmKernelBuilder::tileOrigin(Value pid) {
   // Rasterize tiles in groups of `swizzle` tile rows so that blocks running
   // at the same time share rows of A and columns of B in L2.
-  Value pid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   Value tilesM = m.ceilDiv(sizeM, config.getBlockM());
   Value tilesN = m.ceilDiv(sizeN, config.getBlockN());
   Value tileM, tileN;
@@ -91,16 +103,15 @@ void GemmKernelBuilder::setupTile() {
     // own whatever the grid, and nothing divides by 0.)
     Value groupRows = m.maxSigned(
         m.minSigned(m.sub(tilesM, firstM), m.c(group)), m.c(1));
+    // Whole groups only (static M): every group is `group` rows.
+    if (!ShapedType::isDynamic(p.m) &&
+        llvm::divideCeil(p.m, config.getBlockM()) % group == 0)
+      groupRows = m.c(group);
     Value inGroup = m.rem(pid, perGroup);
     tileM = m.add(firstM, m.rem(inGroup, groupRows));
     tileN = m.div(inGroup, groupRows);
   }
-  m0 = m.mul(tileM, config.getBlockM());
-  n0 = m.mul(tileN, config.getBlockN());
-  smem = gpu::DynamicSharedMemoryOp::create(
-      b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
-                         gpu::AddressSpaceAttr::get(
-                             b.getContext(), gpu::AddressSpace::Workgroup)));
+  return {m.mul(tileM, config.getBlockM()), m.mul(tileN, config.getBlockN())};
 }
 
 Value GemmKernelBuilder::applyActivation(Value x) {
@@ -249,7 +260,16 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
                   IntegerAttr::get(IntegerType::get(func.getContext(), 64),
                                    kWgmmaSmemAlignBytes));
   ImplicitLocOpBuilder b(kernel.getLoc(), func.getContext());
-  GemmKernelBuilder(b, config, problem).build(func);
+  GemmKernelBuilder builder(b, config, problem);
+  // A persistent kernel relies on its grid (each block loops over the tiles
+  // bid, bid + G, ...): the launch's, stated for the harness.
+  if (int64_t blocks = getPersistentBlocks(config, problem, target.getSpec())) {
+    builder.persistentBlocks = blocks;
+    int64_t z = (problem.batched ? problem.batch : 1) * config.getSplitK();
+    func.setKnownGridSizeAttr(
+        b.getDenseI32ArrayAttr({int32_t(blocks), 1, int32_t(z)}));
+  }
+  builder.build(func);
   return func;
 }
 

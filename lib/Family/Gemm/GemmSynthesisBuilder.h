@@ -112,8 +112,17 @@ public:
   /// this block's split of it).
   Value kTileBegin, kTiles;
   Value tid, warp, lane;
-  /// First row and column of this block's output tile.
+  /// First row and column of this block's output tile (persistent: of the
+  /// tile being computed).
   Value m0, n0;
+  /// Persistent (warp specialized, static M and N): the grid's x, over which
+  /// each block loops the tiles bid, bid + G, ...; 0: one tile per block.
+  int64_t persistentBlocks = 0;
+  /// The output's tiles (of one batch).
+  Value tileCount();
+  /// The first row and column of output tile `tile` (rasterized in groups
+  /// of `swizzle` tile rows).
+  std::pair<Value, Value> tileOrigin(Value tile);
   /// The dynamic shared memory as bytes.
   Value smem;
   /// wgmma: the TMA descriptors of A and B (the kernel's last two
@@ -147,6 +156,9 @@ private:
   /// The Hopper kernel: TMA ring, wgmma main loop, epilogue through shared
   /// memory (GemmSynthesisWgmma.cpp).
   void buildWgmma();
+  /// The wgmma epilogue: each thread's accumulator registers (of compute
+  /// warpgroup `warpgroup`), finished and stored at the tile m0, n0.
+  void storeWgmmaTile(Value acc, Value warpgroup);
   /// The tensor map of A (`isA`) or B from its pointer argument: the box of
   /// one stage's tile (`tile`: without the batch), 128-byte swizzle,
   /// out-of-bounds zero fill.

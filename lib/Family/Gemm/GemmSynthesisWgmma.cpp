@@ -74,10 +74,10 @@ class WgmmaMainLoop {
 public:
   WgmmaMainLoop(GemmKernelBuilder &kb);
 
-  /// Emits the main loop; returns this warpgroup's accumulator. Warp
-  /// specialized, the accumulator lives in the consumers' branch
-  /// (`consumers`), where the epilogue goes.
-  Value build();
+  /// Emits the main loop and `epilogue` on each finished accumulator (warp
+  /// specialized: in the consumers' branch; persistent: per tile, with the
+  /// builder's m0 and n0 set to the tile's).
+  void build(function_ref<void(Value acc)> epilogue);
   /// Whether a producer warpgroup issues the loads (threads = the compute
   /// warpgroups' + 128).
   bool isSpecialized() const { return specialized; }
@@ -91,7 +91,6 @@ public:
       return warpgroup;
     return m.min(warpgroup, m.c(kb.config.getNumComputeWarps() / 4 - 1));
   }
-  scf::IfOp consumers;
 
 private:
   /// Thread 0 arms stage `stage`'s barrier and loads k-tile `kt` into it.
@@ -104,8 +103,9 @@ private:
   /// an scf.for, the rest unrolled.
   Value run(int64_t lo, int64_t hi, bool refill, Value acc);
   /// The warp-specialized main loop: the producer thread and the consumer
-  /// warpgroups hand stages back and forth through full and empty barriers.
-  Value buildSpecialized();
+  /// warpgroups hand stages back and forth through full and empty barriers;
+  /// persistent, each role loops over the block's tiles around its rounds.
+  void buildSpecialized(function_ref<void(Value acc)> epilogue);
   /// The wgmmas of one k-tile in `stage` into `acc`.
   Value multiply(int64_t stage, Value acc);
 
@@ -334,15 +334,17 @@ Value WgmmaMainLoop::run(int64_t lo, int64_t hi, bool refill, Value acc) {
   return acc;
 }
 
-Value WgmmaMainLoop::buildSpecialized() {
+void WgmmaMainLoop::buildSpecialized(function_ref<void(Value acc)> epilogue) {
   MLIRContext *ctx = b.getContext();
   auto group = nvgpu::MBarrierGroupType::get(
       ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
       stages);
   barriers = nvgpu::MBarrierCreateOp::create(b, group);
-  // One round fills each stage once: nothing waits for a stage to empty.
+  // One round of one tile fills each stage once: nothing waits for a stage
+  // to empty.
   int64_t rounds = kTiles / stages + (kTiles % stages != 0);
-  bool recycles = rounds > 1;
+  bool persistent = kb.persistentBlocks > 0;
+  bool recycles = rounds > 1 || persistent;
   if (recycles)
     emptyBarriers = nvgpu::MBarrierCreateOp::create(b, group);
   int64_t consumerThreads = kb.config.getNumComputeWarps() * 32;
@@ -390,6 +392,28 @@ Value WgmmaMainLoop::buildSpecialized() {
     scf::YieldOp::create(b, values);
     return loop;
   };
+  // Persistent, each role loops over the block's tiles bid, bid + G, ...
+  // (both over the same bounds), carrying the phase bit on from tile to
+  // tile; `body` builds one tile's rounds, with the builder's m0 and n0
+  // set to the tile's, and returns the phase bit after them.
+  Value firstTile, tileCount, tileStep;
+  if (persistent) {
+    firstTile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+    tileCount = kb.tileCount();
+    tileStep = m.c(kb.persistentBlocks);
+  }
+  auto tiles = [&](Value parity, function_ref<Value(Value parity)> body) {
+    if (!persistent) {
+      body(parity);
+      return;
+    }
+    auto loop = scf::ForOp::create(b, firstTile, tileCount, tileStep,
+                                   ValueRange{parity});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    std::tie(kb.m0, kb.n0) = kb.tileOrigin(loop.getInductionVar());
+    scf::YieldOp::create(b, body(loop.getRegionIterArgs()[0]));
+  };
   {
     // The producer: one thread of the last warpgroup. Round r waits for
     // the consumers to free each stage of round r - 1 (parity of phase
@@ -408,17 +432,20 @@ Value WgmmaMainLoop::buildSpecialized() {
                                              kb.tid, m.c(consumerThreads));
     auto ifOp = scf::IfOp::create(b, isProducer, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    ring(trueV, {}, [&](Value round, Value parity, SmallVector<Value> &) {
-      for (int64_t s = 0; s < stages; ++s) {
-        // Stage S - 1's k-tile of round r - 1 is freed in round r.
-        if (recycles)
-          nvgpu::MBarrierTryWaitParityOp::create(
-              b, emptyBarriers,
-              s == stages - 1 ? arith::XOrIOp::create(b, parity, trueV)
-                              : parity,
-              ticks, m.c(s));
-        fill(s, m.add(m.mul(round, stages), s));
-      }
+    tiles(trueV, [&](Value parity) {
+      return ring(parity, {}, [&](Value round, Value parity,
+                                  SmallVector<Value> &) {
+        for (int64_t s = 0; s < stages; ++s) {
+          // Stage S - 1's k-tile of round r - 1 is freed in round r.
+          if (recycles)
+            nvgpu::MBarrierTryWaitParityOp::create(
+                b, emptyBarriers,
+                s == stages - 1 ? arith::XOrIOp::create(b, parity, trueV)
+                                : parity,
+                ticks, m.c(s));
+          fill(s, m.add(m.mul(round, stages), s));
+        }
+      }).getResult(0);
     });
   }
   // The consumers: round r waits for each stage's phase r, multiplies it,
@@ -427,35 +454,39 @@ Value WgmmaMainLoop::buildSpecialized() {
   Value isConsumer =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, m.div(kb.tid, 128),
                             m.c(consumerThreads / 128));
-  consumers = scf::IfOp::create(b, isConsumer, /*withElseRegion=*/false);
+  auto consumers = scf::IfOp::create(b, isConsumer, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(consumers.thenBlock()->getTerminator());
   if (split)
     setMaxRegisters(split->consumer, true);
   Value falseV = arith::ConstantIntOp::create(b, b.getI1Type(), 0);
-  Value acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, accType);
-  // The wgmmas of a k-tile leave only its own groups in flight: the
-  // previous k-tile's stage is free (at stage 0, the previous round's last).
-  auto loop = ring(
-      falseV, {acc}, [&](Value, Value parity, SmallVector<Value> &carried) {
-        for (int64_t s = 0; s < stages; ++s) {
-          nvgpu::MBarrierTryWaitParityOp::create(b, barriers, parity, ticks,
-                                                 m.c(s));
-          carried[0] = multiply(s, carried[0]);
-          if (recycles)
-            nvgpu::MBarrierArriveOp::create(
-                b, nvgpu::MBarrierTokenType::get(ctx), emptyBarriers,
-                m.c((s + stages - 1) % stages));
-        }
-      });
-  // The accumulators are final once the last group retires.
-  NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
-  return loop.getResult(1);
+  tiles(falseV, [&](Value parity) {
+    Value acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, accType);
+    // The wgmmas of a k-tile leave only its own groups in flight: the
+    // previous k-tile's stage is free (at stage 0, the previous round's
+    // last: persistent, the previous tile's).
+    auto loop = ring(
+        parity, {acc}, [&](Value, Value parity, SmallVector<Value> &carried) {
+          for (int64_t s = 0; s < stages; ++s) {
+            nvgpu::MBarrierTryWaitParityOp::create(b, barriers, parity, ticks,
+                                                   m.c(s));
+            carried[0] = multiply(s, carried[0]);
+            if (recycles)
+              nvgpu::MBarrierArriveOp::create(
+                  b, nvgpu::MBarrierTokenType::get(ctx), emptyBarriers,
+                  m.c((s + stages - 1) % stages));
+          }
+        });
+    // The accumulators are final once the last group retires.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
+    epilogue(loop.getResult(1));
+    return loop.getResult(0);
+  });
 }
 
-Value WgmmaMainLoop::build() {
+void WgmmaMainLoop::build(function_ref<void(Value acc)> epilogue) {
   if (specialized)
-    return buildSpecialized();
+    return buildSpecialized(epilogue);
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   barriers = nvgpu::MBarrierCreateOp::create(
@@ -491,16 +522,16 @@ Value WgmmaMainLoop::build() {
             /*refill=*/false, acc);
   // The accumulators are final once the last group retires.
   NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
-  return acc;
+  epilogue(acc);
 }
 
 void GemmKernelBuilder::buildWgmma() {
   WgmmaMainLoop mainLoop(*this);
-  Value acc = mainLoop.build();
-  // Warp specialized, the epilogue is the consumers'.
-  OpBuilder::InsertionGuard guard(b);
-  if (mainLoop.isSpecialized())
-    b.setInsertionPoint(mainLoop.consumers.thenBlock()->getTerminator());
+  mainLoop.build(
+      [&](Value acc) { storeWgmmaTile(acc, mainLoop.computeWarpgroup()); });
+}
+
+void GemmKernelBuilder::storeWgmmaTile(Value acc, Value warpgroup) {
   // The accumulator as the LLVM struct it lowers to (one struct of WN / 2
   // f32 per 64 rows), read out register by register: nvgpu's own store
   // places warpgroups other than the first wrongly (it numbers rows by the
@@ -516,7 +547,6 @@ void GemmKernelBuilder::buildWgmma() {
   // Warp q of warpgroup g holds rows 16 q + lane / 4 (+ 8) of g's 64 x WN
   // tile and, per n8 column tile j, columns 8 j + 2 (lane % 4) (+ 1):
   // registers 4 j, 4 j + 1 (row) and 4 j + 2, 4 j + 3 (row + 8).
-  Value warpgroup = mainLoop.computeWarpgroup();
   Value rowBase =
       m.add(m0, m.add(m.mul(m.div(warpgroup, warpsN), 64),
                       m.add(m.mul(m.rem(warp, 4), 16), m.div(lane, 4))));

@@ -150,6 +150,12 @@ GemmSmemLayout getGemmSmemLayout(GemmConfigAttr config,
 /// compute warpgroups (wgmma only).
 bool isWarpSpecialized(GemmConfigAttr config);
 
+/// The blocks of a persistent kernel: warp specialized with static M and N,
+/// min(tiles, SMs) blocks each loop over the tiles bid, bid + G, ... of
+/// their batch (0: not persistent, one block per tile).
+int64_t getPersistentBlocks(GemmConfigAttr config, const GemmProblem &problem,
+                            const TargetSpec &target);
+
 std::array<int64_t, 3> getGemmGrid(GemmConfigAttr config, int64_t batch,
                                    int64_t m, int64_t n);
 
