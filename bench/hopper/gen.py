@@ -64,6 +64,12 @@ if len(sys.argv) > 2 and sys.argv[2] == "--ws":
          attrs="activation = #amk.activation<gelu>, alpha = 0.5")
     case("ws_batched", 512, 512, 256, batch=8, ws=True)
     case("ws_k_one_round", 256, 384, 128, ws=True)
+    # Persistent with more tiles than SMs (several tiles per block): one
+    # round per tile, and rounds of an odd count with a ragged edge.
+    case("ws_persist_r1", 2048, 2048, 320, block=(128, 128, 64), stages=5,
+         ws=True)
+    case("ws_persist_odd", 1530, 2300, 448, block=(128, 128, 64), stages=4,
+         swizzle=8, bias=True, ws=True)
     sys.exit(0)
 
 if len(sys.argv) > 2 and sys.argv[2] == "--sweep":
