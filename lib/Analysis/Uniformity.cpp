@@ -38,6 +38,69 @@ static int64_t groupThreads(ThreadScope scope) {
   return scope == ThreadScope::Warp ? 32 : 128;
 }
 
+/// Whether `cmp` compares a thread id (`isThreadId`) with a constant at a
+/// boundary between groups of `group` consecutive ids (`tid < 256`,
+/// `tid >= 128`, `tid > 127`): the threads of one group all pass or all
+/// fail it.
+static bool isGroupBoundaryTest(arith::CmpIOp cmp, int64_t group,
+                                function_ref<bool(Value)> isThreadId) {
+  using P = arith::CmpIPredicate;
+  P pred = cmp.getPredicate();
+  std::optional<int64_t> c = getConstantIntValue(cmp.getRhs());
+  if (!isThreadId(cmp.getLhs())) {
+    // c < tid is tid > c, and so on.
+    if (!isThreadId(cmp.getRhs()))
+      return false;
+    c = getConstantIntValue(cmp.getLhs());
+    switch (pred) {
+    case P::ult:
+      pred = P::ugt;
+      break;
+    case P::ugt:
+      pred = P::ult;
+      break;
+    case P::ule:
+      pred = P::uge;
+      break;
+    case P::uge:
+      pred = P::ule;
+      break;
+    case P::slt:
+      pred = P::sgt;
+      break;
+    case P::sgt:
+      pred = P::slt;
+      break;
+    case P::sle:
+      pred = P::sge;
+      break;
+    case P::sge:
+      pred = P::sle;
+      break;
+    default:
+      return false;
+    }
+  }
+  if (!c || *c < 0 || *c > (int64_t(1) << 40))
+    return false;
+  switch (pred) {
+  case P::ult:
+  case P::slt:
+  case P::uge:
+  case P::sge:
+    // The first id past the boundary is c.
+    return *c % group == 0;
+  case P::ule:
+  case P::sle:
+  case P::ugt:
+  case P::sgt:
+    // ... is c + 1.
+    return (*c + 1) % group == 0;
+  default:
+    return false;
+  }
+}
+
 /// The dimension a thread-id op reads, if it is one.
 static std::optional<unsigned> getThreadIdDim(Operation *op) {
   if (auto tid = dyn_cast<gpu::ThreadIdOp>(op))
@@ -139,24 +202,29 @@ bool UniformityInfo::isGroupUniform(Operation *op, ThreadScope scope) const {
   if (auto reduce = dyn_cast<gpu::SubgroupReduceOp>(op))
     return !reduce.getClusterSize() || *reduce.getClusterSize() >= 32;
   // The group index: thread_id x divided by a multiple of the group size,
-  // when the block's rows hold whole groups (or the block is one row).
-  if (!isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp, arith::ShRUIOp>(
-          op) ||
+  // or compared with a group boundary, when the block's rows hold whole
+  // groups (or the block is one row).
+  if (!isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp, arith::ShRUIOp,
+           arith::CmpIOp>(op) ||
       !block)
     return false;
   bool oneRow = (*block)[1] == 1 && (*block)[2] == 1;
   int64_t group = groupThreads(scope);
   if (!oneRow && (*block)[0] % group != 0)
     return false;
-  Value lhs = op->getOperand(0);
-  while (auto cast = lhs.getDefiningOp<arith::IndexCastOp>())
-    lhs = cast.getIn();
-  while (auto cast = lhs.getDefiningOp<arith::IndexCastUIOp>())
-    lhs = cast.getIn();
-  std::optional<unsigned> dim =
-      lhs.getDefiningOp() ? getThreadIdDim(lhs.getDefiningOp()) : std::nullopt;
+  auto isThreadIdX = [](Value v) {
+    while (auto cast = v.getDefiningOp<arith::IndexCastOp>())
+      v = cast.getIn();
+    while (auto cast = v.getDefiningOp<arith::IndexCastUIOp>())
+      v = cast.getIn();
+    std::optional<unsigned> dim =
+        v.getDefiningOp() ? getThreadIdDim(v.getDefiningOp()) : std::nullopt;
+    return dim == 0u;
+  };
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op))
+    return isGroupBoundaryTest(cmp, group, isThreadIdX);
   std::optional<int64_t> divisor = getConstantIntValue(op->getOperand(1));
-  if (!dim || *dim != 0 || !divisor || *divisor <= 0)
+  if (!isThreadIdX(op->getOperand(0)) || !divisor || *divisor <= 0)
     return false;
   if (isa<arith::ShRUIOp>(op))
     return *divisor < 62 && (int64_t(1) << *divisor) % group == 0;

@@ -228,3 +228,35 @@ gpu.module @m {
 // of the runnable bugs above (expect=clean): a block reduction or a shuffle
 // that part of its group skips runs to the end without a report. The
 // static check is the only one here that sees them.
+
+// -----
+
+// Twin: a warpgroup-level op under a test of the thread id at a warpgroup
+// boundary (tid < 256: the first two warpgroups, whole).
+gpu.module @m {
+  gpu.func @warpgroup_boundary() kernel attributes {known_block_size = array<i32: 384, 1, 1>} {
+    %t = gpu.thread_id x
+    %c256 = arith.constant 256 : index
+    %first = arith.cmpi ult, %t, %c256 : index
+    scf.if %first {
+      nvvm.wgmma.fence.aligned
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the same test at 200, inside warpgroup 1.
+gpu.module @m {
+  gpu.func @warpgroup_split() kernel attributes {known_block_size = array<i32: 384, 1, 1>} {
+    %t = gpu.thread_id x
+    %c200 = arith.constant 200 : index
+    %first = arith.cmpi ult, %t, %c200 : index
+    scf.if %first {
+      // expected-error-re @+1 {{[AMK-CONVERGENCE] warpgroup-level 'nvvm.wgmma.fence.aligned' at line {{[0-9]+}} is under control that can differ within a warpgroup{{.*}}}}
+      nvvm.wgmma.fence.aligned
+    }
+    gpu.return
+  }
+}

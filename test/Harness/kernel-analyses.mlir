@@ -49,6 +49,16 @@ gpu.module @m {
     %w = arith.divui %t, %c32 {amk.test} : index
     // expected-remark @+1 {{result #0: range [0, 1], uniform over warpgroup, warp}}
     %g = arith.divui %t, %c128 {amk.test} : index
+    // A test of the thread id at a group boundary is uniform over the group
+    // (tid < 128: warpgroup 0; 95 < tid: warps 3 on; tid <= 40: neither).
+    // expected-remark @+1 {{result #0: range [-1, 0], uniform over warpgroup, warp}}
+    %first = arith.cmpi ult, %t, %c128 {amk.test} : index
+    %c95 = arith.constant 95 : index
+    // expected-remark @+1 {{result #0: range [-1, 0], uniform over warp}}
+    %late = arith.cmpi ult, %c95, %t {amk.test} : index
+    %c40 = arith.constant 40 : index
+    // expected-remark @+1 {{result #0: range [-1, 0], divergent in every warp}}
+    %some = arith.cmpi ule, %t, %c40 {amk.test} : index
     // expected-remark @+1 {{result #0: range [-2147483648, 2147483647], uniform over block, warpgroup, warp; address 0 bytes}}
     %x = memref.load %a[%c0] {amk.test} : memref<256xi32>
     // expected-remark @+1 {{result #0: range [-2147483648, 2147483647], divergent in every warp; address 4 * ('gpu.thread_id' at line 45) bytes}}
@@ -96,7 +106,7 @@ gpu.module @m {
     %t = gpu.thread_id x
     %c4 = arith.constant 4 : index
     %c8 = arith.constant 8 : index
-    // expected-remark @+1 {{address 4 * ('gpu.thread_id' at line 96) + 4 * (argument 1) * (the dynamic size of dimension 1 of argument 0) bytes}}
+    // expected-remark @+1 {{address 4 * ('gpu.thread_id' at line 106) + 4 * (argument 1) * (the dynamic size of dimension 1 of argument 0) bytes}}
     %v = memref.load %a[%i, %t] {amk.test} : memref<?x?xf32>
     %s = memref.subview %a[%c4, %c8] [16, 16] [1, 1] : memref<?x?xf32> to memref<16x16xf32, strided<[?, 1], offset: ?>>
     %f = arith.constant dense<1.0> : vector<4xf32>
