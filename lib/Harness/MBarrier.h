@@ -77,9 +77,16 @@ struct MBarrierPhases {
   /// program order within one loop (a thread that runs an op runs the later
   /// one), an arrive before every wait that returns for its phase or a later
   /// one (mbarrier.arrive releases, try_wait acquires), and a TMA load's
-  /// bytes before such waits; nullopt: no such chain was found. Loops of the
-  /// same constant trip count only.
+  /// bytes before such waits; nullopt: no such chain was found. Loops that
+  /// run the same iterations only (mbarrier::sameIterations).
   std::optional<int64_t> minOffset(Operation *from, Operation *to) const;
+
+private:
+  /// sameIterations of two nodes' loops, asked again and again by the
+  /// searches.
+  bool sameIterations(scf::ForOp a, scf::ForOp b) const;
+  mutable llvm::DenseMap<std::pair<Operation *, Operation *>, bool>
+      sameIterationsCache;
 };
 
 /// AMK-RES-REGS for setmaxnreg: the counts the warpgroups end with fit the

@@ -114,6 +114,13 @@ void MBarrierChecker::addNodes(const Uses &uses, ArrayRef<Round> rounds) {
   }
 }
 
+bool MBarrierPhases::sameIterations(scf::ForOp a, scf::ForOp b) const {
+  auto [it, inserted] = sameIterationsCache.try_emplace({a, b}, false);
+  if (inserted)
+    it->second = mbarrier::sameIterations(a, b);
+  return it->second;
+}
+
 std::optional<int64_t> MBarrierPhases::minOffset(Operation *from,
                                                  Operation *to) const {
   // Dijkstra over (op, offset): every edge adds 0 or more.
@@ -145,7 +152,7 @@ std::optional<int64_t> MBarrierPhases::minOffset(Operation *from,
       return d;
     const Node &nu = nodes.find(u)->second;
     for (const auto &[v, nv] : nodes) {
-      if (!mbarrier::sameIterations(nv.loop, fromLoop))
+      if (!sameIterations(nv.loop, fromLoop))
         continue;
       // Program order: v's threads include u's (a load's bytes are not
       // ordered by it).
