@@ -43,7 +43,11 @@
 //
 // with k-tiles padded to whole rounds (TMA fills the padding with zeros)
 // and, when the consumers need more registers than an even share,
-// setmaxnreg moving the producer warpgroup's to them.
+// setmaxnreg moving the producer warpgroup's to them. Persistent (static M
+// and N: min(tiles, SMs) blocks), each role runs its rounds inside a loop
+// over the block's tiles bid, bid + G, ..., the phase bit carried on, and
+// the consumers store each tile after its rounds while the producer
+// already loads the next.
 //
 // TMA zero-fills what lies outside A or B, so edge tiles need no masks on
 // the loads. The epilogue finishes each thread's accumulators in registers
