@@ -67,8 +67,11 @@ double mlir::amk::getGemmPeakGflops(GemmConfigAttr config,
     return peak * (hopperClass ? params.mmaSyncEfficiencyHopper
                                : params.mmaSyncEfficiencyNative);
   // wgmma: sm_90a only (the arch table).
-  return target.hasFeature(ArchFeature::Wgmma) ? peak * params.wgmmaEfficiency
-                                               : 0;
+  if (!target.hasFeature(ArchFeature::Wgmma))
+    return 0;
+  return peak * (getPersistentBlocks(config, problem, target)
+                     ? params.wgmmaPersistentEfficiency
+                     : params.wgmmaEfficiency);
 }
 
 GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,

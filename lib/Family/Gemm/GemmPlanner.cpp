@@ -107,6 +107,13 @@ static void enumerateRaw(const GemmProblem &problem,
     // tiles of 128-byte swizzle rows, BK = 128 / element bytes; only in the
     // layouts it takes (A as [M, K]; B as [N, K] too for tf32).
     bool wgmmaLayout = !problem.transposeA && (problem.transposeB || !tf32);
+    // Warp specialized (a producer warpgroup beside the compute ones) where
+    // it is persistent: static M and N (and batch). 16-bit inputs only for
+    // now: tf32 has not run on a GPU that way.
+    bool persistent =
+        !tf32 && !ShapedType::isDynamic(problem.m) &&
+        !ShapedType::isDynamic(problem.n) &&
+        !(problem.batched && ShapedType::isDynamic(problem.batch));
     for (int64_t bm :
          wgmmaLayout ? ArrayRef<int64_t>(kWgmmaBlockM) : ArrayRef<int64_t>())
       for (int64_t wn : kWgmmaWarpN)
@@ -116,15 +123,19 @@ static void enumerateRaw(const GemmProblem &problem,
             continue;
           for (int64_t stages : kWgmmaStages)
             for (int64_t swizzle : kSwizzles)
-              fn(RawConfig{{bm, bn, 128 / problem.inBytes()},
-                           {64, wn},
-                           {64, wn, instK},
-                           {},
-                           MathInst::wgmma,
-                           stages,
-                           pickVectorWidth(problem, /*versioned=*/true),
-                           128 * warpgroups,
-                           swizzle});
+              for (int64_t producer : {0, 128}) {
+                if (producer && !persistent)
+                  continue;
+                fn(RawConfig{{bm, bn, 128 / problem.inBytes()},
+                             {64, wn},
+                             {64, wn, instK},
+                             {},
+                             MathInst::wgmma,
+                             stages,
+                             pickVectorWidth(problem, /*versioned=*/true),
+                             128 * warpgroups + producer,
+                             swizzle});
+              }
         }
     if (!tf32)
       return;
@@ -168,6 +179,7 @@ void mlir::amk::forEachCalibratedParam(
   fn("mma_sync_efficiency_hopper", params.mmaSyncEfficiencyHopper);
   fn("mma_sync_efficiency_native", params.mmaSyncEfficiencyNative);
   fn("wgmma_efficiency", params.wgmmaEfficiency);
+  fn("wgmma_persistent_efficiency", params.wgmmaPersistentEfficiency);
   fn("hbm_efficiency", params.hbmEfficiency);
   fn("mem_latency_ns", params.memLatencyNs);
   fn("l2_bandwidth_per_hbm", params.l2BandwidthPerHbm);

@@ -38,6 +38,11 @@ struct GemmCostParams {
   /// (H200, 2026-12-02: 600-710 of 989 TFLOP/s bf16 on 4096^3 and LLM
   /// prefill shapes).
   double wgmmaEfficiency = 0.72;
+  /// The same for the warp-specialized persistent kernel, whose producer
+  /// loads the next tile while the consumers store this one (H100,
+  /// 2026-12-06: 2-4% faster than the ring on 4096^3 and 8192x14336x4096,
+  /// the same on 8192^3).
+  double wgmmaPersistentEfficiency = 0.74;
   /// Fraction of the datasheet HBM bandwidth a streaming kernel sustains
   /// (H200: 4.35 TB/s read of 4.8).
   double hbmEfficiency = 0.88;
