@@ -147,6 +147,14 @@ public:
 private:
   bool collect();
   void addAccess(const MemoryAccess &access);
+  /// Within a block: a plain write whose element is the same in every
+  /// thread (its view and indices uniform over the block) that more than
+  /// one thread runs. Those threads write one element, unordered.
+  void checkUniformWrite(const MemoryAccess &access);
+  /// Two threads of one block that may run the same instance of `access`
+  /// (its guards and predicate hold in both), as "threads a and b"; none
+  /// when there are none, or the search gave up (`gaveUp`).
+  std::optional<std::string> twoRunners(const MemoryAccess &access);
   /// Adds `scale * v` to `span`: sums and multiples by constants are
   /// followed (so that unrolled accesses share their terms), constants
   /// widen it. False on an overflow.
@@ -457,8 +465,10 @@ bool GlobalChecker::collect() {
     if (failed(list))
       return; // the bounds check reports it.
     for (const MemoryAccess &access : *list)
-      if (isGlobalMemRef(access.memref.getType()))
+      if (isGlobalMemRef(access.memref.getType())) {
         addAccess(access);
+        checkUniformWrite(access);
+      }
   });
   // An access the boxes do not model matters where its buffer (any buffer,
   // when that is not known) is written.
@@ -814,6 +824,69 @@ GlobalChecker::meetMembers(const Box &a, const Box &b, std::string &why) {
         return std::nullopt;
     }
   return std::nullopt;
+}
+
+void GlobalChecker::checkUniformWrite(const MemoryAccess &access) {
+  if (!access.write || access.wholeView || access.warpgroupCollective ||
+      access.warpCollective ||
+      isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(access.op))
+    return;
+  auto uniform = [&](Value v) {
+    return !model.uniformity.isDivergent(v, ThreadScope::Block);
+  };
+  if (!uniform(access.memref) || !llvm::all_of(access.indices, uniform))
+    return;
+  // The protocol check alone decides a counter's accesses.
+  if (protocol->isCounter(getBaseBuffer(access.memref, model.kernel)))
+    return;
+  std::optional<std::string> threadsWhy = twoRunners(access);
+  if (gaveUp) {
+    gaveUp = false;
+    report(check::kUnprovable, access.op,
+           llvm::formatv("the race check within a block gave up on whether "
+                         "more than one thread runs {0}, which writes one "
+                         "element in every thread that runs it",
+                         describeOp(access.op))
+               .str());
+    return;
+  }
+  if (!threadsWhy)
+    return;
+  report(check::kGlobalRace, access.op,
+         llvm::formatv("{0} writes the same element in every thread that "
+                       "runs it (its address is uniform over the block), "
+                       "and more than one thread of a block runs it ({1}): "
+                       "their writes are unordered; let one thread write it "
+                       "(thread_id x == 0), or give each thread its own "
+                       "element",
+                       describeOp(access.op), *threadsWhy)
+             .str());
+}
+
+std::optional<std::string>
+GlobalChecker::twoRunners(const MemoryAccess &access) {
+  // Two threads of one block, in the same iteration of every loop.
+  Model block(model.kernel, model.uniformity, model.solver, model.phases);
+  block.sharing = ThreadScope::Block;
+  llvm::copy(model.grid, block.grid);
+  SystemBuilder builder(block);
+  llvm::DenseMap<Operation *, Lin> none;
+  Instance ia = builder.instance(access.op, 0, none);
+  Instance ib = builder.instance(access.op, 1, ia.iteration);
+  for (const Instance *in : {&ia, &ib}) {
+    builder.addGuards(*in);
+    if (access.condition)
+      builder.condition(access.condition, true, *in);
+  }
+  Lin ta = builder.threadId(ia), tb = builder.threadId(ib);
+  builder.sys.ge0(tb - ta - 1);
+  systems = 0;
+  SmallVector<int64_t> point;
+  if (!search(builder.sys, getSplits(builder), 0, point))
+    return std::nullopt;
+  return llvm::formatv("threads {0} and {1}", System::eval(ta, point),
+                       System::eval(tb, point))
+      .str();
 }
 
 /// "kernel argument #2" (or the buffer's name).

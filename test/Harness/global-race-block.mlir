@@ -1,0 +1,111 @@
+// RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics
+// AMK-GLOBAL-RACE within one block: a plain write whose element is the
+// same in every thread (its address uniform over the block) that more than
+// one thread of a block runs. Each planted bug next to its correct twin.
+// The sanitizers cannot see these: racecheck covers shared memory only.
+
+// Bug: every thread of the block writes element 0 (a "done" flag or a
+// result written without the thread guard).
+gpu.module @m {
+  gpu.func @every_thread(%out: memref<4xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %i = arith.index_cast %t : index to i32
+    %f = arith.sitofp %i : i32 to f32
+    %c0 = arith.constant 0 : index
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} writes the same element in every thread that runs it (its address is uniform over the block), and more than one thread of a block runs it (threads {{[0-9]+}} and {{[0-9]+}}): their writes are unordered{{.*}}}}
+    memref.store %f, %out[%c0] : memref<4xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: thread 0 writes it, each block its own element.
+gpu.module @m {
+  gpu.func @thread_zero(%out: memref<4xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %t = gpu.thread_id x
+    %b = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %t, %c0 : index
+    scf.if %first {
+      memref.store %one, %out[%b] : memref<4xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the guard lets two threads through.
+gpu.module @m {
+  gpu.func @two_threads(%out: memref<4xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %one = arith.constant 1.0 : f32
+    %few = arith.cmpi ult, %t, %c2 : index
+    scf.if %few {
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} writes the same element {{.*}} (threads 0 and 1){{.*}}}}
+      memref.store %one, %out[%c0] : memref<4xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: a cluster's rank picks the block, the thread's lane in the row
+// picks the thread (rank * 256 + tid mod 256 == 0: one thread of rank 0's
+// block), as the row family writes a row's result.
+gpu.module @m {
+  gpu.func @first_of_row(%out: memref<64xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 128, 1, 1>, known_cluster_size = array<i32: 2, 1, 1>} {
+    %t = gpu.thread_id x
+    %b = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1.0 : f32
+    %row = arith.divui %b, %c2 : index
+    %rank = arith.remui %b, %c2 : index
+    %lane = arith.remui %t, %c256 : index
+    %base = arith.muli %rank, %c256 : index
+    %rowLane = arith.addi %base, %lane : index
+    %first = arith.cmpi eq, %rowLane, %c0 : index
+    scf.if %first {
+      memref.store %one, %out[%row] : memref<64xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a guard on data, which any number of threads may pass.
+gpu.module @m {
+  gpu.func @data_guard(%x: memref<128xf32>, %out: memref<4xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %v = memref.load %x[%t] : memref<128xf32>
+    %pos = arith.cmpf ogt, %v, %zero : f32
+    scf.if %pos {
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} writes the same element {{.*}}}}
+      memref.store %v, %out[%c0] : memref<4xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: an atomic update of one element from every thread.
+gpu.module @m {
+  gpu.func @atomic_sum(%x: memref<128xf32>, %out: memref<4xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %v = memref.load %x[%t] : memref<128xf32>
+    %old = memref.atomic_rmw addf %v, %out[%c0] : (f32, memref<4xf32>) -> f32
+    gpu.return
+  }
+}
