@@ -155,6 +155,16 @@ private:
   /// (its guards and predicate hold in both), as "threads a and b"; none
   /// when there are none, or the search gave up (`gaveUp`).
   std::optional<std::string> twoRunners(const MemoryAccess &access);
+  /// Two threads of one block that may run `write` and `other` (through the
+  /// same view) at one element with no barrier between them, as "threads a
+  /// and b"; none when there are none, the search gave up (`gaveUp`), or
+  /// the barriers cannot be counted.
+  std::optional<std::string> unorderedPair(const MemoryAccess &write,
+                                           const MemoryAccess &other);
+  /// Uniform writes (checkUniformWrite) against the other accesses of
+  /// their view.
+  void checkUniformWritePairs();
+  std::vector<MemoryAccess> uniformWrites, globalAccesses;
   /// Adds `scale * v` to `span`: sums and multiples by constants are
   /// followed (so that unrolled accesses share their terms), constants
   /// widen it. False on an overflow.
@@ -468,8 +478,10 @@ bool GlobalChecker::collect() {
       if (isGlobalMemRef(access.memref.getType())) {
         addAccess(access);
         checkUniformWrite(access);
+        globalAccesses.push_back(access);
       }
   });
+  checkUniformWritePairs();
   // An access the boxes do not model matters where its buffer (any buffer,
   // when that is not known) is written.
   llvm::DenseSet<const void *> written;
@@ -839,6 +851,7 @@ void GlobalChecker::checkUniformWrite(const MemoryAccess &access) {
   // The protocol check alone decides a counter's accesses.
   if (protocol->isCounter(getBaseBuffer(access.memref, model.kernel)))
     return;
+  uniformWrites.push_back(access);
   std::optional<std::string> threadsWhy = twoRunners(access);
   if (gaveUp) {
     gaveUp = false;
@@ -861,6 +874,87 @@ void GlobalChecker::checkUniformWrite(const MemoryAccess &access) {
                        "element",
                        describeOp(access.op), *threadsWhy)
              .str());
+}
+
+void GlobalChecker::checkUniformWritePairs() {
+  llvm::SmallPtrSet<Operation *, 8> reported;
+  for (const MemoryAccess &w : uniformWrites)
+    for (const MemoryAccess &o : globalAccesses) {
+      if (o.op == w.op || o.memref != w.memref || o.wholeView ||
+          o.warpgroupCollective || o.warpCollective ||
+          reported.contains(o.op) ||
+          (isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(o.op) &&
+           !o.write))
+        continue;
+      std::optional<std::string> threadsWhy = unorderedPair(w, o);
+      if (gaveUp) {
+        gaveUp = false;
+        report(check::kUnprovable, o.op,
+               llvm::formatv("the race check within a block gave up on {0} "
+                             "against {1}",
+                             describeOp(o.op), describeOp(w.op))
+                   .str());
+        reported.insert(o.op);
+        continue;
+      }
+      if (!threadsWhy)
+        continue;
+      reported.insert(o.op);
+      report(check::kGlobalRace, o.op,
+             llvm::formatv("{0} touches the element that {1} writes in "
+                           "another thread of its block, with no barrier "
+                           "between them ({2}): {3}; put a barrier between "
+                           "them",
+                           describeOp(o.op), describeOp(w.op), *threadsWhy,
+                           o.write ? "either write may land last"
+                                   : "the read may see the value before or "
+                                     "after the write")
+                 .str());
+    }
+}
+
+std::optional<std::string>
+GlobalChecker::unorderedPair(const MemoryAccess &write,
+                             const MemoryAccess &other) {
+  Model block(model.kernel, model.uniformity, model.solver, model.phases);
+  block.sharing = ThreadScope::Block;
+  llvm::copy(model.grid, block.grid);
+  SystemBuilder builder(block);
+  llvm::DenseMap<Operation *, Lin> none;
+  Instance ia = builder.instance(write.op, 0, none);
+  Instance ib = builder.instance(other.op, 1, none);
+  for (auto [access, in] :
+       {std::make_pair(&write, &ia), std::make_pair(&other, &ib)}) {
+    builder.addGuards(*in);
+    if (access->condition)
+      builder.condition(access->condition, true, *in);
+  }
+  // One element (the same view: its indices; the widths run along the
+  // last dimension), no barrier between.
+  size_t rank = write.indices.size();
+  if (other.indices.size() != rank || write.rows != 1 || other.rows != 1)
+    return std::nullopt;
+  for (auto [d, x, y] : llvm::enumerate(write.indices, other.indices)) {
+    Lin xa = builder.expr(x, ia), xb = builder.expr(y, ib);
+    bool last = d + 1 == rank;
+    builder.sys.ge0(xb + (last ? other.width - 1 : 0) - xa);
+    builder.sys.ge0(xa + (last ? write.width - 1 : 0) - xb);
+  }
+  std::optional<Lin> ca = builder.count(Event::Barrier, write.op, ia),
+                     cb = builder.count(Event::Barrier, other.op, ib);
+  if (!ca || !cb)
+    return std::nullopt;
+  builder.sys.eq0(*ca - *cb);
+  Lin ta = builder.threadId(ia), tb = builder.threadId(ib);
+  SmallVector<SmallVector<Alternative, 2>, 4> splits = getSplits(builder);
+  splits.push_back({{{ta - tb - 1, false}}, {{tb - ta - 1, false}}});
+  systems = 0;
+  SmallVector<int64_t> point;
+  if (!search(builder.sys, splits, 0, point))
+    return std::nullopt;
+  return llvm::formatv("threads {0} and {1}", System::eval(ta, point),
+                       System::eval(tb, point))
+      .str();
 }
 
 std::optional<std::string>

@@ -109,3 +109,42 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Bug: thread 0 writes a flag that every thread then reads, with no
+// barrier between: the other threads may read it before the write.
+gpu.module @m {
+  gpu.func @read_before_barrier(%flag: memref<4xf32>, %res: memref<128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %t, %c0 : index
+    scf.if %first {
+      memref.store %one, %flag[%c0] : memref<4xf32>
+    }
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.load' at line {{[0-9]+}} touches the element that 'memref.store' at line {{[0-9]+}} writes in another thread of its block, with no barrier between them (threads 0 and {{[0-9]+}}): the read may see the value before or after the write{{.*}}}}
+    %v = memref.load %flag[%c0] : memref<4xf32>
+    memref.store %v, %res[%t] : memref<128xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: a barrier between the write and the reads.
+gpu.module @m {
+  gpu.func @read_after_barrier(%flag: memref<4xf32>, %res: memref<128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %t, %c0 : index
+    scf.if %first {
+      memref.store %one, %flag[%c0] : memref<4xf32>
+    }
+    gpu.barrier
+    %v = memref.load %flag[%c0] : memref<4xf32>
+    memref.store %v, %res[%t] : memref<128xf32>
+    gpu.return
+  }
+}
