@@ -54,6 +54,8 @@
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <functional>
+
 #define DEBUG_TYPE "amk-global-race"
 
 using namespace mlir;
@@ -164,6 +166,14 @@ private:
   /// Uniform writes (checkUniformWrite) against the other accesses of
   /// their view.
   void checkUniformWritePairs();
+  /// Within a block: a plain write (through a view uniform over the block)
+  /// whose index is a uniform part plus a part of the thread alone, where
+  /// two threads of the block get one element. Each index's thread part is
+  /// evaluated for every thread (the uniform parts are the same in both).
+  void checkThreadWrite(const MemoryAccess &access);
+  /// `v` as block-uniform terms plus a part of the thread id alone: that
+  /// part for every thread; nullopt when a term is neither.
+  std::optional<std::vector<int64_t>> threadPart(Value v, int depth = 0);
   std::vector<MemoryAccess> uniformWrites, globalAccesses;
   /// Adds `scale * v` to `span`: sums and multiples by constants are
   /// followed (so that unrolled accesses share their terms), constants
@@ -846,8 +856,10 @@ void GlobalChecker::checkUniformWrite(const MemoryAccess &access) {
   auto uniform = [&](Value v) {
     return !model.uniformity.isDivergent(v, ThreadScope::Block);
   };
-  if (!uniform(access.memref) || !llvm::all_of(access.indices, uniform))
+  if (!uniform(access.memref))
     return;
+  if (!llvm::all_of(access.indices, uniform))
+    return checkThreadWrite(access);
   // The protocol check alone decides a counter's accesses.
   if (protocol->isCounter(getBaseBuffer(access.memref, model.kernel)))
     return;
@@ -874,6 +886,112 @@ void GlobalChecker::checkUniformWrite(const MemoryAccess &access) {
                        "element",
                        describeOp(access.op), *threadsWhy)
              .str());
+}
+
+std::optional<std::vector<int64_t>> GlobalChecker::threadPart(Value v,
+                                                              int depth) {
+  int64_t count = model.block[0] * model.block[1] * model.block[2];
+  if (!model.uniformity.isDivergent(v, ThreadScope::Block))
+    return std::vector<int64_t>(count, 0);
+  if (threads.isThreadOnly(v)) {
+    const std::vector<int64_t> *x = threads.values(v);
+    return x ? std::optional(*x) : std::nullopt;
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 32)
+    return std::nullopt;
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp>(op))
+    return threadPart(op->getOperand(0), depth + 1);
+  if (isa<arith::AddIOp, arith::SubIOp>(op)) {
+    std::optional<std::vector<int64_t>> x = threadPart(op->getOperand(0),
+                                                       depth + 1),
+                                        y = threadPart(op->getOperand(1),
+                                                       depth + 1);
+    if (!x || !y)
+      return std::nullopt;
+    bool sub = isa<arith::SubIOp>(op);
+    for (size_t t = 0; t < x->size(); ++t)
+      if (sub ? llvm::SubOverflow((*x)[t], (*y)[t], (*x)[t])
+              : llvm::AddOverflow((*x)[t], (*y)[t], (*x)[t]))
+        return std::nullopt;
+    return x;
+  }
+  if (isa<arith::MulIOp>(op))
+    for (unsigned i = 0; i < 2; ++i)
+      if (std::optional<int64_t> c = getConstantIntValue(op->getOperand(i))) {
+        std::optional<std::vector<int64_t>> x =
+            threadPart(op->getOperand(1 - i), depth + 1);
+        if (!x)
+          return std::nullopt;
+        for (int64_t &e : *x)
+          if (llvm::MulOverflow(e, *c, e))
+            return std::nullopt;
+        return x;
+      }
+  return std::nullopt;
+}
+
+void GlobalChecker::checkThreadWrite(const MemoryAccess &access) {
+  if (!model.blockKnown || access.indices.empty() || access.rows != 1)
+    return;
+  int64_t count = model.block[0] * model.block[1] * model.block[2];
+  std::vector<std::vector<int64_t>> parts;
+  for (Value index : access.indices) {
+    std::optional<std::vector<int64_t>> part = threadPart(index);
+    if (!part)
+      return; // not separable: not asked (see ARCHITECTURE.md)
+    parts.push_back(std::move(*part));
+  }
+  // The threads whose guards of the thread alone hold (others are the
+  // same in every thread, or mixed: kept).
+  std::vector<bool> active(count, true);
+  std::function<void(Value, bool)> narrow = [&](Value cond, bool truth) {
+    // Both sides of a conjunction that holds.
+    if (auto both = cond.getDefiningOp<arith::AndIOp>(); both && truth) {
+      narrow(both.getLhs(), true);
+      narrow(both.getRhs(), true);
+      return;
+    }
+    if (!threads.isThreadOnly(cond))
+      return;
+    if (const std::vector<int64_t> *x = threads.values(cond))
+      for (int64_t t = 0; t < count; ++t)
+        active[t] = active[t] && (((*x)[t] & 1) != 0) == truth;
+  };
+  if (access.condition)
+    narrow(access.condition, true);
+  for (Operation *child = access.op, *parent = child->getParentOp();
+       parent && parent != model.kernel;
+       child = parent, parent = parent->getParentOp())
+    if (auto ifOp = dyn_cast<scf::IfOp>(parent))
+      narrow(ifOp.getCondition(),
+             child->getParentRegion() == &ifOp.getThenRegion());
+  // Threads sorted by their element: two that share the leading indices
+  // and whose runs of `width` along the last one overlap write one element.
+  std::vector<std::pair<SmallVector<int64_t, 4>, int64_t>> elements;
+  for (int64_t t = 0; t < count; ++t) {
+    if (!active[t])
+      continue;
+    SmallVector<int64_t, 4> element;
+    for (const std::vector<int64_t> &p : parts)
+      element.push_back(p[t]);
+    elements.push_back({std::move(element), t});
+  }
+  llvm::sort(elements);
+  for (size_t i = 1; i < elements.size(); ++i) {
+    ArrayRef<int64_t> a = elements[i - 1].first, b = elements[i].first;
+    if (a.drop_back() != b.drop_back() || b.back() - a.back() >= access.width)
+      continue;
+    report(check::kGlobalRace, access.op,
+           llvm::formatv("{0} writes one element from two threads of a block "
+                         "(threads {1} and {2}): their writes are unordered; "
+                         "give each thread its own element",
+                         describeOp(access.op), elements[i - 1].second,
+                         elements[i].second)
+               .str());
+    return;
+  }
 }
 
 void GlobalChecker::checkUniformWritePairs() {

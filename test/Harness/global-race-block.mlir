@@ -148,3 +148,68 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Bug: pairs of threads write one element (tid / 2): the index is the
+// thread's, but not one-to-one.
+gpu.module @m {
+  gpu.func @half_index(%out: memref<64xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c2 = arith.constant 2 : index
+    %h = arith.divui %t, %c2 : index
+    %one = arith.constant 1.0 : f32
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} writes one element from two threads of a block (threads 0 and 1): their writes are unordered{{.*}}}}
+    memref.store %one, %out[%h] : memref<64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: only the even threads write tid / 2, each block its own row.
+gpu.module @m {
+  gpu.func @even_threads(%out: memref<4x64xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %t = gpu.thread_id x
+    %b = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %h = arith.divui %t, %c2 : index
+    %r = arith.remui %t, %c2 : index
+    %even = arith.cmpi eq, %r, %c0 : index
+    %one = arith.constant 1.0 : f32
+    scf.if %even {
+      memref.store %one, %out[%b, %h] : memref<4x64xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: vectors of two at consecutive elements: thread t's second element
+// is thread t + 1's first.
+gpu.module @m {
+  gpu.func @overlapping_vectors(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %v = arith.constant dense<1.0> : vector<2xf32>
+    // expected-error-re @+2 {{[AMK-GLOBAL-RACE] 'vector.store' at line {{[0-9]+}} writes one element from two threads of a block (threads 0 and 1){{.*}}}}
+    // expected-error-re @+1 {{[AMK-MISALIGNED] vector store{{.*}}}}
+    vector.store %v, %out[%t] : memref<256xf32>, vector<2xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: vectors of two at 2 * tid.
+gpu.module @m {
+  gpu.func @strided_vectors(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c2 = arith.constant 2 : index
+    %i = arith.muli %t, %c2 : index
+    %v = arith.constant dense<1.0> : vector<2xf32>
+    vector.store %v, %out[%i] : memref<256xf32>, vector<2xf32>
+    gpu.return
+  }
+}
