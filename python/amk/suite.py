@@ -211,15 +211,20 @@ def build(amk_opt, target, out, cases):
         src = os.path.join(out, case.name + ".mlir")
         with open(src, "w") as f:
             f.write(case.module())
-        before = set(os.listdir(out))
+        # The manifests this case writes: new ones, or ones it rewrote (a
+        # rerun into the same directory).
+        before = {f: os.stat(os.path.join(out, f)).st_mtime_ns
+                  for f in os.listdir(out)}
         start = time.perf_counter()
         proc = subprocess.run(
             [amk_opt, src, "-o", os.devnull,
              f"--amk-pipeline=target={target} bundle-dir={out}"],
             capture_output=True, text=True)
         seconds = time.perf_counter() - start
-        manifests = sorted(f for f in set(os.listdir(out)) - before
-                           if f.endswith(".json"))
+        manifests = sorted(
+            f for f in os.listdir(out)
+            if f.endswith(".json") and
+            before.get(f) != os.stat(os.path.join(out, f)).st_mtime_ns)
         ok = proc.returncode == 0 and len(manifests) == 1
         # Harness warnings (AMK-UNCOALESCED) do not fail a case; show them.
         warnings = [line.strip() for line in proc.stderr.splitlines()
