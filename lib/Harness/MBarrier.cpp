@@ -325,6 +325,17 @@ MBarrierChecker::getRounds(Uses &uses, nvgpu::MBarrierInitOp init,
     }
     rounds.push_back({arrive, by->second, by->first, range, -1, complement});
   }
+  // Rounds in a loop nested in another interleave with any other round of
+  // the barrier, which the phases counted in program order below cannot
+  // say.
+  if (rounds.size() > 1 && llvm::any_of(rounds, [](const Round &r) {
+        return static_cast<bool>(outerLoop(r.loop));
+      })) {
+    report(check::kUnprovable, rounds.front().op,
+           "arrives on " + name +
+               " in a nested loop and elsewhere are not modelled");
+    return std::nullopt;
+  }
   // Phases in program order: top-level rounds one each, a loop's one per
   // iteration; past a loop of unknown trip count the count is symbolic.
   int64_t next = 0;
