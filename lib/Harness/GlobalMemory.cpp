@@ -116,7 +116,8 @@ public:
       const DataFlowSolver &solver, const MBarrierPhases &phases,
       ArrayRef<int64_t> grid,
       llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
-      : model(kernel, uniformity, solver, phases), report(report) {
+      : model(kernel, uniformity, solver, phases),
+        inBlock(kernel, uniformity, solver, phases), report(report) {
     model.sharing = ThreadScope::Grid;
     for (auto [d, size] : llvm::enumerate(grid))
       if (d < 3)
@@ -132,6 +133,7 @@ public:
     for (int d = 0; d < 3; ++d)
       if (model.grid[d] <= 0 && !reads[d])
         model.grid[d] = 1;
+    llvm::copy(model.grid, inBlock.grid);
     protocol.emplace(model, threads, ArrayRef<int64_t>(model.grid), report);
     if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
       if (DenseI32ArrayAttr size = func.getKnownClusterSizeAttr();
@@ -205,6 +207,9 @@ private:
                              ArrayRef<Operation *> after) const;
 
   Model model;
+  /// The same kernel for two threads of one block (the values uniform over
+  /// the block shared): the questions within a block.
+  Model inBlock;
   ThreadEvaluator threads{model};
   /// known_cluster_size (empty: clusters of one block) and the kernel's
   /// cluster barriers.
@@ -1034,10 +1039,7 @@ void GlobalChecker::checkUniformWritePairs() {
 std::optional<std::string>
 GlobalChecker::unorderedPair(const MemoryAccess &write,
                              const MemoryAccess &other) {
-  Model block(model.kernel, model.uniformity, model.solver, model.phases);
-  block.sharing = ThreadScope::Block;
-  llvm::copy(model.grid, block.grid);
-  SystemBuilder builder(block);
+  SystemBuilder builder(inBlock);
   llvm::DenseMap<Operation *, Lin> none;
   Instance ia = builder.instance(write.op, 0, none);
   Instance ib = builder.instance(other.op, 1, none);
@@ -1078,10 +1080,7 @@ GlobalChecker::unorderedPair(const MemoryAccess &write,
 std::optional<std::string>
 GlobalChecker::twoRunners(const MemoryAccess &access) {
   // Two threads of one block, in the same iteration of every loop.
-  Model block(model.kernel, model.uniformity, model.solver, model.phases);
-  block.sharing = ThreadScope::Block;
-  llvm::copy(model.grid, block.grid);
-  SystemBuilder builder(block);
+  SystemBuilder builder(inBlock);
   llvm::DenseMap<Operation *, Lin> none;
   Instance ia = builder.instance(access.op, 0, none);
   Instance ib = builder.instance(access.op, 1, ia.iteration);
