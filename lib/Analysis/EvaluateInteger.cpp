@@ -138,3 +138,29 @@ std::optional<int64_t> mlir::amk::evaluateInteger(
   }
   return evaluateIntegerOp(op, operands);
 }
+
+arith::CmpIPredicate mlir::amk::swapCmpIOperands(arith::CmpIPredicate pred) {
+  using P = arith::CmpIPredicate;
+  switch (pred) {
+  case P::slt:
+    return P::sgt;
+  case P::sgt:
+    return P::slt;
+  case P::sle:
+    return P::sge;
+  case P::sge:
+    return P::sle;
+  case P::ult:
+    return P::ugt;
+  case P::ugt:
+    return P::ult;
+  case P::ule:
+    return P::uge;
+  case P::uge:
+    return P::ule;
+  case P::eq:
+  case P::ne:
+    return pred;
+  }
+  return pred;
+}

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AMK/Analysis/Uniformity.h"
+#include "AMK/Analysis/Address.h"
 #include "AMK/Analysis/LaunchIndex.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -52,34 +53,7 @@ static bool isGroupBoundaryTest(arith::CmpIOp cmp, int64_t group,
     if (!isThreadId(cmp.getRhs()))
       return false;
     c = getConstantIntValue(cmp.getLhs());
-    switch (pred) {
-    case P::ult:
-      pred = P::ugt;
-      break;
-    case P::ugt:
-      pred = P::ult;
-      break;
-    case P::ule:
-      pred = P::uge;
-      break;
-    case P::uge:
-      pred = P::ule;
-      break;
-    case P::slt:
-      pred = P::sgt;
-      break;
-    case P::sgt:
-      pred = P::slt;
-      break;
-    case P::sle:
-      pred = P::sge;
-      break;
-    case P::sge:
-      pred = P::sle;
-      break;
-    default:
-      return false;
-    }
+    pred = swapCmpIOperands(pred);
   }
   if (!c || *c < 0 || *c > (int64_t(1) << 40))
     return false;

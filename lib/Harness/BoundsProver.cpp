@@ -6,6 +6,7 @@
 
 #include "BoundsProver.h"
 
+#include "AMK/Analysis/Address.h"
 #include "AMK/Analysis/DimIndex.h"
 #include "AMK/Analysis/LaunchIndex.h"
 #include "AMK/Harness/KernelSafety.h"
@@ -203,15 +204,7 @@ bool BoundsProver::proveAtLeast(SymbolicSize size, int64_t c,
       } else if (valueSize(cmp.getRhs()) == size) {
         other = cmp.getLhs();
         // k op size is size op' k, op' the swapped comparison.
-        pred = pred == P::slt   ? P::sgt
-               : pred == P::sle ? P::sge
-               : pred == P::ult ? P::ugt
-               : pred == P::ule ? P::uge
-               : pred == P::sgt ? P::slt
-               : pred == P::sge ? P::sle
-               : pred == P::ugt ? P::ult
-               : pred == P::uge ? P::ule
-                                : pred;
+        pred = swapCmpIOperands(pred);
       } else {
         continue;
       }
@@ -437,32 +430,6 @@ std::pair<Value, int64_t> BoundsProver::splitConstant(Value v) {
 }
 
 /// `pred` with its operands swapped (`a < b` is `b > a`).
-static arith::CmpIPredicate swapOperands(arith::CmpIPredicate pred) {
-  using P = arith::CmpIPredicate;
-  switch (pred) {
-  case P::slt:
-    return P::sgt;
-  case P::sgt:
-    return P::slt;
-  case P::sle:
-    return P::sge;
-  case P::sge:
-    return P::sle;
-  case P::ult:
-    return P::ugt;
-  case P::ugt:
-    return P::ult;
-  case P::ule:
-    return P::uge;
-  case P::uge:
-    return P::ule;
-  case P::eq:
-  case P::ne:
-    return pred;
-  }
-  return pred;
-}
-
 bool BoundsProver::guardedAtLeast(Value x, int64_t k, ArrayRef<Value> guards,
                                   int depth) const {
   for (Value guard : guards) {
@@ -479,7 +446,7 @@ bool BoundsProver::guardedAtLeast(Value x, int64_t k, ArrayRef<Value> guards,
         c = getConstantIntValue(cmp.getRhs());
       } else if (cmp.getRhs() == x) {
         c = getConstantIntValue(cmp.getLhs());
-        pred = swapOperands(pred);
+        pred = swapCmpIOperands(pred);
       }
       if (!c)
         continue;

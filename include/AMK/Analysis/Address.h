@@ -25,6 +25,7 @@
 #ifndef AMK_ANALYSIS_ADDRESS_H
 #define AMK_ANALYSIS_ADDRESS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -151,6 +152,10 @@ private:
 /// know.
 std::optional<int64_t> evaluateIntegerOp(Operation *op,
                                          llvm::ArrayRef<int64_t> x);
+
+/// The predicate of a comparison with its operands swapped (a < b is
+/// b > a); eq and ne stay.
+arith::CmpIPredicate swapCmpIOperands(arith::CmpIPredicate pred);
 
 /// `v`: what `leaf` gives for it, else its defining op evaluated
 /// (evaluateIntegerOp) on its operands' values, through at most `maxDepth`
