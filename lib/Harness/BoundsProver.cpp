@@ -488,7 +488,7 @@ bool BoundsProver::guardedMultiple(const SymbolicSize &size, int64_t width,
   return false;
 }
 
-void BoundsProver::conjuncts(Value cond, SmallVectorImpl<Value> &out) {
+void mlir::amk::bounds::conjuncts(Value cond, SmallVectorImpl<Value> &out) {
   if (auto andOp = cond.getDefiningOp<arith::AndIOp>()) {
     conjuncts(andOp.getLhs(), out);
     conjuncts(andOp.getRhs(), out);

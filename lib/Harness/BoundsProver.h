@@ -28,6 +28,9 @@ class CmpIOp;
 
 namespace mlir::amk::bounds {
 
+/// The conjuncts of a condition (`andi` trees).
+void conjuncts(Value cond, SmallVectorImpl<Value> &out);
+
 /// What a size stands for: a constant, an SSA value (a dynamic size given
 /// to a view), or a dynamic dimension of a kernel argument.
 struct SymbolicSize {
@@ -125,9 +128,6 @@ private:
   static bool
   anyGuardLess(ArrayRef<Value> guards,
                llvm::function_ref<bool(arith::CmpIOp, Value, Value)> accept);
-
-  /// The conjuncts of a condition (`andi` trees).
-  static void conjuncts(Value cond, SmallVectorImpl<Value> &out);
 
   bool proveBelow(Value v, int64_t width, SymbolicSize size,
                   ArrayRef<Value> guards, int depth) const;

@@ -39,6 +39,7 @@
 #include "GlobalMemory.h"
 
 #include "AMK/Harness/KernelSafety.h"
+#include "BoundsProver.h"
 #include "GlobalProtocol.h"
 #include "SharedMemoryModel.h"
 
@@ -53,8 +54,6 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
-
-#include <functional>
 
 #define DEBUG_TYPE "amk-global-race"
 
@@ -948,30 +947,30 @@ void GlobalChecker::checkThreadWrite(const MemoryAccess &access) {
       return; // not separable: not asked (see ARCHITECTURE.md)
     parts.push_back(std::move(*part));
   }
-  // The threads whose guards of the thread alone hold (others are the
-  // same in every thread, or mixed: kept).
-  std::vector<bool> active(count, true);
-  std::function<void(Value, bool)> narrow = [&](Value cond, bool truth) {
-    // Both sides of a conjunction that holds.
-    if (auto both = cond.getDefiningOp<arith::AndIOp>(); both && truth) {
-      narrow(both.getLhs(), true);
-      narrow(both.getRhs(), true);
-      return;
-    }
-    if (!threads.isThreadOnly(cond))
-      return;
-    if (const std::vector<int64_t> *x = threads.values(cond))
-      for (int64_t t = 0; t < count; ++t)
-        active[t] = active[t] && (((*x)[t] & 1) != 0) == truth;
+  // The threads whose guards of the thread alone hold (the conjuncts of a
+  // condition that holds; guards the same in every thread, or mixed, keep
+  // all, as does one that cannot be evaluated).
+  SmallVector<std::pair<Value, bool>> threadGuards;
+  auto addGuard = [&](Value cond, bool truth) {
+    SmallVector<Value> parts;
+    if (truth)
+      bounds::conjuncts(cond, parts);
+    else
+      parts.push_back(cond);
+    for (Value part : parts)
+      if (threads.isThreadOnly(part) && threads.values(part))
+        threadGuards.push_back({part, truth});
   };
   if (access.condition)
-    narrow(access.condition, true);
+    addGuard(access.condition, true);
   for (Operation *child = access.op, *parent = child->getParentOp();
        parent && parent != model.kernel;
        child = parent, parent = parent->getParentOp())
     if (auto ifOp = dyn_cast<scf::IfOp>(parent))
-      narrow(ifOp.getCondition(),
-             child->getParentRegion() == &ifOp.getThenRegion());
+      addGuard(ifOp.getCondition(),
+               child->getParentRegion() == &ifOp.getThenRegion());
+  std::vector<bool> active =
+      threads.passing(threadGuards).value_or(std::vector<bool>(count, true));
   // Threads sorted by their element: two that share the leading indices
   // and whose runs of `width` along the last one overlap write one element.
   std::vector<std::pair<SmallVector<int64_t, 4>, int64_t>> elements;

@@ -309,6 +309,12 @@ public:
   /// share index arithmetic share its evaluation.
   const std::vector<int64_t> *values(Value v);
 
+  /// For every thread of the block, whether each (condition, truth) of
+  /// `guards`, all of the thread alone, holds; nullopt when one cannot be
+  /// evaluated.
+  std::optional<std::vector<bool>>
+  passing(ArrayRef<std::pair<Value, bool>> guards);
+
 private:
   std::unique_ptr<std::vector<int64_t>> compute(Value v);
 

@@ -13,6 +13,8 @@
 
 #include "SharedMemoryModel.h"
 
+#include "BoundsProver.h"
+
 #include "AMK/Analysis/Address.h"
 #include "AMK/Analysis/Uniformity.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -104,6 +106,20 @@ std::unique_ptr<std::vector<int64_t>> ThreadEvaluator::compute(Value v) {
     x[t] = *r;
   }
   return out;
+}
+
+std::optional<std::vector<bool>>
+ThreadEvaluator::passing(ArrayRef<std::pair<Value, bool>> guards) {
+  int64_t count = model.block[0] * model.block[1] * model.block[2];
+  std::vector<bool> active(count, true);
+  for (auto [cond, truth] : guards) {
+    const std::vector<int64_t> *x = values(cond);
+    if (!x)
+      return std::nullopt;
+    for (int64_t t = 0; t < count; ++t)
+      active[t] = active[t] && (bool((*x)[t] & 1) == truth);
+  }
+  return active;
 }
 
 //===----------------------------------------------------------------------===//
@@ -201,17 +217,11 @@ std::optional<Separated> Separator::separate(const SharedAccess &a) {
     if (!ifOp)
       continue;
     bool truth = child->getParentRegion() == &ifOp.getThenRegion();
-    SmallVector<Value> parts{ifOp.getCondition()};
-    if (truth) {
-      for (unsigned i = 0; i < parts.size();) {
-        if (auto andOp = parts[i].getDefiningOp<arith::AndIOp>()) {
-          parts[i] = andOp.getLhs();
-          parts.push_back(andOp.getRhs());
-        } else {
-          ++i;
-        }
-      }
-    }
+    SmallVector<Value> parts;
+    if (truth)
+      bounds::conjuncts(ifOp.getCondition(), parts);
+    else
+      parts.push_back(ifOp.getCondition());
     for (Value part : parts) {
       if (!model.uniformity.isDivergent(part))
         out.guards.push_back({part, truth});
@@ -222,7 +232,6 @@ std::optional<Separated> Separator::separate(const SharedAccess &a) {
     }
   }
   out.perThread.assign(count, 0);
-  out.active.assign(count, true);
   for (auto [v, c] : threadTerms) {
     const std::vector<int64_t> *x = threads.values(v);
     if (!x)
@@ -230,13 +239,10 @@ std::optional<Separated> Separator::separate(const SharedAccess &a) {
     for (int64_t t = 0; t < count; ++t)
       out.perThread[t] += c * (*x)[t];
   }
-  for (auto [cond, truth] : threadGuards) {
-    const std::vector<int64_t> *x = threads.values(cond);
-    if (!x)
-      return std::nullopt;
-    for (int64_t t = 0; t < count; ++t)
-      out.active[t] = out.active[t] && (bool((*x)[t] & 1) == truth);
-  }
+  std::optional<std::vector<bool>> active = threads.passing(threadGuards);
+  if (!active)
+    return std::nullopt;
+  out.active = std::move(*active);
   return out;
 }
 
