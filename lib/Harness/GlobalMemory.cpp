@@ -164,6 +164,14 @@ private:
   /// the barriers cannot be counted.
   std::optional<std::string> unorderedPair(const MemoryAccess &write,
                                            const MemoryAccess &other);
+  /// Two threads of one block running `a` and `b` (one instance of one
+  /// access with `sameInstance`) under their guards and what `relate` adds
+  /// (false: not asked), as "threads x and y"; none when there are none,
+  /// or the search gave up (`gaveUp`).
+  std::optional<std::string> twoThreads(
+      const MemoryAccess &a, const MemoryAccess &b, bool sameInstance,
+      function_ref<bool(SystemBuilder &, const Instance &, const Instance &)>
+          relate);
   /// Uniform writes (checkUniformWrite) against the other accesses of
   /// their view.
   void checkUniformWritePairs();
@@ -1035,38 +1043,28 @@ void GlobalChecker::checkUniformWritePairs() {
     }
 }
 
-std::optional<std::string>
-GlobalChecker::unorderedPair(const MemoryAccess &write,
-                             const MemoryAccess &other) {
+std::optional<std::string> GlobalChecker::twoThreads(
+    const MemoryAccess &a, const MemoryAccess &b, bool sameInstance,
+    function_ref<bool(SystemBuilder &, const Instance &, const Instance &)>
+        relate) {
   SystemBuilder builder(inBlock);
   llvm::DenseMap<Operation *, Lin> none;
-  Instance ia = builder.instance(write.op, 0, none);
-  Instance ib = builder.instance(other.op, 1, none);
-  for (auto [access, in] :
-       {std::make_pair(&write, &ia), std::make_pair(&other, &ib)}) {
+  Instance ia = builder.instance(a.op, 0, none);
+  Instance ib = builder.instance(b.op, 1, sameInstance ? ia.iteration : none);
+  for (auto [access, in] : {std::make_pair(&a, &ia), std::make_pair(&b, &ib)}) {
     builder.addGuards(*in);
     if (access->condition)
       builder.condition(access->condition, true, *in);
   }
-  // One element (the same view: its indices; the widths run along the
-  // last dimension), no barrier between.
-  size_t rank = write.indices.size();
-  if (other.indices.size() != rank || write.rows != 1 || other.rows != 1)
+  if (!relate(builder, ia, ib))
     return std::nullopt;
-  for (auto [d, x, y] : llvm::enumerate(write.indices, other.indices)) {
-    Lin xa = builder.expr(x, ia), xb = builder.expr(y, ib);
-    bool last = d + 1 == rank;
-    builder.sys.ge0(xb + (last ? other.width - 1 : 0) - xa);
-    builder.sys.ge0(xa + (last ? write.width - 1 : 0) - xb);
-  }
-  std::optional<Lin> ca = builder.count(Event::Barrier, write.op, ia),
-                     cb = builder.count(Event::Barrier, other.op, ib);
-  if (!ca || !cb)
-    return std::nullopt;
-  builder.sys.eq0(*ca - *cb);
+  // Two threads: one instance is the same either way round.
   Lin ta = builder.threadId(ia), tb = builder.threadId(ib);
   SmallVector<SmallVector<Alternative, 2>, 4> splits = getSplits(builder);
-  splits.push_back({{{ta - tb - 1, false}}, {{tb - ta - 1, false}}});
+  if (sameInstance)
+    builder.sys.ge0(tb - ta - 1);
+  else
+    splits.push_back({{{ta - tb - 1, false}}, {{tb - ta - 1, false}}});
   systems = 0;
   SmallVector<int64_t> point;
   if (!search(builder.sys, splits, 0, point))
@@ -1077,26 +1075,37 @@ GlobalChecker::unorderedPair(const MemoryAccess &write,
 }
 
 std::optional<std::string>
+GlobalChecker::unorderedPair(const MemoryAccess &write,
+                             const MemoryAccess &other) {
+  size_t rank = write.indices.size();
+  if (other.indices.size() != rank || write.rows != 1 || other.rows != 1)
+    return std::nullopt;
+  return twoThreads(
+      write, other, /*sameInstance=*/false,
+      [&](SystemBuilder &builder, const Instance &ia, const Instance &ib) {
+        // One element (the same view: its indices; the widths run along
+        // the last dimension), no barrier between.
+        for (auto [d, x, y] : llvm::enumerate(write.indices, other.indices)) {
+          Lin xa = builder.expr(x, ia), xb = builder.expr(y, ib);
+          bool last = d + 1 == rank;
+          builder.sys.ge0(xb + (last ? other.width - 1 : 0) - xa);
+          builder.sys.ge0(xa + (last ? write.width - 1 : 0) - xb);
+        }
+        std::optional<Lin> ca = builder.count(Event::Barrier, write.op, ia),
+                           cb = builder.count(Event::Barrier, other.op, ib);
+        if (!ca || !cb)
+          return false;
+        builder.sys.eq0(*ca - *cb);
+        return true;
+      });
+}
+
+std::optional<std::string>
 GlobalChecker::twoRunners(const MemoryAccess &access) {
   // Two threads of one block, in the same iteration of every loop.
-  SystemBuilder builder(inBlock);
-  llvm::DenseMap<Operation *, Lin> none;
-  Instance ia = builder.instance(access.op, 0, none);
-  Instance ib = builder.instance(access.op, 1, ia.iteration);
-  for (const Instance *in : {&ia, &ib}) {
-    builder.addGuards(*in);
-    if (access.condition)
-      builder.condition(access.condition, true, *in);
-  }
-  Lin ta = builder.threadId(ia), tb = builder.threadId(ib);
-  builder.sys.ge0(tb - ta - 1);
-  systems = 0;
-  SmallVector<int64_t> point;
-  if (!search(builder.sys, getSplits(builder), 0, point))
-    return std::nullopt;
-  return llvm::formatv("threads {0} and {1}", System::eval(ta, point),
-                       System::eval(tb, point))
-      .str();
+  return twoThreads(
+      access, access, /*sameInstance=*/true,
+      [](SystemBuilder &, const Instance &, const Instance &) { return true; });
 }
 
 /// "kernel argument #2" (or the buffer's name).
