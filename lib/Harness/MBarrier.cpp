@@ -80,16 +80,9 @@ static bool sameTrips(scf::ForOp a, scf::ForOp b) {
   std::optional<int64_t> trips = mbarrier::constantTripCount(a);
   if (trips && trips == mbarrier::constantTripCount(b))
     return true;
-  auto same = [](Value x, Value y) {
-    if (x == y)
-      return true;
-    std::optional<int64_t> cx = getConstantIntValue(x),
-                           cy = getConstantIntValue(y);
-    return cx && cx == cy;
-  };
-  return same(a.getLowerBound(), b.getLowerBound()) &&
-         same(a.getUpperBound(), b.getUpperBound()) &&
-         same(a.getStep(), b.getStep());
+  return isEqualConstantIntOrValue(a.getLowerBound(), b.getLowerBound()) &&
+         isEqualConstantIntOrValue(a.getUpperBound(), b.getUpperBound()) &&
+         isEqualConstantIntOrValue(a.getStep(), b.getStep());
 }
 
 bool mlir::amk::mbarrier::sameIterations(scf::ForOp a, scf::ForOp b) {
