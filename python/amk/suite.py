@@ -203,6 +203,55 @@ def split_study_cases():
     return cases
 
 
+# Decode and skinny GEMMs of issue 16: M rows against weights of N x K,
+# as [K, N] (nn) or as [N, K] (nt, the LLM layout).
+DECODE_STUDY = [(1, 4096, 4096, False), (16, 4096, 4096, False),
+                (64, 4096, 4096, False), (128, 4096, 4096, False),
+                (1, 4096, 4096, True), (16, 14336, 4096, True),
+                (16, 4096, 14336, True), (1, 28672, 4096, True),
+                (64, 28672, 4096, True)]
+
+
+def decode_study_cases():
+    """The planner's kernel beside explicit TMA + wgmma kernels with
+    split-K (block-barrier ring and warp specialized), to fit the cost
+    model's decode terms."""
+    cases = []
+    for m, n, k, tb in DECODE_STUDY:
+        name = f"bf16_{m}x{n}x{k}{'_nt' if tb else '_nn'}"
+        cases.append(Case(name, m, n, k, "bf16", tb=tb))
+        bm = 64 if m <= 64 else 128
+        for bn in (64, 128):
+            for producer, stages in ((0, 4), (0, 6), (128, 4)):
+                threads = 128 * (bm // 64) + producer
+                tile = (f"block = [{bm}, {bn}, 64], warp = [64, {bn}], "
+                        f"math = wgmma, inst = [64, {bn}, 16], "
+                        f"stages = {stages}, vector = 8, threads = {threads}")
+                for split in (1, 2, 4, 8, 16):
+                    extra = (f", split_k = {split}, split_reduce = workspace"
+                             if split > 1 else "")
+                    kind = "ws" if producer else "ring"
+                    cases.append(Case(
+                        f"{name}_{bn}_{kind}{stages}_s{split}", m, n, k,
+                        "bf16", tb=tb,
+                        config=f"#amk.gemm_config<{tile}{extra}>"))
+    # Small odd problems for the sanitizers: splits that do not divide the
+    # k-tiles (the last split runs past K), padded warp-specialized rounds.
+    for m, n, k, tb, threads, stages, split in [
+            (17, 192, 1000, True, 256, 4, 3), (17, 192, 1000, False, 128, 3, 5),
+            (1, 64, 1000, True, 256, 3, 2), (70, 128, 520, False, 256, 2, 4)]:
+        bm = 64 if m <= 64 else 128
+        threads += 128 * (bm // 64 - 1)
+        config = (f"#amk.gemm_config<block = [{bm}, 64, 64], warp = [64, 64], "
+                  f"math = wgmma, inst = [64, 64, 16], stages = {stages}, "
+                  f"vector = 8, threads = {threads}, split_k = {split}, "
+                  f"split_reduce = workspace>")
+        cases.append(Case(f"small_{m}x{n}x{k}{'_nt' if tb else '_nn'}_t"
+                          f"{threads}_s{split}", m, n, k, "bf16", tb=tb,
+                          config=config))
+    return cases
+
+
 def build(amk_opt, target, out, cases):
     os.makedirs(out, exist_ok=True)
     index = []
@@ -265,9 +314,16 @@ def main():
     parser.add_argument("--split-study", action="store_true",
                         help="decode GEMMs with explicit split-K kernels "
                              "instead of the suite")
+    parser.add_argument("--decode-study", action="store_true",
+                        help="decode GEMMs with explicit TMA + wgmma split-K "
+                             "kernels instead of the suite")
     args = parser.parse_args()
-    cases = split_study_cases() if args.split_study else \
-        suite_cases(args.quick)
+    if args.split_study:
+        cases = split_study_cases()
+    elif args.decode_study:
+        cases = decode_study_cases()
+    else:
+        cases = suite_cases(args.quick)
     sys.exit(1 if build(args.amk_opt, args.target, args.out, cases) else 0)
 
 

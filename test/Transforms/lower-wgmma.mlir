@@ -6,6 +6,7 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t/gemm_wgmma_nn.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/gemm_wgmma_nn.json
 // RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=WS
+// RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=SPLIT
 // The Hopper kernel (math = wgmma): A [M, K] and B [K, N] (MN-major, loaded
 // in 64-column chunks and transposed by wgmma), three stages, two
 // warpgroups, bias and GELU in the epilogue.
@@ -163,6 +164,39 @@ module attributes {amk.target = #amk.target<"h200">} {
   func.func @ws(%a: memref<256x1024xbf16>, %b: memref<1024x1024xbf16>, %c: memref<256x1024xbf16>) {
     amk.kernel "gemm_wgmma_ws" config(#amk.gemm_config<block = [128, 256, 64], warp = [64, 256], math = wgmma, inst = [64, 256, 16], stages = 4, vector = 8, threads = 384>) attributes {amk.verified} {
       amk.matmul %a, %b into %c {transpose_b} : memref<256x1024xbf16>, memref<1024x1024xbf16>, memref<256x1024xbf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// Split-K on the warp-specialized ring (not persistent: grid z enumerates
+// the splits). 13 k-tiles in 2 splits of 7 each, from k-tile 7 z; split 1's
+// seventh lies past K. 7 k-tiles in rounds of 4 stages pad one k-tile,
+// which loads K's end (k-tile 13: TMA's zeros), not the next split's first.
+// The tensor maps follow the operands and the workspace comes last, as the
+// launch passes them; the partial tiles go to the workspace, which the
+// second kernel sums.
+// SPLIT:      gpu.launch_func @gemm_wgmma_split::@gemm_wgmma_split blocks in (%c2, %c1, %c2{{.*}}) {{.*}} args(%arg0 : memref<16x832xbf16>, %arg1 : memref<128x832xbf16>, %arg2 : memref<16x128xbf16>, %{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr, %[[WORK:.*]] : memref<1x2x16x128xf32>)
+// SPLIT:      gpu.launch_func @gemm_wgmma_split::@gemm_wgmma_split_reduce {{.*}} args(%[[WORK]] : memref<1x2x16x128xf32>, %arg2 : memref<16x128xbf16>)
+// SPLIT:      gpu.func @gemm_wgmma_split(%{{.*}}: memref<16x832xbf16>, %{{.*}}: memref<128x832xbf16>, %{{.*}}: memref<16x128xbf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[PARTIALS:.*]]: memref<1x2x16x128xf32>)
+// SPLIT-NOT:  known_grid_size
+// SPLIT:        %[[Z:.*]] = gpu.block_id  z
+// SPLIT:        %[[SPLIT:.*]] = arith.remui %[[Z]], %c2
+// SPLIT:        %[[BEGIN:.*]] = arith.muli %[[SPLIT]], %c7
+// SPLIT:          scf.for %[[ROUND:.*]] = %c0 to %c2 step %c1
+// SPLIT:            %[[KT:.*]] = arith.muli %[[ROUND]], %c4
+// SPLIT-NEXT:       %[[TILE:.*]] = arith.addi %[[BEGIN]], %[[KT]]
+// SPLIT-NEXT:       %[[MINE:.*]] = arith.cmpi ult, %[[KT]], %c7
+// SPLIT-NEXT:       %[[LOADED:.*]] = arith.select %[[MINE]], %[[TILE]], %c13
+// SPLIT-NEXT:       %[[K0:.*]] = arith.muli %[[LOADED]], %c64
+// SPLIT:            nvgpu.tma.async.load %{{.*}}[%[[K0]], %{{.*}}]
+// SPLIT:        vector.store %{{.*}}, %[[PARTIALS]][%c0, %[[SPLIT]], %{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<1x2x16x128xf32>, vector<2xf32>
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @split(%a: memref<16x832xbf16>, %b: memref<128x832xbf16>, %c: memref<16x128xbf16>) {
+    amk.kernel "gemm_wgmma_split" config(#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], math = wgmma, inst = [64, 64, 16], stages = 4, vector = 8, threads = 256, split_k = 2, split_reduce = workspace>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c {transpose_b} : memref<16x832xbf16>, memref<128x832xbf16>, memref<16x128xbf16>
     }
     return
   }

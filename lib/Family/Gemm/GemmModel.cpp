@@ -221,8 +221,9 @@ int64_t mlir::amk::getPersistentBlocks(GemmConfigAttr config,
                                        const GemmProblem &problem,
                                        const TargetSpec &target) {
   // (The launch's grid is stated in the kernel: a dynamic batch cannot be.)
-  if (!isWarpSpecialized(config) || ShapedType::isDynamic(problem.m) ||
-      ShapedType::isDynamic(problem.n) ||
+  // (Split-K kernels take a tile each: their grid enumerates the splits.)
+  if (!isWarpSpecialized(config) || config.getSplitK() > 1 ||
+      ShapedType::isDynamic(problem.m) || ShapedType::isDynamic(problem.n) ||
       (problem.batched && ShapedType::isDynamic(problem.batch)) ||
       target.sm_count <= 0)
     return 0;
@@ -333,8 +334,6 @@ static LogicalResult checkWgmmaLowerable(GemmConfigAttr config,
   if (tf32 && !problem.transposeB)
     return fail("wgmma transposes 16-bit operands only: tf32 needs B as "
                 "[N, K]");
-  if (config.getSplitK() != 1)
-    return fail("wgmma does not synthesize split-K products yet");
   // (A dynamic batch puts the kernel under a guard on blocks past an
   // operand's batch, which the mbarrier check does not model yet.)
   if (problem.batched && ShapedType::isDynamic(problem.batch))

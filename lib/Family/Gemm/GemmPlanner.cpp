@@ -266,6 +266,9 @@ public:
     auto c = cast<GemmConfigAttr>(config);
     bool isMma = !problem.inType.isF32();
     int64_t smallestMN = isMma ? kMmaBlockMN[0] : kSimtBlockMN[0];
+    // (wgmma's smallest tiles are a warpgroup's 64 rows and 64 columns.)
+    if (c.getMath() == MathInst::wgmma)
+      smallestMN = std::max(kWgmmaBlockM[0], kWgmmaWarpN[0]);
     int64_t smallestK = isMma ? kMmaBlockK[0] : kSimtBlockK[0];
     if (!exceedsProblem(c.getBlockM(), rep.m, smallestMN) &&
         !exceedsProblem(c.getBlockN(), rep.n, smallestMN) &&

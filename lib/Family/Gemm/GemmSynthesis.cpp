@@ -249,10 +249,11 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
   for (auto [i, operand] : llvm::enumerate(matmul.getKernelOperands()))
     argTypes.push_back(
         getKernelOperandType(problem, i, cast<MemRefType>(operand.getType())));
-  if (usesSplitWorkspace(config))
-    argTypes.push_back(getSplitWorkspaceType(config, problem));
+  // The launch's order (GemmFamily): operands, tensor maps, workspace.
   if (config.getMath() == MathInst::wgmma)
     argTypes.append(2, LLVM::LLVMPointerType::get(kernel.getContext()));
+  if (usesSplitWorkspace(config))
+    argTypes.push_back(getSplitWorkspaceType(config, problem));
   gpu::GPUFuncOp func = createKernelFunc(module, kernel.getLoc(), name,
                                          argTypes, config.getThreads());
   if (config.getMath() == MathInst::wgmma)
@@ -277,14 +278,16 @@ void GemmKernelBuilder::build(gpu::GPUFuncOp func) {
   b.setInsertionPointToStart(&func.getBody().front());
   SmallVector<Value> operands(func.getArguments());
   if (config.getMath() == MathInst::wgmma) {
-    // The tensor maps come last, as pointers (a pre-outlined gpu.func cannot
-    // take !nvgpu.tensormap.descriptor arguments: docs/FACTS.md).
-    Value pointerA = operands[operands.size() - 2], pointerB = operands.back();
+    // The tensor maps follow the operands, as pointers (a pre-outlined
+    // gpu.func cannot take !nvgpu.tensormap.descriptor arguments:
+    // docs/FACTS.md); a split's workspace comes after them.
+    size_t first = operands.size() - 2 - (usesSplitWorkspace(config) ? 1 : 0);
+    Value pointerA = operands[first], pointerB = operands[first + 1];
     tensorMapA = castToTensorMap(pointerA, true);
     tensorMapB = castToTensorMap(pointerB, false);
     tileMapA = p.batched ? castToTensorMap(pointerA, true, true) : tensorMapA;
     tileMapB = p.batched ? castToTensorMap(pointerB, false, true) : tensorMapB;
-    operands.pop_back_n(2);
+    operands.erase(operands.begin() + first, operands.begin() + first + 2);
   }
   // Grid z enumerates batch x split_k.
   Value z = gpu::BlockIdOp::create(b, gpu::Dimension::z);

@@ -136,8 +136,9 @@ private:
   /// (every consumer thread done with it).
   Value barriers, emptyBarriers;
   bool specialized;
-  /// k-tiles (K is static) and the stages the ring uses (at most kTiles).
-  int64_t kTiles, stages;
+  /// K's k-tiles (K is static), this block's (its split's) and the stages
+  /// the ring uses (at most kTiles).
+  int64_t allKTiles, kTiles, stages;
   int64_t instK, kSteps;
   /// This warpgroup's first row of A and of B in a tile.
   Value rowA, rowB;
@@ -176,7 +177,10 @@ WgmmaMainLoop::WgmmaMainLoop(GemmKernelBuilder &kb)
       ctx, MemRefType::get({instK, wn}, mathElem, AffineMap(), workgroup));
   accType = nvgpu::WarpgroupAccumulatorType::get(
       ctx, VectorType::get({64, wn}, b.getF32Type()));
-  kTiles = llvm::divideCeil(kb.p.k, bk);
+  // Split-K: each split runs the same count of k-tiles from its first
+  // (kb.kTileBegin); the last split's past K are boxes TMA fills with zeros.
+  allKTiles = llvm::divideCeil(kb.p.k, bk);
+  kTiles = llvm::divideCeil(allKTiles, config.getSplitK());
   stages = std::min<int64_t>(config.getStages(), kTiles);
   specialized = isWarpSpecialized(config);
   if (specialized) {
@@ -258,7 +262,12 @@ void WgmmaMainLoop::load(int64_t stage, bool isA, Value k0, Value id) {
 }
 
 void WgmmaMainLoop::fill(int64_t stage, Value kt) {
-  Value k0 = m.mul(kt, kb.config.getBlockK());
+  // k-tile kt of this block's; one past them (a round's padding, warp
+  // specialized) loads K's end, which TMA fills with zeros.
+  Value tile = m.add(kb.kTileBegin, kt);
+  if (specialized && kb.config.getSplitK() > 1 && kTiles % stages != 0)
+    tile = m.select(m.lt(kt, m.c(kTiles)), tile, m.c(allKTiles));
+  Value k0 = m.mul(tile, kb.config.getBlockK());
   Value bytes =
       m.c((tileA.getNumElements() + tileB.getNumElements()) * kb.p.inBytes());
   Value id = m.c(stage);
