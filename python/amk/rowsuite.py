@@ -213,6 +213,31 @@ def dynamic_cluster_cases():
     return cases
 
 
+def dynamic_small_cases():
+    """Short rows of dynamic sizes, where a launch-bound kernel trails
+    torch by fractions of a microsecond: the planner's dynamic softmax
+    beside fixed designs for few short rows (threads per row, vector,
+    rows per block) and for rows just past 4096 (threads, passes)."""
+    sizes = [(1, 1, 1), (1, 3, 7), (1, 7, 129), (1, 64, 64), (1, 7, 4099),
+             (1, 16, 4099), (1, 1000, 513), (1, 300, 4099)]
+    cases = [RowCase("softmax", -1, -1, "bf16", dynamic=True, sizes=sizes,
+                     tag="_planned")]
+    for t in (1, 4, 8, 16, 32):
+        for v in (1, 4):
+            rows = max(1, 32 // t)
+            cases.append(RowCase(
+                "softmax", -1, -1, "bf16", dynamic=True, sizes=sizes,
+                config=row_config(t, v, 1, rows, runs=1), tag=f"_t{t}x{rows}_v{v}"))
+    for t in (128, 256, 512, 1024):
+        for passes in (1, 2):
+            runs = -(-4099 // (t * 8))
+            cases.append(RowCase(
+                "softmax", -1, -1, "bf16", dynamic=True, sizes=sizes,
+                config=row_config(t, 8, passes, runs=runs),
+                tag=f"_t{t}_p{passes}_c{runs}"))
+    return cases
+
+
 def study_cases():
     """Cached rows at several thread counts per row, in registers and
     staged in shared memory, beside the planner's kernel: long rows
@@ -271,8 +296,11 @@ def main():
                         help="rows spread over clusters of blocks")
     parser.add_argument("--dynamic-cluster-study", action="store_true",
                         help="only the cluster study's rows of dynamic sizes")
+    parser.add_argument("--dynamic-small-study", action="store_true",
+                        help="short rows of dynamic sizes, fixed designs")
     args = parser.parse_args()
     cases = (study_cases() if args.study else
+             dynamic_small_cases() if args.dynamic_small_study else
              cluster_cases() if args.cluster_study else
              dynamic_cluster_cases() if args.dynamic_cluster_study else
              row_cases())
