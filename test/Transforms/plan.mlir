@@ -9,11 +9,12 @@
 // A large square bf16 GEMM. The H200 (sm_90a) runs it on the TMA + wgmma
 // path with a wide tile (64-row warpgroup tiles, BK = 64 from one 128-byte
 // swizzle row, several stages), warp specialized and persistent (a producer
-// warpgroup beside the compute ones); the RTX 4060 Ti has mma_sync only, and its
+// warpgroup beside the compute ones) in the grouped raster (swizzle 8: a
+// persistent kernel takes it on a tie); the RTX 4060 Ti has mma_sync only, and its
 // 100 KiB per SM hold two blocks of at most 3 stages.
 // Every kernel carries its ladder, best first.
 // CHECK-LABEL: func.func @square_bf16
-//       H200:    amk.kernel "gemm_4096x4096x4096_bf16_f32_f32_nn" config(#amk.gemm_config<block = [{{128|256}}, {{128|192|256}}, 64], warp = [64, {{[0-9]+}}], math = wgmma, inst = [64, {{[0-9]+}}, 16], stages = {{[3-6]}}, vector = 8, threads = {{384|640}}
+//       H200:    amk.kernel "gemm_4096x4096x4096_bf16_f32_f32_nn" config(#amk.gemm_config<block = [{{128|256}}, {{128|192|256}}, 64], warp = [64, {{[0-9]+}}], math = wgmma, inst = [64, {{[0-9]+}}, 16], stages = {{[3-6]}}, vector = 8, threads = {{384|640}}, swizzle = 8>
 //        RTX:    amk.kernel "gemm_4096x4096x4096_bf16_f32_f32_nn" config(#amk.gemm_config<block = [{{64|128}}, {{64|128}}, 32], warp = [{{[0-9]+}}, {{[0-9]+}}], math = mma_sync, inst = [16, 8, 16], stages = {{[2-3]}}, vector = 8,
 //  CHECK-SAME:     ladder [#amk.candidate<config = #amk.gemm_config<{{[^>]*}}>, predicted_ns = {{[0-9]+}}>, #amk.candidate<{{.*}}>, #amk.candidate<{{.*}}>, #amk.candidate<{{.*}}>]
 //  CHECK-NEXT:     amk.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<4096x4096xbf16>, memref<4096x4096xbf16>, memref<4096x4096xf32>
