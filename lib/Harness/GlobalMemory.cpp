@@ -1006,6 +1006,12 @@ void GlobalChecker::checkThreadWrite(const MemoryAccess &access) {
   }
 }
 
+/// What an unordered write does to the other access of a race.
+static StringRef raceOutcome(bool otherWrites) {
+  return otherWrites ? "either write may land last"
+                     : "the read may see the value before or after the write";
+}
+
 void GlobalChecker::checkUniformWritePairs() {
   llvm::SmallPtrSet<Operation *, 8> reported;
   for (const MemoryAccess &w : uniformWrites)
@@ -1036,9 +1042,7 @@ void GlobalChecker::checkUniformWritePairs() {
                            "between them ({2}): {3}; put a barrier between "
                            "them",
                            describeOp(o.op), describeOp(w.op), *threadsWhy,
-                           o.write ? "either write may land last"
-                                   : "the read may see the value before or "
-                                     "after the write")
+                           raceOutcome(o.write))
                  .str());
     }
 }
@@ -1189,11 +1193,7 @@ void GlobalChecker::run() {
                            "not ordered, so {3} ({4}); give each block its "
                            "own elements, or update them atomically",
                            describeOp(at), against, describeBuffer(a.rootValue),
-                           other.kind == Kind::Read
-                               ? "the read may see the value before or after "
-                                 "the write"
-                               : "either write may land last",
-                           why)
+                           raceOutcome(other.kind != Kind::Read), why)
                  .str());
     }
   }
