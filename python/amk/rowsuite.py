@@ -227,7 +227,8 @@ def dynamic_small_cases():
             rows = max(1, 32 // t)
             cases.append(RowCase(
                 "softmax", -1, -1, "bf16", dynamic=True, sizes=sizes,
-                config=row_config(t, v, 1, rows, runs=1), tag=f"_t{t}x{rows}_v{v}"))
+                config=row_config(t, v, 1, rows, runs=1),
+                tag=f"_t{t}x{rows}_v{v}"))
     for t in (128, 256, 512, 1024):
         for passes in (1, 2):
             runs = -(-4099 // (t * 8))
