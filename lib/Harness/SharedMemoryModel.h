@@ -328,6 +328,14 @@ private:
 std::optional<Separated> separate(const SharedAccess &a, const Model &model,
                                   ThreadEvaluator &threads);
 
+/// Adds `coefficient * v` to `out` (uniform terms, constant, and perThread,
+/// sized for the block): false when a term mixes thread and uniform values,
+/// a thread value cannot be evaluated, or the arithmetic overflows. Uniform
+/// sums and multiples by constants are split too (`base + 64 * tile` is
+/// two terms); terms are merged by value, in order of first appearance.
+bool separateIndex(Value v, int64_t coefficient, Separated &out,
+                   const Model &model, ThreadEvaluator &threads);
+
 //===----------------------------------------------------------------------===//
 // The check
 //===----------------------------------------------------------------------===//

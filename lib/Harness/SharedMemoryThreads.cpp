@@ -21,6 +21,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::amk;
@@ -130,18 +131,30 @@ namespace {
 /// Splits one access's address and guards.
 class Separator {
 public:
-  Separator(const Model &model, ThreadEvaluator &threads)
-      : model(model), threads(threads) {}
+  /// `expandUniform`: uniform sums and multiples by constants are split
+  /// into their terms too (else a uniform value is one term).
+  Separator(const Model &model, ThreadEvaluator &threads,
+            bool expandUniform = false)
+      : model(model), threads(threads), expandUniform(expandUniform) {}
 
   std::optional<Separated> separate(const SharedAccess &a);
+  bool separateIndex(Value v, int64_t coefficient, Separated &out) {
+    SmallVector<std::pair<Value, int64_t>> threadTerms;
+    return splitTerm(v, coefficient, out, threadTerms, 0) &&
+           addThreadTerms(threadTerms, out);
+  }
 
 private:
   bool splitTerm(Value v, int64_t coefficient, Separated &out,
                  SmallVectorImpl<std::pair<Value, int64_t>> &threadTerms,
                  int depth);
+  /// Adds each thread term's value in every thread to out.perThread.
+  bool addThreadTerms(ArrayRef<std::pair<Value, int64_t>> threadTerms,
+                      Separated &out);
 
   const Model &model;
   ThreadEvaluator &threads;
+  bool expandUniform;
 };
 } // namespace
 
@@ -149,11 +162,24 @@ bool Separator::splitTerm(
     Value v, int64_t coefficient, Separated &out,
     SmallVectorImpl<std::pair<Value, int64_t>> &threadTerms, int depth) {
   if (std::optional<int64_t> c = getConstantIntValue(v)) {
-    out.constant += coefficient * *c;
-    return true;
+    int64_t term;
+    return !llvm::MulOverflow(coefficient, *c, term) &&
+           !llvm::AddOverflow(out.constant, term, out.constant);
   }
-  if (!model.uniformity.isDivergent(v)) {
-    out.uniform.push_back({v, coefficient});
+  Operation *op = v.getDefiningOp();
+  bool linear = isa_and_nonnull<arith::AddIOp, arith::SubIOp,
+                                arith::IndexCastOp, arith::IndexCastUIOp>(op) ||
+                (isa_and_nonnull<arith::MulIOp>(op) &&
+                 (getConstantIntValue(op->getOperand(0)) ||
+                  getConstantIntValue(op->getOperand(1))));
+  if (!model.uniformity.isDivergent(v) &&
+      (!expandUniform || !linear || depth > 32)) {
+    auto *it =
+        llvm::find_if(out.uniform, [&](auto &t) { return t.first == v; });
+    if (it == out.uniform.end())
+      out.uniform.push_back({v, coefficient});
+    else if (llvm::AddOverflow(it->second, coefficient, it->second))
+      return false;
     return true;
   }
   if (threads.isThreadOnly(v)) {
@@ -162,22 +188,45 @@ bool Separator::splitTerm(
   }
   if (depth > 32)
     return false;
-  Operation *op = v.getDefiningOp();
-  if (isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
+  if (isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op)) {
+    int64_t second = coefficient;
+    if (isa<arith::SubIOp>(op) &&
+        llvm::SubOverflow(int64_t(0), coefficient, second))
+      return false;
     return splitTerm(op->getOperand(0), coefficient, out, threadTerms,
                      depth + 1) &&
-           splitTerm(op->getOperand(1),
-                     isa<arith::SubIOp>(op) ? -coefficient : coefficient, out,
-                     threadTerms, depth + 1);
+           splitTerm(op->getOperand(1), second, out, threadTerms, depth + 1);
+  }
   if (isa_and_nonnull<arith::MulIOp>(op))
     for (unsigned i = 0; i < 2; ++i)
-      if (std::optional<int64_t> c = getConstantIntValue(op->getOperand(i)))
-        return splitTerm(op->getOperand(1 - i), coefficient * *c, out,
-                         threadTerms, depth + 1);
+      if (std::optional<int64_t> c = getConstantIntValue(op->getOperand(i))) {
+        int64_t scaled;
+        return !llvm::MulOverflow(coefficient, *c, scaled) &&
+               splitTerm(op->getOperand(1 - i), scaled, out, threadTerms,
+                         depth + 1);
+      }
   if (isa_and_nonnull<arith::IndexCastOp, arith::IndexCastUIOp>(op))
     return splitTerm(op->getOperand(0), coefficient, out, threadTerms,
                      depth + 1);
   return false;
+}
+
+bool Separator::addThreadTerms(ArrayRef<std::pair<Value, int64_t>> threadTerms,
+                               Separated &out) {
+  int64_t count = model.block[0] * model.block[1] * model.block[2];
+  out.perThread.resize(count, 0);
+  for (auto [v, c] : threadTerms) {
+    const std::vector<int64_t> *x = threads.values(v);
+    if (!x)
+      return false;
+    for (int64_t t = 0; t < count; ++t) {
+      int64_t term;
+      if (llvm::MulOverflow(c, (*x)[t], term) ||
+          llvm::AddOverflow(out.perThread[t], term, out.perThread[t]))
+        return false;
+    }
+  }
+  return true;
 }
 
 std::optional<Separated> Separator::separate(const SharedAccess &a) {
@@ -191,10 +240,14 @@ std::optional<Separated> Separator::separate(const SharedAccess &a) {
     return std::nullopt;
   Separated out;
   SmallVector<std::pair<Value, int64_t>> threadTerms;
-  out.constant = layout->offset * a.elementBytes;
-  for (auto [index, stride] : llvm::zip(a.access.indices, layout->strides))
-    if (!splitTerm(index, stride * a.elementBytes, out, threadTerms, 0))
+  if (llvm::MulOverflow(layout->offset, a.elementBytes, out.constant))
+    return std::nullopt;
+  for (auto [index, stride] : llvm::zip(a.access.indices, layout->strides)) {
+    int64_t bytes;
+    if (llvm::MulOverflow(stride, a.elementBytes, bytes) ||
+        !splitTerm(index, bytes, out, threadTerms, 0))
       return std::nullopt;
+  }
   for (Value m = a.access.memref; Operation *def = m.getDefiningOp();) {
     if (auto view = dyn_cast<memref::ViewOp>(def)) {
       if (!splitTerm(view.getByteShift(), 1, out, threadTerms, 0))
@@ -231,14 +284,8 @@ std::optional<Separated> Separator::separate(const SharedAccess &a) {
         return std::nullopt;
     }
   }
-  out.perThread.assign(count, 0);
-  for (auto [v, c] : threadTerms) {
-    const std::vector<int64_t> *x = threads.values(v);
-    if (!x)
-      return std::nullopt;
-    for (int64_t t = 0; t < count; ++t)
-      out.perThread[t] += c * (*x)[t];
-  }
+  if (!addThreadTerms(threadTerms, out))
+    return std::nullopt;
   std::optional<std::vector<bool>> active = threads.passing(threadGuards);
   if (!active)
     return std::nullopt;
@@ -250,4 +297,10 @@ std::optional<Separated> smem::separate(const SharedAccess &a,
                                         const Model &model,
                                         ThreadEvaluator &threads) {
   return Separator(model, threads).separate(a);
+}
+
+bool smem::separateIndex(Value v, int64_t coefficient, Separated &out,
+                         const Model &model, ThreadEvaluator &threads) {
+  return Separator(model, threads, /*expandUniform=*/true)
+      .separateIndex(v, coefficient, out);
 }

@@ -210,6 +210,8 @@ gpu.module @m {
     %j = arith.addi %i, %c1 : index
     %ok = arith.cmpi ult, %j, %n : index
     scf.if %ok {
+      // Within the block too: thread t reads what thread t + 1 writes.
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.load' at line {{[0-9]+}} touches the element that 'memref.store' at line {{[0-9]+}} writes in another thread of its block, with no barrier between them (threads 1 and 0){{.*}}}}
       %x = memref.load %a[%j] : memref<?xf32>
       // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #0: blocks of a launch are not ordered, so the read may see the value before or after the write}}
       memref.store %x, %a[%i] : memref<?xf32>
