@@ -300,6 +300,26 @@ private:
 };
 } // namespace
 
+ConfigVerdict mlir::amk::explainConfig(const KernelFamily &family,
+                                       ProblemOpInterface problem,
+                                       const TargetSpec &target,
+                                       KernelConfigAttrInterface config,
+                                       const TuningDB *tuningDB) {
+  std::unique_ptr<ProblemModel> model = family.getModel(
+      problem, target, getCalibration(family, tuningDB, target), {});
+  ConfigVerdict verdict;
+  PlanCandidate c;
+  if (Verdict why = evaluate(*model, config, target, problem->getContext(), c,
+                             /*prune=*/false)) {
+    std::tie(verdict.rejectedBy, verdict.reason) = *why;
+    return verdict;
+  }
+  if (Verdict why = model->prune(config))
+    std::tie(verdict.rejectedBy, verdict.reason) = *why;
+  verdict.candidate = std::move(c);
+  return verdict;
+}
+
 Plan mlir::amk::planProblem(const KernelFamily &family,
                             ProblemOpInterface problem,
                             const TargetSpec &target,

@@ -116,6 +116,7 @@ struct AMKPlanPass : public amk::impl::AMKPlanPassBase<AMKPlanPass> {
 private:
   LogicalResult planOne(ProblemOpInterface problem, const TargetSpec &target,
                         llvm::StringSet<> &names);
+  void explainGivenConfig(KernelOp kernel, const TargetSpec &target);
   LogicalResult loadTuningDB(ModuleOp module);
 
   std::optional<TuningDB> db;
@@ -154,6 +155,37 @@ static void explainPlan(KernelOp kernel, const Plan &plan,
                                                 : plan.summarizeRejections());
   for (const std::string &note : plan.notes)
     diag.attachNote() << note;
+}
+
+/// The explain remark of a kernel whose config was given: what the
+/// planner predicts for it, or why it would not have planned it.
+void AMKPlanPass::explainGivenConfig(KernelOp kernel,
+                                     const TargetSpec &target) {
+  ProblemOpInterface problem = kernel.getProblem();
+  const KernelFamily *family =
+      problem ? lookupFamily(problem, problem.getProblemFamily()) : nullptr;
+  if (!family || kernel.getConfig().getProblemFamily() != family->getName())
+    return; // the verifier reports a kernel without a problem of its family
+  ConfigVerdict verdict = explainConfig(
+      *family, problem, target, kernel.getConfig(), db ? &*db : nullptr);
+  InFlightDiagnostic diag = mlir::emitRemark(kernel.getLoc());
+  diag << "given config of " << kernel.getSymName() << ": ";
+  if (!verdict.candidate) {
+    diag << "the planner rejects it (" << verdict.rejectedBy
+         << "): " << verdict.reason;
+    return;
+  }
+  const PlanCandidate &c = *verdict.candidate;
+  diag << llvm::formatv(
+      "predicted {0} us ({1}; {2} block(s)/SM limited by {3}, {4} "
+      "regs/thread, {5} B smem{6})",
+      formatUs(c.cost.totalNs), c.cost.terms, c.resources.blocksPerSM,
+      c.resources.getOccupancyLimiter(), c.resources.regsPerThread,
+      c.resources.dynamicSmemBytes,
+      c.cost.notes.empty() ? std::string() : ", " + c.cost.notes);
+  if (!verdict.rejectedBy.empty())
+    diag.attachNote() << "the planner's heuristics would prune it ("
+                      << verdict.rejectedBy << "): " << verdict.reason;
 }
 
 LogicalResult AMKPlanPass::planOne(ProblemOpInterface problem,
@@ -289,12 +321,15 @@ void AMKPlanPass::runOnOperation() {
   llvm::StringSet<> names;
   SmallVector<ProblemOpInterface> problems;
   module.walk([&](Operation *op) {
-    if (auto kernel = dyn_cast<KernelOp>(op))
+    if (auto kernel = dyn_cast<KernelOp>(op)) {
       names.insert(kernel.getSymName());
-    else if (auto problem = dyn_cast<ProblemOpInterface>(op);
-             problem && !op->getParentOfType<KernelOp>() &&
-             !op->getParentOfType<ProblemOpInterface>())
+      if (explain)
+        explainGivenConfig(kernel, spec);
+    } else if (auto problem = dyn_cast<ProblemOpInterface>(op);
+               problem && !op->getParentOfType<KernelOp>() &&
+               !op->getParentOfType<ProblemOpInterface>()) {
       problems.push_back(problem);
+    }
   });
 
   bool failedAny = false;

@@ -40,3 +40,19 @@ func.func @transposed_a(%a: memref<512x1024xbf16>, %b: memref<512x1024xbf16>, %c
   amk.matmul %a, %b into %c {transpose_a} : memref<512x1024xbf16>, memref<512x1024xbf16>, memref<1024x1024xbf16>
   return
 }
+
+// -----
+
+// A config given in an `amk.kernel`: what the planner predicts for it (the
+// same terms as a rung), or why it would not plan it.
+func.func @given(%a: memref<16x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<16x4096xbf16>) {
+  // expected-remark-re @+1 {{given config of decode_wgmma: predicted {{[0-9]+\.[0-9]}} us (compute {{[0-9.]+}}, hbm {{[0-9.]+}}, l2 {{[0-9.]+}}, feed {{[0-9.]+}}, smem {{[0-9.]+}} us; {{[0-9]+}} block(s)/SM limited by {{[a-z ]+}}, {{[0-9]+}} regs/thread, 147456 B smem, 64 tiles)}}
+  amk.kernel "decode_wgmma" config(#amk.gemm_config<block = [64, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 6, vector = 8, threads = 128, split_k = 2, split_reduce = workspace>) {
+    amk.matmul %a, %b into %c : memref<16x4096xbf16>, memref<4096x4096xbf16>, memref<16x4096xbf16>
+  }
+  // expected-remark-re @+1 {{given config of too_deep: the planner rejects it (AMK-RES-SMEM): {{.*}}}}
+  amk.kernel "too_deep" config(#amk.gemm_config<block = [128, 256, 64], warp = [64, 256], math = wgmma, inst = [64, 256, 16], stages = 8, vector = 8, threads = 256>) {
+    amk.matmul %a, %b into %c : memref<16x4096xbf16>, memref<4096x4096xbf16>, memref<16x4096xbf16>
+  }
+  return
+}

@@ -104,6 +104,20 @@ TuningProblem getTuningProblem(const KernelFamily &family,
 Plan planProblem(const KernelFamily &family, ProblemOpInterface problem,
                  const TargetSpec &target, const PlanOptions &options = {});
 
+/// A config given for `problem` (an `amk.kernel` the user configured), as
+/// the planner sees it: its resources and predicted cost, or why the
+/// planner would have rejected it (the check id and message; a config the
+/// heuristics prune still gets its cost, with the reason beside it).
+struct ConfigVerdict {
+  std::optional<PlanCandidate> candidate;
+  std::string rejectedBy, reason;
+};
+ConfigVerdict explainConfig(const KernelFamily &family,
+                            ProblemOpInterface problem,
+                            const TargetSpec &target,
+                            KernelConfigAttrInterface config,
+                            const TuningDB *tuningDB = nullptr);
+
 /// A kernel of its own for a range of a dynamic size: the bucket, the best
 /// config planned at its size, and the prediction there of the config that
 /// serves all other sizes.
