@@ -13,7 +13,8 @@
 // GPU-NOT: linalg.fill
 // GPU: gpu.launch_func @gemm_Dx64x32_f32_f32_f32_nn::@gemm_Dx64x32_f32_f32_f32_nn
 // GPU: gpu.module @gemm_512x256x128_bf16_f32_bf16_nn
-// GPU: nvvm.mma.sync
+// GPU: nvgpu.tma.async.load
+// GPU: nvgpu.warpgroup.mma
 // GPU: gpu.module @gemm_Dx64x32_f32_f32_f32_nn
 // GPU: vector.fma
 

@@ -178,23 +178,34 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   if (problem.bias)
     cTraffic += double(problem.batch) * problem.n * outBytes;
   cost.hbmBytes = aTraffic + bTraffic + cTraffic;
-  cost.hbmNs = cost.hbmBytes / (target.hbm_gbps * params.hbmEfficiency);
+  double hbmRate = target.hbm_gbps * params.hbmEfficiency;
+  if (config.getMath() != MathInst::wgmma &&
+      target.hasFeature(ArchFeature::Tma))
+    hbmRate *= params.asyncCopyHbmShare;
+  cost.hbmNs = cost.hbmBytes / hbmRate;
 
   // Operand feed: the pipeline keeps (stages - 1) stages of each resident
   // block in flight; simt prefetches one stage through registers, and so
   // do register-staged operands (too narrow for cp.async), one k-tile
-  // ahead of their store.
+  // ahead of their store. Each path has its own latency (Little's law:
+  // the rate is the bytes in flight over it).
   double stageBytes = double(bm + bn) * bk * inBytes;
-  double inFlight = 0;
+  double feedPerNs = 0;
   for (bool isA : {true, false}) {
     int64_t stages = std::max<int64_t>(config.getStages() - 1, 1);
-    if (config.getMath() == MathInst::simt)
+    double latency = config.getMath() == MathInst::wgmma
+                         ? params.tmaLatencyNs
+                         : params.asyncCopyLatencyNs;
+    if (config.getMath() == MathInst::simt) {
       stages = 1;
-    else if (getOperandVector(config, problem, isA) * inBytes < 4)
+      latency = params.memLatencyNs;
+    } else if (getOperandVector(config, problem, isA) * inBytes < 4) {
       stages = getRegisterLookahead(config) + 1;
-    inFlight += concurrent * stages * double(isA ? bm : bn) * bk * inBytes;
+      latency = params.memLatencyNs;
+    }
+    feedPerNs +=
+        concurrent * stages * double(isA ? bm : bn) * bk * inBytes / latency;
   }
-  double feedPerNs = inFlight / params.memLatencyNs;
   double bytesBusiest = busiest * stageBytes * kIters;
   cost.l2Ns = double(tiles) * stageBytes * kIters /
               (target.hbm_gbps * params.l2BandwidthPerHbm);

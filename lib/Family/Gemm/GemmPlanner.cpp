@@ -182,6 +182,9 @@ void mlir::amk::forEachCalibratedParam(
   fn("wgmma_persistent_efficiency", params.wgmmaPersistentEfficiency);
   fn("hbm_efficiency", params.hbmEfficiency);
   fn("mem_latency_ns", params.memLatencyNs);
+  fn("async_copy_latency_ns", params.asyncCopyLatencyNs);
+  fn("tma_latency_ns", params.tmaLatencyNs);
+  fn("async_copy_hbm_share", params.asyncCopyHbmShare);
   fn("l2_bandwidth_per_hbm", params.l2BandwidthPerHbm);
   fn("lone_block_efficiency", params.loneBlockEfficiency);
   fn("overlap", params.overlap);
@@ -270,6 +273,17 @@ public:
     if (c.getMath() == MathInst::wgmma)
       smallestMN = std::max(kWgmmaBlockM[0], kWgmmaWarpN[0]);
     int64_t smallestK = isMma ? kMmaBlockK[0] : kSimtBlockK[0];
+    // A warp-specialized kernel of one k-tile per tile is rejected by the
+    // harness (AMK-MBARRIER-PHASE, issue 16's notes): not planned.
+    int64_t kTiles =
+        llvm::divideCeil(llvm::divideCeil(rep.k, c.getBlockK()), c.getSplitK());
+    if (isWarpSpecialized(c) && kTiles < 2)
+      return std::make_pair(
+          std::string("heuristic:ws-single-k-tile"),
+          llvm::formatv("a warp-specialized kernel over {0} k-tile(s) per "
+                        "tile",
+                        kTiles)
+              .str());
     if (!exceedsProblem(c.getBlockM(), rep.m, smallestMN) &&
         !exceedsProblem(c.getBlockN(), rep.n, smallestMN) &&
         !exceedsProblem(c.getBlockK(), rep.k, smallestK))

@@ -47,8 +47,22 @@ struct GemmCostParams {
   /// (H200: 4.35 TB/s read of 4.8).
   double hbmEfficiency = 0.88;
   /// Latency of a global load that the pipeline must hide, ns (HBM under
-  /// load; L2 hits are faster, which the in-flight bound ignores).
+  /// load; L2 hits are faster, which the in-flight bound ignores): loads
+  /// to registers (simt, register-staged operands) and each pipeline's
+  /// prologue.
   double memLatencyNs = 600;
+  /// The same for cp.async (H100 decode study, 2026-12-06: mma.sync
+  /// kernels of one or two warps per block streamed at half the rate the
+  /// 600 ns above gives).
+  double asyncCopyLatencyNs = 1200;
+  /// The same for a TMA load, to its mbarrier's completion (H100 decode
+  /// study, 2026-12-06: wgmma kernels of 32-64 blocks streamed as Little's
+  /// law says at about 1000 ns).
+  double tmaLatencyNs = 1000;
+  /// Fraction of a TMA-fed kernel's HBM rate that a kernel fed by cp.async
+  /// or plain loads reaches on a target with TMA (the same study: mma.sync
+  /// kernels at 0.93-0.94 of the wgmma ones on HBM-bound decode shapes).
+  double asyncCopyHbmShare = 0.93;
   /// L2 bandwidth as a multiple of HBM bandwidth (not a target field yet;
   /// H100/H200 measure about 3x). Every operand tile load crosses L2.
   double l2BandwidthPerHbm = 3.0;
