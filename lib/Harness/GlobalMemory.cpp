@@ -66,6 +66,10 @@ using namespace mlir::amk::smem;
 
 static std::optional<int> getBlockIndexDim(Operation *op);
 
+static bool isAtomic(const MemoryAccess &a) {
+  return isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(a.op);
+}
+
 namespace {
 
 enum class Kind { Read, Write, Atomic };
@@ -198,6 +202,11 @@ private:
                   llvm::SetVector<std::pair<unsigned, unsigned>> &pairs);
   /// The two-thread system for a pair the sweep found (one instance of one
   /// access when `same`); reports a race or gives up.
+  /// Asks unorderedPair(w, o) and reports the race it finds (the message
+  /// ends in `advice`), or that it gave up; either adds `o` to `reported`.
+  void reportUnorderedPair(const MemoryAccess &w, const MemoryAccess &o,
+                           llvm::SmallPtrSetImpl<Operation *> &reported,
+                           StringRef advice);
   void askThreadPair(const MemoryAccess &ax, const MemoryAccess &ay, bool same,
                      const llvm::SmallPtrSetImpl<Operation *> &uniformWriteOps);
   /// `access`'s indices as block-uniform terms, a constant and a part of
@@ -444,10 +453,9 @@ void GlobalChecker::addAccess(const MemoryAccess &access) {
     unmodelled.push_back({access, whyNot});
     return;
   }
-  Kind kind = isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(access.op)
-                  ? Kind::Atomic
-              : access.write ? Kind::Write
-                             : Kind::Read;
+  Kind kind = isAtomic(access) ? Kind::Atomic
+              : access.write   ? Kind::Write
+                               : Kind::Read;
   SmallVector<scf::ForOp> loops = enclosingLoops(access.op, model.kernel);
   Operation *loop = loops.empty() ? nullptr : loops.back().getOperation();
   auto sameTerms = [](const Span &x, const Span &y) {
@@ -894,8 +902,7 @@ GlobalChecker::meetMembers(const Box &a, const Box &b, std::string &why) {
 
 void GlobalChecker::checkUniformWrite(const MemoryAccess &access) {
   if (!access.write || access.wholeView || access.warpgroupCollective ||
-      access.warpCollective ||
-      isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(access.op))
+      access.warpCollective || isAtomic(access))
     return;
   auto uniform = [&](Value v) {
     return !model.uniformity.isDivergent(v, ThreadScope::Block);
@@ -1040,38 +1047,10 @@ void GlobalChecker::checkUniformWritePairs() {
           reported.contains(o.op) ||
           inExclusiveBranches(w.op, o.op, model.uniformity,
                               ThreadScope::Block) ||
-          (isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(o.op) &&
-           !o.write))
+          (isAtomic(o) && !o.write))
         continue;
-      std::optional<std::string> threadsWhy = unorderedPair(w, o);
-      if (gaveUp) {
-        gaveUp = false;
-        report(check::kUnprovable, o.op,
-               llvm::formatv("the race check within a block gave up on {0} "
-                             "against {1}{2}",
-                             describeOp(o.op), describeOp(w.op),
-                             gaveUpWhy.empty() ? "" : ": " + gaveUpWhy)
-                   .str());
-        gaveUpWhy.clear();
-        reported.insert(o.op);
-        continue;
-      }
-      if (!threadsWhy)
-        continue;
-      reported.insert(o.op);
-      report(check::kGlobalRace, o.op,
-             llvm::formatv("{0} touches the element that {1} writes in "
-                           "another thread of its block, with no barrier "
-                           "between them ({2}): {3}; put a barrier between "
-                           "them",
-                           describeOp(o.op), describeOp(w.op), *threadsWhy,
-                           raceOutcome(o.write))
-                 .str());
+      reportUnorderedPair(w, o, reported, "");
     }
-}
-
-static bool isAtomic(const MemoryAccess &a) {
-  return isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(a.op);
 }
 
 void GlobalChecker::sweepPairs(
@@ -1241,12 +1220,18 @@ void GlobalChecker::askThreadPair(
   // The write (a plain one when the other is atomic) and the other access.
   bool xWrites = ax.write && !(isAtomic(ax) && !isAtomic(ay) && ay.write);
   const MemoryAccess &w = xWrites ? ax : ay, &o = xWrites ? ay : ax;
-  if (reportedWithin.contains(o.op))
-    return;
+  if (!reportedWithin.contains(o.op))
+    reportUnorderedPair(w, o, reportedWithin,
+                        ", or give each thread its own elements");
+}
+
+void GlobalChecker::reportUnorderedPair(
+    const MemoryAccess &w, const MemoryAccess &o,
+    llvm::SmallPtrSetImpl<Operation *> &reported, StringRef advice) {
   std::optional<std::string> threadsWhy = unorderedPair(w, o);
   if (gaveUp) {
     gaveUp = false;
-    reportedWithin.insert(o.op);
+    reported.insert(o.op);
     report(check::kUnprovable, o.op,
            llvm::formatv("the race check within a block gave up on {0} "
                          "against {1}{2}",
@@ -1258,14 +1243,13 @@ void GlobalChecker::askThreadPair(
   }
   if (!threadsWhy)
     return;
-  reportedWithin.insert(o.op);
+  reported.insert(o.op);
   report(check::kGlobalRace, o.op,
          llvm::formatv("{0} touches the element that {1} writes in another "
                        "thread of its block, with no barrier between them "
-                       "({2}): {3}; put a barrier between them, or give each "
-                       "thread its own elements",
+                       "({2}): {3}; put a barrier between them{4}",
                        describeOp(o.op), describeOp(w.op), *threadsWhy,
-                       raceOutcome(o.write))
+                       raceOutcome(o.write), advice)
              .str());
 }
 

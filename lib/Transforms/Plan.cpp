@@ -82,6 +82,20 @@ static std::string describeSource(const PlanCandidate &c) {
   llvm_unreachable("unknown candidate source");
 }
 
+/// "12.3 us (compute ..., hbm ... us; 2 block(s)/SM limited by shared
+/// memory, 128 regs/thread, 98304 B smem, 128 tiles)": the model's time,
+/// its terms and the resources behind them.
+static std::string describeCost(const PlanCandidate &c) {
+  return llvm::formatv(
+             "{0} us ({1}; {2} block(s)/SM limited by {3}, {4} "
+             "regs/thread, {5} B smem{6})",
+             formatUs(c.cost.totalNs), c.cost.terms, c.resources.blocksPerSM,
+             c.resources.getOccupancyLimiter(), c.resources.regsPerThread,
+             c.resources.dynamicSmemBytes,
+             c.cost.notes.empty() ? std::string() : ", " + c.cost.notes)
+      .str();
+}
+
 namespace {
 struct AMKPlanPass : public amk::impl::AMKPlanPassBase<AMKPlanPass> {
   using Base::Base;
@@ -140,14 +154,9 @@ static void explainPlan(KernelOp kernel, const Plan &plan,
                             << plan.numCandidates << " candidates, "
                             << plan.numRejected << " rejected)";
   for (auto [i, c] : llvm::enumerate(plan.ladder))
-    diag.attachNote() << llvm::formatv(
-        "ladder #{0}: {1}: {2}{3} us ({4}; {5} block(s)/SM limited by {6}, "
-        "{7} regs/thread, {8} B smem{9})",
-        i + 1, attrToString(c.config), describeSource(c),
-        formatUs(c.cost.totalNs), c.cost.terms, c.resources.blocksPerSM,
-        c.resources.getOccupancyLimiter(), c.resources.regsPerThread,
-        c.resources.dynamicSmemBytes,
-        c.cost.notes.empty() ? std::string() : ", " + c.cost.notes);
+    diag.attachNote() << llvm::formatv("ladder #{0}: {1}: {2}{3}", i + 1,
+                                       attrToString(c.config),
+                                       describeSource(c), describeCost(c));
   if (!plan.tuningSummary.empty())
     diag.attachNote() << "tuning database: " << plan.tuningSummary;
   diag.attachNote() << "rejected: "
@@ -175,14 +184,7 @@ void AMKPlanPass::explainGivenConfig(KernelOp kernel,
          << "): " << verdict.reason;
     return;
   }
-  const PlanCandidate &c = *verdict.candidate;
-  diag << llvm::formatv(
-      "predicted {0} us ({1}; {2} block(s)/SM limited by {3}, {4} "
-      "regs/thread, {5} B smem{6})",
-      formatUs(c.cost.totalNs), c.cost.terms, c.resources.blocksPerSM,
-      c.resources.getOccupancyLimiter(), c.resources.regsPerThread,
-      c.resources.dynamicSmemBytes,
-      c.cost.notes.empty() ? std::string() : ", " + c.cost.notes);
+  diag << "predicted " << describeCost(*verdict.candidate);
   if (!verdict.rejectedBy.empty())
     diag.attachNote() << "the planner's heuristics would prune it ("
                       << verdict.rejectedBy << "): " << verdict.reason;

@@ -94,8 +94,7 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   int64_t tilesN = llvm::divideCeil(problem.n, bn);
   // Split-K: each block takes 1/split_k of the k-tiles.
   int64_t splits = config.getSplitK();
-  int64_t kIters = std::max<int64_t>(
-      llvm::divideCeil(llvm::divideCeil(problem.k, bk), splits), 1);
+  int64_t kIters = std::max<int64_t>(getKTilesPerSplit(config, problem.k), 1);
   int64_t paddedK = kIters * bk;
   int64_t tiles = problem.batch * tilesM * tilesN * splits;
   cost.tiles = tiles;

@@ -217,6 +217,11 @@ bool mlir::amk::isWarpSpecialized(GemmConfigAttr config) {
          config.getThreads() == config.getNumComputeWarps() * 32 + 128;
 }
 
+int64_t mlir::amk::getKTilesPerSplit(GemmConfigAttr config, int64_t k) {
+  return llvm::divideCeil(llvm::divideCeil(k, config.getBlockK()),
+                          config.getSplitK());
+}
+
 int64_t mlir::amk::getPersistentBlocks(GemmConfigAttr config,
                                        const GemmProblem &problem,
                                        const TargetSpec &target) {

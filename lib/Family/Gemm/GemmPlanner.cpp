@@ -275,8 +275,7 @@ public:
     int64_t smallestK = isMma ? kMmaBlockK[0] : kSimtBlockK[0];
     // A warp-specialized kernel of one k-tile per tile is rejected by the
     // harness (AMK-MBARRIER-PHASE, issue 16's notes): not planned.
-    int64_t kTiles =
-        llvm::divideCeil(llvm::divideCeil(rep.k, c.getBlockK()), c.getSplitK());
+    int64_t kTiles = getKTilesPerSplit(c, rep.k);
     if (isWarpSpecialized(c) && kTiles < 2)
       return std::make_pair(
           std::string("heuristic:ws-single-k-tile"),

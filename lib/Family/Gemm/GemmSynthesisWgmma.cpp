@@ -180,7 +180,7 @@ WgmmaMainLoop::WgmmaMainLoop(GemmKernelBuilder &kb)
   // Split-K: each split runs the same count of k-tiles from its first
   // (kb.kTileBegin); the last split's past K are boxes TMA fills with zeros.
   allKTiles = llvm::divideCeil(kb.p.k, bk);
-  kTiles = llvm::divideCeil(allKTiles, config.getSplitK());
+  kTiles = getKTilesPerSplit(config, kb.p.k);
   stages = std::min<int64_t>(config.getStages(), kTiles);
   specialized = isWarpSpecialized(config);
   if (specialized) {

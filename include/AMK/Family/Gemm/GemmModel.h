@@ -150,6 +150,10 @@ GemmSmemLayout getGemmSmemLayout(GemmConfigAttr config,
 /// compute warpgroups (wgmma only).
 bool isWarpSpecialized(GemmConfigAttr config);
 
+/// The k-tiles each split of `config` runs over a static K: the last split
+/// pads with zero tiles up to the same count.
+int64_t getKTilesPerSplit(GemmConfigAttr config, int64_t k);
+
 /// The blocks of a persistent kernel: warp specialized with static M and N,
 /// min(tiles, SMs) blocks each loop over the tiles bid, bid + G, ... of
 /// their batch (0: not persistent, one block per tile).
