@@ -41,6 +41,7 @@
 #include "AMK/Harness/KernelSafety.h"
 #include "BoundsProver.h"
 #include "GlobalProtocol.h"
+#include "MBarrierChecker.h"
 #include "SharedMemoryModel.h"
 
 #include "AMK/Analysis/Address.h"
@@ -165,13 +166,16 @@ private:
   /// (its guards and predicate hold in both), as "threads a and b"; none
   /// when there are none, or the search gave up (`gaveUp`).
   std::optional<std::string> twoRunners(const MemoryAccess &access);
-  /// Two threads of one block that may run `write` and `other` (through the
-  /// same view) at one element with no barrier between them, as "threads a
-  /// and b"; none when there are none, or the search gave up (`gaveUp`,
-  /// also when two threads meet there but the barriers between them
+  /// Two threads of one block that may run `write` and `other` (through
+  /// views of one buffer) at one element with no barrier between them, as
+  /// "threads a and b"; none when there are none, or the search gave up
+  /// (`gaveUp`, also when two threads meet there but the barriers between them
   /// cannot be counted).
+  /// `needExact`: a pair found through values the system does not model
+  /// per thread (an index read from memory) is given up on, not reported.
   std::optional<std::string> unorderedPair(const MemoryAccess &write,
-                                           const MemoryAccess &other);
+                                           const MemoryAccess &other,
+                                           bool needExact = false);
   /// Two threads of one block running `a` and `b` (one instance of one
   /// access with `sameInstance`) under their guards and what `relate` adds
   /// (false: not asked), as "threads x and y"; none when there are none,
@@ -192,6 +196,13 @@ private:
   /// one of them a write, that two threads may make at one element with no
   /// barrier between (checkUniformWritePairs asks the uniform writes).
   void checkThreadPairs();
+  /// Within a block: every other pair of accesses of one buffer, one of
+  /// them a plain write, that the checks above do not ask (views that
+  /// differ per thread or from each other, indices that mix the thread with
+  /// loops or data, a block of unknown size): the two-thread system alone,
+  /// in the buffer's coordinates. A pair it finds only through values it
+  /// does not model per thread is AMK-UNPROVABLE.
+  void checkOtherPairs();
   /// The pairs of `members` (x <= y, `wanted`) that two threads may make
   /// at one element, as far as their thread parts, with the uniform parts
   /// of each dimension d equal up to a multiple of modulus[d] (0: equal).
@@ -206,7 +217,7 @@ private:
   /// ends in `advice`), or that it gave up; either adds `o` to `reported`.
   void reportUnorderedPair(const MemoryAccess &w, const MemoryAccess &o,
                            llvm::SmallPtrSetImpl<Operation *> &reported,
-                           StringRef advice);
+                           StringRef advice, bool needExact = false);
   void askThreadPair(const MemoryAccess &ax, const MemoryAccess &ay, bool same,
                      const llvm::SmallPtrSetImpl<Operation *> &uniformWriteOps);
   /// `access`'s indices as block-uniform terms, a constant and a part of
@@ -221,6 +232,8 @@ private:
   /// block), so two threads' instances of a uniform `v` are equal.
   bool isOncePerThread(Value v) const;
   std::vector<MemoryAccess> uniformWrites, globalAccesses;
+  /// The globalAccesses that checkThreadPairs sweeps (by index).
+  llvm::DenseSet<unsigned> swept;
   llvm::SmallPtrSet<Operation *, 8> reportedWithin;
   /// Adds `scale * v` to `span`: sums and multiples by constants are
   /// followed (so that unrolled accesses share their terms), constants
@@ -544,6 +557,7 @@ bool GlobalChecker::collect() {
   });
   checkUniformWritePairs();
   checkThreadPairs();
+  checkOtherPairs();
   // An access the boxes do not model matters where its buffer (any buffer,
   // when that is not known) is written.
   llvm::DenseSet<const void *> written;
@@ -1155,6 +1169,7 @@ void GlobalChecker::checkThreadPairs() {
     }
     separated[i] = std::move(*dims);
     active[i] = activeThreads(a);
+    swept.insert(i);
     std::vector<Class> &classes = views[a.memref];
     auto it = llvm::find_if(classes,
                             [&](const Class &c) { return c.terms == terms; });
@@ -1225,10 +1240,116 @@ void GlobalChecker::askThreadPair(
                         ", or give each thread its own elements");
 }
 
+/// `v` as a value plus a constant (a null value: the constant alone).
+static std::pair<Value, int64_t> splitConstant(Value v) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return {Value(), *c};
+  if (auto add = v.getDefiningOp<arith::AddIOp>())
+    for (unsigned i = 0; i < 2; ++i)
+      if (std::optional<int64_t> c =
+              getConstantIntValue(add->getOperand(1 - i)))
+        return {add->getOperand(i), *c};
+  return {v, 0};
+}
+
+/// Whether `to` follows `from` in its block with no barrier between.
+static bool noBarrierBetween(Operation *from, Operation *to) {
+  if (from->getBlock() != to->getBlock() || !from->isBeforeInBlock(to))
+    return false;
+  for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode()) {
+    WalkResult found = op->walk([](Operation *inner) {
+      return mbarrier::isBlockBarrier(inner) || isClusterBarrier(inner)
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    if (found.wasInterrupted())
+      return false;
+  }
+  return true;
+}
+
+void GlobalChecker::checkOtherPairs() {
+  llvm::SmallPtrSet<Operation *, 8> uniformWriteOps;
+  for (const MemoryAccess &w : uniformWrites)
+    uniformWriteOps.insert(w.op);
+  auto plainWrite = [](const MemoryAccess &a) {
+    return a.write && !isAtomic(a);
+  };
+  // The accesses to ask, an unrolled run of those the sweep leaves (one
+  // block, one view and guard, no barrier between, the last indices a
+  // value plus constants whose runs touch) as one access over its union:
+  // its pairs are asked once, not once per element.
+  struct Candidate {
+    MemoryAccess access;
+    const void *base;
+    bool swept, uniformWrite;
+    /// The run's last index as value + [lo, hi), and its last member.
+    Value offsetBase;
+    int64_t lo, hi;
+    Operation *last;
+  };
+  std::vector<Candidate> candidates;
+  for (auto [i, a] : llvm::enumerate(globalAccesses)) {
+    const void *base = getBaseBuffer(a.memref, model.kernel);
+    if (!base || a.wholeView || a.warpgroupCollective || a.warpCollective ||
+        a.indices.empty() || protocol->isCounter(base))
+      continue;
+    bool isSwept = swept.contains(i), uniform = uniformWriteOps.contains(a.op);
+    auto [offsetBase, c] = splitConstant(a.indices.back());
+    int64_t end;
+    if (llvm::AddOverflow(c, a.width, end))
+      continue; // (the bounds check rejects such an index)
+    if (!isSwept && !uniform && !candidates.empty()) {
+      Candidate &g = candidates.back();
+      if (!g.swept && !g.uniformWrite && g.access.memref == a.memref &&
+          g.access.write == a.write && isAtomic(g.access) == isAtomic(a) &&
+          g.access.rows == a.rows && g.access.condition == a.condition &&
+          g.offsetBase == offsetBase &&
+          ArrayRef(g.access.indices).drop_back() ==
+              ArrayRef(a.indices).drop_back() &&
+          c <= g.hi && end >= g.lo && noBarrierBetween(g.last, a.op)) {
+        if (c < g.lo) {
+          g.lo = c;
+          g.access.indices.back() = a.indices.back();
+        }
+        g.hi = std::max(g.hi, end);
+        g.access.width = g.hi - g.lo;
+        g.last = a.op;
+        continue;
+      }
+    }
+    candidates.push_back(
+        Candidate{a, base, isSwept, uniform, offsetBase, c, end, a.op});
+  }
+  for (size_t x = 0; x < candidates.size(); ++x)
+    for (size_t y = x; y < candidates.size(); ++y) {
+      const Candidate &cx = candidates[x], &cy = candidates[y];
+      const MemoryAccess &ax = cx.access, &ay = cy.access;
+      if (cx.base != cy.base || !(plainWrite(ax) || plainWrite(ay)))
+        continue;
+      // What checkThreadPairs, checkUniformWrite(Pairs) ask.
+      if (ax.memref == ay.memref &&
+          ((cx.swept && cy.swept) || cx.uniformWrite || cy.uniformWrite))
+        continue;
+      if (inExclusiveBranches(ax.op, ay.op, model.uniformity,
+                              ThreadScope::Block))
+        continue;
+      // The plain write, and the other access.
+      bool xWrites = plainWrite(ax);
+      const MemoryAccess &w = xWrites ? ax : ay, &o = xWrites ? ay : ax;
+      if (reportedWithin.contains(o.op))
+        continue;
+      reportUnorderedPair(w, o, reportedWithin,
+                          ", or give each thread its own elements",
+                          /*needExact=*/true);
+    }
+}
+
 void GlobalChecker::reportUnorderedPair(
     const MemoryAccess &w, const MemoryAccess &o,
-    llvm::SmallPtrSetImpl<Operation *> &reported, StringRef advice) {
-  std::optional<std::string> threadsWhy = unorderedPair(w, o);
+    llvm::SmallPtrSetImpl<Operation *> &reported, StringRef advice,
+    bool needExact) {
+  std::optional<std::string> threadsWhy = unorderedPair(w, o, needExact);
   if (gaveUp) {
     gaveUp = false;
     reported.insert(o.op);
@@ -1275,46 +1396,143 @@ std::optional<std::string> GlobalChecker::twoThreads(
     builder.sys.ge0(tb - ta - 1);
   else
     splits.push_back({{{ta - tb - 1, false}}, {{tb - ta - 1, false}}});
+  // A block of unknown size has no linear ids to name: its coordinates.
+  Lin dims[2][3];
+  if (!model.blockKnown)
+    for (int d = 0; d < 3; ++d) {
+      dims[0][d] = builder.threadDim(ia, d);
+      dims[1][d] = builder.threadDim(ib, d);
+    }
   systems = 0;
   SmallVector<int64_t> point;
   if (!search(builder.sys, splits, 0, point))
     return std::nullopt;
+  if (!model.blockKnown) {
+    auto name = [&](Lin(&thread)[3]) {
+      return llvm::formatv("({0}, {1}, {2})", System::eval(thread[0], point),
+                           System::eval(thread[1], point),
+                           System::eval(thread[2], point))
+          .str();
+    };
+    return "threads " + name(dims[0]) + " and " + name(dims[1]);
+  }
   return llvm::formatv("threads {0} and {1}", System::eval(ta, point),
                        System::eval(tb, point))
       .str();
 }
 
+/// One dimension of the elements an access touches in the buffer its view
+/// is cut from: start + [0, extent].
+struct RunDim {
+  Lin start;
+  int64_t extent = 0;
+};
+
+/// The elements `access` touches in instance `in`, in the dimensions of the
+/// buffer its view is cut from: through casts and subviews of static,
+/// non-negative strides, as the boxes between blocks (collect() reports
+/// the accesses through other views). None where a view is not modelled.
+static std::optional<SmallVector<RunDim>> bufferRun(SystemBuilder &builder,
+                                                    const MemoryAccess &access,
+                                                    const Instance &in,
+                                                    Operation *kernel) {
+  size_t rank = access.indices.size();
+  SmallVector<RunDim> run;
+  for (auto [d, index] : llvm::enumerate(access.indices))
+    run.push_back({builder.expr(index, in), d + 1 == rank   ? access.width - 1
+                                            : d + 2 == rank ? access.rows - 1
+                                                            : 0});
+  Value memref = access.memref;
+  for (int depth = 0; depth < 64; ++depth) {
+    Operation *def = memref.getDefiningOp();
+    if (!def || !kernel->isAncestor(def) || isa<memref::GetGlobalOp>(def))
+      return run;
+    if (isa<memref::CastOp, memref::AssumeAlignmentOp,
+            memref::MemorySpaceCastOp>(def)) {
+      memref = def->getOperand(0);
+      continue;
+    }
+    auto sub = dyn_cast<memref::SubViewOp>(def);
+    if (!sub || llvm::any_of(sub.getStaticStrides(), [](int64_t stride) {
+          return ShapedType::isDynamic(stride) || stride < 0;
+        }))
+      return std::nullopt;
+    // Source element = offset + stride * view element.
+    llvm::SmallBitVector dropped = sub.getDroppedDims();
+    SmallVector<RunDim> source;
+    unsigned next = 0;
+    for (auto [d, offset] : llvm::enumerate(sub.getMixedOffsets())) {
+      int64_t stride = sub.getStaticStrides()[d];
+      RunDim s{isa<Value>(offset) ? builder.expr(cast<Value>(offset), in)
+                                  : Lin::of(*getConstantIntValue(offset))};
+      if (!dropped.test(d)) {
+        const RunDim &v = run[next++];
+        if (llvm::MulOverflow(v.extent, stride, s.extent))
+          return std::nullopt;
+        s.start = s.start + v.start * stride;
+      }
+      source.push_back(std::move(s));
+    }
+    run = std::move(source);
+    memref = sub.getSource();
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string>
 GlobalChecker::unorderedPair(const MemoryAccess &write,
-                             const MemoryAccess &other) {
-  size_t rank = write.indices.size();
-  if (other.indices.size() != rank || write.rows != 1 || other.rows != 1)
+                             const MemoryAccess &other, bool needExact) {
+  std::string uncounted, inexact;
+  // First the geometry alone (a cheap screen: most pairs never meet), then
+  // with the barriers counted.
+  bool countBarriers = false;
+  auto ask = [&] {
+    return twoThreads(
+        write, other, /*sameInstance=*/false,
+        [&](SystemBuilder &builder, const Instance &ia, const Instance &ib) {
+          // One element of the buffer (the runs overlap in every dimension),
+          // no barrier between.
+          std::optional<SmallVector<RunDim>> ra = bufferRun(builder, write, ia,
+                                                            model.kernel),
+                                             rb = bufferRun(builder, other, ib,
+                                                            model.kernel);
+          if (!ra || !rb || ra->size() != rb->size())
+            return false;
+          for (auto [x, y] : llvm::zip(*ra, *rb)) {
+            builder.sys.ge0(y.start + y.extent - x.start);
+            builder.sys.ge0(x.start + x.extent - y.start);
+          }
+          if (!countBarriers)
+            return true;
+          std::optional<Lin> ca = builder.count(Event::Barrier, write.op, ia),
+                             cb = builder.count(Event::Barrier, other.op, ib);
+          if (ca && cb)
+            builder.sys.eq0(*ca - *cb);
+          else
+            uncounted = builder.whyNot;
+          if (needExact && !builder.inexact.empty()) {
+            Value v = builder.inexact.front();
+            inexact = (v.getDefiningOp()
+                           ? "the result of " + describeOp(v.getDefiningOp())
+                           : std::string("a block argument")) +
+                      " differs between threads in a way the check does not "
+                      "model, so the two threads found may not exist";
+          }
+          return true;
+        });
+  };
+  if (!ask() && !gaveUp)
     return std::nullopt;
-  std::string uncounted;
-  std::optional<std::string> witness = twoThreads(
-      write, other, /*sameInstance=*/false,
-      [&](SystemBuilder &builder, const Instance &ia, const Instance &ib) {
-        // One element (the same view: its indices; the widths run along
-        // the last dimension), no barrier between.
-        for (auto [d, x, y] : llvm::enumerate(write.indices, other.indices)) {
-          Lin xa = builder.expr(x, ia), xb = builder.expr(y, ib);
-          bool last = d + 1 == rank;
-          builder.sys.ge0(xb + (last ? other.width - 1 : 0) - xa);
-          builder.sys.ge0(xa + (last ? write.width - 1 : 0) - xb);
-        }
-        std::optional<Lin> ca = builder.count(Event::Barrier, write.op, ia),
-                           cb = builder.count(Event::Barrier, other.op, ib);
-        if (ca && cb)
-          builder.sys.eq0(*ca - *cb);
-        else
-          uncounted = builder.whyNot;
-        return true;
-      });
+  gaveUp = false;
+  inexact.clear();
+  countBarriers = true;
+  std::optional<std::string> witness = ask();
   // Two threads at one element, but whether a barrier lies between them
-  // is not known: neither a race nor its absence is proved.
-  if (witness && !uncounted.empty()) {
+  // is not known, or the threads may not be real: neither a race nor its
+  // absence is proved.
+  if (witness && (!uncounted.empty() || !inexact.empty())) {
     gaveUp = true;
-    gaveUpWhy = uncounted;
+    gaveUpWhy = uncounted.empty() ? inexact : uncounted;
     return std::nullopt;
   }
   return witness;

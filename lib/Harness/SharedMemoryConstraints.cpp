@@ -306,14 +306,32 @@ Lin SystemBuilder::choice(Operation *op, const Instance &in, int depth) {
   return m;
 }
 
+Lin SystemBuilder::unsignedMin(Operation *op, Value x, Value size,
+                               const Instance &in, int depth) {
+  Value v = op->getResult(0);
+  bool created = false;
+  Lin m = Lin::var(leaf(v, in, &created));
+  if (!created)
+    return m;
+  Lin a = expr(x, in, depth + 1), b = expr(size, in, depth + 1);
+  SelectTerm term{m, a, b, {}, {}};
+  term.ifTrue.push_back({a, false});
+  term.ifTrue.push_back({b - a, false});
+  selects.push_back(std::move(term));
+  return m;
+}
+
 Lin SystemBuilder::select(arith::SelectOp op, const Instance &in, int depth) {
   Value v = op.getResult();
   bool created = false;
   Lin m = Lin::var(leaf(v, in, &created));
   if (!created)
     return m;
-  SelectTerm term{m, expr(op.getTrueValue(), in, depth + 1),
-                  expr(op.getFalseValue(), in, depth + 1)};
+  SelectTerm term{m,
+                  expr(op.getTrueValue(), in, depth + 1),
+                  expr(op.getFalseValue(), in, depth + 1),
+                  {},
+                  {}};
   constraintsOf(op.getCondition(), true, in, term.ifTrue);
   constraintsOf(op.getCondition(), false, in, term.ifFalse);
   selects.push_back(std::move(term));
@@ -361,7 +379,12 @@ std::vector<int64_t> SystemBuilder::contextKey(Value v, const Instance &in) {
 }
 
 Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
-  auto opaque = [&] { return Lin::var(leaf(v, in)); };
+  auto opaque = [&] {
+    if (model.uniformity.isDivergent(v, model.sharing) &&
+        !llvm::is_contained(inexact, v))
+      inexact.push_back(v);
+    return Lin::var(leaf(v, in));
+  };
   if (depth > 64)
     return opaque();
   auto nonNegative = [&](Value x) { return model.nonNegative(x); };
@@ -474,6 +497,15 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
       (isa<arith::MinUIOp, arith::MaxUIOp>(op) &&
        nonNegative(op->getOperand(0)) && nonNegative(op->getOperand(1))))
     return choice(op, in, depth);
+  // An unsigned min with one side non-negative (a size): the other side
+  // where it lies in [0, the size], else the size (a negative value is a
+  // huge unsigned one). A clamp `minui(i + 32, n)` whose sum the range
+  // analysis cannot keep from wrapping.
+  if (isa<arith::MinUIOp>(op))
+    for (unsigned i = 0; i < 2; ++i)
+      if (nonNegative(op->getOperand(1 - i)))
+        return unsignedMin(op, op->getOperand(i), op->getOperand(1 - i), in,
+                           depth);
   // x ^ y with 0 <= y < 2^n: the high bits of x stay and the low n bits are
   // some r in [0, 2^n). What races need of xor is that it is a bijection for
   // a fixed y; solve() adds that between the two threads' instances of the

@@ -189,6 +189,10 @@ public:
   std::vector<SelectTerm> selects;
   /// Why a count or address could not be modelled (empty: fine).
   std::string whyNot;
+  /// Values that differ between threads and became free variables (loads
+  /// from memory, products of two variables, ...): each thread's is any
+  /// value in its range, so a solution may be no real pair of threads.
+  SmallVector<Value, 2> inexact;
 
   // Constraints (SharedMemoryConstraints.cpp).
   Instance instance(Operation *op, unsigned thread,
@@ -240,6 +244,9 @@ private:
                      const Instance &in, bool wantRemainder, int depth);
   Lin choice(Operation *op, const Instance &in, int depth);
   Lin select(arith::SelectOp op, const Instance &in, int depth);
+  /// minui(x, size) for a non-negative size: a select on 0 <= x <= size.
+  Lin unsignedMin(Operation *op, Value x, Value size, const Instance &in,
+                  int depth);
   /// The induction variable of a loop whose step is not a constant.
   Lin symbolicStepInduction(scf::ForOp loop, const Instance &in, int depth);
   std::vector<int64_t> contextKey(Value v, const Instance &in);

@@ -382,3 +382,237 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// The pairs below are outside the thread-part sweep (a view that differs
+// per thread, two views of one buffer, an index that mixes the thread with
+// a loop or with data, a block of unknown size): the two-thread system
+// alone asks them, in the buffer's coordinates.
+
+// Bug: each thread's view starts at t / 2, so threads 2k and 2k + 1 write
+// one element.
+gpu.module @m {
+  gpu.func @view_per_thread(%out: memref<132xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %one = arith.constant 1.0 : f32
+    %h = arith.divui %t, %c2 : index
+    %v = memref.subview %out[%h] [4] [1] : memref<132xf32> to memref<4xf32, strided<[1], offset: ?>>
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} touches the element that 'memref.store' at line {{[0-9]+}} writes in another thread of its block, with no barrier between them (threads {{[0-9]+}} and {{[0-9]+}}): either write may land last}}
+    memref.store %one, %v[%c0] : memref<4xf32, strided<[1], offset: ?>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: each thread's view is its own four elements.
+gpu.module @m {
+  gpu.func @view_per_thread_own(%out: memref<512xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %one = arith.constant 1.0 : f32
+    %at = arith.muli %t, %c4 : index
+    %v = memref.subview %out[%at] [4] [1] : memref<512xf32> to memref<4xf32, strided<[1], offset: ?>>
+    memref.store %one, %v[%c0] : memref<4xf32, strided<[1], offset: ?>>
+    memref.store %one, %v[%c3] : memref<4xf32, strided<[1], offset: ?>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: two views of one buffer, one element apart: thread t reads through
+// the second what thread t + 1 writes through the first.
+gpu.module @m {
+  gpu.func @two_views(%out: memref<256xf32>, %res: memref<128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %one = arith.constant 1.0 : f32
+    %a = memref.subview %out[0] [128] [1] : memref<256xf32> to memref<128xf32, strided<[1]>>
+    %b = memref.subview %out[1] [128] [1] : memref<256xf32> to memref<128xf32, strided<[1], offset: 1>>
+    memref.store %one, %a[%t] : memref<128xf32, strided<[1]>>
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.load' at line {{[0-9]+}} touches the element that 'memref.store' at line {{[0-9]+}} writes in another thread of its block, with no barrier between them (threads {{[0-9]+}} and {{[0-9]+}}): the read may see the value before or after the write}}
+    %x = memref.load %b[%t] : memref<128xf32, strided<[1], offset: 1>>
+    memref.store %x, %res[%t] : memref<128xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the second view is the other half of the buffer; and a barrier
+// orders a read of the first half through a view of the whole.
+gpu.module @m {
+  gpu.func @two_views_apart(%out: memref<256xf32>, %res: memref<128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c1 = arith.constant 1 : index
+    %c127 = arith.constant 127 : index
+    %one = arith.constant 1.0 : f32
+    %a = memref.subview %out[0] [128] [1] : memref<256xf32> to memref<128xf32, strided<[1]>>
+    %b = memref.subview %out[128] [128] [1] : memref<256xf32> to memref<128xf32, strided<[1], offset: 128>>
+    memref.store %one, %a[%t] : memref<128xf32, strided<[1]>>
+    %x = memref.load %b[%t] : memref<128xf32, strided<[1], offset: 128>>
+    gpu.barrier
+    %r = arith.subi %c127, %t : index
+    %y = memref.load %out[%r] : memref<256xf32>
+    %s = arith.addf %x, %y : f32
+    memref.store %s, %res[%t] : memref<128xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a loop strided by 64 over a block of 128 threads: threads t and
+// t + 64 write one element in different iterations.
+gpu.module @m {
+  gpu.func @short_stride(%out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c64 = arith.constant 64 : index
+    %c1024 = arith.constant 1024 : index
+    %one = arith.constant 1.0 : f32
+    scf.for %i = %t to %c1024 step %c64 {
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} touches the element that 'memref.store' at line {{[0-9]+}} writes in another thread of its block{{.*}}}}
+      memref.store %one, %out[%i] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: strided by the block, clamped as the row family clamps its runs
+// (minui of a sum the range analysis lets wrap), and a loop over each
+// thread's own four elements.
+gpu.module @m {
+  gpu.func @block_stride(%out: memref<?xf32>, %own: memref<512xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c32 = arith.constant 32 : index
+    %c128 = arith.constant 128 : index
+    %one = arith.constant 1.0 : f32
+    %n = memref.dim %out, %c0 : memref<?xf32>
+    %lane = arith.remui %t, %c32 : index
+    %warp = arith.divui %t, %c32 : index
+    %lead = arith.cmpi eq, %warp, %c0 : index
+    scf.if %lead {
+      scf.for %i = %lane to %n step %c128 {
+        %j = arith.addi %i, %c32 : index
+        %m = arith.minui %j, %n : index
+        %in = arith.cmpi ult, %m, %n : index
+        scf.if %in {
+          memref.store %one, %out[%m] : memref<?xf32>
+        }
+        %k = arith.minui %i, %n : index
+        %in2 = arith.cmpi ult, %k, %n : index
+        scf.if %in2 {
+          memref.store %one, %out[%k] : memref<?xf32>
+        }
+      }
+    }
+    %lb = arith.muli %t, %c4 : index
+    %ub = arith.addi %lb, %c4 : index
+    scf.for %i = %lb to %ub step %c1 {
+      memref.store %one, %own[%i] : memref<512xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the thread times the iteration (iteration 0 sends every thread to
+// element 0). The product is not linear: AMK-UNPROVABLE, not silence.
+gpu.module @m {
+  gpu.func @thread_times_iteration(%out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %one = arith.constant 1.0 : f32
+    scf.for %k = %c0 to %c4 step %c1 {
+      %i = arith.muli %t, %k : index
+      // expected-warning @+2 {{[AMK-UNCOALESCED]}}
+      // expected-error-re @+1 {{[AMK-UNPROVABLE] the race check within a block gave up on 'memref.store' at line {{[0-9]+}} against 'memref.store' at line {{[0-9]+}}: the result of 'arith.muli' at line {{[0-9]+}} differs between threads in a way the check does not model{{.*}}}}
+      memref.store %one, %out[%i] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Not decided: a scatter through indices read from memory (a repeated
+// index is a race, a permutation is not): AMK-UNPROVABLE.
+gpu.module @m {
+  gpu.func @scatter(%ind: memref<128xindex>, %out: memref<128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c127 = arith.constant 127 : index
+    %one = arith.constant 1.0 : f32
+    %i = memref.load %ind[%t] : memref<128xindex>
+    %j = arith.minui %i, %c127 : index
+    // expected-error-re @+1 {{[AMK-UNPROVABLE] the race check within a block gave up on 'memref.store' at line {{[0-9]+}} against 'memref.store' at line {{[0-9]+}}: the result of 'memref.load' at line {{[0-9]+}} differs between threads{{.*}}}}
+    memref.store %one, %out[%j] : memref<128xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the scatter adds atomically (two atomic updates never race).
+gpu.module @m {
+  gpu.func @scatter_add(%ind: memref<128xindex>, %out: memref<128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c127 = arith.constant 127 : index
+    %one = arith.constant 1.0 : f32
+    %i = memref.load %ind[%t] : memref<128xindex>
+    %j = arith.minui %i, %c127 : index
+    %old = memref.atomic_rmw addf %one, %out[%j] : (f32, memref<128xf32>) -> f32
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: a block of unknown size, each thread on element t mod 256: threads
+// t and t + 256 of a wider block write one element.
+gpu.module @m {
+  gpu.func @unknown_block(%out: memref<256xf32>) kernel attributes {known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1.0 : f32
+    %i = arith.remui %t, %c256 : index
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} touches the element that 'memref.store' at line {{[0-9]+}} writes in another thread of its block, with no barrier between them (threads ({{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}) and ({{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}})){{.*}}}}
+    memref.store %one, %out[%i] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: the first row of the block, each thread its own element.
+gpu.module @m {
+  gpu.func @unknown_block_row(%out: memref<256xf32>) kernel attributes {known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %y = gpu.thread_id y
+    %z = gpu.thread_id z
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1.0 : f32
+    %y0 = arith.cmpi eq, %y, %c0 : index
+    %z0 = arith.cmpi eq, %z, %c0 : index
+    %in = arith.cmpi ult, %t, %c256 : index
+    %row = arith.andi %y0, %z0 : i1
+    %ok = arith.andi %row, %in : i1
+    scf.if %ok {
+      memref.store %one, %out[%t] : memref<256xf32>
+    }
+    gpu.return
+  }
+}

@@ -566,7 +566,18 @@ gpu.module @m {
     }
     gpu.barrier
     %y = memref.load %buf[%c0] : memref<256xf32, #gpu.address_space<workgroup>>
-    memref.store %y, %out[%in] : memref<256xf32>
+    // The first 256 threads of the first row store (the block's shape is
+    // not known).
+    %ty = gpu.thread_id y
+    %tz = gpu.thread_id z
+    %low = arith.cmpi ult, %tid, %c256 : index
+    %row0 = arith.cmpi eq, %ty, %c0 : index
+    %plane0 = arith.cmpi eq, %tz, %c0 : index
+    %first = arith.andi %row0, %plane0 : i1
+    %lead = arith.andi %low, %first : i1
+    scf.if %lead {
+      memref.store %y, %out[%tid] : memref<256xf32>
+    }
     gpu.return
   }
 }
@@ -598,7 +609,18 @@ gpu.module @m {
     %c256 = arith.constant 256 : index
     %in = arith.remui %tid, %c256 : index
     %y = memref.load %buf[%tid] : memref<1024xf32, #gpu.address_space<workgroup>>
-    memref.store %y, %out[%in] : memref<256xf32>
+    // The first 256 threads of the first row store (the block's shape is
+    // not known).
+    %ty = gpu.thread_id y
+    %tz = gpu.thread_id z
+    %low = arith.cmpi ult, %tid, %c256 : index
+    %row0 = arith.cmpi eq, %ty, %c0 : index
+    %plane0 = arith.cmpi eq, %tz, %c0 : index
+    %first = arith.andi %row0, %plane0 : i1
+    %lead = arith.andi %low, %first : i1
+    scf.if %lead {
+      memref.store %y, %out[%tid] : memref<256xf32>
+    }
     gpu.return
   }
 }

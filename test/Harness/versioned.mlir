@@ -109,7 +109,9 @@ gpu.module @m {
     }
     gpu.barrier
     %y = memref.load %buf[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
-    memref.store %y, %out[%t] : memref<?xf32>
+    scf.if %in {
+      memref.store %y, %out[%tid] : memref<?xf32>
+    }
     gpu.return
   }
 }
