@@ -201,3 +201,29 @@ module attributes {amk.target = #amk.target<"h200">} {
     return
   }
 }
+
+// -----
+
+// Warp specialized over one k-tile per tile (K = 64): a ring of one stage.
+// There is no previous stage to free, so each consumer retires its own
+// wgmmas (wait_group 0) before it frees the stage, and the producer waits
+// for the phase of the tile before (parity as carried, not flipped).
+// WS-LABEL: gpu.func @gemm_wgmma_ws_one_stage
+// WS:         %[[FULL1:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>>
+// WS:         %[[EMPTY1:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>>
+// WS:           scf.for %{{.*}} iter_args(%[[PP:.*]] = %true)
+// WS:             nvgpu.mbarrier.try_wait.parity %[[EMPTY1]][%c0], %[[PP]]
+// WS:             nvgpu.tma.async.load
+// WS:           scf.for %{{.*}} iter_args(%[[CP:.*]] = %false
+// WS:             nvgpu.mbarrier.try_wait.parity %[[FULL1]][%c0], %[[CP]]
+// WS-COUNT-4:     nvgpu.warpgroup.mma
+// WS-NEXT:        nvvm.wgmma.wait.group.sync.aligned 0
+// WS-NEXT:        nvgpu.mbarrier.arrive %[[EMPTY1]][%c0]
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @ws_one_stage(%a: memref<512x64xbf16>, %b: memref<64x512xbf16>, %c: memref<512x512xbf16>) {
+    amk.kernel "gemm_wgmma_ws_one_stage" config(#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], math = wgmma, inst = [64, 64, 16], stages = 4, vector = 8, threads = 256, swizzle = 8>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c : memref<512x64xbf16>, memref<64x512xbf16>, memref<512x512xbf16>
+    }
+    return
+  }
+}

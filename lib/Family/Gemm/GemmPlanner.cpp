@@ -273,16 +273,6 @@ public:
     if (c.getMath() == MathInst::wgmma)
       smallestMN = std::max(kWgmmaBlockM[0], kWgmmaWarpN[0]);
     int64_t smallestK = isMma ? kMmaBlockK[0] : kSimtBlockK[0];
-    // A warp-specialized kernel of one k-tile per tile is rejected by the
-    // harness (AMK-MBARRIER-PHASE, issue 16's notes): not planned.
-    int64_t kTiles = getKTilesPerSplit(c, rep.k);
-    if (isWarpSpecialized(c) && kTiles < 2)
-      return std::make_pair(
-          std::string("heuristic:ws-single-k-tile"),
-          llvm::formatv("a warp-specialized kernel over {0} k-tile(s) per "
-                        "tile",
-                        kTiles)
-              .str());
     if (!exceedsProblem(c.getBlockM(), rep.m, smallestMN) &&
         !exceedsProblem(c.getBlockN(), rep.n, smallestMN) &&
         !exceedsProblem(c.getBlockK(), rep.k, smallestK))

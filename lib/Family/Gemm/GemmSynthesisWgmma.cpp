@@ -449,12 +449,14 @@ void WgmmaMainLoop::buildSpecialized(function_ref<void(Value acc)> epilogue) {
       return ring(parity, {}, [&](Value round, Value parity,
                                   SmallVector<Value> &) {
         for (int64_t s = 0; s < stages; ++s) {
-          // Stage S - 1's k-tile of round r - 1 is freed in round r.
+          // Stage S - 1's k-tile of round r - 1 is freed in round r (one
+          // stage: in round r - 1, see the consumers).
           if (recycles)
             nvgpu::MBarrierTryWaitParityOp::create(
                 b, emptyBarriers,
-                s == stages - 1 ? arith::XOrIOp::create(b, parity, trueV)
-                                : parity,
+                s == stages - 1 && stages > 1
+                    ? arith::XOrIOp::create(b, parity, trueV)
+                    : parity,
                 ticks, m.c(s));
           fill(s, m.add(m.mul(round, stages), s));
         }
@@ -463,7 +465,9 @@ void WgmmaMainLoop::buildSpecialized(function_ref<void(Value acc)> epilogue) {
   }
   // The consumers: round r waits for each stage's phase r, multiplies it,
   // retires the wgmmas and frees the stage. (By warpgroup index: a
-  // condition its threads visibly share.)
+  // condition its threads visibly share.) A ring of one stage (a tile of
+  // one k-tile) has no previous stage to free: its own wgmmas retire first,
+  // then it frees itself.
   Value isConsumer =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, m.div(kb.tid, 128),
                             m.c(consumerThreads / 128));
@@ -484,6 +488,8 @@ void WgmmaMainLoop::buildSpecialized(function_ref<void(Value acc)> epilogue) {
             nvgpu::MBarrierTryWaitParityOp::create(b, barriers, parity, ticks,
                                                    m.c(s));
             carried[0] = multiply(s, carried[0]);
+            if (recycles && stages == 1)
+              NVVM::WgmmaWaitGroupSyncOp::create(b, b.getI64IntegerAttr(0));
             if (recycles)
               nvgpu::MBarrierArriveOp::create(
                   b, nvgpu::MBarrierTokenType::get(ctx), emptyBarriers,
