@@ -729,8 +729,18 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
          protocol->getEdges(x.members, y.members)) {
       SmallVector<Alternative, 2> differ;
       bool same = true, apart = false;
-      for (auto [f, g] : llvm::zip(e.signalIndex, e.pollIndex)) {
-        Lin delta = builder.expr(f, ix) - builder.expr(g, iy);
+      // The two counter elements equal, or (a chain) each at its constant.
+      SmallVector<Lin> deltas;
+      if (e.signalAt.empty()) {
+        for (auto [f, g] : llvm::zip(e.signalIndex, e.pollIndex))
+          deltas.push_back(builder.expr(f, ix) - builder.expr(g, iy));
+      } else {
+        for (auto [f, c] : llvm::zip(e.signalIndex, e.signalAt))
+          deltas.push_back(builder.expr(f, ix) - c);
+        for (auto [g, c] : llvm::zip(e.pollIndex, e.pollAt))
+          deltas.push_back(builder.expr(g, iy) - c);
+      }
+      for (const Lin &delta : deltas) {
         std::optional<int64_t> constant = delta.asConstant();
         same &= constant == 0;
         apart |= constant && *constant != 0;

@@ -82,6 +82,8 @@ struct GlobalProtocol::Point {
   Operation *limit = nullptr;
   /// The threads of a block that run it.
   int64_t threads = 0;
+  /// A poll's gpu-scope fence after it, in its thread.
+  Operation *fence = nullptr;
 
   Operation *op() const {
     return poll ? poll.getOperation() : access.getOperation();
@@ -356,6 +358,7 @@ bool GlobalProtocol::locateAcquire(Point &p) {
                "poll)");
     return false;
   }
+  p.fence = fence;
   bool atAnchor = fence->getBlock() == p.anchor->getBlock();
   // Every thread polled and fenced: what follows the fence is acquired.
   if (atAnchor && p.anchor == p.poll) {
@@ -738,14 +741,71 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
     Operation *a = p.anchor->getBlock()->findAncestorOpInBlock(*op);
     return a && p.limit->isBeforeInBlock(a);
   };
+  auto acquiresAfter = [&](const Point &p) {
+    return p.poll && p.limit &&
+           llvm::all_of(after, [&](Operation *op) { return acquired(p, op); });
+  };
+  // A signal the poll's acquire reaches: after its fence in its thread, or
+  // after its limit in its block.
+  auto follows = [&](const Point &p, const Point &s) {
+    Operation *a = p.fence->getBlock()->findAncestorOpInBlock(*s.access);
+    return (a && p.fence->isBeforeInBlock(a)) ||
+           (p.limit && acquired(p, s.access));
+  };
+  auto constantIndex =
+      [](const Point &x) -> std::optional<SmallVector<int64_t>> {
+    SmallVector<int64_t> at;
+    for (Value v : x.access.getIndices()) {
+      std::optional<int64_t> c = getConstantIntValue(v);
+      if (!c)
+        return std::nullopt;
+      at.push_back(*c);
+    }
+    return at;
+  };
   for (const Point &s : points) {
     if (s.poll || !s.limit ||
         !llvm::all_of(before, [&](Operation *op) { return released(s, op); }))
       continue;
     for (const Point &p : points)
-      if (p.poll && p.counter == s.counter && p.limit &&
-          llvm::all_of(after, [&](Operation *op) { return acquired(p, op); }))
+      if (p.counter == s.counter && acquiresAfter(p))
         edges.push_back({s.access.getIndices(), p.access.getIndices()});
+    // Chains through constant elements (a hb b hb c): every poll waits for
+    // every signal to its element, so a signal to element e happens before
+    // a poll of e, before the signals its acquire reaches, before the polls
+    // of their elements, and so on. One edge per element reached: the
+    // signal at the first element, the poll at the last.
+    for (const Point &first : points) {
+      std::optional<SmallVector<int64_t>> start = constantIndex(first);
+      if (!first.poll || first.counter != s.counter || !first.fence || !start)
+        continue;
+      SmallVector<std::pair<BlockArgument, SmallVector<int64_t>>> reached;
+      SmallVector<const Point *> frontier{&first};
+      while (!frontier.empty()) {
+        const Point *poll = frontier.pop_back_val();
+        for (const Point &next : points) {
+          std::optional<SmallVector<int64_t>> at = constantIndex(next);
+          if (next.poll || !at || !follows(*poll, next))
+            continue;
+          std::pair<BlockArgument, SmallVector<int64_t>> element{next.counter,
+                                                                 *at};
+          if (llvm::is_contained(reached, element))
+            continue;
+          reached.push_back(element);
+          for (const Point &q : points)
+            if (q.poll && q.counter == next.counter && q.fence &&
+                constantIndex(q) == *at)
+              frontier.push_back(&q);
+        }
+      }
+      for (const auto &[counter, at] : reached)
+        for (const Point &p : points)
+          if (p.counter == counter && acquiresAfter(p))
+            edges.push_back(
+                Edge{s.access.getIndices(), p.access.getIndices(),
+                     SmallVector<int64_t, 2>(start->begin(), start->end()),
+                     SmallVector<int64_t, 2>(at.begin(), at.end())});
+    }
   }
   return edges;
 }

@@ -51,9 +51,12 @@ public:
 
   /// A signal instance in one block and a poll instance in another, on one
   /// counter: when their indices are equal, every access the signal
-  /// releases happens before every access the poll acquires.
+  /// releases happens before every access the poll acquires. A chain
+  /// through other blocks (a hb b hb c) gives the constant elements the
+  /// two must be at instead (`signalAt`, `pollAt`; empty for a direct edge).
   struct Edge {
     ValueRange signalIndex, pollIndex;
+    llvm::SmallVector<int64_t, 2> signalAt = {}, pollAt = {};
   };
   /// The edges that order each of `before` (ops of one block) before each
   /// of `after` (ops of another block).

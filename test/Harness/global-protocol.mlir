@@ -886,3 +886,188 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[256],f32[256],i32[2]@zero
+// Twin: a chain through a third block (a hb b hb c): block 0 writes and
+// signals element 0; block 1 polls it and, after its fence, signals
+// element 1; block 2 polls element 1 and reads block 0's writes. Every
+// poll waits for every signal to its element, so the order is transitive
+// (the middle elements constant).
+gpu.module @m {
+  gpu.func @chain_of_two(%data: memref<256xf32>, %out: memref<256xf32>, %ctr: memref<2xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %b0 = arith.cmpi eq, %bid, %c0 : index
+    %b1 = arith.cmpi eq, %bid, %c1 : index
+    %b2 = arith.cmpi eq, %bid, %c2 : index
+    scf.if %b0 {
+      memref.store %f, %data[%tid] : memref<256xf32>
+      gpu.barrier
+      scf.if %first {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<2xi32>) -> i32
+      }
+    }
+    scf.if %b1 {
+      scf.if %first {
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<2xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %one : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %old = memref.atomic_rmw addi %one, %ctr[%c1] : (i32, memref<2xi32>) -> i32
+      }
+    }
+    scf.if %b2 {
+      scf.if %first {
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%c1] : (i32, memref<2xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %one : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      }
+      gpu.barrier
+      %x = memref.load %data[%tid] : memref<256xf32>
+      memref.store %x, %out[%tid] : memref<256xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the middle block signals element 1 before it polls element 0: block
+// 2 may read before block 0 writes.
+gpu.module @m {
+  gpu.func @signal_before_poll(%data: memref<256xf32>, %out: memref<256xf32>, %ctr: memref<2xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %b0 = arith.cmpi eq, %bid, %c0 : index
+    %b1 = arith.cmpi eq, %bid, %c1 : index
+    %b2 = arith.cmpi eq, %bid, %c2 : index
+    scf.if %b0 {
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block{{.*}}blocks (0, 0, 0) and (2, 0, 0){{.*}}}}
+      memref.store %f, %data[%tid] : memref<256xf32>
+      gpu.barrier
+      scf.if %first {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<2xi32>) -> i32
+      }
+    }
+    scf.if %b1 {
+      scf.if %first {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %old = memref.atomic_rmw addi %one, %ctr[%c1] : (i32, memref<2xi32>) -> i32
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<2xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %one : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      }
+    }
+    scf.if %b2 {
+      scf.if %first {
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%c1] : (i32, memref<2xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %one : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      }
+      gpu.barrier
+      %x = memref.load %data[%tid] : memref<256xf32>
+      memref.store %x, %out[%tid] : memref<256xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the middle block's poll and its signal are in different threads
+// with no barrier between: the signal releases nothing the poll acquired.
+gpu.module @m {
+  gpu.func @other_thread_signals(%data: memref<256xf32>, %out: memref<256xf32>, %ctr: memref<2xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %b0 = arith.cmpi eq, %bid, %c0 : index
+    %b1 = arith.cmpi eq, %bid, %c1 : index
+    %b2 = arith.cmpi eq, %bid, %c2 : index
+    scf.if %b0 {
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block{{.*}}blocks (0, 0, 0) and (2, 0, 0){{.*}}}}
+      memref.store %f, %data[%tid] : memref<256xf32>
+      gpu.barrier
+      scf.if %first {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %old = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<2xi32>) -> i32
+      }
+    }
+    scf.if %b1 {
+      scf.if %first {
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%c0] : (i32, memref<2xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %one : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      }
+      %second = arith.cmpi eq, %tid, %c1 : index
+      scf.if %second {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %old = memref.atomic_rmw addi %one, %ctr[%c1] : (i32, memref<2xi32>) -> i32
+      }
+    }
+    scf.if %b2 {
+      scf.if %first {
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%c1] : (i32, memref<2xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %one : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      }
+      gpu.barrier
+      %x = memref.load %data[%tid] : memref<256xf32>
+      memref.store %x, %out[%tid] : memref<256xf32>
+    }
+    gpu.return
+  }
+}
