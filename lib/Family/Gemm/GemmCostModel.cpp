@@ -109,7 +109,11 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
 
   // Math: padded flops of the busiest SM at its issue efficiency.
   double flopsPerTile = 2.0 * bm * bn * paddedK;
-  double residentWarps = double(concurrent * resources.warpsPerBlock);
+  // Warps that issue math: a warp-specialized block's producer warpgroup
+  // issues none (counting it picked one-consumer kernels for decode M = 64
+  // and 128 that ran at 0.59-0.68 of cuBLAS on the H200, where the two
+  // warpgroups of math it then ranks first ran at 0.76-0.85).
+  double residentWarps = double(concurrent * config.getNumComputeWarps());
   double issueEff =
       std::min(1.0, params.issueBase + params.issuePerWarp * residentWarps);
   // A lone block per SM stalls the whole SM at every barrier of its
