@@ -39,11 +39,15 @@
 // CHECK:           scf.if
 // CHECK:             nvgpu.mbarrier.arrive.expect_tx
 // CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
-// The epilogue reads the accumulator registers: bias, GELU, bf16 stores.
+// The epilogue reads the accumulator registers, transposes each quad's
+// four n8 tiles by shuffles (xor 2, then 1), so that each lane holds eight
+// columns: bias, GELU, 16-byte bf16 stores.
 // CHECK:         builtin.unrealized_conversion_cast %{{.*}} : !nvgpu.warpgroup.accumulator<fragmented = vector<64x128xf32>> to !llvm.struct<(struct<(f32
 // CHECK:         llvm.extractvalue %{{.*}}[0, 0]
+// CHECK-COUNT-4: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK-COUNT-4: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK:         math.erf
-// CHECK:         vector.store {{.*}} : memref<256x512xbf16>, vector<2xbf16>
+// CHECK:         vector.store {{.*}} {alignment = 16 : i64} : memref<256x512xbf16>, vector<8xbf16>
 
 // The PTX has the swizzle-aligned dynamic shared memory, bulk tensor copies and
 // transposed-B wgmma (imm-trans-b = 1).
@@ -192,7 +196,7 @@ module attributes {amk.target = #amk.target<"h200">} {
 // SPLIT-NEXT:       %[[LOADED:.*]] = arith.select %[[MINE]], %[[TILE]], %c13
 // SPLIT-NEXT:       %[[K0:.*]] = arith.muli %[[LOADED]], %c64
 // SPLIT:            nvgpu.tma.async.load %{{.*}}[%[[K0]], %{{.*}}]
-// SPLIT:        vector.store %{{.*}}, %[[PARTIALS]][%c0, %[[SPLIT]], %{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<1x2x16x128xf32>, vector<2xf32>
+// SPLIT:        vector.store %{{.*}}, %[[PARTIALS]][%c0, %[[SPLIT]], %{{.*}}, %{{.*}}] {alignment = 32 : i64} : memref<1x2x16x128xf32>, vector<8xf32>
 module attributes {amk.target = #amk.target<"h200">} {
   func.func @split(%a: memref<16x832xbf16>, %b: memref<128x832xbf16>, %c: memref<16x128xbf16>) {
     amk.kernel "gemm_wgmma_split" config(#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], math = wgmma, inst = [64, 64, 16], stages = 4, vector = 8, threads = 256, split_k = 2, split_reduce = workspace>) attributes {amk.verified} {

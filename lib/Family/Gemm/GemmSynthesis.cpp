@@ -146,7 +146,7 @@ void GemmKernelBuilder::storePartials(Value row, Value col,
     memref::StoreOp::create(b, v, partials,
                             ValueRange{batchIndex, splitIndex, row, colI});
   };
-  if (width > 1 && !ShapedType::isDynamic(p.n) && p.n % width == 0) {
+  if (width > 1 && storesRuns(width)) {
     auto ifOp = scf::IfOp::create(b, m.andi(rowOk, m.lt(col, cols)), false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
@@ -164,6 +164,16 @@ void GemmKernelBuilder::storePartials(Value row, Value col,
     b.setInsertionPointToStart(ifOp.thenBlock());
     store(values[i], colI);
   }
+}
+
+bool GemmKernelBuilder::storesRuns(int64_t width) const {
+  // Runs stay aligned and inside C's rows when N is a static multiple of
+  // them; C is read element by element for beta, and atomic split-K adds
+  // element by element.
+  if (ShapedType::isDynamic(p.n) || p.n % width != 0)
+    return false;
+  bool atomic = config.getSplitK() > 1 && !usesSplitWorkspace(config);
+  return partials || (p.beta == 0.0 && !atomic);
 }
 
 void GemmKernelBuilder::storeOutput(Value row, Value col,
@@ -198,8 +208,7 @@ void GemmKernelBuilder::storeOutput(Value row, Value col,
   // A whole run is stored with one vector store when C's rows keep the run
   // aligned: N a static multiple of the run, so `col` (a multiple of the run)
   // is in bounds exactly when the whole run is.
-  bool vectorStore = width > 1 && !ShapedType::isDynamic(p.n) &&
-                     p.n % width == 0 && p.beta == 0.0 && !atomic;
+  bool vectorStore = width > 1 && storesRuns(width);
   if (vectorStore) {
     Value ok = m.andi(rowOk, m.lt(col, sizeN));
     auto ifOp = scf::IfOp::create(b, ok, /*withElseRegion=*/false);

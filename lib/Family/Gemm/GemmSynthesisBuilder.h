@@ -167,6 +167,9 @@ private:
   Value applyActivation(Value x);
   /// Stores `values` (f32) unfinished to partials[batch, split, row, col..].
   void storePartials(Value row, Value col, ArrayRef<Value> values);
+  /// Whether storeOutput stores a run of `width` columns (at a multiple of
+  /// `width`) with one vector store.
+  bool storesRuns(int64_t width) const;
 };
 
 } // namespace mlir::amk::gemm

@@ -569,16 +569,65 @@ void GemmKernelBuilder::storeWgmmaTile(Value acc, Value warpgroup) {
   Value rowBase =
       m.add(m0, m.add(m.mul(m.div(warpgroup, warpsN), 64),
                       m.add(m.mul(m.rem(warp, 4), 16), m.div(lane, 4))));
-  Value colBase = m.add(
-      n0, m.add(m.mul(m.rem(warpgroup, warpsN), wn), m.mul(m.rem(lane, 4), 2)));
+  Value quadLane = m.rem(lane, 4);
+  Value tileCol = m.add(n0, m.mul(m.rem(warpgroup, warpsN), wn));
+  auto extract = [&](int64_t reg) -> Value {
+    return LLVM::ExtractValueOp::create(b, regs, ArrayRef<int64_t>{0, reg});
+  };
+  if (wn % 32 == 0 && storesRuns(8)) {
+    // 16-byte runs: the four lanes of a quad hold one row of four n8 tiles,
+    // two columns each. A transpose within the quad (shuffles by xor 2,
+    // then 1) gives lane q the eight columns of the group's tile q, which
+    // it stores at once: a warp writes 64 contiguous bytes of each of its
+    // rows (two columns per lane wrote half sectors, four times as often).
+    Type i32 = b.getI32Type();
+    Value width = arith::ConstantIntOp::create(b, i32, 32);
+    auto transpose = [&](SmallVector<SmallVector<Value, 2>, 4> &x,
+                         int64_t mask) {
+      Value high = m.lt(m.c(0), m.rem(m.div(quadLane, mask), 2));
+      Value offset = arith::ConstantIntOp::create(b, i32, mask);
+      for (int64_t lo = 0; lo < 4; ++lo) {
+        if (lo & mask)
+          continue;
+        int64_t hi = lo | mask;
+        for (int64_t e = 0; e < 2; ++e) {
+          // Keep the item whose bit matches the lane's, send the other.
+          Value send = m.select(high, x[lo][e], x[hi][e]);
+          Value got = gpu::ShuffleOp::create(b, send, offset, width,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+          Value keepLo = x[lo][e], keepHi = x[hi][e];
+          x[lo][e] = m.select(high, got, keepLo);
+          x[hi][e] = m.select(high, keepHi, got);
+        }
+      }
+    };
+    for (int64_t j0 = 0; j0 < wn / 8; j0 += 4) {
+      Value col = m.add(tileCol, m.add(m.c(j0 * 8), m.mul(quadLane, 8)));
+      SmallVector<Value> biasValues = loadBias(col, 8);
+      for (int64_t h = 0; h < 2; ++h) {
+        SmallVector<SmallVector<Value, 2>, 4> x(4);
+        for (int64_t j = 0; j < 4; ++j)
+          for (int64_t e = 0; e < 2; ++e)
+            x[j].push_back(extract(4 * (j0 + j) + 2 * h + e));
+        transpose(x, 2);
+        transpose(x, 1);
+        SmallVector<Value> values;
+        for (int64_t s = 0; s < 4; ++s)
+          llvm::append_range(values, x[s]);
+        storeOutput(m.add(rowBase, h * 8), col, values, biasValues);
+      }
+    }
+    return;
+  }
+  Value colBase = m.add(tileCol, m.mul(quadLane, 2));
   for (int64_t j = 0; j < wn / 8; ++j) {
     Value col = m.add(colBase, j * 8);
     SmallVector<Value> biasValues = loadBias(col, 2);
     for (int64_t h = 0; h < 2; ++h) {
       SmallVector<Value> values;
       for (int64_t e = 0; e < 2; ++e)
-        values.push_back(LLVM::ExtractValueOp::create(
-            b, regs, ArrayRef<int64_t>{0, 4 * j + 2 * h + e}));
+        values.push_back(extract(4 * j + 2 * h + e));
       storeOutput(m.add(rowBase, h * 8), col, values, biasValues);
     }
   }
