@@ -1439,9 +1439,9 @@ struct RunDim {
 };
 
 /// The elements `access` touches in instance `in`, in the dimensions of the
-/// buffer its view is cut from: through casts and subviews of static,
-/// non-negative strides, as the boxes between blocks (collect() reports
-/// the accesses through other views). None where a view is not modelled.
+/// buffer its view is cut from: through casts and subviews of static
+/// strides, as the boxes between blocks (collect() reports the accesses
+/// through other views). None where a view is not modelled.
 static std::optional<SmallVector<RunDim>> bufferRun(SystemBuilder &builder,
                                                     const MemoryAccess &access,
                                                     const Instance &in,
@@ -1463,9 +1463,7 @@ static std::optional<SmallVector<RunDim>> bufferRun(SystemBuilder &builder,
       continue;
     }
     auto sub = dyn_cast<memref::SubViewOp>(def);
-    if (!sub || llvm::any_of(sub.getStaticStrides(), [](int64_t stride) {
-          return ShapedType::isDynamic(stride) || stride < 0;
-        }))
+    if (!sub || llvm::any_of(sub.getStaticStrides(), ShapedType::isDynamic))
       return std::nullopt;
     // Source element = offset + stride * view element.
     llvm::SmallBitVector dropped = sub.getDroppedDims();
@@ -1476,10 +1474,13 @@ static std::optional<SmallVector<RunDim>> bufferRun(SystemBuilder &builder,
       RunDim s{isa<Value>(offset) ? builder.expr(cast<Value>(offset), in)
                                   : Lin::of(*getConstantIntValue(offset))};
       if (!dropped.test(d)) {
+        // A negative stride runs the view backwards: its run starts at the
+        // view run's last element.
         const RunDim &v = run[next++];
-        if (llvm::MulOverflow(v.extent, stride, s.extent))
+        if (llvm::MulOverflow(v.extent, stride < 0 ? -stride : stride,
+                              s.extent))
           return std::nullopt;
-        s.start = s.start + v.start * stride;
+        s.start = s.start + v.start * stride - (stride < 0 ? s.extent : 0);
       }
       source.push_back(std::move(s));
     }

@@ -616,3 +616,20 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Bug: a view that runs the buffer backwards (stride -1 from element 200):
+// thread 73 reads through it the element thread 127 writes.
+gpu.module @m {
+  gpu.func @backwards_view(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %one = arith.constant 1.0 : f32
+    // expected-error @+1 {{[AMK-UNPROVABLE] subview of memref<256xf32>}}
+    %r = memref.subview %out[200] [128] [-1] : memref<256xf32> to memref<128xf32, strided<[-1], offset: 200>>
+    memref.store %one, %out[%t] : memref<256xf32>
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.load' at line {{[0-9]+}} touches the element that 'memref.store' at line {{[0-9]+}} writes in another thread of its block, with no barrier between them (threads 127 and 73){{.*}}}}
+    %x = memref.load %r[%t] : memref<128xf32, strided<[-1], offset: 200>>
+    gpu.return
+  }
+}
