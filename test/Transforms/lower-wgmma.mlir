@@ -196,7 +196,7 @@ module attributes {amk.target = #amk.target<"h200">} {
 // SPLIT-NEXT:       %[[LOADED:.*]] = arith.select %[[MINE]], %[[TILE]], %c13
 // SPLIT-NEXT:       %[[K0:.*]] = arith.muli %[[LOADED]], %c64
 // SPLIT:            nvgpu.tma.async.load %{{.*}}[%[[K0]], %{{.*}}]
-// SPLIT:        vector.store %{{.*}}, %[[PARTIALS]][%c0, %[[SPLIT]], %{{.*}}, %{{.*}}] {alignment = 32 : i64} : memref<1x2x16x128xf32>, vector<8xf32>
+// SPLIT:        vector.store %{{.*}}, %[[PARTIALS]][%c0, %[[SPLIT]], %{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<1x2x16x128xf32>, vector<2xf32>
 module attributes {amk.target = #amk.target<"h200">} {
   func.func @split(%a: memref<16x832xbf16>, %b: memref<128x832xbf16>, %c: memref<16x128xbf16>) {
     amk.kernel "gemm_wgmma_split" config(#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], math = wgmma, inst = [64, 64, 16], stages = 4, vector = 8, threads = 256, split_k = 2, split_reduce = workspace>) attributes {amk.verified} {

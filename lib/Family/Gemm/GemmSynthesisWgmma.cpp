@@ -574,12 +574,14 @@ void GemmKernelBuilder::storeWgmmaTile(Value acc, Value warpgroup) {
   auto extract = [&](int64_t reg) -> Value {
     return LLVM::ExtractValueOp::create(b, regs, ArrayRef<int64_t>{0, reg});
   };
-  if (wn % 32 == 0 && storesRuns(8)) {
-    // 16-byte runs: the four lanes of a quad hold one row of four n8 tiles,
-    // two columns each. A transpose within the quad (shuffles by xor 2,
-    // then 1) gives lane q the eight columns of the group's tile q, which
-    // it stores at once: a warp writes 64 contiguous bytes of each of its
-    // rows (two columns per lane wrote half sectors, four times as often).
+  // 16-bit outputs in 16-byte runs: the four lanes of a quad hold one row
+  // of four n8 tiles, two columns each. A transpose within the quad
+  // (shuffles by xor 2, then 1) gives lane q the eight columns of the
+  // group's tile q, which it stores at once: a warp writes 64 contiguous
+  // bytes of each of its rows (two columns per lane wrote half sectors,
+  // four times as often). f32 pairs fill their sectors already (f32 C and
+  // split-K partials measured no gain for the shuffles).
+  if (wn % 32 == 0 && !partials && p.outBytes() < 4 && storesRuns(8)) {
     Type i32 = b.getI32Type();
     Value width = arith::ConstantIntOp::create(b, i32, 32);
     auto transpose = [&](SmallVector<SmallVector<Value, 2>, 4> &x,
