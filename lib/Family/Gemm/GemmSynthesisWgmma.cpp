@@ -550,6 +550,35 @@ void GemmKernelBuilder::buildWgmma() {
       [&](Value acc) { storeWgmmaTile(acc, mainLoop.computeWarpgroup()); });
 }
 
+/// One step of a 4 x 4 transpose within each quad of lanes: x[j] is the
+/// lane's item j (two values); lanes q and q ^ mask swap the items whose
+/// `mask` bit differs from their own, so after the steps for masks 2 and 1
+/// lane q holds item q of every lane of its quad, in lane order.
+static void exchangeInQuad(ImplicitLocOpBuilder &b, IndexMath &m,
+                           Value quadLane,
+                           SmallVector<SmallVector<Value, 2>, 4> &x,
+                           int64_t mask) {
+  Type i32 = b.getI32Type();
+  Value width = arith::ConstantIntOp::create(b, i32, 32);
+  Value offset = arith::ConstantIntOp::create(b, i32, mask);
+  Value high = m.lt(m.c(0), m.rem(m.div(quadLane, mask), 2));
+  for (int64_t lo = 0; lo < 4; ++lo) {
+    if (lo & mask)
+      continue;
+    int64_t hi = lo | mask;
+    for (int64_t e = 0; e < 2; ++e) {
+      // Keep the item whose bit matches the lane's, send the other.
+      Value send = m.select(high, x[lo][e], x[hi][e]);
+      Value got =
+          gpu::ShuffleOp::create(b, send, offset, width, gpu::ShuffleMode::XOR)
+              .getShuffleResult();
+      Value keepLo = x[lo][e], keepHi = x[hi][e];
+      x[lo][e] = m.select(high, got, keepLo);
+      x[hi][e] = m.select(high, keepHi, got);
+    }
+  }
+}
+
 void GemmKernelBuilder::storeWgmmaTile(Value acc, Value warpgroup) {
   // The accumulator as the LLVM struct it lowers to (one struct of WN / 2
   // f32 per 64 rows), read out register by register: nvgpu's own store
@@ -582,28 +611,6 @@ void GemmKernelBuilder::storeWgmmaTile(Value acc, Value warpgroup) {
   // four times as often). f32 pairs fill their sectors already (f32 C and
   // split-K partials measured no gain for the shuffles).
   if (wn % 32 == 0 && !partials && p.outBytes() < 4 && storesRuns(8)) {
-    Type i32 = b.getI32Type();
-    Value width = arith::ConstantIntOp::create(b, i32, 32);
-    auto transpose = [&](SmallVector<SmallVector<Value, 2>, 4> &x,
-                         int64_t mask) {
-      Value high = m.lt(m.c(0), m.rem(m.div(quadLane, mask), 2));
-      Value offset = arith::ConstantIntOp::create(b, i32, mask);
-      for (int64_t lo = 0; lo < 4; ++lo) {
-        if (lo & mask)
-          continue;
-        int64_t hi = lo | mask;
-        for (int64_t e = 0; e < 2; ++e) {
-          // Keep the item whose bit matches the lane's, send the other.
-          Value send = m.select(high, x[lo][e], x[hi][e]);
-          Value got = gpu::ShuffleOp::create(b, send, offset, width,
-                                             gpu::ShuffleMode::XOR)
-                          .getShuffleResult();
-          Value keepLo = x[lo][e], keepHi = x[hi][e];
-          x[lo][e] = m.select(high, got, keepLo);
-          x[hi][e] = m.select(high, keepHi, got);
-        }
-      }
-    };
     for (int64_t j0 = 0; j0 < wn / 8; j0 += 4) {
       Value col = m.add(tileCol, m.add(m.c(j0 * 8), m.mul(quadLane, 8)));
       SmallVector<Value> biasValues = loadBias(col, 8);
@@ -612,8 +619,8 @@ void GemmKernelBuilder::storeWgmmaTile(Value acc, Value warpgroup) {
         for (int64_t j = 0; j < 4; ++j)
           for (int64_t e = 0; e < 2; ++e)
             x[j].push_back(extract(4 * (j0 + j) + 2 * h + e));
-        transpose(x, 2);
-        transpose(x, 1);
+        exchangeInQuad(b, m, quadLane, x, 2);
+        exchangeInQuad(b, m, quadLane, x, 1);
         SmallVector<Value> values;
         for (int64_t s = 0; s < 4; ++s)
           llvm::append_range(values, x[s]);
