@@ -1,6 +1,7 @@
 """Build the GEMM benchmark suite of docs/BENCH.md into kernel bundles.
 
     python3 -m amk.suite --amk-opt build/bin/amk-opt --target h200 --out DIR
+        [--quick | --split-study | --decode-study | --llm-study]
 
 For every case it writes a one-matmul MLIR module, runs `amk-opt
 --amk-pipeline` on it (plan, verify, lower, export the bundle) and records the
@@ -252,6 +253,28 @@ def decode_study_cases():
     return cases
 
 
+# Prefill GEMMs of issue 16's LLM target: M tokens against weights of N x K
+# stored as [N, K] (nt), and short-K products whose cost is writing C.
+LLM_STUDY = [(m, n, k) for m in (512, 2048, 8192)
+             for n, k in ((4096, 4096), (14336, 4096), (4096, 14336),
+                          (28672, 4096), (57344, 8192))]
+SHORT_K_STUDY = [(4096, 4096, 64), (2048, 8192, 64), (8192, 8192, 64),
+                 (1024, 1024, 128)]
+
+
+def llm_study_cases():
+    """The planner's kernels on the LLM prefill shapes (bf16 and fp16, B as
+    [N, K]) and on short-K products (the geomean issue 16 asks for)."""
+    cases = []
+    for dtype in ("bf16", "fp16"):
+        for m, n, k in LLM_STUDY:
+            cases.append(Case(f"{dtype}_{m}x{n}x{k}_nt", m, n, k, dtype,
+                              tb=True))
+    for m, n, k in SHORT_K_STUDY:
+        cases.append(Case(f"bf16_{m}x{n}x{k}_nn", m, n, k, "bf16"))
+    return cases
+
+
 def build(amk_opt, target, out, cases):
     os.makedirs(out, exist_ok=True)
     index = []
@@ -317,8 +340,13 @@ def main():
     parser.add_argument("--decode-study", action="store_true",
                         help="decode GEMMs with explicit TMA + wgmma split-K "
                              "kernels instead of the suite")
+    parser.add_argument("--llm-study", action="store_true",
+                        help="LLM prefill GEMMs (B as [N, K]) and short-K "
+                             "products, planned, instead of the suite")
     args = parser.parse_args()
-    if args.split_study:
+    if args.llm_study:
+        cases = llm_study_cases()
+    elif args.split_study:
         cases = split_study_cases()
     elif args.decode_study:
         cases = decode_study_cases()
