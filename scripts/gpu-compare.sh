@@ -24,7 +24,11 @@ for side in old new; do
   $bench --json "$results/$side.json" --iters 50 $(perf "$dir") \
     >"$results/$side.log" 2>&1 || status=1
 done
-speeds() { grep -E '^[0-9]+ ' "$1" | awk '{print $2, $(NF-3), $6}'; }
+speeds() {
+  grep -E '^[0-9]+ ' "$1" | awk '{v = "?"; for (i = 3; i <= NF; ++i)
+    if ($i == "PASS" || $i == "FAIL") { v = $i; break }
+    print $2, $(NF-3), v}'
+}
 join <(speeds "$results/old.log" | sort) <(speeds "$results/new.log" | sort) |
   awk '{printf "%-40s %6s -> %6s %s\n", $1, $2, $4, $5}'
 exit $status
