@@ -243,6 +243,9 @@ private:
   /// over the block (the span of every thread of the block at once), when
   /// it has some.
   std::optional<Span> blockCover(const Span &span);
+  /// `spans` (in `sub`'s dimensions) in those of its source; false on an
+  /// overflow.
+  bool throughSubview(memref::SubViewOp sub, SmallVector<Span> &spans);
   /// The spans of `access` in its own view's dimensions, or a reason.
   FailureOr<SmallVector<Span>> viewSpans(const MemoryAccess &access,
                                          std::string &whyNot);
@@ -397,68 +400,102 @@ GlobalChecker::viewSpans(const MemoryAccess &access, std::string &whyNot) {
   return dims;
 }
 
-void GlobalChecker::addAccess(const MemoryAccess &access) {
-  std::string whyNot;
-  FailureOr<SmallVector<Span>> spans = viewSpans(access, whyNot);
-  Value memref = access.memref;
-  const void *root = nullptr;
-  Value rootValue;
-  // Through the views to the buffer: spans in its coordinates.
-  for (int depth = 0; succeeded(spans) && !root; ++depth) {
+namespace {
+/// A view of a global buffer as the race checks follow it: the subviews
+/// between the view and the buffer (innermost first; casts are skipped)
+/// and the buffer.
+struct ViewChain {
+  SmallVector<memref::SubViewOp> subviews;
+  Value root;
+  /// The buffer: a kernel argument or one from outside the kernel (its
+  /// value), or a memref.get_global (its name).
+  const void *key = nullptr;
+};
+} // namespace
+
+/// The chain from `memref` to its buffer, or why it cannot be followed (a
+/// view op other than a cast or a subview of static strides).
+static FailureOr<ViewChain> followViews(Value memref, Operation *kernel,
+                                        std::string &whyNot) {
+  ViewChain chain;
+  for (int depth = 0; depth <= 64; ++depth) {
     Operation *def = memref.getDefiningOp();
-    if (!def || !model.kernel->isAncestor(def)) {
-      // A kernel argument, or a buffer captured from outside the kernel.
-      root = memref.getAsOpaquePointer();
-      rootValue = memref;
-    } else if (auto global = dyn_cast<memref::GetGlobalOp>(def)) {
-      root = global.getNameAttr().getAsOpaquePointer();
-      rootValue = memref;
-    } else if (isa<memref::CastOp, memref::AssumeAlignmentOp,
-                   memref::MemorySpaceCastOp>(def)) {
+    if (!def || !kernel->isAncestor(def)) {
+      chain.root = memref;
+      chain.key = memref.getAsOpaquePointer();
+      return chain;
+    }
+    if (auto global = dyn_cast<memref::GetGlobalOp>(def)) {
+      chain.root = memref;
+      chain.key = global.getNameAttr().getAsOpaquePointer();
+      return chain;
+    }
+    if (isa<memref::CastOp, memref::AssumeAlignmentOp,
+            memref::MemorySpaceCastOp>(def)) {
       memref = def->getOperand(0);
-    } else if (auto sub = dyn_cast<memref::SubViewOp>(def);
-               sub &&
-               llvm::none_of(sub.getStaticStrides(), ShapedType::isDynamic)) {
-      llvm::SmallBitVector dropped = sub.getDroppedDims();
-      SmallVector<Span> source;
-      unsigned next = 0;
-      for (auto [d, offset] : llvm::enumerate(sub.getMixedOffsets())) {
-        int64_t stride = sub.getStaticStrides()[d];
-        // Source element = offset + stride * view element.
-        Span s;
-        bool ok = isa<Value>(offset) ? addLinear(cast<Value>(offset), 1, s)
-                                     : widen(s, *getConstantIntValue(offset),
-                                             *getConstantIntValue(offset), 1);
-        if (ok && !dropped.test(d)) {
-          const Span &v = (*spans)[next++];
-          for (auto [value, c] : v.terms) {
-            int64_t scaled;
-            ok &= !llvm::MulOverflow(c, stride, scaled) &&
-                  addLinear(value, scaled, s);
-          }
-          ok &= widen(s, v.lo, v.hi - 1, stride);
-        }
-        if (!ok) {
-          whyNot = "a subview whose offsets overflow";
-          spans = failure();
-          break;
-        }
-        source.push_back(std::move(s));
-      }
-      if (succeeded(spans))
-        spans = std::move(source);
-      memref = sub.getSource();
-    } else {
+      continue;
+    }
+    auto sub = dyn_cast<memref::SubViewOp>(def);
+    if (!sub || llvm::any_of(sub.getStaticStrides(), ShapedType::isDynamic)) {
       whyNot = "a view through " + describeOp(def) +
                " (the global race check models subviews of static strides "
                "and casts)";
-      spans = failure();
+      return failure();
     }
-    if (depth > 64) {
-      whyNot = "a view chain too deep to follow";
-      spans = failure();
-    }
+    chain.subviews.push_back(sub);
+    memref = sub.getSource();
   }
+  whyNot = "a view chain too deep to follow";
+  return failure();
+}
+
+bool GlobalChecker::throughSubview(memref::SubViewOp sub,
+                                   SmallVector<Span> &spans) {
+  llvm::SmallBitVector dropped = sub.getDroppedDims();
+  SmallVector<Span> source;
+  unsigned next = 0;
+  for (auto [d, offset] : llvm::enumerate(sub.getMixedOffsets())) {
+    int64_t stride = sub.getStaticStrides()[d];
+    // Source element = offset + stride * view element.
+    Span s;
+    bool ok = isa<Value>(offset) ? addLinear(cast<Value>(offset), 1, s)
+                                 : widen(s, *getConstantIntValue(offset),
+                                         *getConstantIntValue(offset), 1);
+    if (ok && !dropped.test(d)) {
+      const Span &v = spans[next++];
+      for (auto [value, c] : v.terms) {
+        int64_t scaled;
+        ok &= !llvm::MulOverflow(c, stride, scaled) &&
+              addLinear(value, scaled, s);
+      }
+      ok &= widen(s, v.lo, v.hi - 1, stride);
+    }
+    if (!ok)
+      return false;
+    source.push_back(std::move(s));
+  }
+  spans = std::move(source);
+  return true;
+}
+
+void GlobalChecker::addAccess(const MemoryAccess &access) {
+  std::string whyNot;
+  FailureOr<SmallVector<Span>> spans = viewSpans(access, whyNot);
+  // Through the views to the buffer: spans in its coordinates.
+  FailureOr<ViewChain> chain = failure();
+  if (succeeded(spans))
+    chain = followViews(access.memref, model.kernel, whyNot);
+  if (failed(chain))
+    spans = failure();
+  else
+    for (memref::SubViewOp sub : chain->subviews)
+      if (!throughSubview(sub, *spans)) {
+        whyNot = "a subview whose offsets overflow";
+        spans = failure();
+        break;
+      }
+  const void *root = succeeded(spans) ? chain->key : nullptr;
+  Value rootValue = succeeded(spans) ? chain->root : Value();
   // The protocol check alone decides a counter's accesses.
   if (root && protocol->isCounter(root))
     return;
@@ -1452,19 +1489,11 @@ static std::optional<SmallVector<RunDim>> bufferRun(SystemBuilder &builder,
     run.push_back({builder.expr(index, in), d + 1 == rank   ? access.width - 1
                                             : d + 2 == rank ? access.rows - 1
                                                             : 0});
-  Value memref = access.memref;
-  for (int depth = 0; depth < 64; ++depth) {
-    Operation *def = memref.getDefiningOp();
-    if (!def || !kernel->isAncestor(def) || isa<memref::GetGlobalOp>(def))
-      return run;
-    if (isa<memref::CastOp, memref::AssumeAlignmentOp,
-            memref::MemorySpaceCastOp>(def)) {
-      memref = def->getOperand(0);
-      continue;
-    }
-    auto sub = dyn_cast<memref::SubViewOp>(def);
-    if (!sub || llvm::any_of(sub.getStaticStrides(), ShapedType::isDynamic))
-      return std::nullopt;
+  std::string whyNot;
+  FailureOr<ViewChain> chain = followViews(access.memref, kernel, whyNot);
+  if (failed(chain))
+    return std::nullopt;
+  for (memref::SubViewOp sub : chain->subviews) {
     // Source element = offset + stride * view element.
     llvm::SmallBitVector dropped = sub.getDroppedDims();
     SmallVector<RunDim> source;
@@ -1485,9 +1514,8 @@ static std::optional<SmallVector<RunDim>> bufferRun(SystemBuilder &builder,
       source.push_back(std::move(s));
     }
     run = std::move(source);
-    memref = sub.getSource();
   }
-  return std::nullopt;
+  return run;
 }
 
 std::optional<std::string>
