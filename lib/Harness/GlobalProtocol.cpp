@@ -198,6 +198,8 @@ GlobalProtocol::GlobalProtocol(
     ok &= p.poll ? locateAcquire(p) : locateRelease(p);
   ok &= enumerate(grid);
   proved = ok;
+  if (proved)
+    collectChains();
 }
 
 void GlobalProtocol::collect() {
@@ -727,6 +729,62 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
 // Orderings
 //===----------------------------------------------------------------------===//
 
+/// The poll's or signal's element, when its indices are constants.
+static std::optional<SmallVector<int64_t, 2>>
+getConstantElement(const GlobalProtocol::Point &x) {
+  SmallVector<int64_t, 2> at;
+  for (Value v : x.access.getIndices()) {
+    std::optional<int64_t> c = getConstantIntValue(v);
+    if (!c)
+      return std::nullopt;
+    at.push_back(*c);
+  }
+  return at;
+}
+
+void GlobalProtocol::collectChains() {
+  // A signal the poll's acquire reaches: after its fence in its thread, or
+  // after its limit in its block.
+  auto follows = [](const Point &p, const Point &s) {
+    Operation *a = p.fence->getBlock()->findAncestorOpInBlock(*s.access);
+    if (a && p.fence->isBeforeInBlock(a))
+      return true;
+    if (!p.limit)
+      return false;
+    Operation *b = p.anchor->getBlock()->findAncestorOpInBlock(*s.access);
+    return b && p.limit->isBeforeInBlock(b);
+  };
+  // Every poll waits for every signal to its element, so a signal to
+  // element e happens before a poll of e, before the signals its acquire
+  // reaches, before the polls of their elements, and so on.
+  for (const Point &first : points) {
+    std::optional<SmallVector<int64_t, 2>> start = getConstantElement(first);
+    if (!first.poll || !first.fence || !start)
+      continue;
+    Chain chain{&first, *start, {}};
+    SmallVector<const Point *> frontier{&first};
+    while (!frontier.empty()) {
+      const Point *poll = frontier.pop_back_val();
+      for (const Point &next : points) {
+        std::optional<SmallVector<int64_t, 2>> at = getConstantElement(next);
+        if (next.poll || !at || !follows(*poll, next))
+          continue;
+        std::pair<BlockArgument, SmallVector<int64_t, 2>> element{next.counter,
+                                                                  *at};
+        if (llvm::is_contained(chain.reached, element))
+          continue;
+        chain.reached.push_back(element);
+        for (const Point &q : points)
+          if (q.poll && q.counter == next.counter && q.fence &&
+              getConstantElement(q) == *at)
+            frontier.push_back(&q);
+      }
+    }
+    if (!chain.reached.empty())
+      chains.push_back(std::move(chain));
+  }
+}
+
 SmallVector<GlobalProtocol::Edge>
 GlobalProtocol::getEdges(ArrayRef<Operation *> before,
                          ArrayRef<Operation *> after) const {
@@ -737,31 +795,11 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
     Operation *a = s.anchor->getBlock()->findAncestorOpInBlock(*op);
     return a && a->isBeforeInBlock(s.limit);
   };
-  auto acquired = [](const Point &p, Operation *op) {
-    Operation *a = p.anchor->getBlock()->findAncestorOpInBlock(*op);
-    return a && p.limit->isBeforeInBlock(a);
-  };
   auto acquiresAfter = [&](const Point &p) {
-    return p.poll && p.limit &&
-           llvm::all_of(after, [&](Operation *op) { return acquired(p, op); });
-  };
-  // A signal the poll's acquire reaches: after its fence in its thread, or
-  // after its limit in its block.
-  auto follows = [&](const Point &p, const Point &s) {
-    Operation *a = p.fence->getBlock()->findAncestorOpInBlock(*s.access);
-    return (a && p.fence->isBeforeInBlock(a)) ||
-           (p.limit && acquired(p, s.access));
-  };
-  auto constantIndex =
-      [](const Point &x) -> std::optional<SmallVector<int64_t>> {
-    SmallVector<int64_t> at;
-    for (Value v : x.access.getIndices()) {
-      std::optional<int64_t> c = getConstantIntValue(v);
-      if (!c)
-        return std::nullopt;
-      at.push_back(*c);
-    }
-    return at;
+    return p.poll && p.limit && llvm::all_of(after, [&](Operation *op) {
+             Operation *a = p.anchor->getBlock()->findAncestorOpInBlock(*op);
+             return a && p.limit->isBeforeInBlock(a);
+           });
   };
   for (const Point &s : points) {
     if (s.poll || !s.limit ||
@@ -770,41 +808,16 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
     for (const Point &p : points)
       if (p.counter == s.counter && acquiresAfter(p))
         edges.push_back({s.access.getIndices(), p.access.getIndices()});
-    // Chains through constant elements (a hb b hb c): every poll waits for
-    // every signal to its element, so a signal to element e happens before
-    // a poll of e, before the signals its acquire reaches, before the polls
-    // of their elements, and so on. One edge per element reached: the
-    // signal at the first element, the poll at the last.
-    for (const Point &first : points) {
-      std::optional<SmallVector<int64_t>> start = constantIndex(first);
-      if (!first.poll || first.counter != s.counter || !first.fence || !start)
+    // Chains (a hb b hb c): one edge per element reached, the signal at
+    // the chain's first element, the poll at the last.
+    for (const Chain &chain : chains) {
+      if (chain.first->counter != s.counter)
         continue;
-      SmallVector<std::pair<BlockArgument, SmallVector<int64_t>>> reached;
-      SmallVector<const Point *> frontier{&first};
-      while (!frontier.empty()) {
-        const Point *poll = frontier.pop_back_val();
-        for (const Point &next : points) {
-          std::optional<SmallVector<int64_t>> at = constantIndex(next);
-          if (next.poll || !at || !follows(*poll, next))
-            continue;
-          std::pair<BlockArgument, SmallVector<int64_t>> element{next.counter,
-                                                                 *at};
-          if (llvm::is_contained(reached, element))
-            continue;
-          reached.push_back(element);
-          for (const Point &q : points)
-            if (q.poll && q.counter == next.counter && q.fence &&
-                constantIndex(q) == *at)
-              frontier.push_back(&q);
-        }
-      }
-      for (const auto &[counter, at] : reached)
+      for (const auto &[counter, at] : chain.reached)
         for (const Point &p : points)
           if (p.counter == counter && acquiresAfter(p))
-            edges.push_back(
-                Edge{s.access.getIndices(), p.access.getIndices(),
-                     SmallVector<int64_t, 2>(start->begin(), start->end()),
-                     SmallVector<int64_t, 2>(at.begin(), at.end())});
+            edges.push_back(Edge{s.access.getIndices(), p.access.getIndices(),
+                                 chain.start, at});
     }
   }
   return edges;

@@ -67,6 +67,8 @@ public:
 
 private:
   void collect();
+  /// The chains through constant elements (getEdges), once proved.
+  void collectChains();
   /// Each check reports what fails and returns whether it held.
   bool checkAccesses();
   bool locateRelease(Point &signal);
@@ -80,6 +82,16 @@ private:
   std::vector<Point> points;
   /// Every check held: only then does the protocol order accesses.
   bool proved = false;
+  /// A poll of a constant element (`start`) and the constant elements
+  /// (counter, index) whose polls its acquire orders after every signal to
+  /// `start`, through the signals of the blocks between.
+  struct Chain {
+    const Point *first;
+    llvm::SmallVector<int64_t, 2> start;
+    llvm::SmallVector<std::pair<BlockArgument, llvm::SmallVector<int64_t, 2>>>
+        reached;
+  };
+  std::vector<Chain> chains;
 };
 
 } // namespace mlir::amk
