@@ -218,8 +218,7 @@ private:
   void reportUnorderedPair(const MemoryAccess &w, const MemoryAccess &o,
                            llvm::SmallPtrSetImpl<Operation *> &reported,
                            StringRef advice, bool needExact = false);
-  void askThreadPair(const MemoryAccess &ax, const MemoryAccess &ay, bool same,
-                     const llvm::SmallPtrSetImpl<Operation *> &uniformWriteOps);
+  void askThreadPair(const MemoryAccess &ax, const MemoryAccess &ay, bool same);
   /// `access`'s indices as block-uniform terms, a constant and a part of
   /// the thread alone (for every thread); nullopt when an index mixes them.
   std::optional<SmallVector<Separated>>
@@ -232,6 +231,8 @@ private:
   /// block), so two threads' instances of a uniform `v` are equal.
   bool isOncePerThread(Value v) const;
   std::vector<MemoryAccess> uniformWrites, globalAccesses;
+  /// The ops of uniformWrites.
+  llvm::SmallPtrSet<Operation *, 8> uniformWriteOps;
   /// The globalAccesses that checkThreadPairs sweeps (by index).
   llvm::DenseSet<unsigned> swept;
   llvm::SmallPtrSet<Operation *, 8> reportedWithin;
@@ -976,6 +977,7 @@ void GlobalChecker::checkUniformWrite(const MemoryAccess &access) {
   if (protocol->isCounter(getBaseBuffer(access.memref, model.kernel)))
     return;
   uniformWrites.push_back(access);
+  uniformWriteOps.insert(access.op);
   std::optional<std::string> threadsWhy = twoRunners(access);
   if (gaveUp) {
     gaveUp = false;
@@ -1185,9 +1187,6 @@ void GlobalChecker::sweepPairs(
 }
 
 void GlobalChecker::checkThreadPairs() {
-  llvm::SmallPtrSet<Operation *, 8> uniformWriteOps;
-  for (const MemoryAccess &w : uniformWrites)
-    uniformWriteOps.insert(w.op);
   // The separable accesses of each block-uniform view, in program order,
   // in classes of the same uniform terms (per dimension).
   using Terms = SmallVector<SmallVector<std::pair<Value, int64_t>>>;
@@ -1267,14 +1266,12 @@ void GlobalChecker::checkThreadPairs() {
             pairs);
       }
     for (auto [x, y] : pairs)
-      askThreadPair(globalAccesses[x], globalAccesses[y], x == y,
-                    uniformWriteOps);
+      askThreadPair(globalAccesses[x], globalAccesses[y], x == y);
   }
 }
 
-void GlobalChecker::askThreadPair(
-    const MemoryAccess &ax, const MemoryAccess &ay, bool same,
-    const llvm::SmallPtrSetImpl<Operation *> &uniformWriteOps) {
+void GlobalChecker::askThreadPair(const MemoryAccess &ax,
+                                  const MemoryAccess &ay, bool same) {
   if (uniformWriteOps.contains(ax.op) || uniformWriteOps.contains(ay.op) ||
       (same && reportedWithin.contains(ax.op)) ||
       inExclusiveBranches(ax.op, ay.op, model.uniformity, ThreadScope::Block))
@@ -1316,9 +1313,6 @@ static bool noBarrierBetween(Operation *from, Operation *to) {
 }
 
 void GlobalChecker::checkOtherPairs() {
-  llvm::SmallPtrSet<Operation *, 8> uniformWriteOps;
-  for (const MemoryAccess &w : uniformWrites)
-    uniformWriteOps.insert(w.op);
   auto plainWrite = [](const MemoryAccess &a) {
     return a.write && !isAtomic(a);
   };
