@@ -84,6 +84,8 @@ struct GlobalProtocol::Point {
   int64_t threads = 0;
   /// A poll's gpu-scope fence after it, in its thread.
   Operation *fence = nullptr;
+  /// The counter element, when its indices are constants.
+  std::optional<llvm::SmallVector<int64_t, 2>> element;
 
   Operation *op() const {
     return poll ? poll.getOperation() : access.getOperation();
@@ -91,6 +93,19 @@ struct GlobalProtocol::Point {
 };
 
 GlobalProtocol::~GlobalProtocol() = default;
+
+/// The element of a counter that `indices` name, when they are constants.
+static std::optional<SmallVector<int64_t, 2>>
+getConstantElement(ValueRange indices) {
+  SmallVector<int64_t, 2> at;
+  for (Value v : indices) {
+    std::optional<int64_t> c = getConstantIntValue(v);
+    if (!c)
+      return std::nullopt;
+    at.push_back(*c);
+  }
+  return at;
+}
 
 //===----------------------------------------------------------------------===//
 // Matching
@@ -240,6 +255,8 @@ void GlobalProtocol::collect() {
     p.counter = counter;
     points.push_back(p);
   });
+  for (Point &p : points)
+    p.element = getConstantElement(p.access.getIndices());
 }
 
 bool GlobalProtocol::checkAccesses() {
@@ -729,19 +746,6 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
 // Orderings
 //===----------------------------------------------------------------------===//
 
-/// The poll's or signal's element, when its indices are constants.
-static std::optional<SmallVector<int64_t, 2>>
-getConstantElement(const GlobalProtocol::Point &x) {
-  SmallVector<int64_t, 2> at;
-  for (Value v : x.access.getIndices()) {
-    std::optional<int64_t> c = getConstantIntValue(v);
-    if (!c)
-      return std::nullopt;
-    at.push_back(*c);
-  }
-  return at;
-}
-
 void GlobalProtocol::collectChains() {
   // A signal the poll's acquire reaches: after its fence in its thread, or
   // after its limit in its block.
@@ -758,25 +762,23 @@ void GlobalProtocol::collectChains() {
   // element e happens before a poll of e, before the signals its acquire
   // reaches, before the polls of their elements, and so on.
   for (const Point &first : points) {
-    std::optional<SmallVector<int64_t, 2>> start = getConstantElement(first);
-    if (!first.poll || !first.fence || !start)
+    if (!first.poll || !first.fence || !first.element)
       continue;
-    Chain chain{&first, *start, {}};
+    Chain chain{&first, *first.element, {}};
     SmallVector<const Point *> frontier{&first};
     while (!frontier.empty()) {
       const Point *poll = frontier.pop_back_val();
       for (const Point &next : points) {
-        std::optional<SmallVector<int64_t, 2>> at = getConstantElement(next);
-        if (next.poll || !at || !follows(*poll, next))
+        if (next.poll || !next.element || !follows(*poll, next))
           continue;
-        std::pair<BlockArgument, SmallVector<int64_t, 2>> element{next.counter,
-                                                                  *at};
+        std::pair<BlockArgument, SmallVector<int64_t, 2>> element{
+            next.counter, *next.element};
         if (llvm::is_contained(chain.reached, element))
           continue;
         chain.reached.push_back(element);
         for (const Point &q : points)
           if (q.poll && q.counter == next.counter && q.fence &&
-              getConstantElement(q) == *at)
+              q.element == next.element)
             frontier.push_back(&q);
       }
     }
@@ -791,33 +793,72 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
   SmallVector<Edge> edges;
   if (!proved)
     return edges;
-  auto released = [](const Point &s, Operation *op) {
-    Operation *a = s.anchor->getBlock()->findAncestorOpInBlock(*op);
-    return a && a->isBeforeInBlock(s.limit);
+  auto releases = [&](const Point &s) {
+    return !s.poll && s.limit && llvm::all_of(before, [&](Operation *op) {
+      Operation *a = s.anchor->getBlock()->findAncestorOpInBlock(*op);
+      return a && a->isBeforeInBlock(s.limit);
+    });
   };
-  auto acquiresAfter = [&](const Point &p) {
+  auto acquires = [&](const Point &p) {
     return p.poll && p.limit && llvm::all_of(after, [&](Operation *op) {
              Operation *a = p.anchor->getBlock()->findAncestorOpInBlock(*op);
              return a && p.limit->isBeforeInBlock(a);
            });
   };
-  for (const Point &s : points) {
-    if (s.poll || !s.limit ||
-        !llvm::all_of(before, [&](Operation *op) { return released(s, op); }))
-      continue;
-    for (const Point &p : points)
-      if (p.counter == s.counter && acquiresAfter(p))
-        edges.push_back({s.access.getIndices(), p.access.getIndices()});
+  SmallVector<const Point *> signals, polls;
+  for (const Point &x : points) {
+    if (releases(x))
+      signals.push_back(&x);
+    else if (acquires(x))
+      polls.push_back(&x);
+  }
+  // An element a point is known to be at, other than `at`, orders nothing.
+  auto mayBeAt = [](const Point &x, ArrayRef<int64_t> at) {
+    return !x.element || ArrayRef<int64_t>(*x.element) == at;
+  };
+  // One edge that orders every instance (constant elements that agree) is
+  // the whole answer.
+  auto orderAlways = [&](const Point &s, const Point &p,
+                         ArrayRef<int64_t> signalAt, ArrayRef<int64_t> pollAt) {
+    bool always =
+        s.element && p.element &&
+        (signalAt.empty() ? s.element == p.element
+                          : mayBeAt(s, signalAt) && mayBeAt(p, pollAt));
+    if (always)
+      edges.assign(1, Edge{s.access.getIndices(), p.access.getIndices(),
+                           SmallVector<int64_t, 2>(signalAt),
+                           SmallVector<int64_t, 2>(pollAt)});
+    return always;
+  };
+  for (const Point *s : signals) {
+    for (const Point *p : polls) {
+      if (p->counter != s->counter ||
+          !(!s->element || !p->element || s->element == p->element))
+        continue;
+      if (orderAlways(*s, *p, {}, {}))
+        return edges;
+      edges.push_back({s->access.getIndices(), p->access.getIndices()});
+    }
     // Chains (a hb b hb c): one edge per element reached, the signal at
     // the chain's first element, the poll at the last.
     for (const Chain &chain : chains) {
-      if (chain.first->counter != s.counter)
+      if (chain.first->counter != s->counter || !mayBeAt(*s, chain.start))
         continue;
       for (const auto &[counter, at] : chain.reached)
-        for (const Point &p : points)
-          if (p.counter == counter && acquiresAfter(p))
-            edges.push_back(Edge{s.access.getIndices(), p.access.getIndices(),
-                                 chain.start, at});
+        for (const Point *p : polls) {
+          if (p->counter != counter || !mayBeAt(*p, at))
+            continue;
+          if (orderAlways(*s, *p, chain.start, at))
+            return edges;
+          Edge edge{s->access.getIndices(), p->access.getIndices(), chain.start,
+                    at};
+          if (!llvm::any_of(edges, [&](const Edge &e) {
+                return e.signalIndex == edge.signalIndex &&
+                       e.pollIndex == edge.pollIndex &&
+                       e.signalAt == edge.signalAt && e.pollAt == edge.pollAt;
+              }))
+            edges.push_back(std::move(edge));
+        }
     }
   }
   return edges;
