@@ -1131,6 +1131,8 @@ void GlobalChecker::sweepPairs(
     int64_t width;
     int64_t thread;
     unsigned access;
+    /// Other threads than `thread` touch this run too.
+    bool manyThreads = false;
   };
   std::vector<Item> items;
   std::vector<int64_t> keys;
@@ -1164,24 +1166,40 @@ void GlobalChecker::sweepPairs(
     if (kx != ky)
       return std::lexicographical_compare(kx.begin(), kx.end(), ky.begin(),
                                           ky.end());
-    return std::tie(x.thread, x.access) < std::tie(y.thread, y.access);
+    return std::tie(x.access, x.thread) < std::tie(y.access, y.thread);
   });
+  // The threads of one access at one run are one item (many threads that
+  // read one element are one item, not a quadratic number of pairs).
+  size_t kept = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (kept && items[kept - 1].access == items[i].access &&
+        items[kept - 1].width == items[i].width &&
+        key(items[kept - 1]) == key(items[i])) {
+      items[kept - 1].manyThreads |= items[kept - 1].thread != items[i].thread;
+      continue;
+    }
+    items[kept++] = items[i];
+  }
+  items.resize(kept);
+  auto addPair = [&](unsigned p, unsigned q) {
+    unsigned x = std::min(p, q), y = std::max(p, q);
+    const MemoryAccess &ax = globalAccesses[x], &ay = globalAccesses[y];
+    if ((ax.write || ay.write) && !(isAtomic(ax) && isAtomic(ay)) &&
+        wanted(x, y))
+      pairs.insert({x, y});
+  };
   for (size_t i = 0; i < items.size(); ++i) {
     const Item &p = items[i];
+    if (p.manyThreads)
+      addPair(p.access, p.access);
     ArrayRef<int64_t> prefix = key(p).drop_back();
     int64_t end = key(p).back() + p.width;
     for (size_t j = i + 1; j < items.size(); ++j) {
       const Item &q = items[j];
       if (key(q).drop_back() != prefix || key(q).back() >= end)
         break;
-      if (q.thread == p.thread)
-        continue;
-      unsigned x = std::min(p.access, q.access),
-               y = std::max(p.access, q.access);
-      const MemoryAccess &ax = globalAccesses[x], &ay = globalAccesses[y];
-      if ((ax.write || ay.write) && !(isAtomic(ax) && isAtomic(ay)) &&
-          wanted(x, y))
-        pairs.insert({x, y});
+      if (q.thread != p.thread || p.manyThreads || q.manyThreads)
+        addPair(p.access, q.access);
     }
   }
 }
@@ -1302,9 +1320,8 @@ static bool noBarrierBetween(Operation *from, Operation *to) {
     return false;
   for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode()) {
     WalkResult found = op->walk([](Operation *inner) {
-      return mbarrier::isBlockBarrier(inner) || isClusterBarrier(inner)
-                 ? WalkResult::interrupt()
-                 : WalkResult::advance();
+      return isBlockBarrier(inner) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
     });
     if (found.wasInterrupted())
       return false;

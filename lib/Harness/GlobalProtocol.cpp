@@ -162,12 +162,6 @@ static bool isGpuFence(Operation *op) {
 }
 
 /// A barrier of every thread of the block.
-static bool isBlockBarrier(Operation *op) {
-  return isa<gpu::BarrierOp, NVVM::Barrier0Op>(op) ||
-         (isa<NVVM::BarrierOp>(op) && op->getNumOperands() == 0) ||
-         isClusterBarrier(op);
-}
-
 /// The kernel argument `memref` is (null: a view or another buffer).
 static BlockArgument getKernelArgument(Value memref, Operation *kernel) {
   auto arg = dyn_cast<BlockArgument>(memref);

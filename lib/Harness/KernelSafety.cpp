@@ -179,6 +179,25 @@ bool mlir::amk::isClusterBarrier(Operation *op) {
   return arrive && isa<NVVM::ClusterArriveOp>(arrive);
 }
 
+bool mlir::amk::isBlockBarrier(Operation *op) {
+  if (isa<gpu::BarrierOp, NVVM::Barrier0Op>(op) || isClusterBarrier(op))
+    return true;
+  auto bar = dyn_cast<NVVM::BarrierOp>(op);
+  if (!bar)
+    return false;
+  if (!bar.getNumberOfThreads())
+    return true;
+  std::optional<int64_t> count = getConstantIntValue(bar.getNumberOfThreads());
+  auto func = op->getParentOfType<gpu::GPUFuncOp>();
+  DenseI32ArrayAttr known = func ? func.getKnownBlockSizeAttr() : nullptr;
+  if (!count || !known)
+    return false;
+  int64_t threads = 1;
+  for (int32_t d : known.asArrayRef())
+    threads *= d;
+  return *count == threads;
+}
+
 /// `v` when integer arithmetic on constants computes it.
 static std::optional<int64_t> foldConstant(Value v) {
   return evaluateInteger(

@@ -103,11 +103,6 @@ std::string mlir::amk::mbarrier::threadsArrive(int64_t n) {
       .str();
 }
 
-bool mlir::amk::mbarrier::isBlockBarrier(Operation *op) {
-  return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op) ||
-         isClusterBarrier(op);
-}
-
 void MBarrierChecker::run() {
   // Every mbarrier op names a created barrier at a constant index.
   std::map<std::pair<const void *, int64_t>, Uses> all;

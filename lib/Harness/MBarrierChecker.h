@@ -40,8 +40,7 @@ bool sameIterations(scf::ForOp a, scf::ForOp b);
 /// "1 thread arrives", "128 threads arrive".
 std::string threadsArrive(int64_t n);
 
-/// A barrier of the whole block (gpu.barrier, nvvm.barrier0, nvvm.barrier).
-bool isBlockBarrier(Operation *op);
+using amk::isBlockBarrier;
 
 using ThreadRange = MBarrierPhases::ThreadRange;
 using Node = MBarrierPhases::Node;

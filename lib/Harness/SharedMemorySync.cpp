@@ -35,8 +35,7 @@ using namespace mlir::amk::smem;
 bool smem::isEvent(Event kind, Operation *op) {
   switch (kind) {
   case Event::Barrier:
-    return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp>(op) ||
-           isClusterBarrier(op);
+    return isBlockBarrier(op);
   case Event::Commit:
     return isa<nvgpu::DeviceAsyncCreateGroupOp>(op);
   case Event::Wait:

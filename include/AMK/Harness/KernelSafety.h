@@ -71,6 +71,13 @@ std::string describeOp(Operation *op);
 /// its wait, is not modelled: the structure check reports it.)
 bool isClusterBarrier(Operation *op);
 
+/// Whether every thread of the block waits at `op` (a block barrier, or a
+/// cluster barrier, which also orders its own block). A named barrier of
+/// fewer threads than the block (`bar.sync id, count`) orders only the
+/// threads that reach it, so it is none; neither is one whose count is not
+/// a constant or whose block size is not known.
+bool isBlockBarrier(Operation *op);
+
 /// Runs the integer range analysis every check of a kernel reads: upstream's,
 /// with thread ids and block dimensions bounded by known_block_size (else by
 /// CUDA's limits) and integer llvm.mlir.constant ops known.
