@@ -1329,6 +1329,40 @@ static bool noBarrierBetween(Operation *from, Operation *to) {
   return true;
 }
 
+/// Whether a block barrier runs between every instance of `a` and every
+/// instance of `b` in another thread, either way round: in the block that
+/// holds both, one lies between them and, where that block can run again
+/// (in a loop or a branch graph), one also lies outside the stretch between
+/// them. Barriers directly in that block run whenever it does (one that
+/// only some threads reach is AMK-BARRIER-DIVERGENT). A fast path: the
+/// barrier counts of the constraint system decide the rest.
+static bool separatedByBarriers(Operation *a, Operation *b, Operation *kernel) {
+  for (Operation *x = a; x && x != kernel; x = x->getParentOp()) {
+    Operation *y = x->getBlock()->findAncestorOpInBlock(*b);
+    if (!y)
+      continue;
+    if (x == y)
+      return false;
+    Operation *first = x->isBeforeInBlock(y) ? x : y;
+    Operation *second = first == x ? y : x;
+    auto barrierIn = [](Operation *from, Operation *to) {
+      for (Operation *op = from; op && op != to; op = op->getNextNode())
+        if (isBlockBarrier(op))
+          return true;
+      return false;
+    };
+    if (!barrierIn(first->getNextNode(), second))
+      return false;
+    bool once = true;
+    for (Operation *p = first; p != kernel; p = p->getParentOp())
+      once &= p->getBlock()->getParent()->hasOneBlock() &&
+              (p->getParentOp() == kernel || isa<scf::IfOp>(p->getParentOp()));
+    return once || barrierIn(&first->getBlock()->front(), first) ||
+           barrierIn(second->getNextNode(), nullptr);
+  }
+  return false;
+}
+
 void GlobalChecker::checkOtherPairs() {
   auto plainWrite = [](const MemoryAccess &a) {
     return a.write && !isAtomic(a);
@@ -1407,6 +1441,8 @@ void GlobalChecker::reportUnorderedPair(
     const MemoryAccess &w, const MemoryAccess &o,
     llvm::SmallPtrSetImpl<Operation *> &reported, StringRef advice,
     bool needExact) {
+  if (separatedByBarriers(w.op, o.op, model.kernel))
+    return;
   std::optional<std::string> threadsWhy = unorderedPair(w, o, needExact);
   if (gaveUp) {
     gaveUp = false;

@@ -633,3 +633,53 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Bug: a barrier between the write and the read of each iteration, but
+// none between one iteration's read and the next one's write: thread t
+// may overwrite its element while thread t - 1 still reads it.
+gpu.module @m {
+  gpu.func @loop_war(%out: memref<128xf32>, %acc: memref<128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c128 = arith.constant 128 : index
+    %f = arith.constant 1.0 : f32
+    %t1 = arith.addi %t, %c1 : index
+    %next = arith.remui %t1, %c128 : index
+    scf.for %i = %c0 to %c4 step %c1 {
+      memref.store %f, %out[%t] : memref<128xf32>
+      gpu.barrier
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.load' at line {{[0-9]+}} touches the element that 'memref.store' at line {{[0-9]+}} writes in another thread of its block, with no barrier between them (threads {{[0-9]+}} and {{[0-9]+}}){{.*}}}}
+      %v = memref.load %out[%next] : memref<128xf32>
+      memref.store %v, %acc[%t] : memref<128xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: a second barrier closes each iteration.
+gpu.module @m {
+  gpu.func @loop_closed(%out: memref<128xf32>, %acc: memref<128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c128 = arith.constant 128 : index
+    %f = arith.constant 1.0 : f32
+    %t1 = arith.addi %t, %c1 : index
+    %next = arith.remui %t1, %c128 : index
+    scf.for %i = %c0 to %c4 step %c1 {
+      memref.store %f, %out[%t] : memref<128xf32>
+      gpu.barrier
+      %v = memref.load %out[%next] : memref<128xf32>
+      memref.store %v, %acc[%t] : memref<128xf32>
+      gpu.barrier
+    }
+    gpu.return
+  }
+}
