@@ -33,6 +33,7 @@
 #include "AMK/Harness/Harness.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -447,6 +448,26 @@ private:
     return kMaxBlockDims[0];
   }
 
+  /// The last warpgroup whose threads may run an op under `guards`: the
+  /// block's last, unless a guard bounds thread id x below it.
+  int64_t lastWarpgroup(ArrayRef<Value> guards) {
+    int64_t last = (blockThreads() - 1) / 128;
+    kernel->walk([&](Operation *op) {
+      Value tid;
+      if (auto id = dyn_cast<gpu::ThreadIdOp>(op);
+          id && id.getDimension() == gpu::Dimension::x)
+        tid = id;
+      else if (isa<NVVM::ThreadIdXOp>(op))
+        tid = op->getResult(0);
+      std::string why;
+      for (int64_t g = 0; tid && g < last; ++g)
+        if (prover.proveInBounds(tid, 1, SymbolicSize::of(128 * (g + 1)),
+                                 guards, why))
+          last = g;
+    });
+    return last;
+  }
+
   Operation *kernel;
   BoundsProver prover;
   ReportFn report;
@@ -671,17 +692,17 @@ void BoundsChecker::checkAccesses(Operation *op) {
       // The view is checked where it is made; the box must fit in it, the
       // last warpgroup's part too.
       int64_t elements = type.getNumElements();
-      int64_t last = access.width;
+      int64_t last = access.width, warpgroup = lastWarpgroup(guards);
       if (access.warpgroupStride)
-        last += access.warpgroupStride * ((blockThreads() - 1) / 128);
+        last += access.warpgroupStride * warpgroup;
       if (last > elements)
         report(check::kOOB, op,
                access.warpgroupStride
                    ? llvm::formatv("{0}: warpgroup {1} of the block writes "
                                    "up to element {2} of {3} ({4} elements): "
                                    "warp w stores from row 16 w of the view",
-                                   access.what, (blockThreads() - 1) / 128,
-                                   last - 1, type, elements)
+                                   access.what, warpgroup, last - 1, type,
+                                   elements)
                          .str()
                    : llvm::formatv("{0}: the box of {1} elements is larger "
                                    "than the {2} it lands in ({3} elements)",

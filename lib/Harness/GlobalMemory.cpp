@@ -50,6 +50,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -66,6 +67,12 @@ using namespace mlir::amk;
 using namespace mlir::amk::smem;
 
 static std::optional<int> getBlockIndexDim(Operation *op);
+
+/// The threads that make one instance of `access` together: a warp's for a
+/// wmma fragment, a warpgroup's for its accumulator store, else one.
+static int64_t getThreadsPerUnit(const MemoryAccess &access) {
+  return access.warpgroupCollective ? 128 : access.warpCollective ? 32 : 1;
+}
 
 static bool isAtomic(const MemoryAccess &a) {
   return isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(a.op);
@@ -180,10 +187,13 @@ private:
   /// access with `sameInstance`) under their guards and what `relate` adds
   /// (false: not asked), as "threads x and y"; none when there are none,
   /// or the search gave up (`gaveUp`).
+  /// `unit`: the threads of a warp (32) or warpgroup (128) run a
+  /// collective access as one, so the two must be in different ones.
   std::optional<std::string> twoThreads(
       const MemoryAccess &a, const MemoryAccess &b, bool sameInstance,
       function_ref<bool(SystemBuilder &, const Instance &, const Instance &)>
-          relate);
+          relate,
+      int64_t unit = 1);
   /// Uniform writes (checkUniformWrite) against the other accesses of
   /// their view.
   void checkUniformWritePairs();
@@ -1383,17 +1393,25 @@ void GlobalChecker::checkOtherPairs() {
   std::vector<Candidate> candidates;
   for (auto [i, a] : llvm::enumerate(globalAccesses)) {
     const void *base = getBaseBuffer(a.memref, model.kernel);
-    if (!base || a.wholeView || a.warpgroupCollective || a.warpCollective ||
-        a.indices.empty() || protocol->isCounter(base))
+    if (!base || protocol->isCounter(base))
       continue;
     bool isSwept = swept.contains(i), uniform = uniformWriteOps.contains(a.op);
+    // Collective accesses (fragments, a warpgroup's accumulator store), as
+    // they are: neither swept nor merged.
+    if (getThreadsPerUnit(a) > 1 || a.wholeView || a.indices.empty()) {
+      if (getThreadsPerUnit(a) > 1 || a.wholeView)
+        candidates.push_back(
+            Candidate{a, base, false, false, Value(), 0, 0, a.op});
+      continue;
+    }
     auto [offsetBase, c] = splitConstant(a.indices.back());
     int64_t end;
     if (llvm::AddOverflow(c, a.width, end))
       continue; // (the bounds check rejects such an index)
     if (!isSwept && !uniform && !candidates.empty()) {
       Candidate &g = candidates.back();
-      if (!g.swept && !g.uniformWrite && g.access.memref == a.memref &&
+      if (!g.swept && !g.uniformWrite && !g.access.indices.empty() &&
+          getThreadsPerUnit(g.access) == 1 && g.access.memref == a.memref &&
           g.access.write == a.write && isAtomic(g.access) == isAtomic(a) &&
           g.access.rows == a.rows && g.access.condition == a.condition &&
           g.offsetBase == offsetBase &&
@@ -1419,8 +1437,11 @@ void GlobalChecker::checkOtherPairs() {
       const MemoryAccess &ax = cx.access, &ay = cy.access;
       if (cx.base != cy.base || !(plainWrite(ax) || plainWrite(ay)))
         continue;
-      // What checkThreadPairs, checkUniformWrite(Pairs) ask.
-      if (ax.memref == ay.memref &&
+      // What checkThreadPairs, checkUniformWrite(Pairs) ask (not
+      // collective accesses).
+      bool collective = getThreadsPerUnit(ax) > 1 || ax.wholeView ||
+                        getThreadsPerUnit(ay) > 1 || ay.wholeView;
+      if (ax.memref == ay.memref && !collective &&
           ((cx.swept && cy.swept) || cx.uniformWrite || cy.uniformWrite))
         continue;
       if (inExclusiveBranches(ax.op, ay.op, model.uniformity,
@@ -1471,7 +1492,8 @@ void GlobalChecker::reportUnorderedPair(
 std::optional<std::string> GlobalChecker::twoThreads(
     const MemoryAccess &a, const MemoryAccess &b, bool sameInstance,
     function_ref<bool(SystemBuilder &, const Instance &, const Instance &)>
-        relate) {
+        relate,
+    int64_t unit) {
   SystemBuilder builder(inBlock);
   llvm::DenseMap<Operation *, Lin> none;
   Instance ia = builder.instance(a.op, 0, none);
@@ -1485,11 +1507,18 @@ std::optional<std::string> GlobalChecker::twoThreads(
     return std::nullopt;
   // Two threads: one instance is the same either way round.
   Lin ta = builder.threadId(ia), tb = builder.threadId(ib);
+  // (The warpgroup ops number warpgroups by thread id x alone.)
+  Lin ua = unit == 1     ? ta
+           : unit == 128 ? builder.divMod(builder.threadDim(ia, 0), 128, false)
+                         : builder.divMod(ta, unit, false);
+  Lin ub = unit == 1     ? tb
+           : unit == 128 ? builder.divMod(builder.threadDim(ib, 0), 128, false)
+                         : builder.divMod(tb, unit, false);
   SmallVector<SmallVector<Alternative, 2>, 4> splits = getSplits(builder);
   if (sameInstance)
-    builder.sys.ge0(tb - ta - 1);
+    builder.sys.ge0(ub - ua - 1);
   else
-    splits.push_back({{{ta - tb - 1, false}}, {{tb - ta - 1, false}}});
+    splits.push_back({{{ua - ub - 1, false}}, {{ub - ua - 1, false}}});
   // A block of unknown size has no linear ids to name: its coordinates.
   Lin dims[2][3];
   if (!model.blockKnown)
@@ -1536,6 +1565,22 @@ static std::optional<SmallVector<RunDim>> bufferRun(SystemBuilder &builder,
     run.push_back({builder.expr(index, in), d + 1 == rank   ? access.width - 1
                                             : d + 2 == rank ? access.rows - 1
                                                             : 0});
+  if (access.wholeView) {
+    // The whole view; a warpgroup's accumulator store, its rows alone:
+    // [64 g, 64 g + M) for warpgroup g (as the bounds check takes them).
+    auto type = cast<MemRefType>(access.memref.getType());
+    if (!type.hasStaticShape())
+      return std::nullopt;
+    for (int64_t size : type.getShape())
+      run.push_back({Lin::of(0), size - 1});
+    if (auto store = dyn_cast<nvgpu::WarpgroupMmaStoreOp>(access.op)) {
+      int64_t rows = store.getMatrixD().getType().getFragmented().getDimSize(0);
+      if (run.size() != 2)
+        return std::nullopt;
+      run[0] = {builder.divMod(builder.threadDim(in, 0), 128, false) * 64,
+                rows - 1};
+    }
+  }
   std::string whyNot;
   FailureOr<ViewChain> chain = followViews(access.memref, kernel, whyNot);
   if (failed(chain))
@@ -1572,6 +1617,7 @@ GlobalChecker::unorderedPair(const MemoryAccess &write,
   // First the geometry alone (a cheap screen: most pairs never meet), then
   // with the barriers counted.
   bool countBarriers = false;
+  int64_t unit = std::max(getThreadsPerUnit(write), getThreadsPerUnit(other));
   auto ask = [&] {
     return twoThreads(
         write, other, /*sameInstance=*/false,
@@ -1605,7 +1651,8 @@ GlobalChecker::unorderedPair(const MemoryAccess &write,
                       "model, so the two threads found may not exist";
           }
           return true;
-        });
+        },
+        unit);
   };
   if (!ask() && !gaveUp)
     return std::nullopt;

@@ -683,3 +683,90 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Collective accesses: a warp makes a wmma fragment access as one, a
+// warpgroup its accumulator store. Bug: both warps store the same
+// fragment.
+gpu.module @m {
+  gpu.func @fragment_both_warps(%out: memref<32x16xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %f = arith.constant 0.0 : f32
+    %acc = gpu.subgroup_mma_constant_matrix %f : !gpu.mma_matrix<16x16xf32, "COp">
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'gpu.subgroup_mma_store_matrix' at line {{[0-9]+}} touches the element that 'gpu.subgroup_mma_store_matrix' at line {{[0-9]+}} writes in another thread of its block, with no barrier between them (threads {{[0-9]+}} and {{[0-9]+}}): either write may land last{{.*}}}}
+    gpu.subgroup_mma_store_matrix %acc, %out[%c0, %c0] {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<32x16xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: each warp its own 16 rows, which it loads back as one fragment
+// (the warp's own accesses are in its program order).
+gpu.module @m {
+  gpu.func @fragment_per_warp(%out: memref<32x16xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %t = gpu.thread_id x
+    %w = arith.divui %t, %c32 : index
+    %row = arith.muli %w, %c16 : index
+    %f = arith.constant 0.0 : f32
+    %acc = gpu.subgroup_mma_constant_matrix %f : !gpu.mma_matrix<16x16xf32, "COp">
+    gpu.subgroup_mma_store_matrix %acc, %out[%row, %c0] {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<32x16xf32>
+    %back = gpu.subgroup_mma_load_matrix %out[%row, %c0] {leadDimension = 16 : index} : memref<32x16xf32> -> !gpu.mma_matrix<16x16xf32, "COp">
+    gpu.subgroup_mma_store_matrix %back, %out[%row, %c0] {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<32x16xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: warpgroup 0 stores its accumulator; threads of warpgroup 1 read it
+// with no barrier between.
+gpu.module @m {
+  gpu.func @accumulator_read_by_other(%out: memref<64x8xf32>, %res: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %first = arith.cmpi ult, %t, %c128 : index
+    scf.if %first {
+      %acc = nvgpu.warpgroup.mma.init.accumulator -> !nvgpu.warpgroup.accumulator<fragmented = vector<64x8xf32>>
+      nvgpu.warpgroup.mma.store %acc, %out : !nvgpu.warpgroup.accumulator<fragmented = vector<64x8xf32>> to memref<64x8xf32>
+    }
+    %m = arith.muli %t, %c2 : index
+    %r = arith.divui %m, %c8 : index
+    %c = arith.remui %m, %c8 : index
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.load' at line {{[0-9]+}} touches the element that 'nvgpu.warpgroup.mma.store' at line {{[0-9]+}} writes in another thread of its block, with no barrier between them (threads {{[0-9]+}} and {{[0-9]+}}){{.*}}}}
+    %v = memref.load %out[%r, %c] : memref<64x8xf32>
+    memref.store %v, %res[%t] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Twin: a barrier between (and the store, guarded to warpgroup 0, fits
+// its 64 rows: warpgroup 1 never runs it).
+gpu.module @m {
+  gpu.func @accumulator_then_barrier(%out: memref<64x8xf32>, %res: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %t = gpu.thread_id x
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %c128 = arith.constant 128 : index
+    %first = arith.cmpi ult, %t, %c128 : index
+    scf.if %first {
+      %acc = nvgpu.warpgroup.mma.init.accumulator -> !nvgpu.warpgroup.accumulator<fragmented = vector<64x8xf32>>
+      nvgpu.warpgroup.mma.store %acc, %out : !nvgpu.warpgroup.accumulator<fragmented = vector<64x8xf32>> to memref<64x8xf32>
+    }
+    gpu.barrier
+    %m = arith.muli %t, %c2 : index
+    %r = arith.divui %m, %c8 : index
+    %c = arith.remui %m, %c8 : index
+    %v = memref.load %out[%r, %c] : memref<64x8xf32>
+    memref.store %v, %res[%t] : memref<256xf32>
+    gpu.return
+  }
+}
