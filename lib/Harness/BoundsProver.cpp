@@ -371,6 +371,19 @@ bool BoundsProver::nonNegative(Value v, ArrayRef<Value> guards,
       sideCannotWrap(add.getLhs(), c.getSExtValue(), /*isUnsigned=*/false,
                      guards))
     return nonNegative(add.getLhs(), guards, depth + 1);
+  // x + y with both non-negative, where the sum cannot pass INT64_MAX
+  // (each at most half of it by its range).
+  if (auto add = dyn_cast_or_null<arith::AddIOp>(op);
+      add && rangeAtMost(add.getLhs(), INT64_MAX / 2) &&
+      rangeAtMost(add.getRhs(), INT64_MAX / 2) &&
+      nonNegative(add.getLhs(), guards, depth + 1) &&
+      nonNegative(add.getRhs(), guards, depth + 1))
+    return true;
+  // A sum of multiples of values each bounded below (by a guard or its
+  // range), where nothing wraps.
+  if (std::optional<int64_t> lo = linearLowerBound(v, guards, depth + 1);
+      lo && *lo >= 0)
+    return true;
   // x - k (or x + -k) under a guard x >= k.
   if (auto [base, offset] = splitConstant(v);
       base != v && offset < 0 && guardedAtLeast(base, -offset, guards, depth))
@@ -462,6 +475,114 @@ bool BoundsProver::guardedAtLeast(Value x, int64_t k, ArrayRef<Value> guards,
     }
   }
   return false;
+}
+
+std::optional<int64_t> BoundsProver::guardedLowerBound(Value x,
+                                                       ArrayRef<Value> guards,
+                                                       int depth) const {
+  std::optional<int64_t> best;
+  for (Value guard : guards) {
+    SmallVector<Value> parts;
+    conjuncts(guard, parts);
+    for (Value part : parts) {
+      auto cmp = part.getDefiningOp<arith::CmpIOp>();
+      if (!cmp)
+        continue;
+      arith::CmpIPredicate pred = cmp.getPredicate();
+      std::optional<int64_t> c;
+      if (cmp.getLhs() == x) {
+        c = getConstantIntValue(cmp.getRhs());
+      } else if (cmp.getRhs() == x) {
+        c = getConstantIntValue(cmp.getLhs());
+        pred = swapCmpIOperands(pred);
+      }
+      using P = arith::CmpIPredicate;
+      bool strict = pred == P::sgt || pred == P::ugt;
+      bool lower = strict || pred == P::sge || pred == P::uge;
+      bool isUnsigned = pred == P::ugt || pred == P::uge;
+      if (!c || !lower || (strict && *c == INT64_MAX) ||
+          (isUnsigned && (*c < 0 || !nonNegative(x, guards, depth + 1))))
+        continue;
+      int64_t k = strict ? *c + 1 : *c;
+      best = best ? std::max(*best, k) : k;
+    }
+  }
+  return best;
+}
+
+std::optional<int64_t> BoundsProver::linearLowerBound(Value v,
+                                                      ArrayRef<Value> guards,
+                                                      int depth) const {
+  // v = constant + sum of coefficient * leaf, and v's exact integer range
+  // from its leaves' (no node of the sum may pass int64).
+  struct Interval {
+    int64_t lo, hi;
+  };
+  SmallVector<std::pair<Value, int64_t>> leaves;
+  int64_t constant = 0;
+  std::function<std::optional<Interval>(Value, int64_t, int)> walk =
+      [&](Value x, int64_t scale, int level) -> std::optional<Interval> {
+    if (std::optional<int64_t> c = getConstantIntValue(x)) {
+      int64_t scaled;
+      if (llvm::MulOverflow(*c, scale, scaled) ||
+          llvm::AddOverflow(constant, scaled, constant))
+        return std::nullopt;
+      return Interval{*c, *c};
+    }
+    Operation *op = x.getDefiningOp();
+    auto combine = [&](Value a, Value b,
+                       int64_t sign) -> std::optional<Interval> {
+      int64_t scaled;
+      if (llvm::MulOverflow(scale, sign, scaled))
+        return std::nullopt;
+      std::optional<Interval> ia = walk(a, scale, level + 1),
+                              ib = walk(b, scaled, level + 1);
+      Interval r;
+      if (!ia || !ib ||
+          (sign > 0 ? llvm::AddOverflow(ia->lo, ib->lo, r.lo) ||
+                          llvm::AddOverflow(ia->hi, ib->hi, r.hi)
+                    : llvm::SubOverflow(ia->lo, ib->hi, r.lo) ||
+                          llvm::SubOverflow(ia->hi, ib->lo, r.hi)))
+        return std::nullopt;
+      return r;
+    };
+    if (level < 8 && isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
+      return combine(op->getOperand(0), op->getOperand(1),
+                     isa<arith::AddIOp>(op) ? 1 : -1);
+    if (auto mul = dyn_cast_or_null<arith::MulIOp>(op); mul && level < 8) {
+      for (unsigned i = 0; i < 2; ++i) {
+        std::optional<int64_t> c = getConstantIntValue(mul->getOperand(i));
+        int64_t scaled, a, b;
+        if (!c || llvm::MulOverflow(scale, *c, scaled))
+          continue;
+        std::optional<Interval> in =
+            walk(mul->getOperand(1 - i), scaled, level + 1);
+        if (!in || llvm::MulOverflow(in->lo, *c, a) ||
+            llvm::MulOverflow(in->hi, *c, b))
+          return std::nullopt;
+        return Interval{std::min(a, b), std::max(a, b)};
+      }
+    }
+    std::optional<ConstantIntRanges> r = range(x);
+    if (!r)
+      return std::nullopt;
+    leaves.push_back({x, scale});
+    return Interval{r->smin().getSExtValue(), r->smax().getSExtValue()};
+  };
+  if (!walk(v, 1, 0))
+    return std::nullopt;
+  int64_t bound = constant;
+  for (auto [x, scale] : leaves) {
+    ConstantIntRanges r = *range(x);
+    int64_t lo = r.smin().getSExtValue(), hi = r.smax().getSExtValue(), term;
+    if (scale > 0)
+      if (std::optional<int64_t> g = guardedLowerBound(x, guards, depth))
+        lo = std::max(lo, *g);
+    if (llvm::MulOverflow(scale, scale > 0 ? lo : hi, term) ||
+        llvm::AddOverflow(bound, term, bound))
+      return std::nullopt;
+  }
+  return bound;
 }
 
 bool BoundsProver::guardedMultiple(const SymbolicSize &size, int64_t width,

@@ -41,6 +41,55 @@ gpu.module @m {
 
 // -----
 
+// Twin: the tile two blocks back, (b - 2) * 256 + t, under b >= 2 (a sum
+// of multiples, each bounded below by a guard or its range).
+gpu.module @m {
+  gpu.func @two_tiles_back(%a: memref<1024xf32>, %out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %t = gpu.thread_id x
+    %b = gpu.block_id x
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %base = arith.muli %b, %c256 : index
+    %mine = arith.addi %base, %t : index
+    %late = arith.cmpi uge, %b, %c2 : index
+    scf.if %late {
+      %back = arith.subi %base, %c256 : index
+      %back2 = arith.subi %back, %c256 : index
+      %i = arith.addi %back2, %t : index
+      %x = memref.load %a[%i] : memref<1024xf32>
+      memref.store %x, %out[%mine] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the same under b >= 1 reads 256 elements before the buffer in
+// block 1.
+gpu.module @m {
+  gpu.func @two_tiles_back_from_one(%a: memref<1024xf32>, %out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %t = gpu.thread_id x
+    %b = gpu.block_id x
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %base = arith.muli %b, %c256 : index
+    %mine = arith.addi %base, %t : index
+    %late = arith.cmpi uge, %b, %c1 : index
+    scf.if %late {
+      %back = arith.subi %base, %c256 : index
+      %back2 = arith.subi %back, %c256 : index
+      %i = arith.addi %back2, %t : index
+      // expected-error @+1 {{[AMK-OOB] load of memref<1024xf32> may leave the buffer in dimension 0: index: it can be negative}}
+      %x = memref.load %a[%i] : memref<1024xf32>
+      memref.store %x, %out[%mine] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
 // Twin: one index below the smaller of two sizes serves both buffers.
 gpu.module @m {
   gpu.func @copy_min(%a: memref<?xf32>, %b: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
