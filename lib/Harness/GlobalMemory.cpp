@@ -775,6 +775,21 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
                           const Instance &iy) {
     for (const GlobalProtocol::Edge &e :
          protocol->getEdges(x.members, y.members)) {
+      if (e.relayStep) {
+        // Ordered when c - a = K d (K >= 1), and, for K >= 2, every block
+        // between runs the relay (a + d >= from): unordered otherwise.
+        int64_t d = e.relayStep;
+        Lin gap = builder.blockId(iy, 0) - builder.blockId(ix, 0);
+        SmallVector<Alternative, 2> apart;
+        apart.push_back({{gap * -1 + (d - 1), false}});
+        if (d > 1)
+          apart.push_back({{builder.divMod(gap, d, true) - 1, false}});
+        apart.push_back(
+            {{gap - 2 * d, false},
+             {builder.blockId(ix, 0) * -1 + (e.relayFrom - d - 1), false}});
+        unordered.push_back(std::move(apart));
+        continue;
+      }
       SmallVector<Alternative, 2> differ;
       bool same = true, apart = false;
       // The two counter elements equal, or (a chain) each at its constant.

@@ -39,6 +39,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GlobalProtocol.h"
+#include "BoundsProver.h"
 
 #include "SharedMemoryModel.h"
 
@@ -207,8 +208,10 @@ GlobalProtocol::GlobalProtocol(
     ok &= p.poll ? locateAcquire(p) : locateRelease(p);
   ok &= enumerate(grid);
   proved = ok;
-  if (proved)
+  if (proved) {
     collectChains();
+    collectRelays();
+  }
 }
 
 void GlobalProtocol::collect() {
@@ -740,18 +743,45 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
 // Orderings
 //===----------------------------------------------------------------------===//
 
+/// Whether the acquire of poll `p` reaches signal `s`: after its fence in
+/// its thread, or after its limit in its block.
+static bool follows(const GlobalProtocol::Point &p,
+                    const GlobalProtocol::Point &s) {
+  Operation *a = p.fence->getBlock()->findAncestorOpInBlock(*s.access);
+  if (a && p.fence->isBeforeInBlock(a))
+    return true;
+  if (!p.limit)
+    return false;
+  Operation *b = p.anchor->getBlock()->findAncestorOpInBlock(*s.access);
+  return b && p.limit->isBeforeInBlock(b);
+}
+
+/// c when `v` is block id x plus the constant c.
+static std::optional<int64_t> getBlockXOffset(Value v) {
+  int64_t offset = 0;
+  for (int depth = 0; depth < 8; ++depth) {
+    if (auto id = v.getDefiningOp<gpu::BlockIdOp>())
+      return id.getDimension() == gpu::Dimension::x
+                 ? std::optional<int64_t>(offset)
+                 : std::nullopt;
+    Operation *op = v.getDefiningOp();
+    if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
+      return std::nullopt;
+    std::optional<int64_t> c = getConstantIntValue(op->getOperand(1));
+    if (!c && isa<arith::AddIOp>(op)) {
+      c = getConstantIntValue(op->getOperand(0));
+      v = op->getOperand(1);
+    } else {
+      v = op->getOperand(0);
+    }
+    if (!c || *c == INT64_MIN ||
+        llvm::AddOverflow(offset, isa<arith::AddIOp>(op) ? *c : -*c, offset))
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 void GlobalProtocol::collectChains() {
-  // A signal the poll's acquire reaches: after its fence in its thread, or
-  // after its limit in its block.
-  auto follows = [](const Point &p, const Point &s) {
-    Operation *a = p.fence->getBlock()->findAncestorOpInBlock(*s.access);
-    if (a && p.fence->isBeforeInBlock(a))
-      return true;
-    if (!p.limit)
-      return false;
-    Operation *b = p.anchor->getBlock()->findAncestorOpInBlock(*s.access);
-    return b && p.limit->isBeforeInBlock(b);
-  };
   // Every poll waits for every signal to its element, so a signal to
   // element e happens before a poll of e, before the signals its acquire
   // reaches, before the polls of their elements, and so on.
@@ -778,6 +808,84 @@ void GlobalProtocol::collectChains() {
     }
     if (!chain.reached.empty())
       chains.push_back(std::move(chain));
+  }
+}
+
+void GlobalProtocol::collectRelays() {
+  // The first block that runs `op`: its branches may test the thread (some
+  // thread of every block runs it) and bound block id x from below; any
+  // other condition may fail in a block between, so no relay.
+  auto firstBlock = [&](Operation *op) -> std::optional<int64_t> {
+    int64_t from = 0;
+    for (Operation *child = op, *parent = op->getParentOp();
+         parent && child != model.kernel;
+         child = parent, parent = parent->getParentOp()) {
+      auto ifOp = dyn_cast<scf::IfOp>(parent);
+      if (!ifOp)
+        continue;
+      bool inThen = child->getParentRegion() == &ifOp.getThenRegion();
+      SmallVector<Value> parts;
+      if (inThen)
+        bounds::conjuncts(ifOp.getCondition(), parts);
+      else
+        parts.push_back(ifOp.getCondition());
+      for (Value part : parts) {
+        if (inThen && threads.isThreadOnly(part))
+          continue;
+        auto cmp = part.getDefiningOp<arith::CmpIOp>();
+        std::optional<int64_t> c =
+            cmp ? getConstantIntValue(cmp.getRhs()) : std::nullopt;
+        std::optional<int64_t> at =
+            cmp ? getBlockXOffset(cmp.getLhs()) : std::nullopt;
+        using P = arith::CmpIPredicate;
+        if (!inThen || !c || at != 0 || *c < 0 || *c == INT64_MAX ||
+            !llvm::is_contained({P::sge, P::uge, P::sgt, P::ugt},
+                                cmp.getPredicate()))
+          return std::nullopt;
+        bool strict =
+            cmp.getPredicate() == P::sgt || cmp.getPredicate() == P::ugt;
+        from = std::max(from, strict ? *c + 1 : *c);
+      }
+    }
+    return from;
+  };
+  // The signal follows the poll's fence in its thread: in its block, or
+  // in a block around it past branches uniform over the block (their
+  // block-id bounds are the poll's firstBlock), which the thread that
+  // polled runs to the signal.
+  auto reaches = [&](const Point &poll, const Point &signal) {
+    for (Operation *at = poll.fence;;) {
+      Operation *a = at->getBlock()->findAncestorOpInBlock(*signal.access);
+      if (a && at->isBeforeInBlock(a))
+        return true;
+      auto ifOp = dyn_cast<scf::IfOp>(at->getParentOp());
+      if (!ifOp ||
+          model.uniformity.isDivergent(ifOp.getCondition(), ThreadScope::Block))
+        return false;
+      at = ifOp;
+    }
+  };
+  for (const Point &poll : points) {
+    if (!poll.poll || !poll.fence || poll.access.getIndices().size() != 1)
+      continue;
+    std::optional<int64_t> beta =
+        getBlockXOffset(poll.access.getIndices().front());
+    std::optional<int64_t> pollFrom = firstBlock(poll.op());
+    if (!beta || !pollFrom)
+      continue;
+    for (const Point &signal : points) {
+      if (signal.poll || signal.counter != poll.counter ||
+          signal.access.getIndices().size() != 1 || !reaches(poll, signal))
+        continue;
+      std::optional<int64_t> alpha =
+          getBlockXOffset(signal.access.getIndices().front());
+      std::optional<int64_t> signalFrom = firstBlock(signal.op());
+      int64_t step;
+      if (alpha && signalFrom && !llvm::SubOverflow(*alpha, *beta, step) &&
+          step > 0)
+        relays.push_back(
+            {&poll, &signal, step, std::max(*pollFrom, *signalFrom)});
+    }
   }
 }
 
@@ -832,6 +940,14 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
       if (orderAlways(*s, *p, {}, {}))
         return edges;
       edges.push_back({s->access.getIndices(), p->access.getIndices()});
+      for (const Relay &relay : relays)
+        if (relay.signal == s && relay.poll == p)
+          edges.push_back(Edge{s->access.getIndices(),
+                               p->access.getIndices(),
+                               {},
+                               {},
+                               relay.step,
+                               relay.from});
     }
     // Chains (a hb b hb c): one edge per element reached, the signal at
     // the chain's first element, the poll at the last.

@@ -54,9 +54,15 @@ public:
   /// releases happens before every access the poll acquires. A chain
   /// through other blocks (a hb b hb c) gives the constant elements the
   /// two must be at instead (`signalAt`, `pollAt`; empty for a direct edge).
+  /// A relay (`relayStep` d > 0): block b polls element b + beta and then
+  /// signals b + beta + d (indices block id x plus constants), so a signal
+  /// from block a happens before the poll of block c whenever c - a is a
+  /// positive multiple of d and every block between runs the relay: the
+  /// blocks from `relayFrom` on (its guards of the block id) do.
   struct Edge {
     ValueRange signalIndex, pollIndex;
     llvm::SmallVector<int64_t, 2> signalAt = {}, pollAt = {};
+    int64_t relayStep = 0, relayFrom = 0;
   };
   /// The edges that order each of `before` (ops of one block) before each
   /// of `after` (ops of another block).
@@ -92,6 +98,14 @@ private:
         reached;
   };
   std::vector<Chain> chains;
+  /// Relays (see Edge): a poll, the signal its acquire reaches, the step
+  /// and the first block that runs both.
+  struct Relay {
+    const Point *poll, *signal;
+    int64_t step, from;
+  };
+  std::vector<Relay> relays;
+  void collectRelays();
 };
 
 } // namespace mlir::amk

@@ -1071,3 +1071,268 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[1024],f32[1024],i32[5]@zero
+// Twin: a relay (decoupled look-back): block b polls element b, and after
+// its fence signals element b + 1 (block 0 seeds element 0). Block b reads
+// what block b - 2 wrote: b - 2 signals b - 1, which block b - 1 polls
+// before it signals b, which block b polls. The chain runs through
+// elements that vary per block, any number of blocks long.
+gpu.module @m {
+  gpu.func @relay_two_back(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<5xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %b0 = arith.cmpi eq, %bid, %c0 : index
+    %base = arith.muli %bid, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    memref.store %f, %data[%mine] : memref<1024xf32>
+    gpu.barrier
+    scf.if %first {
+      scf.if %b0 {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %s0 = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<5xi32>) -> i32
+      }
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%bid] : (i32, memref<5xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %one : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %next = arith.addi %bid, %c1 : index
+      %old = memref.atomic_rmw addi %one, %ctr[%next] : (i32, memref<5xi32>) -> i32
+    }
+    gpu.barrier
+    %late = arith.cmpi uge, %bid, %c2 : index
+    scf.if %late {
+      %p = arith.subi %bid, %c2 : index
+      %back = arith.muli %p, %c256 : index
+      %i = arith.addi %back, %tid : index
+      %x = memref.load %data[%i] : memref<1024xf32>
+      memref.store %x, %out[%mine] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: block b reads what block b + 1 writes: the relay runs the other
+// way (b + 1 polls only after b signals).
+gpu.module @m {
+  gpu.func @relay_reads_ahead(%data: memref<1280xf32>, %out: memref<1280xf32>, %ctr: memref<5xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %b0 = arith.cmpi eq, %bid, %c0 : index
+    %base = arith.muli %bid, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #0: blocks of a launch are not ordered{{.*}}}}
+    memref.store %f, %data[%mine] : memref<1280xf32>
+    gpu.barrier
+    scf.if %first {
+      scf.if %b0 {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %s0 = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<5xi32>) -> i32
+      }
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%bid] : (i32, memref<5xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %one : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %next = arith.addi %bid, %c1 : index
+      %old = memref.atomic_rmw addi %one, %ctr[%next] : (i32, memref<5xi32>) -> i32
+    }
+    gpu.barrier
+    %late = arith.cmpi uge, %bid, %c0 : index
+    scf.if %late {
+      %p = arith.addi %bid, %c1 : index
+      %back = arith.muli %p, %c256 : index
+      %i = arith.addi %back, %tid : index
+      %x = memref.load %data[%i] : memref<1280xf32>
+      memref.store %x, %out[%mine] : memref<1280xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: each block signals element b + 1 before it polls element b, so
+// nothing chains: block b - 1's signal says nothing of block b - 2.
+gpu.module @m {
+  gpu.func @relay_signal_first(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<5xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %b0 = arith.cmpi eq, %bid, %c0 : index
+    %base = arith.muli %bid, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #0: blocks of a launch are not ordered{{.*}}}}
+    memref.store %f, %data[%mine] : memref<1024xf32>
+    gpu.barrier
+    scf.if %first {
+      scf.if %b0 {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %s0 = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<5xi32>) -> i32
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %next = arith.addi %bid, %c1 : index
+      %old = memref.atomic_rmw addi %one, %ctr[%next] : (i32, memref<5xi32>) -> i32
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%bid] : (i32, memref<5xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %one : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %late = arith.cmpi uge, %bid, %c2 : index
+    scf.if %late {
+      %p = arith.subi %bid, %c2 : index
+      %back = arith.muli %p, %c256 : index
+      %i = arith.addi %back, %tid : index
+      %x = memref.load %data[%i] : memref<1024xf32>
+      memref.store %x, %out[%mine] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[1536],f32[1536],i32[8]@zero
+// Twin: two relays interleaved (block b polls b and signals b + 2; blocks
+// 0 and 1 seed elements 0 and 1): block b reads what block b - 4 wrote,
+// two steps back along its own relay.
+gpu.module @m {
+  gpu.func @relay_step_two(%data: memref<1536xf32>, %out: memref<1536xf32>, %ctr: memref<8xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 6, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %b0 = arith.cmpi eq, %bid, %c0 : index
+    %base = arith.muli %bid, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    memref.store %f, %data[%mine] : memref<1536xf32>
+    gpu.barrier
+    scf.if %first {
+      %seed = arith.cmpi ult, %bid, %c2 : index
+      scf.if %seed {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %s0 = memref.atomic_rmw addi %one, %ctr[%bid] : (i32, memref<8xi32>) -> i32
+      }
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%bid] : (i32, memref<8xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %one : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %next = arith.addi %bid, %c2 : index
+      %old = memref.atomic_rmw addi %one, %ctr[%next] : (i32, memref<8xi32>) -> i32
+    }
+    gpu.barrier
+    %cb = arith.constant 4 : index
+    %late = arith.cmpi uge, %bid, %cb : index
+    scf.if %late {
+      %p = arith.subi %bid, %cb : index
+      %back = arith.muli %p, %c256 : index
+      %i = arith.addi %back, %tid : index
+      %x = memref.load %data[%i] : memref<1536xf32>
+      memref.store %x, %out[%mine] : memref<1536xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: block b reads what block b - 1 wrote, which is on the other relay:
+// nothing orders them.
+gpu.module @m {
+  gpu.func @relay_step_two_other_chain(%data: memref<1536xf32>, %out: memref<1536xf32>, %ctr: memref<8xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 6, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %b0 = arith.cmpi eq, %bid, %c0 : index
+    %base = arith.muli %bid, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #0: blocks of a launch are not ordered{{.*}}}}
+    memref.store %f, %data[%mine] : memref<1536xf32>
+    gpu.barrier
+    scf.if %first {
+      %seed = arith.cmpi ult, %bid, %c2 : index
+      scf.if %seed {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %s0 = memref.atomic_rmw addi %one, %ctr[%bid] : (i32, memref<8xi32>) -> i32
+      }
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%bid] : (i32, memref<8xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %one : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %next = arith.addi %bid, %c2 : index
+      %old = memref.atomic_rmw addi %one, %ctr[%next] : (i32, memref<8xi32>) -> i32
+    }
+    gpu.barrier
+    %cb = arith.constant 1 : index
+    %late = arith.cmpi uge, %bid, %cb : index
+    scf.if %late {
+      %p = arith.subi %bid, %cb : index
+      %back = arith.muli %p, %c256 : index
+      %i = arith.addi %back, %tid : index
+      %x = memref.load %data[%i] : memref<1536xf32>
+      memref.store %x, %out[%mine] : memref<1536xf32>
+    }
+    gpu.return
+  }
+}
