@@ -381,8 +381,9 @@ bool BoundsProver::nonNegative(Value v, ArrayRef<Value> guards,
     return true;
   // A sum of multiples of values each bounded below (by a guard or its
   // range), where nothing wraps.
-  if (std::optional<int64_t> lo = linearLowerBound(v, guards, depth + 1);
-      lo && *lo >= 0)
+  if (std::optional<std::pair<int64_t, int64_t>> b =
+          linearBounds(v, guards, depth + 1);
+      b && b->first >= 0)
     return true;
   // x - k (or x + -k) under a guard x >= k.
   if (auto [base, offset] = splitConstant(v);
@@ -510,9 +511,40 @@ std::optional<int64_t> BoundsProver::guardedLowerBound(Value x,
   return best;
 }
 
-std::optional<int64_t> BoundsProver::linearLowerBound(Value v,
-                                                      ArrayRef<Value> guards,
-                                                      int depth) const {
+std::optional<int64_t>
+BoundsProver::guardedUpperBound(Value x, ArrayRef<Value> guards) const {
+  std::optional<int64_t> best;
+  for (Value guard : guards) {
+    SmallVector<Value> parts;
+    conjuncts(guard, parts);
+    for (Value part : parts) {
+      auto cmp = part.getDefiningOp<arith::CmpIOp>();
+      if (!cmp)
+        continue;
+      arith::CmpIPredicate pred = cmp.getPredicate();
+      std::optional<int64_t> c;
+      if (cmp.getLhs() == x) {
+        c = getConstantIntValue(cmp.getRhs());
+      } else if (cmp.getRhs() == x) {
+        c = getConstantIntValue(cmp.getLhs());
+        pred = swapCmpIOperands(pred);
+      }
+      using P = arith::CmpIPredicate;
+      bool strict = pred == P::slt || pred == P::ult;
+      bool upper = strict || pred == P::sle || pred == P::ule;
+      // `x <u c` with c >= 0 puts x in [0, c) as a signed number too.
+      bool isUnsigned = pred == P::ult || pred == P::ule;
+      if (!c || !upper || (strict && *c == INT64_MIN) || (isUnsigned && *c < 0))
+        continue;
+      int64_t k = strict ? *c - 1 : *c;
+      best = best ? std::min(*best, k) : k;
+    }
+  }
+  return best;
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+BoundsProver::linearBounds(Value v, ArrayRef<Value> guards, int depth) const {
   // v = constant + sum of coefficient * leaf, and v's exact integer range
   // from its leaves' (no node of the sum may pass int64).
   struct Interval {
@@ -571,18 +603,24 @@ std::optional<int64_t> BoundsProver::linearLowerBound(Value v,
   };
   if (!walk(v, 1, 0))
     return std::nullopt;
-  int64_t bound = constant;
+  int64_t low = constant, high = constant;
   for (auto [x, scale] : leaves) {
     ConstantIntRanges r = *range(x);
-    int64_t lo = r.smin().getSExtValue(), hi = r.smax().getSExtValue(), term;
-    if (scale > 0)
-      if (std::optional<int64_t> g = guardedLowerBound(x, guards, depth))
-        lo = std::max(lo, *g);
-    if (llvm::MulOverflow(scale, scale > 0 ? lo : hi, term) ||
-        llvm::AddOverflow(bound, term, bound))
+    int64_t lo = r.smin().getSExtValue(), hi = r.smax().getSExtValue();
+    if (std::optional<int64_t> g = guardedLowerBound(x, guards, depth))
+      lo = std::max(lo, *g);
+    if (std::optional<int64_t> g = guardedUpperBound(x, guards))
+      hi = std::min(hi, *g);
+    if (lo > hi)
+      return std::nullopt; // (guards no thread passes: not this rule's case)
+    int64_t below, above;
+    if (llvm::MulOverflow(scale, scale > 0 ? lo : hi, below) ||
+        llvm::MulOverflow(scale, scale > 0 ? hi : lo, above) ||
+        llvm::AddOverflow(low, below, low) ||
+        llvm::AddOverflow(high, above, high))
       return std::nullopt;
   }
-  return bound;
+  return std::make_pair(low, high);
 }
 
 bool BoundsProver::guardedMultiple(const SymbolicSize &size, int64_t width,
@@ -644,7 +682,13 @@ bool BoundsProver::proveBelow(Value v, int64_t width, SymbolicSize size,
                               ArrayRef<Value> guards, int depth) const {
   if (depth > 8 || (size.constant && *size.constant < 1))
     return false; // (nothing is inside a static size 0)
-  // 1. Ranges against a static size.
+  // 1. Ranges against a static size (and a sum of multiples of values, each
+  // bounded by its range or a guard).
+  if (size.constant)
+    if (std::optional<std::pair<int64_t, int64_t>> b =
+            linearBounds(v, guards, depth + 1);
+        b && endsBy(b->second, width, *size.constant))
+      return true;
   if (size.constant) {
     if (std::optional<ConstantIntRanges> r = range(v)) {
       int64_t max = r->smax().getSExtValue();

@@ -120,14 +120,17 @@ private:
   std::optional<int64_t> guardedLowerBound(Value x, ArrayRef<Value> guards,
                                            int depth) const;
 
-  /// A lower bound of `v` read as a sum of constant multiples of values
-  /// (through addi, subi and muli by constants), each bounded below by its
-  /// range or a guard (above by its range, for a negative multiple). None
-  /// when a value has no range, or some sum or product of the ranges passes
-  /// int64 (the 64-bit arithmetic could wrap, and the sum would not be the
-  /// integer the index stands for).
-  std::optional<int64_t> linearLowerBound(Value v, ArrayRef<Value> guards,
-                                          int depth) const;
+  /// The smallest k such that a guard asserts `x <= k`, if any.
+  std::optional<int64_t> guardedUpperBound(Value x,
+                                           ArrayRef<Value> guards) const;
+
+  /// Bounds [lo, hi] of `v` read as a sum of constant multiples of values
+  /// (through addi, subi and muli by constants), each bounded by its range
+  /// narrowed by the guards. None when a value has no range, or some sum or
+  /// product of the ranges passes int64 (the 64-bit arithmetic could wrap,
+  /// and the sum would not be the integer the index stands for).
+  std::optional<std::pair<int64_t, int64_t>>
+  linearBounds(Value v, ArrayRef<Value> guards, int depth) const;
 
   /// [lo, hi] of `v` when it is `a*x - a*d*(x floordiv d)` = `a*(x mod d)`.
   std::optional<std::pair<int64_t, int64_t>> modIdentityRange(Value v) const;

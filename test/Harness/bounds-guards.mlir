@@ -90,6 +90,55 @@ gpu.module @m {
 
 // -----
 
+// Twin: the next block's tile, (b + 1) * 256 + t, under b < 3 (of 4).
+gpu.module @m {
+  gpu.func @next_tile(%a: memref<1024xf32>, %out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %t = gpu.thread_id x
+    %b = gpu.block_id x
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c256 = arith.constant 256 : index
+    %base = arith.muli %b, %c256 : index
+    %mine = arith.addi %base, %t : index
+    %early = arith.cmpi ult, %b, %c3 : index
+    scf.if %early {
+      %n = arith.addi %b, %c1 : index
+      %nbase = arith.muli %n, %c256 : index
+      %i = arith.addi %nbase, %t : index
+      %x = memref.load %a[%i] : memref<1024xf32>
+      memref.store %x, %out[%mine] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the same under b <= 3 reads past the buffer in block 3.
+gpu.module @m {
+  gpu.func @next_tile_last(%a: memref<1024xf32>, %out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %t = gpu.thread_id x
+    %b = gpu.block_id x
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c256 = arith.constant 256 : index
+    %base = arith.muli %b, %c256 : index
+    %mine = arith.addi %base, %t : index
+    %early = arith.cmpi ule, %b, %c3 : index
+    scf.if %early {
+      %n = arith.addi %b, %c1 : index
+      %nbase = arith.muli %n, %c256 : index
+      %i = arith.addi %nbase, %t : index
+      // expected-error @+1 {{[AMK-OOB] load of memref<1024xf32> may leave the buffer in dimension 0}}
+      %x = memref.load %a[%i] : memref<1024xf32>
+      memref.store %x, %out[%mine] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
 // Twin: one index below the smaller of two sizes serves both buffers.
 gpu.module @m {
   gpu.func @copy_min(%a: memref<?xf32>, %b: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
