@@ -776,17 +776,20 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
     for (const GlobalProtocol::Edge &e :
          protocol->getEdges(x.members, y.members)) {
       if (e.relayStep) {
-        // Ordered when c - a = K d (K >= 1), and, for K >= 2, every block
-        // between runs the relay (a + d >= from): unordered otherwise.
+        // Ordered when c - a = K d (K >= 1), a runs the signal, c the
+        // poll, and, for K >= 2, every block between the relay (a + d >=
+        // from): unordered otherwise.
         int64_t d = e.relayStep;
-        Lin gap = builder.blockId(iy, 0) - builder.blockId(ix, 0);
+        Lin a = builder.blockId(ix, 0), c = builder.blockId(iy, 0);
+        Lin gap = c - a;
         SmallVector<Alternative, 2> apart;
         apart.push_back({{gap * -1 + (d - 1), false}});
+        apart.push_back({{a * -1 + (e.signalFrom - 1), false}});
+        apart.push_back({{c * -1 + (e.pollFrom - 1), false}});
         if (d > 1)
           apart.push_back({{builder.divMod(gap, d, true) - 1, false}});
         apart.push_back(
-            {{gap - 2 * d, false},
-             {builder.blockId(ix, 0) * -1 + (e.relayFrom - d - 1), false}});
+            {{gap - 2 * d, false}, {a * -1 + (e.relayFrom - d - 1), false}});
         unordered.push_back(std::move(apart));
         continue;
       }

@@ -812,52 +812,71 @@ void GlobalProtocol::collectChains() {
 }
 
 void GlobalProtocol::collectRelays() {
-  // The first block that runs `op`: its branches may test the thread (some
-  // thread of every block runs it) and bound block id x from below; any
-  // other condition may fail in a block between, so no relay.
+  // The lower bound on block id x a branch of `ifOp` implies, where its
+  // condition tests only that and the thread (some thread of every block
+  // passes a test of the thread); none for any other condition, which may
+  // fail in a block between.
+  auto branchBound = [&](scf::IfOp ifOp,
+                         bool inThen) -> std::optional<int64_t> {
+    if (!inThen)
+      return std::nullopt;
+    SmallVector<Value> parts;
+    bounds::conjuncts(ifOp.getCondition(), parts);
+    int64_t from = 0;
+    for (Value part : parts) {
+      if (threads.isThreadOnly(part))
+        continue;
+      auto cmp = part.getDefiningOp<arith::CmpIOp>();
+      std::optional<int64_t> c =
+          cmp ? getConstantIntValue(cmp.getRhs()) : std::nullopt;
+      std::optional<int64_t> at =
+          cmp ? getBlockXOffset(cmp.getLhs()) : std::nullopt;
+      using P = arith::CmpIPredicate;
+      if (!c || at != 0 || *c < 0 || *c == INT64_MAX ||
+          !llvm::is_contained({P::sge, P::uge, P::sgt, P::ugt},
+                              cmp.getPredicate()))
+        return std::nullopt;
+      bool strict =
+          cmp.getPredicate() == P::sgt || cmp.getPredicate() == P::ugt;
+      from = std::max(from, strict ? *c + 1 : *c);
+    }
+    return from;
+  };
+  // The first block that runs `op` (through every branch around it).
   auto firstBlock = [&](Operation *op) -> std::optional<int64_t> {
     int64_t from = 0;
     for (Operation *child = op, *parent = op->getParentOp();
          parent && child != model.kernel;
-         child = parent, parent = parent->getParentOp()) {
-      auto ifOp = dyn_cast<scf::IfOp>(parent);
-      if (!ifOp)
-        continue;
-      bool inThen = child->getParentRegion() == &ifOp.getThenRegion();
-      SmallVector<Value> parts;
-      if (inThen)
-        bounds::conjuncts(ifOp.getCondition(), parts);
-      else
-        parts.push_back(ifOp.getCondition());
-      for (Value part : parts) {
-        if (inThen && threads.isThreadOnly(part))
-          continue;
-        auto cmp = part.getDefiningOp<arith::CmpIOp>();
-        std::optional<int64_t> c =
-            cmp ? getConstantIntValue(cmp.getRhs()) : std::nullopt;
-        std::optional<int64_t> at =
-            cmp ? getBlockXOffset(cmp.getLhs()) : std::nullopt;
-        using P = arith::CmpIPredicate;
-        if (!inThen || !c || at != 0 || *c < 0 || *c == INT64_MAX ||
-            !llvm::is_contained({P::sge, P::uge, P::sgt, P::ugt},
-                                cmp.getPredicate()))
+         child = parent, parent = parent->getParentOp())
+      if (auto ifOp = dyn_cast<scf::IfOp>(parent)) {
+        std::optional<int64_t> bound = branchBound(
+            ifOp, child->getParentRegion() == &ifOp.getThenRegion());
+        if (!bound)
           return std::nullopt;
-        bool strict =
-            cmp.getPredicate() == P::sgt || cmp.getPredicate() == P::ugt;
-        from = std::max(from, strict ? *c + 1 : *c);
+        from = std::max(from, *bound);
       }
-    }
     return from;
   };
   // The signal follows the poll's fence in its thread: in its block, or
   // in a block around it past branches uniform over the block (their
   // block-id bounds are the poll's firstBlock), which the thread that
-  // polled runs to the signal.
+  // polled runs to the signal; the signal itself under no other branches
+  // than uniform ones (a test of the thread may pass another thread).
+  auto uniformBranches = [&](Operation *from, Operation *to) {
+    for (Operation *op = from->getParentOp(); op && op != to;
+         op = op->getParentOp())
+      if (auto ifOp = dyn_cast<scf::IfOp>(op);
+          !ifOp ||
+          model.uniformity.isDivergent(ifOp.getCondition(), ThreadScope::Block))
+        return false;
+    return true;
+  };
   auto reaches = [&](const Point &poll, const Point &signal) {
     for (Operation *at = poll.fence;;) {
       Operation *a = at->getBlock()->findAncestorOpInBlock(*signal.access);
       if (a && at->isBeforeInBlock(a))
-        return true;
+        return a == signal.access.getOperation() ||
+               uniformBranches(signal.access, a->getParentOp());
       auto ifOp = dyn_cast<scf::IfOp>(at->getParentOp());
       if (!ifOp ||
           model.uniformity.isDivergent(ifOp.getCondition(), ThreadScope::Block))
@@ -873,6 +892,23 @@ void GlobalProtocol::collectRelays() {
     std::optional<int64_t> pollFrom = firstBlock(poll.op());
     if (!beta || !pollFrom)
       continue;
+    // What the poll acquires in the blocks that run it: past the branches
+    // around it (on the thread, or bounding block id x), after a barrier
+    // that brings the acquire to the block's other threads (or after the
+    // fence, where every thread polls).
+    Operation *anchor = poll.op();
+    while (auto ifOp = dyn_cast_if_present<scf::IfOp>(anchor->getParentOp())) {
+      if (!branchBound(ifOp,
+                       anchor->getParentRegion() == &ifOp.getThenRegion()))
+        break;
+      anchor = ifOp;
+    }
+    Operation *limit =
+        anchor == poll.anchor
+            ? poll.limit
+            : findInBlock(anchor, /*forward=*/true, isBlockBarrier);
+    if (!limit)
+      continue;
     for (const Point &signal : points) {
       if (signal.poll || signal.counter != poll.counter ||
           signal.access.getIndices().size() != 1 || !reaches(poll, signal))
@@ -883,8 +919,9 @@ void GlobalProtocol::collectRelays() {
       int64_t step;
       if (alpha && signalFrom && !llvm::SubOverflow(*alpha, *beta, step) &&
           step > 0)
-        relays.push_back(
-            {&poll, &signal, step, std::max(*pollFrom, *signalFrom)});
+        relays.push_back({&poll, &signal, anchor, limit, step,
+                          std::max(*pollFrom, *signalFrom), *pollFrom,
+                          *signalFrom});
     }
   }
 }
@@ -940,15 +977,21 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
       if (orderAlways(*s, *p, {}, {}))
         return edges;
       edges.push_back({s->access.getIndices(), p->access.getIndices()});
-      for (const Relay &relay : relays)
-        if (relay.signal == s && relay.poll == p)
-          edges.push_back(Edge{s->access.getIndices(),
-                               p->access.getIndices(),
-                               {},
-                               {},
-                               relay.step,
-                               relay.from});
     }
+    // Relays: the poll's acquire past its branches on the block.
+    for (const Relay &relay : relays)
+      if (relay.signal == s && llvm::all_of(after, [&](Operation *op) {
+            Operation *a = relay.anchor->getBlock()->findAncestorOpInBlock(*op);
+            return a && relay.limit->isBeforeInBlock(a);
+          }))
+        edges.push_back(Edge{s->access.getIndices(),
+                             relay.poll->access.getIndices(),
+                             {},
+                             {},
+                             relay.step,
+                             relay.from,
+                             relay.signalFrom,
+                             relay.pollFrom});
     // Chains (a hb b hb c): one edge per element reached, the signal at
     // the chain's first element, the poll at the last.
     for (const Chain &chain : chains) {

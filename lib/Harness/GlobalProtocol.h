@@ -57,12 +57,13 @@ public:
   /// A relay (`relayStep` d > 0): block b polls element b + beta and then
   /// signals b + beta + d (indices block id x plus constants), so a signal
   /// from block a happens before the poll of block c whenever c - a is a
-  /// positive multiple of d and every block between runs the relay: the
-  /// blocks from `relayFrom` on (its guards of the block id) do.
+  /// positive multiple of d, a runs the signal (a >= `signalFrom`), c the
+  /// poll (c >= `pollFrom`), and every block between both: the blocks from
+  /// `relayFrom` on (their guards of the block id) do.
   struct Edge {
     ValueRange signalIndex, pollIndex;
     llvm::SmallVector<int64_t, 2> signalAt = {}, pollAt = {};
-    int64_t relayStep = 0, relayFrom = 0;
+    int64_t relayStep = 0, relayFrom = 0, signalFrom = 0, pollFrom = 0;
   };
   /// The edges that order each of `before` (ops of one block) before each
   /// of `after` (ops of another block).
@@ -98,11 +99,13 @@ private:
         reached;
   };
   std::vector<Chain> chains;
-  /// Relays (see Edge): a poll, the signal its acquire reaches, the step
-  /// and the first block that runs both.
+  /// Relays (see Edge): a poll, the signal its acquire reaches, where the
+  /// poll's acquire holds (the ops of `anchor`'s block after `limit`), the
+  /// step, and the first blocks that run both, the poll and the signal.
   struct Relay {
     const Point *poll, *signal;
-    int64_t step, from;
+    Operation *anchor, *limit;
+    int64_t step, from, pollFrom, signalFrom;
   };
   std::vector<Relay> relays;
   void collectRelays();

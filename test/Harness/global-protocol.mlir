@@ -1336,3 +1336,164 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[1024],f32[1024],i32[4]@zero
+// Twin: a decoupled look-back: block b >= 1 polls element b - 1, and after
+// its fence every block signals element b; block b >= 2 reads what block
+// b - 2 wrote (through block b - 1's relay). The poll sits under a branch
+// on the block, so its acquire reaches past it in the blocks that run it.
+gpu.module @m {
+  gpu.func @lookback_two_back(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<4xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %base = arith.muli %bid, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    memref.store %f, %data[%mine] : memref<1024xf32>
+    gpu.barrier
+    %notfirst = arith.cmpi uge, %bid, %c1 : index
+    scf.if %first {
+      scf.if %notfirst {
+        %prev = arith.subi %bid, %c1 : index
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%prev] : (i32, memref<4xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %one : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%bid] : (i32, memref<4xi32>) -> i32
+    }
+    gpu.barrier
+    %late = arith.cmpi uge, %bid, %c2 : index
+    scf.if %late {
+      %back = arith.subi %base, %c256 : index
+      %back2 = arith.subi %back, %c256 : index
+      %i = arith.addi %back2, %tid : index
+      %x = memref.load %data[%i] : memref<1024xf32>
+      memref.store %x, %out[%mine] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: block 1 does not poll (b >= 2 do), so it relays nothing: block 2
+// may read what block 0 writes before it lands.
+gpu.module @m {
+  gpu.func @lookback_skips_one(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<4xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %base = arith.muli %bid, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #0: blocks of a launch are not ordered{{.*}}}}
+    memref.store %f, %data[%mine] : memref<1024xf32>
+    gpu.barrier
+    %notfirst = arith.cmpi uge, %bid, %c2 : index
+    scf.if %first {
+      scf.if %notfirst {
+        %prev = arith.subi %bid, %c1 : index
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%prev] : (i32, memref<4xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %one : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%bid] : (i32, memref<4xi32>) -> i32
+    }
+    gpu.barrier
+    %late = arith.cmpi uge, %bid, %c2 : index
+    scf.if %late {
+      %back = arith.subi %base, %c256 : index
+      %back2 = arith.subi %back, %c256 : index
+      %i = arith.addi %back2, %tid : index
+      %x = memref.load %data[%i] : memref<1024xf32>
+      memref.store %x, %out[%mine] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: thread 0 polls, but thread 1 signals, with no barrier between:
+// its signal does not wait for the poll, so nothing relays.
+gpu.module @m {
+  gpu.func @relay_other_thread_signals(%data: memref<1024xf32>, %out: memref<1024xf32>, %ctr: memref<5xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %b0 = arith.cmpi eq, %bid, %c0 : index
+    %base = arith.muli %bid, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #0: blocks of a launch are not ordered{{.*}}}}
+    memref.store %f, %data[%mine] : memref<1024xf32>
+    gpu.barrier
+    %two = arith.cmpi ult, %tid, %c2 : index
+    %second = arith.cmpi eq, %tid, %c1 : index
+    scf.if %two {
+      scf.if %b0 {
+        scf.if %first {
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+          %s0 = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<5xi32>) -> i32
+        }
+      }
+      scf.if %first {
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%bid] : (i32, memref<5xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %one : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      scf.if %second {
+        %next = arith.addi %bid, %c1 : index
+        %old = memref.atomic_rmw addi %one, %ctr[%next] : (i32, memref<5xi32>) -> i32
+      }
+    }
+    gpu.barrier
+    %late = arith.cmpi uge, %bid, %c2 : index
+    scf.if %late {
+      %p = arith.subi %bid, %c2 : index
+      %back = arith.muli %p, %c256 : index
+      %i = arith.addi %back, %tid : index
+      %x = memref.load %data[%i] : memref<1024xf32>
+      memref.store %x, %out[%mine] : memref<1024xf32>
+    }
+    gpu.return
+  }
+}
