@@ -692,7 +692,8 @@ void BoundsChecker::checkAccesses(Operation *op) {
       // The view is checked where it is made; the box must fit in it, the
       // last warpgroup's part too.
       int64_t elements = type.getNumElements();
-      int64_t last = access.width, warpgroup = lastWarpgroup(guards);
+      int64_t last = access.width,
+              warpgroup = access.warpgroupStride ? lastWarpgroup(guards) : 0;
       if (access.warpgroupStride)
         last += access.warpgroupStride * warpgroup;
       if (last > elements)

@@ -482,6 +482,13 @@ std::optional<int64_t> BoundsProver::guardedLowerBound(Value x,
                                                        ArrayRef<Value> guards,
                                                        int depth) const {
   std::optional<int64_t> best;
+  // Whether x >= 0, asked once (unsigned guards need it).
+  std::optional<bool> xNonNegative;
+  auto isNonNegative = [&] {
+    if (!xNonNegative)
+      xNonNegative = nonNegative(x, guards, depth + 1);
+    return *xNonNegative;
+  };
   for (Value guard : guards) {
     SmallVector<Value> parts;
     conjuncts(guard, parts);
@@ -502,7 +509,7 @@ std::optional<int64_t> BoundsProver::guardedLowerBound(Value x,
       bool lower = strict || pred == P::sge || pred == P::uge;
       bool isUnsigned = pred == P::ugt || pred == P::uge;
       if (!c || !lower || (strict && *c == INT64_MAX) ||
-          (isUnsigned && (*c < 0 || !nonNegative(x, guards, depth + 1))))
+          (isUnsigned && (*c < 0 || !isNonNegative())))
         continue;
       int64_t k = strict ? *c + 1 : *c;
       best = best ? std::max(*best, k) : k;

@@ -39,8 +39,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "GlobalProtocol.h"
-#include "BoundsProver.h"
 
+#include "BoundsProver.h"
 #include "SharedMemoryModel.h"
 
 #include "AMK/Analysis/Address.h"
@@ -162,7 +162,6 @@ static bool isGpuFence(Operation *op) {
                     membar.getScope() == NVVM::MemScopeKind::SYS);
 }
 
-/// A barrier of every thread of the block.
 /// The kernel argument `memref` is (null: a view or another buffer).
 static BlockArgument getKernelArgument(Value memref, Operation *kernel) {
   auto arg = dyn_cast<BlockArgument>(memref);
