@@ -841,19 +841,22 @@ void GlobalProtocol::collectRelays() {
     }
     return from;
   };
-  // The first block that runs `op` (through every branch around it).
+  // The first block that runs `op` (through every branch around it; a
+  // relay runs once per block, so no loop may hold it).
   auto firstBlock = [&](Operation *op) -> std::optional<int64_t> {
     int64_t from = 0;
     for (Operation *child = op, *parent = op->getParentOp();
-         parent && child != model.kernel;
-         child = parent, parent = parent->getParentOp())
-      if (auto ifOp = dyn_cast<scf::IfOp>(parent)) {
-        std::optional<int64_t> bound = branchBound(
-            ifOp, child->getParentRegion() == &ifOp.getThenRegion());
-        if (!bound)
-          return std::nullopt;
-        from = std::max(from, *bound);
-      }
+         parent && parent != model.kernel;
+         child = parent, parent = parent->getParentOp()) {
+      auto ifOp = dyn_cast<scf::IfOp>(parent);
+      std::optional<int64_t> bound =
+          ifOp ? branchBound(ifOp,
+                             child->getParentRegion() == &ifOp.getThenRegion())
+               : std::nullopt;
+      if (!bound)
+        return std::nullopt;
+      from = std::max(from, *bound);
+    }
     return from;
   };
   // The signal follows the poll's fence in its thread: in its block, or
