@@ -188,14 +188,24 @@ bool mlir::amk::isBlockBarrier(Operation *op) {
   if (!bar.getNumberOfThreads())
     return true;
   std::optional<int64_t> count = getConstantIntValue(bar.getNumberOfThreads());
-  auto func = op->getParentOfType<gpu::GPUFuncOp>();
-  DenseI32ArrayAttr known = func ? func.getKnownBlockSizeAttr() : nullptr;
-  if (!count || !known)
-    return false;
-  int64_t threads = 1;
-  for (int32_t d : known.asArrayRef())
-    threads *= d;
-  return *count == threads;
+  // The block's size: a kernel's known_block_size, or a launch's constant
+  // block operands.
+  std::optional<int64_t> threads = 1;
+  if (auto launch = op->getParentOfType<gpu::LaunchOp>()) {
+    for (Value d : {launch.getBlockSizeX(), launch.getBlockSizeY(),
+                    launch.getBlockSizeZ()}) {
+      std::optional<int64_t> size = getConstantIntValue(d);
+      threads = size && threads ? std::optional<int64_t>(*threads * *size)
+                                : std::nullopt;
+    }
+  } else if (auto func = op->getParentOfType<gpu::GPUFuncOp>();
+             func && func.getKnownBlockSizeAttr()) {
+    for (int32_t d : func.getKnownBlockSizeAttr().asArrayRef())
+      *threads *= d;
+  } else {
+    threads = std::nullopt;
+  }
+  return count && threads && *count == *threads;
 }
 
 /// `v` when integer arithmetic on constants computes it.

@@ -104,3 +104,49 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Twin: inside a gpu.launch, the block's size is its constant operands:
+// barrier 1 of 256 threads is the whole block.
+module attributes {gpu.container_module} {
+  func.func @host(%out: memref<256xf32>) {
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+      %c255 = arith.constant 255 : index
+      %id = arith.constant 1 : i32
+      %n = arith.constant 256 : i32
+      %f = arith.constant 1.0 : f32
+      memref.store %f, %out[%tx] : memref<256xf32>
+      nvvm.barrier id = %id number_of_threads = %n
+      %j = arith.subi %c255, %tx : index
+      %v = memref.load %out[%j] : memref<256xf32>
+      gpu.terminator
+    }
+    return
+  }
+}
+
+// -----
+
+// Bug: the same launch with barrier 1 of 128 threads.
+module attributes {gpu.container_module} {
+  func.func @host(%out: memref<256xf32>) {
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+      %c255 = arith.constant 255 : index
+      %id = arith.constant 1 : i32
+      %n = arith.constant 128 : i32
+      %f = arith.constant 1.0 : f32
+      memref.store %f, %out[%tx] : memref<256xf32>
+      nvvm.barrier id = %id number_of_threads = %n
+      %j = arith.subi %c255, %tx : index
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.load' at line {{[0-9]+}} touches the element that 'memref.store' at line {{[0-9]+}} writes in another thread of its block{{.*}}}}
+      %v = memref.load %out[%j] : memref<256xf32>
+      gpu.terminator
+    }
+    return
+  }
+}
