@@ -718,16 +718,6 @@ bool GlobalChecker::search(System s,
   if (s.provablyEmpty())
     return false;
   for (const Alternative &alt : splits[next]) {
-    // An alternative the variables' own bounds already refute costs no
-    // copy and no emptiness test (a form that overflowed is no constraint).
-    if (llvm::any_of(alt, [&](const Constraint &k) {
-          if (!k.form.valid)
-            return false;
-          std::optional<std::pair<int64_t, int64_t>> range = s.interval(k.form);
-          return range &&
-                 (range->second < 0 || (k.equality && range->first > 0));
-        }))
-      continue;
     System c = s;
     for (const Constraint &k : alt)
       k.equality ? c.eq0(k.form) : c.ge0(k.form);
