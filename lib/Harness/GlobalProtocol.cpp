@@ -911,9 +911,16 @@ void GlobalProtocol::collectRelays() {
             : findInBlock(anchor, /*forward=*/true, isBlockBarrier);
     if (!limit)
       continue;
+    // Or any thread's signal past that barrier: the barrier orders it after
+    // the polling thread's fence.
+    auto pastLimit = [&](const Point &signal) {
+      Operation *a = anchor->getBlock()->findAncestorOpInBlock(*signal.access);
+      return a && limit->isBeforeInBlock(a);
+    };
     for (const Point &signal : points) {
       if (signal.poll || signal.counter != poll.counter ||
-          signal.access.getIndices().size() != 1 || !reaches(poll, signal))
+          signal.access.getIndices().size() != 1 ||
+          !(reaches(poll, signal) || pastLimit(signal)))
         continue;
       std::optional<int64_t> alpha =
           getBlockXOffset(signal.access.getIndices().front());
