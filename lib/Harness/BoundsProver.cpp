@@ -444,8 +444,12 @@ std::pair<Value, int64_t> BoundsProver::splitConstant(Value v) {
 }
 
 /// `pred` with its operands swapped (`a < b` is `b > a`).
-bool BoundsProver::guardedAtLeast(Value x, int64_t k, ArrayRef<Value> guards,
-                                  int depth) const {
+/// Calls `visit(pred, c)` for each conjunct of `guards` that compares `x`
+/// with a constant c, the predicate turned so that x is on its left
+/// (`c < x` as `x > c`); stops where `visit` returns true.
+static void
+visitConstantCompares(Value x, ArrayRef<Value> guards,
+                      function_ref<bool(arith::CmpIPredicate, int64_t)> visit) {
   for (Value guard : guards) {
     SmallVector<Value> parts;
     conjuncts(guard, parts);
@@ -453,29 +457,34 @@ bool BoundsProver::guardedAtLeast(Value x, int64_t k, ArrayRef<Value> guards,
       auto cmp = part.getDefiningOp<arith::CmpIOp>();
       if (!cmp)
         continue;
-      // `x > c` or `x >= c`, either way round.
       arith::CmpIPredicate pred = cmp.getPredicate();
       std::optional<int64_t> c;
       if (cmp.getLhs() == x) {
         c = getConstantIntValue(cmp.getRhs());
       } else if (cmp.getRhs() == x) {
         c = getConstantIntValue(cmp.getLhs());
-        pred = swapCmpIOperands(pred);
+        pred = amk::swapCmpIOperands(pred);
       }
-      if (!c)
-        continue;
-      using P = arith::CmpIPredicate;
-      bool strict = pred == P::sgt || pred == P::ugt;
-      bool lower = strict || pred == P::sge || pred == P::uge;
-      // Unsigned guards bound x from below only when x is not negative.
-      bool isUnsigned = pred == P::ugt || pred == P::uge;
-      if (!lower || (isUnsigned && !nonNegative(x, guards, depth + 1)))
-        continue;
-      if (strict ? *c >= k - 1 : *c >= k)
-        return true;
+      if (c && visit(pred, *c))
+        return;
     }
   }
-  return false;
+}
+
+bool BoundsProver::guardedAtLeast(Value x, int64_t k, ArrayRef<Value> guards,
+                                  int depth) const {
+  bool found = false;
+  visitConstantCompares(x, guards, [&](arith::CmpIPredicate pred, int64_t c) {
+    using P = arith::CmpIPredicate;
+    bool strict = pred == P::sgt || pred == P::ugt;
+    bool lower = strict || pred == P::sge || pred == P::uge;
+    // Unsigned guards bound x from below only when x is not negative.
+    bool isUnsigned = pred == P::ugt || pred == P::uge;
+    found = lower && (!isUnsigned || nonNegative(x, guards, depth + 1)) &&
+            (strict ? c >= k - 1 : c >= k);
+    return found;
+  });
+  return found;
 }
 
 std::optional<int64_t> BoundsProver::guardedLowerBound(Value x,
@@ -489,64 +498,36 @@ std::optional<int64_t> BoundsProver::guardedLowerBound(Value x,
       xNonNegative = nonNegative(x, guards, depth + 1);
     return *xNonNegative;
   };
-  for (Value guard : guards) {
-    SmallVector<Value> parts;
-    conjuncts(guard, parts);
-    for (Value part : parts) {
-      auto cmp = part.getDefiningOp<arith::CmpIOp>();
-      if (!cmp)
-        continue;
-      arith::CmpIPredicate pred = cmp.getPredicate();
-      std::optional<int64_t> c;
-      if (cmp.getLhs() == x) {
-        c = getConstantIntValue(cmp.getRhs());
-      } else if (cmp.getRhs() == x) {
-        c = getConstantIntValue(cmp.getLhs());
-        pred = swapCmpIOperands(pred);
-      }
-      using P = arith::CmpIPredicate;
-      bool strict = pred == P::sgt || pred == P::ugt;
-      bool lower = strict || pred == P::sge || pred == P::uge;
-      bool isUnsigned = pred == P::ugt || pred == P::uge;
-      if (!c || !lower || (strict && *c == INT64_MAX) ||
-          (isUnsigned && (*c < 0 || !isNonNegative())))
-        continue;
-      int64_t k = strict ? *c + 1 : *c;
-      best = best ? std::max(*best, k) : k;
-    }
-  }
+  visitConstantCompares(x, guards, [&](arith::CmpIPredicate pred, int64_t c) {
+    using P = arith::CmpIPredicate;
+    bool strict = pred == P::sgt || pred == P::ugt;
+    bool lower = strict || pred == P::sge || pred == P::uge;
+    bool isUnsigned = pred == P::ugt || pred == P::uge;
+    if (!lower || (strict && c == INT64_MAX) ||
+        (isUnsigned && (c < 0 || !isNonNegative())))
+      return false;
+    int64_t k = strict ? c + 1 : c;
+    best = best ? std::max(*best, k) : k;
+    return false;
+  });
   return best;
 }
 
 std::optional<int64_t>
 BoundsProver::guardedUpperBound(Value x, ArrayRef<Value> guards) const {
   std::optional<int64_t> best;
-  for (Value guard : guards) {
-    SmallVector<Value> parts;
-    conjuncts(guard, parts);
-    for (Value part : parts) {
-      auto cmp = part.getDefiningOp<arith::CmpIOp>();
-      if (!cmp)
-        continue;
-      arith::CmpIPredicate pred = cmp.getPredicate();
-      std::optional<int64_t> c;
-      if (cmp.getLhs() == x) {
-        c = getConstantIntValue(cmp.getRhs());
-      } else if (cmp.getRhs() == x) {
-        c = getConstantIntValue(cmp.getLhs());
-        pred = swapCmpIOperands(pred);
-      }
-      using P = arith::CmpIPredicate;
-      bool strict = pred == P::slt || pred == P::ult;
-      bool upper = strict || pred == P::sle || pred == P::ule;
-      // `x <u c` with c >= 0 puts x in [0, c) as a signed number too.
-      bool isUnsigned = pred == P::ult || pred == P::ule;
-      if (!c || !upper || (strict && *c == INT64_MIN) || (isUnsigned && *c < 0))
-        continue;
-      int64_t k = strict ? *c - 1 : *c;
-      best = best ? std::min(*best, k) : k;
-    }
-  }
+  visitConstantCompares(x, guards, [&](arith::CmpIPredicate pred, int64_t c) {
+    using P = arith::CmpIPredicate;
+    bool strict = pred == P::slt || pred == P::ult;
+    bool upper = strict || pred == P::sle || pred == P::ule;
+    // `x <u c` with c >= 0 puts x in [0, c) as a signed number too.
+    bool isUnsigned = pred == P::ult || pred == P::ule;
+    if (!upper || (strict && c == INT64_MIN) || (isUnsigned && c < 0))
+      return false;
+    int64_t k = strict ? c - 1 : c;
+    best = best ? std::min(*best, k) : k;
+    return false;
+  });
   return best;
 }
 
@@ -557,7 +538,12 @@ BoundsProver::linearBounds(Value v, ArrayRef<Value> guards, int depth) const {
   struct Interval {
     int64_t lo, hi;
   };
-  SmallVector<std::pair<Value, int64_t>> leaves;
+  struct Leaf {
+    Value value;
+    int64_t scale;
+    Interval range;
+  };
+  SmallVector<Leaf> leaves;
   int64_t constant = 0;
   std::function<std::optional<Interval>(Value, int64_t, int)> walk =
       [&](Value x, int64_t scale, int level) -> std::optional<Interval> {
@@ -605,15 +591,15 @@ BoundsProver::linearBounds(Value v, ArrayRef<Value> guards, int depth) const {
     std::optional<ConstantIntRanges> r = range(x);
     if (!r)
       return std::nullopt;
-    leaves.push_back({x, scale});
-    return Interval{r->smin().getSExtValue(), r->smax().getSExtValue()};
+    Interval own{r->smin().getSExtValue(), r->smax().getSExtValue()};
+    leaves.push_back({x, scale, own});
+    return own;
   };
   if (!walk(v, 1, 0))
     return std::nullopt;
   int64_t low = constant, high = constant;
-  for (auto [x, scale] : leaves) {
-    ConstantIntRanges r = *range(x);
-    int64_t lo = r.smin().getSExtValue(), hi = r.smax().getSExtValue();
+  for (const auto &[x, scale, own] : leaves) {
+    int64_t lo = own.lo, hi = own.hi;
     if (std::optional<int64_t> g = guardedLowerBound(x, guards, depth))
       lo = std::max(lo, *g);
     if (std::optional<int64_t> g = guardedUpperBound(x, guards))
