@@ -267,8 +267,11 @@ private:
   /// then says where); none when no pair does (or the search gave up).
   std::optional<std::pair<Box, Box>> meetMembers(const Box &a, const Box &b,
                                                  std::string &why);
+  /// Whether a point of `s` satisfies one alternative of each split from
+  /// `next` on (in `point`). A `screen` takes a system it cannot prove
+  /// empty as met, with no point: what it passes is asked exactly later.
   bool search(System s, ArrayRef<SmallVector<Alternative, 2>> splits,
-              unsigned next, SmallVector<int64_t> &point);
+              unsigned next, SmallVector<int64_t> &point, bool screen);
 
   /// Whether each access of `before` and each of `after` are ordered by a
   /// cluster barrier between them (on every path that runs them: the
@@ -704,11 +707,14 @@ getSplits(const SystemBuilder &builder) {
 
 bool GlobalChecker::search(System s,
                            ArrayRef<SmallVector<Alternative, 2>> splits,
-                           unsigned next, SmallVector<int64_t> &point) {
+                           unsigned next, SmallVector<int64_t> &point,
+                           bool screen) {
   if (++systems > kMaxSystems) {
     gaveUp = true;
     return false;
   }
+  if (next == splits.size() && screen)
+    return !s.provablyEmpty();
   if (next == splits.size()) {
     std::optional<SmallVector<int64_t>> sample = s.sample();
     if (sample)
@@ -721,12 +727,21 @@ bool GlobalChecker::search(System s,
     System c = s;
     for (const Constraint &k : alt)
       k.equality ? c.eq0(k.form) : c.ge0(k.form);
-    if (search(std::move(c), splits, next + 1, point))
+    if (search(std::move(c), splits, next + 1, point, screen))
       return true;
     if (gaveUp)
       return false;
   }
   return false;
+}
+
+/// Whether a race found for `box` as a whole must be asked member by
+/// member: its union is not exact, or its members are not all in one
+/// block (so not all under the same guards).
+static bool isScreen(const Box &box) {
+  return !box.exact || llvm::any_of(box.members, [&](Operation *m) {
+    return m->getBlock() != box.representative->getBlock();
+  });
 }
 
 bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
@@ -855,11 +870,16 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
         s.eq0(ba[e] - bb[e]);
       s.ge0(dir < 0 ? bb[d] - ba[d] - 1 : ba[d] - bb[d] - 1);
       SmallVector<int64_t> point;
-      if (!search(s, splits, 0, point)) {
+      // A block's cover only screens: a system it cannot prove empty is met.
+      if (!search(s, splits, 0, point, /*screen=*/cover)) {
         if (gaveUp)
           return false;
         continue;
       }
+      // A screen's witness is never shown (nor a box's whose race is asked
+      // member by member).
+      if (cover || isScreen(a) || isScreen(b))
+        return true;
       // A witness among small block ids reads better, when there is one (the
       // search's budget is spent on it only for a found race).
       System small = std::move(s);
@@ -871,7 +891,7 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
         small.ge0(Lin::of(kWitnessElement) - xa);
       unsigned spent = systems;
       SmallVector<int64_t> smallPoint;
-      if (search(std::move(small), splits, 0, smallPoint))
+      if (search(std::move(small), splits, 0, smallPoint, /*screen=*/false))
         point = std::move(smallPoint);
       systems = spent;
       gaveUp = false;
@@ -946,15 +966,6 @@ bool GlobalChecker::clusterBarrierBetween(ArrayRef<Operation *> before,
   return llvm::all_of(before, [&](Operation *first) {
     return llvm::all_of(
         after, [&](Operation *second) { return ordered(first, second); });
-  });
-}
-
-/// Whether a race found for `box` as a whole must be asked member by
-/// member: its union is not exact, or its members are not all in one
-/// block (so not all under the same guards).
-static bool isScreen(const Box &box) {
-  return !box.exact || llvm::any_of(box.members, [&](Operation *m) {
-    return m->getBlock() != box.representative->getBlock();
   });
 }
 
@@ -1546,7 +1557,7 @@ std::optional<std::string> GlobalChecker::twoThreads(
     }
   systems = 0;
   SmallVector<int64_t> point;
-  if (!search(builder.sys, splits, 0, point))
+  if (!search(builder.sys, splits, 0, point, /*screen=*/false))
     return std::nullopt;
   if (!model.blockKnown) {
     auto name = [&](Lin(&thread)[3]) {

@@ -215,7 +215,7 @@ unsigned System::var(std::optional<int64_t> lo, std::optional<int64_t> hi) {
   };
   lo = tame(lo);
   hi = tame(hi);
-  unsigned id = poly.appendVar(VarKind::SetDim);
+  unsigned id = bounds.size();
   bounds.push_back({lo, hi});
   if (lo)
     ge0(Lin::var(id) - *lo);
@@ -224,14 +224,43 @@ unsigned System::var(std::optional<int64_t> lo, std::optional<int64_t> hi) {
   return id;
 }
 
+std::optional<Lin> System::canonical(const Lin &e) {
+  if (!e.valid)
+    return std::nullopt;
+  Lin out = Lin::of(e.constant);
+  for (auto [var, c] : e.terms) {
+    unsigned v = var;
+    auto *it = llvm::find_if(out.terms, [&](auto &t) { return t.first == v; });
+    if (it == out.terms.end())
+      out.terms.push_back({v, c});
+    else if (llvm::AddOverflow(it->second, c, it->second))
+      return std::nullopt;
+  }
+  llvm::erase_if(out.terms, [](auto &t) { return t.second == 0; });
+  return out;
+}
+
 void System::ge0(const Lin &e) {
-  if (std::optional<SmallVector<int64_t>> r = row(e))
-    poly.addInequality(*r);
+  if (std::optional<Lin> row = canonical(e))
+    inequalities.push_back(std::move(*row));
 }
 
 void System::eq0(const Lin &e) {
-  if (std::optional<SmallVector<int64_t>> r = row(e))
-    poly.addEquality(*r);
+  if (std::optional<Lin> row = canonical(e))
+    equalities.push_back(std::move(*row));
+}
+
+std::vector<std::vector<int64_t>> System::dense(ArrayRef<Lin> rows) const {
+  unsigned n = getNumVars();
+  std::vector<std::vector<int64_t>> out;
+  out.reserve(rows.size());
+  for (const Lin &row : rows) {
+    std::vector<int64_t> &r = out.emplace_back(n + 1, 0);
+    for (auto [v, c] : row.terms)
+      r[v] = c;
+    r[n] = row.constant;
+  }
+  return out;
 }
 
 std::optional<std::pair<int64_t, int64_t>>
@@ -253,12 +282,12 @@ System::interval(const Lin &e) const {
 std::optional<SmallVector<int64_t>> System::sample() const {
   SmallVector<int64_t> point;
   // Nothing left to choose: the constraints are constants.
-  if (poly.getNumVars() == 0) {
-    for (unsigned i = 0, e = poly.getNumInequalities(); i < e; ++i)
-      if (poly.atIneq(i, 0) < 0)
+  if (getNumVars() == 0) {
+    for (const Lin &row : inequalities)
+      if (row.constant < 0)
         return std::nullopt;
-    for (unsigned i = 0, e = poly.getNumEqualities(); i < e; ++i)
-      if (poly.atEq(i, 0) != 0)
+    for (const Lin &row : equalities)
+      if (row.constant != 0)
         return std::nullopt;
     return point;
   }
@@ -267,6 +296,11 @@ std::optional<SmallVector<int64_t>> System::sample() const {
   // is slow; a cheaper proof of emptiness usually exists.
   if (provablyEmpty())
     return std::nullopt;
+  IntegerPolyhedron poly(PresburgerSpace::getSetSpace(getNumVars()));
+  for (const std::vector<int64_t> &row : dense(equalities))
+    poly.addEquality(row);
+  for (const std::vector<int64_t> &row : dense(inequalities))
+    poly.addInequality(row);
   auto exact = poly.findIntegerSample();
   if (!exact)
     return std::nullopt;
@@ -286,20 +320,11 @@ int64_t System::eval(const Lin &e, ArrayRef<int64_t> values) {
   return r;
 }
 
-static std::vector<int64_t> rowOf(ArrayRef<DynamicAPInt> row) {
-  std::vector<int64_t> out;
-  for (const DynamicAPInt &x : row)
-    out.push_back(int64_t(x));
-  return out;
-}
-
 bool System::provablyEmpty() const {
-  unsigned n = poly.getNumVars();
+  unsigned n = getNumVars();
   Reducer r(n);
-  for (unsigned i = 0, e = poly.getNumEqualities(); i < e; ++i)
-    r.eqs.push_back(rowOf(poly.getEquality(i)));
-  for (unsigned i = 0, e = poly.getNumInequalities(); i < e; ++i)
-    r.ineqs.push_back(rowOf(poly.getInequality(i)));
+  r.eqs = dense(equalities);
+  r.ineqs = dense(inequalities);
   if (std::optional<bool> empty = r.reduce())
     return *empty;
   IntegerPolyhedron rest(PresburgerSpace::getSetSpace(n));
@@ -308,16 +333,4 @@ bool System::provablyEmpty() const {
   for (const std::vector<int64_t> &row : r.ineqs)
     rest.addInequality(row);
   return rest.isEmpty();
-}
-
-std::optional<SmallVector<int64_t>> System::row(const Lin &e) {
-  if (!e.valid) {
-    // Dropping a constraint only adds solutions: still sound.
-    return std::nullopt;
-  }
-  SmallVector<int64_t> r(poly.getNumVars() + 1, 0);
-  for (auto [v, c] : e.terms)
-    r[v] += c;
-  r.back() = e.constant;
-  return r;
 }

@@ -79,10 +79,14 @@ struct Lin {
 constexpr int64_t kMaxVarBound = int64_t(1) << 40;
 
 /// One conjunction of constraints; empty means the question's answer is no.
+/// The rows are kept sparse and in int64 (a system is built and copied far
+/// more often than it is solved); upstream's exact search sees them only in
+/// `sample`.
 class System {
 public:
   /// A new variable within [lo, hi] (each side optional).
   unsigned var(std::optional<int64_t> lo, std::optional<int64_t> hi);
+  unsigned getNumVars() const { return bounds.size(); }
   /// e >= 0.
   void ge0(const Lin &e);
   /// e == 0.
@@ -100,10 +104,14 @@ public:
   bool provablyEmpty() const;
 
 private:
-  std::optional<llvm::SmallVector<int64_t>> row(const Lin &e);
+  /// `e` with its terms merged and zero terms dropped; nullopt when it is
+  /// not valid or a sum overflows (dropping a row only adds points: sound).
+  static std::optional<Lin> canonical(const Lin &e);
+  /// The rows as dense vectors of `getNumVars()` coefficients, then the
+  /// constant.
+  std::vector<std::vector<int64_t>> dense(llvm::ArrayRef<Lin> rows) const;
 
-  presburger::IntegerPolyhedron poly{
-      presburger::PresburgerSpace::getSetSpace(0)};
+  llvm::SmallVector<Lin, 0> equalities, inequalities;
   llvm::SmallVector<std::pair<std::optional<int64_t>, std::optional<int64_t>>>
       bounds;
 };

@@ -321,7 +321,27 @@ Lin SystemBuilder::unsignedMin(Operation *op, Value x, Value size,
   return m;
 }
 
+/// The truth of `cond` wherever `in` runs, when `in`'s op lies in a branch
+/// of an scf.if on `cond` itself; nullopt otherwise. (Read by a select in a
+/// region around `in`'s op, `cond` has the same value there.)
+static std::optional<bool> truthAt(Value cond, Operation *user,
+                                   const Instance &in, Operation *kernel) {
+  if (!in.op || !user->getParentRegion()->isAncestor(in.op->getParentRegion()))
+    return std::nullopt;
+  for (Operation *child = in.op, *parent = child->getParentOp();
+       parent && child != kernel;
+       child = parent, parent = parent->getParentOp())
+    if (auto ifOp = dyn_cast<scf::IfOp>(parent);
+        ifOp && ifOp.getCondition() == cond)
+      return child->getParentRegion() == &ifOp.getThenRegion();
+  return std::nullopt;
+}
+
 Lin SystemBuilder::select(arith::SelectOp op, const Instance &in, int depth) {
+  // A clamp under the guard that makes it a no-op: no case to split.
+  if (std::optional<bool> truth =
+          truthAt(op.getCondition(), op, in, model.kernel))
+    return expr(*truth ? op.getTrueValue() : op.getFalseValue(), in, depth + 1);
   Value v = op.getResult();
   bool created = false;
   Lin m = Lin::var(leaf(v, in, &created));
