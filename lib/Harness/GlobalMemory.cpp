@@ -267,11 +267,8 @@ private:
   /// then says where); none when no pair does (or the search gave up).
   std::optional<std::pair<Box, Box>> meetMembers(const Box &a, const Box &b,
                                                  std::string &why);
-  /// Whether a point of `s` satisfies one alternative of each split from
-  /// `next` on (in `point`). A `screen` takes a system it cannot prove
-  /// empty as met, with no point: what it passes is asked exactly later.
   bool search(System s, ArrayRef<SmallVector<Alternative, 2>> splits,
-              unsigned next, SmallVector<int64_t> &point, bool screen);
+              unsigned next, SmallVector<int64_t> &point);
 
   /// Whether each access of `before` and each of `after` are ordered by a
   /// cluster barrier between them (on every path that runs them: the
@@ -707,14 +704,11 @@ getSplits(const SystemBuilder &builder) {
 
 bool GlobalChecker::search(System s,
                            ArrayRef<SmallVector<Alternative, 2>> splits,
-                           unsigned next, SmallVector<int64_t> &point,
-                           bool screen) {
+                           unsigned next, SmallVector<int64_t> &point) {
   if (++systems > kMaxSystems) {
     gaveUp = true;
     return false;
   }
-  if (next == splits.size() && screen)
-    return !s.provablyEmpty();
   if (next == splits.size()) {
     std::optional<SmallVector<int64_t>> sample = s.sample();
     if (sample)
@@ -727,7 +721,7 @@ bool GlobalChecker::search(System s,
     System c = s;
     for (const Constraint &k : alt)
       k.equality ? c.eq0(k.form) : c.ge0(k.form);
-    if (search(std::move(c), splits, next + 1, point, screen))
+    if (search(std::move(c), splits, next + 1, point))
       return true;
     if (gaveUp)
       return false;
@@ -870,14 +864,13 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
         s.eq0(ba[e] - bb[e]);
       s.ge0(dir < 0 ? bb[d] - ba[d] - 1 : ba[d] - bb[d] - 1);
       SmallVector<int64_t> point;
-      // A block's cover only screens: a system it cannot prove empty is met.
-      if (!search(s, splits, 0, point, /*screen=*/cover)) {
+      if (!search(s, splits, 0, point)) {
         if (gaveUp)
           return false;
         continue;
       }
-      // A screen's witness is never shown (nor a box's whose race is asked
-      // member by member).
+      // The witness of a block's cover, or of a box whose race is asked
+      // member by member, is never shown.
       if (cover || isScreen(a) || isScreen(b))
         return true;
       // A witness among small block ids reads better, when there is one (the
@@ -891,7 +884,7 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
         small.ge0(Lin::of(kWitnessElement) - xa);
       unsigned spent = systems;
       SmallVector<int64_t> smallPoint;
-      if (search(std::move(small), splits, 0, smallPoint, /*screen=*/false))
+      if (search(std::move(small), splits, 0, smallPoint))
         point = std::move(smallPoint);
       systems = spent;
       gaveUp = false;
@@ -1557,7 +1550,7 @@ std::optional<std::string> GlobalChecker::twoThreads(
     }
   systems = 0;
   SmallVector<int64_t> point;
-  if (!search(builder.sys, splits, 0, point, /*screen=*/false))
+  if (!search(builder.sys, splits, 0, point))
     return std::nullopt;
   if (!model.blockKnown) {
     auto name = [&](Lin(&thread)[3]) {
