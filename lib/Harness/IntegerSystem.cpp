@@ -296,6 +296,9 @@ std::optional<SmallVector<int64_t>> System::sample() const {
   // is slow; a cheaper proof of emptiness usually exists.
   if (provablyEmpty())
     return std::nullopt;
+  unsigned budget = kMaxCaseSystems;
+  if (emptyByCases(kCaseDepth, budget))
+    return std::nullopt;
   IntegerPolyhedron poly(PresburgerSpace::getSetSpace(getNumVars()));
   for (const std::vector<int64_t> &row : dense(equalities))
     poly.addEquality(row);
@@ -318,6 +321,34 @@ int64_t System::eval(const Lin &e, ArrayRef<int64_t> values) {
     r += c * (v < values.size() ? values[v] : 0);
   }
   return r;
+}
+
+bool System::emptyByCases(unsigned depth, unsigned &budget) const {
+  // The variable of fewest values (at most kMaxCaseValues).
+  std::optional<unsigned> best;
+  int64_t fewest = kMaxCaseValues + 1;
+  for (auto [v, b] : llvm::enumerate(bounds)) {
+    if (!b.first || !b.second || *b.second - *b.first + 1 >= fewest ||
+        *b.second == *b.first)
+      continue;
+    best = v;
+    fewest = *b.second - *b.first + 1;
+  }
+  if (!best)
+    return false;
+  for (int64_t value = *bounds[*best].first; value <= *bounds[*best].second;
+       ++value) {
+    if (budget == 0)
+      return false;
+    --budget;
+    System c = *this;
+    c.bounds[*best] = {value, value};
+    c.eq0(Lin::var(*best) - value);
+    if (!c.provablyEmpty() &&
+        (depth <= 1 || !c.emptyByCases(depth - 1, budget)))
+      return false;
+  }
+  return true;
 }
 
 bool System::provablyEmpty() const {

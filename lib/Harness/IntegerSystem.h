@@ -104,6 +104,15 @@ public:
   bool provablyEmpty() const;
 
 private:
+  /// Cases on a variable of few values before the exact search: the
+  /// systems a block's lanes and cluster ranks make are refuted value by
+  /// value by the reducer, where generalized basis reduction takes
+  /// milliseconds. Sound: every value is refuted, or it gives up (false).
+  bool emptyByCases(unsigned depth, unsigned &budget) const;
+  static constexpr int64_t kMaxCaseValues = 8;
+  static constexpr unsigned kCaseDepth = 2;
+  static constexpr unsigned kMaxCaseSystems = 40;
+
   /// `e` with its terms merged and zero terms dropped; nullopt when it is
   /// not valid or a sum overflows (dropping a row only adds points: sound).
   static std::optional<Lin> canonical(const Lin &e);

@@ -8,6 +8,8 @@
 
 #include "gtest/gtest.h"
 
+#include <array>
+
 using namespace mlir::amk::smem;
 
 namespace {
@@ -90,6 +92,54 @@ TEST(IntegerSystem, HugeBoundsAreDropped) {
   unsigned y = t.var(0, 10);
   t.ge0(Lin::var(y) - 11);
   EXPECT_FALSE(t.sample().has_value());
+}
+
+/// One store of a megakernel's product in two blocks (b1 < b2 of 8): thread
+/// t = 32 w + l, lane l = 4 r + q, column 8 (b + 8 w) + 2 q, rows r equal.
+/// Integer-empty and rationally feasible; the reducer alone does not see
+/// it (generalized basis reduction took milliseconds), cases on a
+/// variable of few values do.
+System warpTiles(bool sameBlock) {
+  System s;
+  auto thread = [&] {
+    unsigned t = s.var(0, 127), w = s.var(0, 3), l = s.var(0, 31);
+    unsigned r = s.var(0, 7), q = s.var(0, 3), b = s.var(0, 7);
+    s.eq0(Lin::var(t) - Lin::var(w) * 32 - Lin::var(l));
+    s.eq0(Lin::var(l) - Lin::var(r) * 4 - Lin::var(q));
+    // The column lies inside the 696 columns.
+    s.ge0(Lin::of(695) - Lin::var(b) * 8 - Lin::var(w) * 64 - Lin::var(q) * 2);
+    return std::array<unsigned, 4>{w, r, q, b};
+  };
+  auto [w1, r1, q1, b1] = thread();
+  auto [w2, r2, q2, b2] = thread();
+  auto column = [&](unsigned b, unsigned w, unsigned q) {
+    return Lin::var(b) * 8 + Lin::var(w) * 64 + Lin::var(q) * 2;
+  };
+  s.eq0(Lin::var(r1) - Lin::var(r2));
+  s.eq0(column(b1, w1, q1) - column(b2, w2, q2));
+  if (sameBlock)
+    s.eq0(Lin::var(b1) - Lin::var(b2));
+  else
+    s.ge0(Lin::var(b2) - Lin::var(b1) - 1);
+  return s;
+}
+
+TEST(IntegerSystem, CasesRefuteBlocksOfOneTile) {
+  System s = warpTiles(/*sameBlock=*/false);
+  EXPECT_FALSE(s.provablyEmpty());
+  EXPECT_FALSE(s.sample().has_value());
+}
+
+TEST(IntegerSystem, CasesKeepTheOnePoint) {
+  // One block: feasible, and at b = 5, w = 2, q = 3 only once the column
+  // is 8 (b + 8 w) + 2 q = 174 (vars: t w l r q b of each thread).
+  System s = warpTiles(/*sameBlock=*/true);
+  s.eq0(Lin::var(5) * 8 + Lin::var(1) * 64 + Lin::var(4) * 2 - 174);
+  std::optional<llvm::SmallVector<int64_t>> point = s.sample();
+  ASSERT_TRUE(point.has_value());
+  EXPECT_EQ((*point)[5], 5);
+  EXPECT_EQ((*point)[1], 2);
+  EXPECT_EQ((*point)[4], 3);
 }
 
 } // namespace
