@@ -175,7 +175,7 @@ private:
       bool negatable = true;
       for (int64_t &x : neg) {
         negatable &= x != INT64_MIN;
-        x = -x;
+        x = x == INT64_MIN ? x : -x; // (-INT64_MIN overflows)
       }
       std::vector<int64_t> row(a);
       row.push_back(c);
