@@ -384,13 +384,40 @@ void Checker::checkPairs(ArrayRef<Unit> units) {
         }
         for (const Unit &x : expand(a))
           for (const Unit &y : expand(b))
-            if (!reported.contains(y.access->access.op) && check(x, y))
+            if (!reported.contains(y.access->access.op) &&
+                !disjointFootprints(*x.access, *y.access) && check(x, y))
               break;
       }
       if (unprovable)
         return;
     }
   }
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+Checker::footprint(const SharedAccess &a) {
+  if (auto it = footprints.find(&a); it != footprints.end())
+    return it->second;
+  std::optional<std::pair<int64_t, int64_t>> bytes;
+  SystemBuilder builder(model);
+  Instance in =
+      builder.instance(a.access.op, 0, llvm::DenseMap<Operation *, Lin>());
+  FailureOr<std::pair<Value, Lin>> address = builder.address(a, in);
+  if (succeeded(address))
+    if (auto range = builder.sys.interval(address->second)) {
+      int64_t end;
+      if (!llvm::AddOverflow(range->second,
+                             getSpanElements(a.access) * a.elementBytes, end))
+        bytes = std::make_pair(range->first, end);
+    }
+  footprints[&a] = bytes;
+  return bytes;
+}
+
+bool Checker::disjointFootprints(const SharedAccess &a, const SharedAccess &b) {
+  std::optional<std::pair<int64_t, int64_t>> fa = footprint(a),
+                                             fb = footprint(b);
+  return fa && fb && (fa->second <= fb->first || fb->second <= fa->first);
 }
 
 bool Checker::mayConflict(const Unit &a, const Unit &b) {

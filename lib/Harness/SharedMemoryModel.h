@@ -452,6 +452,14 @@ private:
   /// Checks every pair with a write.
   void checkPairs(ArrayRef<Unit> units);
   bool check(const Unit &a, const Unit &b);
+  /// The bytes [lo, end) `a` may touch in any instance and thread: its
+  /// address's interval by the variables' own bounds, plus its span; nullopt
+  /// when that is unbounded or not modelled. Computed once per access: most
+  /// pairs of a kernel's accesses touch disjoint slices of its shared
+  /// memory, which this decides before any question's system is built.
+  std::optional<std::pair<int64_t, int64_t>> footprint(const SharedAccess &a);
+  /// Whether the footprints of `a` and `b` are known and disjoint.
+  bool disjointFootprints(const SharedAccess &a, const SharedAccess &b);
   /// Whether any question check() asks can have a solution for the pair
   /// (spans as the union of their members' bytes); reports nothing.
   bool mayConflict(const Unit &a, const Unit &b);
@@ -515,6 +523,9 @@ private:
   llvm::function_ref<void(StringRef, Operation *, const Twine &)> report;
   bool unprovable = false;
   llvm::DenseSet<Operation *> reported;
+  llvm::DenseMap<const SharedAccess *,
+                 std::optional<std::pair<int64_t, int64_t>>>
+      footprints;
   /// mbarrierOrder per (x, y) op pair: every question of a pair asks it.
   llvm::DenseMap<std::pair<Operation *, Operation *>,
                  std::optional<MBarrierOrder>>
