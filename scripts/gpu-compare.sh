@@ -9,19 +9,11 @@ old="$1"; new="$2"; results="$3"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$results"
 bench=$("$root/scripts/build-runtime.sh" "$results/build.log") || exit 1
-perf() {
-  python3 - "$1" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1] + "/suite.json"))
-for c in d["cases"]:
-    if c["manifest"] and c["perf"] and not c["dynamic"]:
-        print(sys.argv[1] + "/" + c["manifest"])
-PY
-}
 status=0
 for side in old new; do
   dir=$([[ $side == old ]] && echo "$old" || echo "$new")
-  $bench --json "$results/$side.json" --iters 50 $(perf "$dir") \
+  manifests=$(python3 "$root/scripts/perf-manifests.py" "$dir")
+  $bench --json "$results/$side.json" --iters 50 $manifests \
     >"$results/$side.log" 2>&1 || status=1
 done
 speeds() {

@@ -12,14 +12,7 @@ bench=$("$root/scripts/build-runtime.sh" "$results/build.log") || exit 1
 status=0
 for dir in "$@"; do
   name=$(basename "$dir")
-  manifests=$(python3 - "$dir" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1] + "/suite.json"))
-for c in d["cases"]:
-    if c["manifest"] and c["perf"] and not c["dynamic"]:
-        print(sys.argv[1] + "/" + c["manifest"])
-PY
-)
+  manifests=$(python3 "$root/scripts/perf-manifests.py" "$dir")
   $bench --json "$results/$name.json" --iters 50 $manifests \
     >"$results/$name.log" 2>&1 || status=1
   echo "== $name"
