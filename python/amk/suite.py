@@ -1,7 +1,8 @@
 """Build the GEMM benchmark suite of docs/BENCH.md into kernel bundles.
 
     python3 -m amk.suite --amk-opt build/bin/amk-opt --target h200 --out DIR
-        [--quick | --split-study | --decode-study | --llm-study]
+        [--quick | --split-study | --decode-study | --llm-study |
+         --tf32-study]
 
 For every case it writes a one-matmul MLIR module, runs `amk-opt
 --amk-pipeline` on it (plan, verify, lower, export the bundle) and records the
@@ -275,6 +276,41 @@ def llm_study_cases():
     return cases
 
 
+def tf32_study_cases():
+    """tf32 on wgmma: B as [K, N] (repacked into [N, K] by a first kernel)
+    beside B as [N, K] (no repack) at the same sizes, planned, and explicit
+    ring and warp-specialized kernels at 4096^3; small odd and batched
+    problems for the sanitizers."""
+    cases = []
+    for m, n, k in [(4096, 4096, 4096), (2048, 2048, 2048),
+                    (1024, 1024, 1024), (8192, 4096, 4096),
+                    (2048, 14336, 4096)]:
+        for tb in (False, True):
+            name = f"tf32_{m}x{n}x{k}_{'nt' if tb else 'nn'}"
+            cases.append(Case(name, m, n, k, "tf32", tb=tb))
+    for bn, producer, stages, swizzle in [(256, 128, 4, 8), (256, 0, 4, 1),
+                                          (128, 128, 6, 8)]:
+        threads = 256 + producer
+        tile = (f"block = [128, {bn}, 32], warp = [64, {bn}], math = wgmma, "
+                f"inst = [64, {bn}, 8], stages = {stages}, vector = 4, "
+                f"threads = {threads}, swizzle = {swizzle}")
+        kind = "ws" if producer else "ring"
+        for tb in (False, True):
+            cases.append(Case(
+                f"tf32_4096_{'nt' if tb else 'nn'}_{bn}_{kind}{stages}",
+                4096, 4096, 4096, "tf32", tb=tb,
+                config=f"#amk.gemm_config<{tile}>"))
+    small = ("#amk.gemm_config<block = [64, 64, 32], warp = [64, 64], "
+             "math = wgmma, inst = [64, 64, 8], stages = 3, vector = 4, "
+             "threads = {threads}>")
+    for name, m, n, k, batch, threads in [("odd", 200, 130, 72, 0, 128),
+                                          ("batched", 65, 200, 100, 3, 256)]:
+        cases.append(Case(f"tf32_{name}_{m}x{n}x{k}_nn", m, n, k, "tf32",
+                          batch=batch, perf=False,
+                          config=small.format(threads=threads)))
+    return cases
+
+
 def build(amk_opt, target, out, cases):
     os.makedirs(out, exist_ok=True)
     index = []
@@ -343,8 +379,13 @@ def main():
     parser.add_argument("--llm-study", action="store_true",
                         help="LLM prefill GEMMs (B as [N, K]) and short-K "
                              "products, planned, instead of the suite")
+    parser.add_argument("--tf32-study", action="store_true",
+                        help="tf32 on wgmma with B as [K, N] (repacked) and "
+                             "[N, K], instead of the suite")
     args = parser.parse_args()
-    if args.llm_study:
+    if args.tf32_study:
+        cases = tf32_study_cases()
+    elif args.llm_study:
         cases = llm_study_cases()
     elif args.split_study:
         cases = split_study_cases()

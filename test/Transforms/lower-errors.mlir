@@ -51,6 +51,20 @@ module attributes {amk.target = #amk.target<"h200">} {
 // -----
 
 module attributes {amk.target = #amk.target<"h200">} {
+  // A tf32 B as [K, N] is repacked by a kernel whose grid y holds K's
+  // 32-row tiles: at most 65535 of them.
+  func.func @wgmma_repack_k(%a: memref<64x2097152xf32>, %b: memref<2097152x64xf32>, %c: memref<64x64xf32>) {
+    // expected-error @+1 {{wgmma repacks a tf32 B as [K, N] for K up to 2097120, static}}
+    amk.kernel "k" config(#amk.gemm_config<block = [64, 64, 32], warp = [64, 64], math = wgmma, inst = [64, 64, 8], stages = 3, vector = 4, threads = 128>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c {precision = #amk.precision<tf32>} : memref<64x2097152xf32>, memref<2097152x64xf32>, memref<64x64xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {amk.target = #amk.target<"h200">} {
   func.func @misaligned_vector(%a: memref<64x60xf16>, %b: memref<60x60xf16>, %c: memref<64x60xf32>) {
     // expected-error @+1 {{vector width 8 divides the contiguous extent of neither A nor B}}
     amk.kernel "k" config(#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], math = mma_sync, inst = [16, 8, 16], stages = 2, vector = 8, threads = 128>) attributes {amk.verified} {

@@ -7,6 +7,8 @@
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/gemm_wgmma_nn.json
 // RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=WS
 // RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=SPLIT
+// RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=REPACK
+// RUN: FileCheck %s --check-prefix=REPACK-MANIFEST < %t/gemm_wgmma_tf32_nn.json
 // The Hopper kernel (math = wgmma): A [M, K] and B [K, N] (MN-major, loaded
 // in 64-column chunks and transposed by wgmma), three stages, two
 // warpgroups, bias and GELU in the epilogue.
@@ -227,6 +229,54 @@ module attributes {amk.target = #amk.target<"h200">} {
   func.func @ws_one_stage(%a: memref<512x64xbf16>, %b: memref<64x512xbf16>, %c: memref<512x512xbf16>) {
     amk.kernel "gemm_wgmma_ws_one_stage" config(#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], math = wgmma, inst = [64, 64, 16], stages = 4, vector = 8, threads = 256, swizzle = 8>) attributes {amk.verified} {
       amk.matmul %a, %b into %c : memref<512x64xbf16>, memref<64x512xbf16>, memref<512x512xbf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// tf32 with B as [K, N]: wgmma reads tf32 K-major only, so a first kernel
+// copies B as [N, K] into a workspace (32 x 32 tiles through a padded
+// shared tile, every element under its bounds' guard: N = 200 ends inside
+// a tile), and the product's kernel takes the copy in B's place and its
+// tensor map K-major boxes.
+// REPACK:      %[[PACKED:.*]] = gpu.alloc () : memref<200x128xf32>
+// REPACK:      gpu.launch_func @gemm_wgmma_tf32_nn::@gemm_wgmma_tf32_nn_repack blocks in (%c7, %c4, %c1) threads in (%c256, {{.*}}) {{.*}} args(%arg1 : memref<128x200xf32>, %[[PACKED]] : memref<200x128xf32>)
+// REPACK:      %[[CAST:.*]] = memref.cast %[[PACKED]] : memref<200x128xf32> to memref<*xf32>
+// REPACK-NEXT: arith.constant 64
+// REPACK-NEXT: arith.constant 32
+// REPACK-NEXT: nvgpu.tma.create.descriptor %[[CAST]]
+// REPACK:      gpu.launch_func @gemm_wgmma_tf32_nn::@gemm_wgmma_tf32_nn blocks {{.*}} args(%arg0 : memref<256x128xf32>, %[[PACKED]] : memref<200x128xf32>, %arg2 : memref<256x200xf32>
+// REPACK:      gpu.dealloc %[[PACKED]]
+// REPACK:      gpu.func @gemm_wgmma_tf32_nn_repack(%[[B:.*]]: memref<128x200xf32>, %[[OUT:.*]]: memref<200x128xf32>) kernel attributes {amk.dynamic_smem_bytes = 4224 : i64, known_block_size = array<i32: 256, 1, 1>
+// REPACK:        memref.view %{{.*}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x33xf32, #gpu.address_space<workgroup>>
+// REPACK-COUNT-4: memref.load %[[B]]
+// REPACK:        gpu.barrier
+// REPACK-COUNT-4: memref.store %{{.*}}, %[[OUT]]
+// REPACK:      gpu.func @gemm_wgmma_tf32_nn(%{{.*}}: memref<256x128xf32>, %{{.*}}: memref<200x128xf32>,
+// REPACK:        !nvgpu.tensormap.descriptor<tensor = memref<64x32xf32
+// REPACK:        nvgpu.warpgroup.mma
+// REPACK-NOT:    transposeB
+// REPACK:        return
+// REPACK-MANIFEST:   "name": "gemm_wgmma_tf32_nn_repack",
+// REPACK-MANIFEST:   "params": [
+// REPACK-MANIFEST-NEXT: "B",
+// REPACK-MANIFEST-NEXT: "B_packed"
+// REPACK-MANIFEST:   "buffer": "B_packed",
+// REPACK-MANIFEST:   "run_repack"
+// REPACK-MANIFEST:   "after": [
+// REPACK-MANIFEST-NEXT: "run_repack"
+// REPACK-MANIFEST:   "workspace": [
+// REPACK-MANIFEST:     "elem": "f32",
+// REPACK-MANIFEST:     "name": "B_packed",
+// REPACK-MANIFEST-NEXT: "shape": [
+// REPACK-MANIFEST-NEXT:   "N",
+// REPACK-MANIFEST-NEXT:   "K"
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @tf32_nn(%a: memref<256x128xf32>, %b: memref<128x200xf32>, %c: memref<256x200xf32>) {
+    amk.kernel "gemm_wgmma_tf32_nn" config(#amk.gemm_config<block = [128, 64, 32], warp = [64, 64], math = wgmma, inst = [64, 64, 8], stages = 3, vector = 4, threads = 256>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c {precision = #amk.precision<tf32>} : memref<256x128xf32>, memref<128x200xf32>, memref<256x200xf32>
     }
     return
   }

@@ -131,9 +131,9 @@ struct WorkspaceBuffer {
 };
 
 /// A TMA tensor map a kernel takes: a pointer to the 128-byte map in device
-/// memory, which the launch encodes from `buffer` (an argument) at the
-/// launch's sizes. The map's dimensions are the buffer's, innermost first;
-/// out-of-bounds elements read as zeros.
+/// memory, which the launch encodes from `buffer` (an argument or workspace
+/// buffer) at the launch's sizes. The map's dimensions are the buffer's,
+/// innermost first; out-of-bounds elements read as zeros.
 struct TensorMapParam {
   /// The parameter's name (kernel params name it like a buffer).
   std::string name;

@@ -82,11 +82,17 @@ public:
     if (!config)
       return kernel.emitOpError("has no GEMM synthesizer for config ")
              << configAttr;
+    // In the launch's order (describeLaunch).
+    SmallVector<gpu::GPUFuncOp> funcs;
+    auto matmul = cast<MatmulOp>(kernel.getProblem().getOperation());
+    if (repacksB(config, GemmProblem::get(matmul)))
+      funcs.push_back(synthesizeGemmRepackKernel(module, kernel,
+                                                 (name + "_repack").str()));
     FailureOr<gpu::GPUFuncOp> main =
         synthesizeGemmKernel(module, kernel, config, name);
     if (failed(main))
       return failure();
-    SmallVector<gpu::GPUFuncOp> funcs = {*main};
+    funcs.push_back(*main);
     if (usesSplitWorkspace(config))
       funcs.push_back(synthesizeGemmSplitReduceKernel(
           module, kernel, config, (name + "_reduce").str()));
@@ -166,6 +172,28 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
       SizeSymbol{"M", p.m, c, off}, SizeSymbol{"N", p.n, c, off + 1},
       SizeSymbol{"K", p.k, 0u, off + (p.transposeA ? 0u : 1u)}};
 
+  // A tf32 B as [K, N] for wgmma: a first kernel copies it as [N, K] into a
+  // workspace, which the product's kernel reads (and its tensor map
+  // describes) in B's place.
+  bool repack = repacksB(config, p);
+  if (repack) {
+    WorkspaceBuffer &packed = launch.workspace.emplace_back();
+    packed.name = "B_packed";
+    packed.kernelType = getRepackedBType(p);
+    for (const std::string &symbol :
+         getOperandSymbols(getProductProblem(config, p), "B", 0))
+      packed.shape.push_back(SizeExpr::symbol(symbol));
+    LaunchKernel &pack = launch.kernels.emplace_back();
+    pack.suffix = "_repack";
+    pack.grid = {SizeExpr::ceilDiv(SizeExpr::symbol("N"), kRepackTile),
+                 SizeExpr::ceilDiv(SizeExpr::symbol("K"), kRepackTile),
+                 SizeExpr::symbol("B")};
+    pack.block = {kRepackThreads, 1, 1};
+    pack.dynamicSmemBytes = getRepackSmemBytes(p);
+    pack.estimatedRegs = kRepackRegs;
+    pack.params = {"B", "B_packed"};
+  }
+
   // Output tiles on x (remapped in the kernel for `swizzle`), batch x
   // split_k on z: no 65535 limit on y and z for the tiles.
   LaunchKernel &main = launch.kernels.emplace_back();
@@ -182,13 +210,15 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
   main.dynamicSmemBytes = getGemmSmemLayout(config, p).totalBytes();
   main.estimatedRegs = getGemmResources(config, p, target).regsPerThread;
   for (const LaunchArg &arg : launch.args)
-    main.params.push_back(arg.name);
+    main.params.push_back(repack && arg.name == "B" ? "B_packed" : arg.name);
   if (config.getMath() == MathInst::wgmma) {
     // Boxes of one stage's tiles (getWgmmaBox), 128-byte swizzle.
+    GemmProblem product = getProductProblem(config, p);
     for (auto [buffer, isA] :
          {std::pair<StringRef, bool>{"A", true}, {"B", false}}) {
-      TensorMapParam map{(buffer + "_tma").str(), buffer.str(),
-                         getWgmmaBox(config, p, isA), kWgmmaRowBytes};
+      TensorMapParam map{(buffer + "_tma").str(),
+                         isA || !repack ? buffer.str() : "B_packed",
+                         getWgmmaBox(config, product, isA), kWgmmaRowBytes};
       main.params.push_back(map.name);
       main.tensorMaps.push_back(std::move(map));
     }

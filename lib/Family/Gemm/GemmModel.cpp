@@ -302,6 +302,29 @@ MemRefType mlir::amk::getSplitWorkspaceType(GemmConfigAttr config,
                          Float32Type::get(config.getContext()));
 }
 
+bool mlir::amk::repacksB(GemmConfigAttr config, const GemmProblem &problem) {
+  return config.getMath() == MathInst::wgmma && problem.inType.isF32() &&
+         problem.isTF32() && !problem.transposeB;
+}
+
+int64_t mlir::amk::getRepackSmemBytes(const GemmProblem &problem) {
+  return kRepackTile * (kRepackTile + 1) * problem.inBytes();
+}
+
+GemmProblem mlir::amk::getProductProblem(GemmConfigAttr config,
+                                         const GemmProblem &problem) {
+  GemmProblem product = problem;
+  product.transposeB |= repacksB(config, problem);
+  return product;
+}
+
+MemRefType mlir::amk::getRepackedBType(const GemmProblem &problem) {
+  SmallVector<int64_t> shape = {problem.n, problem.k};
+  if (problem.batched)
+    shape.insert(shape.begin(), problem.batch);
+  return MemRefType::get(shape, problem.inType);
+}
+
 int64_t mlir::amk::getSplitReduceVector(const GemmProblem &problem) {
   return !ShapedType::isDynamic(problem.n) && problem.n % 4 == 0 ? 4 : 1;
 }
@@ -333,12 +356,9 @@ static LogicalResult checkWgmmaLowerable(GemmConfigAttr config,
   if (!problem.accType.isF32())
     return fail("wgmma synthesizes f32 accumulators only");
   // (nvgpu.warpgroup.mma takes no transposed A; wgmma transposes 16-bit
-  // operands only.)
+  // operands only: a tf32 B as [K, N] comes here repacked.)
   if (problem.transposeA)
     return fail("wgmma takes A as [M, K] only; A as [K, M] uses mma_sync");
-  if (tf32 && !problem.transposeB)
-    return fail("wgmma transposes 16-bit operands only: tf32 needs B as "
-                "[N, K]");
   // (A dynamic batch puts the kernel under a guard on blocks past an
   // operand's batch, which the mbarrier check does not model yet.)
   if (problem.batched && ShapedType::isDynamic(problem.batch))
@@ -409,8 +429,17 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
         return fail("the split-K workspace exceeds 2^63 bytes");
   }
   // TMA moves the tiles: no thread loads them, whatever `vector` says.
-  if (config.getMath() == MathInst::wgmma)
-    return checkWgmmaLowerable(config, problem, whyNot);
+  if (config.getMath() == MathInst::wgmma) {
+    // The repack's grid y enumerates K's tiles.
+    if (repacksB(config, problem) &&
+        (ShapedType::isDynamic(problem.k) ||
+         llvm::divideCeil(problem.k, kRepackTile) > kRepackMaxTilesK))
+      return fail(llvm::formatv("wgmma repacks a tf32 B as [K, N] for K up "
+                                "to {0}, static",
+                                kRepackTile * kRepackMaxTilesK));
+    return checkWgmmaLowerable(config, getProductProblem(config, problem),
+                               whyNot);
+  }
   // Each operand narrows `vector` to what its rows allow; a width neither
   // can use is a config error, not something to reinterpret silently.
   if (getOperandVersionedVector(config, problem, true) != vector &&

@@ -104,14 +104,13 @@ static void enumerateRaw(const GemmProblem &problem,
                                swizzle});
             }
     // wgmma (Hopper; checkGemmLowerable keeps it to targets that have it):
-    // tiles of 128-byte swizzle rows, BK = 128 / element bytes; only in the
-    // layouts it takes (A as [M, K]; B as [N, K] too for tf32).
-    bool wgmmaLayout = !problem.transposeA && (problem.transposeB || !tf32);
+    // tiles of 128-byte swizzle rows, BK = 128 / element bytes; A as [M, K]
+    // only (a tf32 B as [K, N] is repacked first).
+    bool wgmmaLayout = !problem.transposeA;
     // Warp specialized (a producer warpgroup beside the compute ones) where
-    // it is persistent: static M and N (and batch). 16-bit inputs only for
-    // now: tf32 has not run on a GPU that way.
+    // it is persistent: static M and N (and batch).
     bool persistent =
-        !tf32 && !ShapedType::isDynamic(problem.m) &&
+        !ShapedType::isDynamic(problem.m) &&
         !ShapedType::isDynamic(problem.n) &&
         !(problem.batched && ShapedType::isDynamic(problem.batch));
     for (int64_t bm :

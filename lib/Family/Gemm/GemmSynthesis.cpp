@@ -245,19 +245,24 @@ FailureOr<gpu::GPUFuncOp>
 mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
                                 GemmConfigAttr config, StringRef name) {
   auto matmul = cast<MatmulOp>(kernel.getProblem().getOperation());
-  GemmProblem problem = GemmProblem::get(matmul);
+  GemmProblem given = GemmProblem::get(matmul);
   // The arch decides which instructions exist: never emit one it lacks.
   TargetAttr target = lookupTarget(kernel);
   if (!target)
     return kernel.emitOpError("has no #amk.target to synthesize for");
   std::string whyNot;
-  if (failed(checkGemmLowerable(config, problem, target.getSpec(), whyNot)))
+  if (failed(checkGemmLowerable(config, given, target.getSpec(), whyNot)))
     return kernel.emitOpError("cannot synthesize ") << config << ": " << whyNot;
 
+  // A repacked B is taken as the [N, K] copy in B's place.
+  GemmProblem problem = getProductProblem(config, given);
   SmallVector<Type> argTypes;
   for (auto [i, operand] : llvm::enumerate(matmul.getKernelOperands()))
     argTypes.push_back(
-        getKernelOperandType(problem, i, cast<MemRefType>(operand.getType())));
+        i == 1 && repacksB(config, given)
+            ? getRepackedBType(given)
+            : getKernelOperandType(problem, i,
+                                   cast<MemRefType>(operand.getType())));
   // The launch's order (GemmFamily): operands, tensor maps, workspace.
   if (config.getMath() == MathInst::wgmma)
     argTypes.append(2, LLVM::LLVMPointerType::get(kernel.getContext()));

@@ -38,6 +38,13 @@ gpu::GPUFuncOp synthesizeGemmSplitReduceKernel(gpu::GPUModuleOp module,
                                                GemmConfigAttr config,
                                                StringRef name);
 
+/// Builds `gpu.func @name`, the first kernel of a config that repacks B
+/// (repacksB): it takes (B, the [N, K] workspace) and copies B transposed,
+/// a kRepackTile-square tile per block (grid x over N, y over K, z the
+/// batch).
+gpu::GPUFuncOp synthesizeGemmRepackKernel(gpu::GPUModuleOp module,
+                                          KernelOp kernel, StringRef name);
+
 } // namespace mlir::amk
 
 #endif // AMK_LIB_FAMILY_GEMM_GEMMSYNTHESIS_H

@@ -81,6 +81,31 @@ bool usesSplitWorkspace(GemmConfigAttr config);
 MemRefType getSplitWorkspaceType(GemmConfigAttr config,
                                  const GemmProblem &problem);
 
+/// Whether `config` first copies B transposed into a workspace: wgmma reads
+/// tf32 operands K-major only, so a tf32 B stored [K, N] is repacked as
+/// [N, K] by a kernel that runs before the product's, which reads the copy.
+bool repacksB(GemmConfigAttr config, const GemmProblem &problem);
+
+/// The problem the product's kernel computes: `problem` with B as [N, K]
+/// where `config` repacks it.
+GemmProblem getProductProblem(GemmConfigAttr config,
+                              const GemmProblem &problem);
+
+/// The repacked B: [B,] N, K of the input type, static where the problem is.
+MemRefType getRepackedBType(const GemmProblem &problem);
+
+/// The repack kernel: kRepackTile x kRepackTile tiles of B through shared
+/// memory (rows padded by one element), kRepackThreads threads per block;
+/// grid x over N's tiles, y over K's, z the batch.
+constexpr int64_t kRepackTile = 32;
+constexpr int64_t kRepackThreads = 256;
+/// Its register budget (.maxnreg): a few addresses and one value.
+constexpr int64_t kRepackRegs = 32;
+/// Its dynamic shared memory: one padded tile.
+int64_t getRepackSmemBytes(const GemmProblem &problem);
+/// The most tiles grid y holds (the hardware's limit).
+constexpr int64_t kRepackMaxTilesK = 65535;
+
 /// wgmma: the alignment the kernel's dynamic shared memory needs (the
 /// 128-byte swizzle repeats every 1024 bytes).
 constexpr int64_t kWgmmaSmemAlignBytes = 1024;

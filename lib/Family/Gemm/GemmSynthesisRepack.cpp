@@ -1,0 +1,100 @@
+//===- GemmSynthesisRepack.cpp - B copied transposed for wgmma ------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// wgmma reads tf32 operands K-major only. A tf32 B stored [K, N] is copied
+// as [N, K] into a workspace before the product's kernel runs:
+//
+//   block (x, y, z) moves B[z][32 y .. +32][32 x .. +32]
+//   warp w reads rows 32 y + w + 8 i of B (128 contiguous bytes each) into
+//   a shared tile padded by one element per row, then, after a barrier,
+//   writes rows 32 x + w + 8 i of the copy (128 contiguous bytes each) from
+//   the tile's columns: no bank conflicts either way.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmSynthesis.h"
+#include "GemmSynthesisBuilder.h"
+
+#include "AMK/Family/KernelBuilding.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+gpu::GPUFuncOp mlir::amk::synthesizeGemmRepackKernel(gpu::GPUModuleOp module,
+                                                     KernelOp kernel,
+                                                     StringRef name) {
+  auto matmul = cast<MatmulOp>(kernel.getProblem().getOperation());
+  GemmProblem problem = GemmProblem::get(matmul);
+  SmallVector<Type> argTypes = {
+      getKernelOperandType(
+          problem, 1,
+          cast<MemRefType>(matmul.getKernelOperands()[1].getType())),
+      getRepackedBType(problem)};
+  gpu::GPUFuncOp func = createKernelFunc(module, kernel.getLoc(), name,
+                                         argTypes, kRepackThreads);
+  ImplicitLocOpBuilder b(kernel.getLoc(), func.getContext());
+  b.setInsertionPointToStart(&func.getBody().front());
+  gemm::IndexMath m{b};
+  Value source = func.getArgument(0), packed = func.getArgument(1);
+  if (problem.batched) {
+    Value batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
+    source = selectBatch(b, source, batch);
+    packed = selectBatch(b, packed, batch);
+  }
+  auto dim = [&](Value memref, int64_t d) -> Value {
+    auto type = cast<MemRefType>(memref.getType());
+    return type.isDynamicDim(d) ? Value(memref::DimOp::create(b, memref, d))
+                                : m.c(type.getDimSize(d));
+  };
+  Value sizeK = dim(source, 0), sizeN = dim(source, 1);
+
+  constexpr int64_t tile = kRepackTile, rowsPerPass = kRepackThreads / 32;
+  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value lane = m.rem(tid, 32), warp = m.div(tid, 32);
+  Value n0 = m.mul(gpu::BlockIdOp::create(b, gpu::Dimension::x), tile);
+  Value k0 = m.mul(gpu::BlockIdOp::create(b, gpu::Dimension::y), tile);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value smem = gpu::DynamicSharedMemoryOp::create(
+      b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                         workgroup));
+  Value staged = memref::ViewOp::create(
+      b,
+      MemRefType::get({tile, tile + 1}, problem.inType, AffineMap(), workgroup),
+      smem, m.c(0), ValueRange{});
+
+  // Each element under its bounds' guard: edge tiles of any size.
+  auto guarded = [&](Value row, Value rows, Value col, Value cols,
+                     function_ref<void()> body) {
+    auto ifOp = scf::IfOp::create(
+        b, m.andi(m.lt(row, rows), m.lt(col, cols)), /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body();
+  };
+  for (int64_t i = 0; i < tile; i += rowsPerPass) {
+    Value row = m.add(warp, i);
+    Value k = m.add(k0, row), n = m.add(n0, lane);
+    guarded(k, sizeK, n, sizeN, [&] {
+      Value v = memref::LoadOp::create(b, source, ValueRange{k, n});
+      memref::StoreOp::create(b, v, staged, ValueRange{row, lane});
+    });
+  }
+  gpu::BarrierOp::create(b);
+  for (int64_t i = 0; i < tile; i += rowsPerPass) {
+    Value col = m.add(warp, i);
+    Value n = m.add(n0, col), k = m.add(k0, lane);
+    guarded(n, sizeN, k, sizeK, [&] {
+      Value v = memref::LoadOp::create(b, staged, ValueRange{lane, col});
+      memref::StoreOp::create(b, v, packed, ValueRange{n, k});
+    });
+  }
+  gpu::ReturnOp::create(b);
+  return func;
+}
