@@ -25,6 +25,8 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/SymbolTable.h"
@@ -33,6 +35,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <chrono>
 #include <optional>
@@ -164,6 +167,54 @@ public:
       return success();
     }
     return IntegerRangeAnalysis::visitOperation(op, operands, results);
+  }
+
+  /// Upstream bounds a loop's induction variable by [lb, ub - 1]; with a
+  /// constant lb and step it takes only lb + step * t, so its largest value
+  /// is the last of those below ub (a loop `for i = 0 to 32 step 8` indexes
+  /// rows w + i of a 32-row tile with w < 8).
+  void visitNonControlFlowArguments(
+      Operation *op, const RegionSuccessor &successor,
+      ArrayRef<dataflow::IntegerValueRangeLattice *> argLattices,
+      unsigned firstIndex) override {
+    auto loop = dyn_cast<scf::ForOp>(op);
+    std::optional<int64_t> lb, step;
+    if (loop) {
+      lb = getConstantIntValue(loop.getLowerBound());
+      step = getConstantIntValue(loop.getStep());
+    }
+    const dataflow::IntegerValueRangeLattice *ub =
+        lb && step && *step > 1 && !loop.getUnsignedCmp()
+            ? getLatticeElementFor(getProgramPointBefore(loop.getBody()),
+                                   loop.getUpperBound())
+            : nullptr;
+    int64_t last;
+    if (!ub || ub->getValue().isUninitialized() ||
+        !tryLastValue(*lb, *step, ub->getValue().getValue().smax(), last))
+      return IntegerRangeAnalysis::visitNonControlFlowArguments(
+          op, successor, argLattices, firstIndex);
+    unsigned width =
+        ConstantIntRanges::getStorageBitwidth(loop.getInductionVar().getType());
+    dataflow::IntegerValueRangeLattice *iv =
+        getLatticeElement(loop.getInductionVar());
+    propagateIfChanged(iv,
+                       iv->join(IntegerValueRange(ConstantIntRanges::fromSigned(
+                           APInt(width, *lb, /*isSigned=*/true),
+                           APInt(width, last, /*isSigned=*/true)))));
+  }
+
+private:
+  /// The last of lb, lb + step, ... below `ub` (signed), when the loop runs
+  /// at least once and nothing overflows.
+  static bool tryLastValue(int64_t lb, int64_t step, const APInt &ub,
+                           int64_t &last) {
+    if (ub.getSignificantBits() > 64)
+      return false;
+    int64_t span;
+    if (llvm::SubOverflow(ub.getSExtValue(), lb, span) || span < 1)
+      return false;
+    last = lb + (span - 1) / step * step;
+    return true;
   }
 };
 } // namespace

@@ -873,3 +873,100 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+// SANITIZE: tool=memcheck grid=7,4 args=f32[128x200],f32[200x128]
+// Twin: a transposing copy through a 32 x 32 shared tile: warp w (of 8)
+// moves rows w + i for i = 0, 8, 16, 24 (a loop of step 8 below 32), so
+// every row index is below 32.
+gpu.module @m {
+  gpu.func @transpose_tiles(%b: memref<128x200xf32>, %bt: memref<200x128xf32>) workgroup(%tile: memref<32x33xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 7, 4, 1>} {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c128 = arith.constant 128 : index
+    %c200 = arith.constant 200 : index
+    %tid = gpu.thread_id x
+    %lane = arith.remui %tid, %c32 : index
+    %warp = arith.divui %tid, %c32 : index
+    %bx = gpu.block_id x
+    %by = gpu.block_id y
+    %n0 = arith.muli %bx, %c32 : index
+    %k0 = arith.muli %by, %c32 : index
+    scf.for %i = %c0 to %c32 step %c8 {
+      %row = arith.addi %warp, %i : index
+      %k = arith.addi %k0, %row : index
+      %n = arith.addi %n0, %lane : index
+      %kin = arith.cmpi ult, %k, %c128 : index
+      %nin = arith.cmpi ult, %n, %c200 : index
+      %in = arith.andi %kin, %nin : i1
+      scf.if %in {
+        %v = memref.load %b[%k, %n] : memref<128x200xf32>
+        memref.store %v, %tile[%row, %lane] : memref<32x33xf32, #gpu.address_space<workgroup>>
+      }
+    }
+    gpu.barrier
+    scf.for %i = %c0 to %c32 step %c8 {
+      %col = arith.addi %warp, %i : index
+      %n = arith.addi %n0, %col : index
+      %k = arith.addi %k0, %lane : index
+      %kin = arith.cmpi ult, %k, %c128 : index
+      %nin = arith.cmpi ult, %n, %c200 : index
+      %in = arith.andi %kin, %nin : i1
+      scf.if %in {
+        %v = memref.load %tile[%lane, %col] : memref<32x33xf32, #gpu.address_space<workgroup>>
+        memref.store %v, %bt[%n, %k] : memref<200x128xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=7,4 args=f32[128x200],f32[200x128]
+// Bug: the copy's first loop runs to 33 (not 32) in steps of 8: i = 32
+// takes warp w to row 32 + w, past the 32-row tile.
+gpu.module @m {
+  gpu.func @stepped_past_tile(%b: memref<128x200xf32>, %bt: memref<200x128xf32>) workgroup(%tile: memref<32x33xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 7, 4, 1>} {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c33 = arith.constant 33 : index
+    %c128 = arith.constant 128 : index
+    %c200 = arith.constant 200 : index
+    %tid = gpu.thread_id x
+    %lane = arith.remui %tid, %c32 : index
+    %warp = arith.divui %tid, %c32 : index
+    %bx = gpu.block_id x
+    %by = gpu.block_id y
+    %n0 = arith.muli %bx, %c32 : index
+    %k0 = arith.muli %by, %c32 : index
+    scf.for %i = %c0 to %c33 step %c8 {
+      %row = arith.addi %warp, %i : index
+      %k = arith.addi %k0, %row : index
+      %n = arith.addi %n0, %lane : index
+      %kin = arith.cmpi ult, %k, %c128 : index
+      %nin = arith.cmpi ult, %n, %c200 : index
+      %in = arith.andi %kin, %nin : i1
+      scf.if %in {
+        %v = memref.load %b[%k, %n] : memref<128x200xf32>
+        // expected-error @+1 {{[AMK-OOB] store of memref<32x33xf32, #gpu.address_space<workgroup>> may leave the buffer in dimension 0: index: its range [0, 39] + 1 exceeds 32}}
+        memref.store %v, %tile[%row, %lane] : memref<32x33xf32, #gpu.address_space<workgroup>>
+      }
+    }
+    gpu.barrier
+    scf.for %i = %c0 to %c32 step %c8 {
+      %col = arith.addi %warp, %i : index
+      %n = arith.addi %n0, %col : index
+      %k = arith.addi %k0, %lane : index
+      %kin = arith.cmpi ult, %k, %c128 : index
+      %nin = arith.cmpi ult, %n, %c200 : index
+      %in = arith.andi %kin, %nin : i1
+      scf.if %in {
+        %v = memref.load %tile[%lane, %col] : memref<32x33xf32, #gpu.address_space<workgroup>>
+        memref.store %v, %bt[%n, %k] : memref<200x128xf32>
+      }
+    }
+    gpu.return
+  }
+}

@@ -889,3 +889,99 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+// SANITIZE: tool=memcheck grid=7,4 args=f32[128x200],f32[200x128]
+// Bug: a transposing copy whose blocks step 8 rows of K (not 32) per
+// 32-row tile: neighbouring blocks write the same elements of the copy.
+// Invisible to the sanitizers: every access is in bounds, and racecheck
+// sees shared memory only.
+gpu.module @m {
+  gpu.func @transpose_overlapping_tiles(%b: memref<128x200xf32>, %bt: memref<200x128xf32>) workgroup(%tile: memref<32x33xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 7, 4, 1>} {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c128 = arith.constant 128 : index
+    %c200 = arith.constant 200 : index
+    %tid = gpu.thread_id x
+    %lane = arith.remui %tid, %c32 : index
+    %warp = arith.divui %tid, %c32 : index
+    %bx = gpu.block_id x
+    %by = gpu.block_id y
+    %n0 = arith.muli %bx, %c32 : index
+    %k0 = arith.muli %by, %c8 : index
+    scf.for %i = %c0 to %c32 step %c8 {
+      %row = arith.addi %warp, %i : index
+      %k = arith.addi %k0, %row : index
+      %n = arith.addi %n0, %lane : index
+      %kin = arith.cmpi ult, %k, %c128 : index
+      %nin = arith.cmpi ult, %n, %c200 : index
+      %in = arith.andi %kin, %nin : i1
+      scf.if %in {
+        %v = memref.load %b[%k, %n] : memref<128x200xf32>
+        memref.store %v, %tile[%row, %lane] : memref<32x33xf32, #gpu.address_space<workgroup>>
+      }
+    }
+    gpu.barrier
+    scf.for %i = %c0 to %c32 step %c8 {
+      %col = arith.addi %warp, %i : index
+      %n = arith.addi %n0, %col : index
+      %k = arith.addi %k0, %lane : index
+      %kin = arith.cmpi ult, %k, %c128 : index
+      %nin = arith.cmpi ult, %n, %c200 : index
+      %in = arith.andi %kin, %nin : i1
+      scf.if %in {
+        %v = memref.load %tile[%lane, %col] : memref<32x33xf32, #gpu.address_space<workgroup>>
+        // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with itself in another block on kernel argument #1: blocks of a launch are not ordered, so either write may land last (blocks ({{[0-9]+}}, {{[0-9]+}}, 0) and ({{[0-9]+}}, {{[0-9]+}}, 0), element [{{[0-9]+}}, {{[0-9]+}}]); give each block its own elements, or update them atomically}}
+        memref.store %v, %bt[%n, %k] : memref<200x128xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=7,4 args=f32[128x200],f32[200x128]
+// Twin: 32-row steps, each block its own tile of the copy.
+gpu.module @m {
+  gpu.func @transpose_own_tiles(%b: memref<128x200xf32>, %bt: memref<200x128xf32>) workgroup(%tile: memref<32x33xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 7, 4, 1>} {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c128 = arith.constant 128 : index
+    %c200 = arith.constant 200 : index
+    %tid = gpu.thread_id x
+    %lane = arith.remui %tid, %c32 : index
+    %warp = arith.divui %tid, %c32 : index
+    %bx = gpu.block_id x
+    %by = gpu.block_id y
+    %n0 = arith.muli %bx, %c32 : index
+    %k0 = arith.muli %by, %c32 : index
+    scf.for %i = %c0 to %c32 step %c8 {
+      %row = arith.addi %warp, %i : index
+      %k = arith.addi %k0, %row : index
+      %n = arith.addi %n0, %lane : index
+      %kin = arith.cmpi ult, %k, %c128 : index
+      %nin = arith.cmpi ult, %n, %c200 : index
+      %in = arith.andi %kin, %nin : i1
+      scf.if %in {
+        %v = memref.load %b[%k, %n] : memref<128x200xf32>
+        memref.store %v, %tile[%row, %lane] : memref<32x33xf32, #gpu.address_space<workgroup>>
+      }
+    }
+    gpu.barrier
+    scf.for %i = %c0 to %c32 step %c8 {
+      %col = arith.addi %warp, %i : index
+      %n = arith.addi %n0, %col : index
+      %k = arith.addi %k0, %lane : index
+      %kin = arith.cmpi ult, %k, %c128 : index
+      %nin = arith.cmpi ult, %n, %c200 : index
+      %in = arith.andi %kin, %nin : i1
+      scf.if %in {
+        %v = memref.load %tile[%lane, %col] : memref<32x33xf32, #gpu.address_space<workgroup>>
+        memref.store %v, %bt[%n, %k] : memref<200x128xf32>
+      }
+    }
+    gpu.return
+  }
+}

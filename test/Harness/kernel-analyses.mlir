@@ -23,8 +23,8 @@ gpu.module @m {
     %b = arith.muli %q, %c8 : index
     // expected-remark @+1 {{result #0: range [-248, 254], divergent in every warp}}
     %lane2 = arith.subi %a, %b {amk.test} : index
-    scf.for %i = %c0 to %c16 step %c4 {
-      // expected-remark @+1 {{result #0: range [0, 15], uniform over grid, cluster, block, warpgroup, warp}}
+    scf.for %i = %c0 to %c16 step %c4 { // i = 0, 4, 8, 12
+      // expected-remark @+1 {{result #0: range [0, 12], uniform over grid, cluster, block, warpgroup, warp}}
       %j = arith.addi %i, %c0 {amk.test} : index
     }
     gpu.return

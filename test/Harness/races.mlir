@@ -624,3 +624,97 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+// SANITIZE: tool=racecheck grid=7,4 args=f32[128x200],f32[200x128]
+// Bug: a transposing copy through a shared tile without the barrier
+// between the tile's writes (row by row) and its reads (column by column):
+// a thread reads what another warp may not have written yet.
+gpu.module @m {
+  gpu.func @transpose_no_barrier(%b: memref<128x200xf32>, %bt: memref<200x128xf32>) workgroup(%tile: memref<32x33xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 7, 4, 1>} {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c128 = arith.constant 128 : index
+    %c200 = arith.constant 200 : index
+    %tid = gpu.thread_id x
+    %lane = arith.remui %tid, %c32 : index
+    %warp = arith.divui %tid, %c32 : index
+    %bx = gpu.block_id x
+    %by = gpu.block_id y
+    %n0 = arith.muli %bx, %c32 : index
+    %k0 = arith.muli %by, %c32 : index
+    scf.for %i = %c0 to %c32 step %c8 {
+      %row = arith.addi %warp, %i : index
+      %k = arith.addi %k0, %row : index
+      %n = arith.addi %n0, %lane : index
+      %kin = arith.cmpi ult, %k, %c128 : index
+      %nin = arith.cmpi ult, %n, %c200 : index
+      %in = arith.andi %kin, %nin : i1
+      scf.if %in {
+        %v = memref.load %b[%k, %n] : memref<128x200xf32>
+        memref.store %v, %tile[%row, %lane] : memref<32x33xf32, #gpu.address_space<workgroup>>
+      }
+    }
+    scf.for %i = %c0 to %c32 step %c8 {
+      %col = arith.addi %warp, %i : index
+      %n = arith.addi %n0, %col : index
+      %k = arith.addi %k0, %lane : index
+      %kin = arith.cmpi ult, %k, %c128 : index
+      %nin = arith.cmpi ult, %n, %c200 : index
+      %in = arith.andi %kin, %nin : i1
+      scf.if %in {
+        // expected-error-re @+1 {{[AMK-SMEM-RACE] 'memref.load' at line {{[0-9]+}} races with the 'memref.store' at line {{[0-9]+}}: no barrier between them (write-read, threads {{[0-9]+}} and {{[0-9]+}}, byte {{[0-9]+}})}}
+        %v = memref.load %tile[%lane, %col] : memref<32x33xf32, #gpu.address_space<workgroup>>
+        memref.store %v, %bt[%n, %k] : memref<200x128xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=racecheck grid=7,4 args=f32[128x200],f32[200x128]
+// Twin: the same copy with the barrier.
+gpu.module @m {
+  gpu.func @transpose_barrier(%b: memref<128x200xf32>, %bt: memref<200x128xf32>) workgroup(%tile: memref<32x33xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 7, 4, 1>} {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %c128 = arith.constant 128 : index
+    %c200 = arith.constant 200 : index
+    %tid = gpu.thread_id x
+    %lane = arith.remui %tid, %c32 : index
+    %warp = arith.divui %tid, %c32 : index
+    %bx = gpu.block_id x
+    %by = gpu.block_id y
+    %n0 = arith.muli %bx, %c32 : index
+    %k0 = arith.muli %by, %c32 : index
+    scf.for %i = %c0 to %c32 step %c8 {
+      %row = arith.addi %warp, %i : index
+      %k = arith.addi %k0, %row : index
+      %n = arith.addi %n0, %lane : index
+      %kin = arith.cmpi ult, %k, %c128 : index
+      %nin = arith.cmpi ult, %n, %c200 : index
+      %in = arith.andi %kin, %nin : i1
+      scf.if %in {
+        %v = memref.load %b[%k, %n] : memref<128x200xf32>
+        memref.store %v, %tile[%row, %lane] : memref<32x33xf32, #gpu.address_space<workgroup>>
+      }
+    }
+    gpu.barrier
+    scf.for %i = %c0 to %c32 step %c8 {
+      %col = arith.addi %warp, %i : index
+      %n = arith.addi %n0, %col : index
+      %k = arith.addi %k0, %lane : index
+      %kin = arith.cmpi ult, %k, %c128 : index
+      %nin = arith.cmpi ult, %n, %c200 : index
+      %in = arith.andi %kin, %nin : i1
+      scf.if %in {
+        %v = memref.load %tile[%lane, %col] : memref<32x33xf32, #gpu.address_space<workgroup>>
+        memref.store %v, %bt[%n, %k] : memref<200x128xf32>
+      }
+    }
+    gpu.return
+  }
+}
