@@ -28,6 +28,7 @@
 #include "Bounds.h"
 
 #include "BoundsProver.h"
+#include "BoundsRelational.h"
 
 #include "AMK/Analysis/Address.h"
 #include "AMK/Harness/Harness.h"
@@ -416,9 +417,12 @@ using ReportFn = llvm::function_ref<void(StringRef, Operation *, const Twine &,
 /// The bounds check of one kernel.
 class BoundsChecker {
 public:
-  BoundsChecker(Operation *kernel, const DataFlowSolver &solver,
+  BoundsChecker(Operation *kernel, const UniformityInfo &uniformity,
+                const DataFlowSolver &solver, const MBarrierPhases &phases,
                 ArrayRef<int64_t> launchGrid, ReportFn report)
-      : kernel(kernel), prover(solver, launchGrid), report(report) {
+      : kernel(kernel), prover(solver, launchGrid),
+        relational(kernel, uniformity, solver, phases, launchGrid),
+        report(report) {
     // The dynamic shared memory a launch provides, if the kernel says.
     if (auto attr = kernel->getAttrOfType<IntegerAttr>(kDynamicSmemAttrName))
       smemBytes = attr.getInt();
@@ -470,6 +474,7 @@ private:
 
   Operation *kernel;
   BoundsProver prover;
+  RelationalBounds relational;
   ReportFn report;
   std::optional<int64_t> smemBytes;
 };
@@ -737,6 +742,8 @@ void BoundsChecker::checkAccesses(Operation *op) {
               ? prover.proveNonNegative(index, localGuards, why)
               : prover.proveInBounds(index, width, size, localGuards, why))
         continue;
+      if (relational.prove(access, index, width, size, lowerOnly))
+        continue;
       std::optional<ConstantIntRanges> r = prover.range(index);
       int64_t found = r ? addSaturated(r->smax().getSExtValue(), width) : -1;
       // The elements the access may touch in this dimension, against the
@@ -785,8 +792,10 @@ void BoundsChecker::run() {
 }
 
 void mlir::amk::checkKernelBounds(Operation *kernel,
+                                  const UniformityInfo &uniformity,
                                   const DataFlowSolver &solver,
+                                  const MBarrierPhases &phases,
                                   ArrayRef<int64_t> launchGrid,
                                   ReportFn report) {
-  BoundsChecker(kernel, solver, launchGrid, report).run();
+  BoundsChecker(kernel, uniformity, solver, phases, launchGrid, report).run();
 }

@@ -16,6 +16,9 @@ class DataFlowSolver;
 
 namespace mlir::amk {
 
+class UniformityInfo;
+struct MBarrierPhases;
+
 /// The largest block every CUDA architecture allows, per dimension: what a
 /// thread index or block dimension is bounded by when the kernel does not
 /// say.
@@ -84,13 +87,16 @@ std::optional<int64_t> getTmaBoxElements(nvgpu::TmaAsyncLoadOp load);
 FailureOr<llvm::SmallVector<MemoryAccess>> getMemoryAccesses(Operation *op);
 
 /// Proves every memory access of `kernel` inside its buffer, with the
-/// integer ranges `solver` computed (IntegerRangeAnalysis on `kernel`);
+/// integer ranges `solver` computed (IntegerRangeAnalysis on `kernel`), and
+/// where those do not reach, one integer system per access (relational:
+/// BoundsRelational.h);
 /// calls `report` (check id, op, message, found, limit, details for JSON)
 /// for each access it cannot.
 /// `launchGrid` (empty: unknown): the grid every launch of the kernel uses,
 /// bounding its block ids.
 void checkKernelBounds(
-    Operation *kernel, const DataFlowSolver &solver,
+    Operation *kernel, const UniformityInfo &uniformity,
+    const DataFlowSolver &solver, const MBarrierPhases &phases,
     llvm::ArrayRef<int64_t> launchGrid,
     llvm::function_ref<void(StringRef, Operation *, const Twine &, int64_t,
                             int64_t, llvm::json::Object)>

@@ -797,7 +797,7 @@ checkMemoryAccesses(Operation *kernel, const UniformityInfo &uniformity,
   llvm::DenseSet<Operation *> unprovable;
   timed("bounds", [&] {
     checkIntegerArithmetic(kernel, solver, report);
-    checkKernelBounds(kernel, solver, grid,
+    checkKernelBounds(kernel, uniformity, solver, phases, grid,
                       [&](StringRef check, Operation *at, const Twine &message,
                           int64_t found, int64_t limit,
                           llvm::json::Object details) {

@@ -66,6 +66,25 @@ const Model::Layout *Model::layout(MemRefType type) const {
   return it->second ? &*it->second : nullptr;
 }
 
+Value Model::dimValue(Value memref, int64_t dim) const {
+  if (!dims) {
+    dims.emplace();
+    // (One in no loop below the buffer's own scope: its leaf then names
+    // the buffer's size in every iteration around the access.)
+    kernel->walk([&](memref::DimOp op) {
+      std::optional<int64_t> index = op.getConstantIndex();
+      Region *scope = op.getSource().getParentRegion();
+      bool inLoop = false;
+      for (Operation *p = op->getParentOp();
+           p && scope->isAncestor(p->getParentRegion()); p = p->getParentOp())
+        inLoop |= isa<scf::ForOp>(p);
+      if (index && !inLoop)
+        dims->try_emplace({op.getSource(), *index}, op.getResult());
+    });
+  }
+  return dims->lookup({memref, dim});
+}
+
 bool Model::nonNegative(Value v) const {
   std::optional<ConstantIntRanges> r = getIntegerRanges(solver, v);
   return r && !r->smin().isNegative();
@@ -442,6 +461,11 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
       return opaque();
     return divMod(threadId(in), 32, /*wantRemainder=*/true);
   }
+  // One buffer's dimension is one value, however many ops read it.
+  if (auto dim = dyn_cast<memref::DimOp>(op))
+    if (std::optional<int64_t> index = dim.getConstantIndex())
+      if (Value first = model.dimValue(dim.getSource(), *index); first != v)
+        return expr(first, in, depth + 1);
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp,
           arith::ExtSIOp>(op))
     return expr(op->getOperand(0), in, depth + 1);

@@ -119,6 +119,9 @@ public:
   bool nonNegative(Value v) const;
   /// Whether `op` is or holds an event of `kind`.
   bool contains(Event kind, Operation *op) const;
+  /// The first memref.dim in the kernel of dimension `dim` of `memref`
+  /// (null: none): every such op's value is that one.
+  Value dimValue(Value memref, int64_t dim) const;
 
   Operation *kernel;
   const UniformityInfo &uniformity;
@@ -136,6 +139,7 @@ public:
   /// The grid per dimension, when known (0: any size a launch allows).
   int64_t grid[3] = {0, 0, 0};
   mutable llvm::DenseMap<Type, std::optional<Layout>> layouts;
+  mutable std::optional<llvm::DenseMap<std::pair<Value, int64_t>, Value>> dims;
   mutable llvm::DenseMap<Operation *, bool> containsCache[kNumEvents];
   /// Event counts of ops that do not depend on symbolic trip counts.
   mutable llvm::DenseMap<Operation *, int64_t> constantTotals[kNumEvents];

@@ -970,3 +970,91 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+// SANITIZE: tool=memcheck grid=4 args=f32[1000],f32[1000]
+// Twin: a reversing copy, b[n - 1 - i] = a[i] under i < n and n == size
+// of b: proven from one system over i, n and b's size (the guard's i < n
+// makes n - 1 - i >= 0, n == m bounds it by b's size).
+gpu.module @m {
+  gpu.func @reverse(%a: memref<?xf32>, %b: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    %m = memref.dim %b, %c0 : memref<?xf32>
+    %ok = arith.cmpi ult, %i, %n : index
+    %ok2 = arith.cmpi eq, %n, %m : index
+    %both = arith.andi %ok, %ok2 : i1
+    scf.if %both {
+      %nm1 = arith.subi %n, %c1 : index
+      %j = arith.subi %nm1, %i : index
+      %x = memref.load %a[%i] : memref<?xf32>
+      memref.store %x, %b[%j] : memref<?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=4 args=f32[1000],f32[1000]
+// Bug: the reversing copy under i <= n: thread n reads a[n] and writes
+// b[-1].
+gpu.module @m {
+  gpu.func @reverse_off_by_one(%a: memref<?xf32>, %b: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    %m = memref.dim %b, %c0 : memref<?xf32>
+    %ok = arith.cmpi ule, %i, %n : index
+    %ok2 = arith.cmpi eq, %n, %m : index
+    %both = arith.andi %ok, %ok2 : i1
+    scf.if %both {
+      %nm1 = arith.subi %n, %c1 : index
+      %j = arith.subi %nm1, %i : index
+      // expected-error @+2 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index: its range [0, 1099511627519] is not guarded by the dynamic size it indexes}}
+      // expected-error @+2 {{[AMK-OOB] store of memref<?xf32> may leave the buffer in dimension 0: index: it can be negative (-1099511627520)}}
+      %x = memref.load %a[%i] : memref<?xf32>
+      memref.store %x, %b[%j] : memref<?xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+// SANITIZE: tool=memcheck grid=4 args=f32[1000],f32[600]
+// Bug: the reversing copy under n >= size of b (not ==): b is shorter than
+// a, and n - 1 - i reaches past its end.
+gpu.module @m {
+  gpu.func @reverse_into_shorter(%a: memref<?xf32>, %b: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    %m = memref.dim %b, %c0 : memref<?xf32>
+    %ok = arith.cmpi ult, %i, %n : index
+    %ok2 = arith.cmpi uge, %n, %m : index
+    %both = arith.andi %ok, %ok2 : i1
+    scf.if %both {
+      %nm1 = arith.subi %n, %c1 : index
+      %j = arith.subi %nm1, %i : index
+      %x = memref.load %a[%i] : memref<?xf32>
+      // expected-error @+1 {{[AMK-OOB] store of memref<?xf32> may leave the buffer in dimension 0: index: its range [-1099511627520, 9223372036854775806] is not guarded by the dynamic size it indexes}}
+      memref.store %x, %b[%j] : memref<?xf32>
+    }
+    gpu.return
+  }
+}

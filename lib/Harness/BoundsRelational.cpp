@@ -1,0 +1,176 @@
+//===- BoundsRelational.cpp - Bounds from one integer system --------------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// The bounds check's second way to a proof, for the accesses its intervals
+// and guard matching leave open: one integer system per question, over the
+// index as the race checks translate it (floordiv and mod as local
+// variables, a loop's iterations, select, min and max by cases), under the
+// conditions of every branch around the access, with the size as the same
+// variable the guards compare with. `index < 0` and `index + width > size`
+// must each be infeasible: `if (i < n) b[n - 1 - i]` is proven here.
+//
+// The system computes over the integers, the kernel in 64 bits: it is asked
+// only where no operation of the index's arithmetic can wrap (the range
+// analysis gives each sum and product a range short of the whole signed
+// range, each cast a value its result holds).
+//
+//===----------------------------------------------------------------------===//
+
+#include "BoundsRelational.h"
+
+#include "AMK/Harness/KernelSafety.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+using namespace mlir::amk::smem;
+using namespace mlir::amk::bounds;
+
+namespace {
+/// Systems one question may take (each case of a select or min/max is one).
+constexpr unsigned kMaxSystems = 64;
+} // namespace
+
+RelationalBounds::RelationalBounds(Operation *kernel,
+                                   const UniformityInfo &uniformity,
+                                   const DataFlowSolver &solver,
+                                   const MBarrierPhases &phases,
+                                   ArrayRef<int64_t> launchGrid)
+    : model(kernel, uniformity, solver, phases) {
+  for (auto [d, size] : llvm::enumerate(launchGrid))
+    if (d < 3)
+      model.grid[d] = size;
+}
+
+bool RelationalBounds::fitsWithoutWrap(Value v, int depth) {
+  if (depth > 64)
+    return false;
+  if (auto it = exact.find(v); it != exact.end())
+    return it->second;
+  auto signedRange = [&](Value x) -> std::optional<ConstantIntRanges> {
+    return getIntegerRanges(model.solver, x);
+  };
+  bool fits = true;
+  Operation *op = v.getDefiningOp();
+  if (op && isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::ShLIOp>(op)) {
+    // Upstream widens a result that may wrap to the whole signed range.
+    std::optional<ConstantIntRanges> r = signedRange(v);
+    fits = r && !(r->smin().isMinSignedValue() && r->smax().isMaxSignedValue());
+  } else if (op && isa<arith::IndexCastOp, arith::IndexCastUIOp,
+                       arith::TruncIOp, arith::ExtUIOp, arith::ExtSIOp>(op)) {
+    // Taken as the same integer: it must fit the result, and a zero
+    // extension must not see a negative value.
+    std::optional<ConstantIntRanges> r = signedRange(op->getOperand(0));
+    unsigned to = ConstantIntRanges::getStorageBitwidth(v.getType());
+    bool zeroExtends = isa<arith::IndexCastUIOp, arith::ExtUIOp>(op);
+    fits = r && r->smin().getSignificantBits() <= to &&
+           r->smax().getSignificantBits() <= to &&
+           !(zeroExtends && r->smin().isNegative());
+  }
+  // The arithmetic the system translates below must not wrap either.
+  if (fits && op && isa<arith::ArithDialect>(op->getDialect()))
+    for (Value operand : op->getOperands())
+      if (operand.getType().isIntOrIndex() &&
+          !fitsWithoutWrap(operand, depth + 1)) {
+        fits = false;
+        break;
+      }
+  // A loop's induction variable is lb + step * k.
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+        loop && arg == loop.getInductionVar())
+      fits = fitsWithoutWrap(loop.getLowerBound(), depth + 1);
+  exact[v] = fits;
+  return fits;
+}
+
+bool RelationalBounds::infeasible(System s, ArrayRef<SmallVector<Case, 2>> splits,
+                                  unsigned next, unsigned &systems) {
+  if (++systems > kMaxSystems)
+    return false;
+  if (s.provablyEmpty())
+    return true;
+  if (next == splits.size())
+    return !s.sample();
+  for (const Case &alternative : splits[next]) {
+    System c = s;
+    for (const SystemBuilder::Constraint &k : alternative)
+      k.equality ? c.eq0(k.form) : c.ge0(k.form);
+    if (!infeasible(std::move(c), splits, next + 1, systems))
+      return false;
+  }
+  return true;
+}
+
+std::optional<Lin> RelationalBounds::sizeOf(SystemBuilder &builder,
+                                            const Instance &in,
+                                            const SymbolicSize &size) {
+  if (size.constant)
+    return Lin::of(*size.constant);
+  if (size.value)
+    return fitsWithoutWrap(size.value, 0)
+               ? std::optional(builder.expr(size.value, in))
+               : std::nullopt;
+  if (!size.memref)
+    return std::nullopt;
+  // A buffer's dimension: the value a memref.dim of it gives (the guards
+  // compare with one), else a size no guard names.
+  Value dim = model.dimValue(size.memref, size.dim);
+  if (dim)
+    return builder.expr(dim, in);
+  return Lin::var(builder.sys.var(0, std::nullopt));
+}
+
+bool RelationalBounds::prove(const MemoryAccess &access, Value index,
+                             int64_t width, const SymbolicSize &size,
+                             bool lowerOnly) {
+  if (!fitsWithoutWrap(index, 0))
+    return false;
+  // Each loop around the access runs lb + step k below ub: those bounds
+  // too must be what the system computes.
+  for (scf::ForOp loop : enclosingLoops(access.op, model.kernel))
+    if (!fitsWithoutWrap(loop.getLowerBound(), 0) ||
+        !fitsWithoutWrap(loop.getUpperBound(), 0))
+      return false;
+  SystemBuilder builder(model);
+  llvm::DenseMap<Operation *, Lin> none;
+  Instance in = builder.instance(access.op, 0, none);
+  // The branches around the access, each as its condition says where its
+  // arithmetic cannot wrap (a condition left out only loses precision).
+  for (Operation *child = access.op, *parent = child->getParentOp();
+       parent && child != model.kernel;
+       child = parent, parent = parent->getParentOp())
+    if (auto ifOp = dyn_cast<scf::IfOp>(parent);
+        ifOp && fitsWithoutWrap(ifOp.getCondition(), 0))
+      builder.condition(ifOp.getCondition(),
+                        child->getParentRegion() == &ifOp.getThenRegion(), in);
+  if (access.condition && fitsWithoutWrap(access.condition, 0))
+    builder.condition(access.condition, true, in);
+  Lin x = builder.expr(index, in);
+  std::optional<Lin> bound;
+  if (!lowerOnly && !(bound = sizeOf(builder, in, size)))
+    return false;
+  // The cases of each select and min/max the index or guards went through.
+  SmallVector<SmallVector<Case, 2>, 4> splits;
+  for (const SystemBuilder::SelectTerm &t : builder.selects) {
+    Case taken = {{t.m - t.a, true}}, notTaken = {{t.m - t.b, true}};
+    taken.append(t.ifTrue.begin(), t.ifTrue.end());
+    notTaken.append(t.ifFalse.begin(), t.ifFalse.end());
+    splits.push_back({std::move(taken), std::move(notTaken)});
+  }
+  for (const SystemBuilder::ChoiceTerm &c : builder.choices)
+    splits.push_back({{{c.m - c.a, true}}, {{c.m - c.b, true}}});
+  auto refuted = [&](const Lin &violation) {
+    System s = builder.sys;
+    s.ge0(violation);
+    unsigned systems = 0;
+    return infeasible(std::move(s), splits, 0, systems);
+  };
+  // index <= -1; index + width - 1 >= size.
+  return refuted(x * -1 - 1) &&
+         (lowerOnly || refuted(x + (width - 1) - *bound));
+}

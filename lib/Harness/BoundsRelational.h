@@ -1,0 +1,48 @@
+//===- BoundsRelational.h - Bounds from one integer system ------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_LIB_HARNESS_BOUNDSRELATIONAL_H
+#define AMK_LIB_HARNESS_BOUNDSRELATIONAL_H
+
+#include "BoundsProver.h"
+#include "SharedMemoryModel.h"
+
+namespace mlir::amk::bounds {
+
+/// Proves an index inside its size from one integer system over the index
+/// expression, the conditions of the branches around the access and the
+/// size (BoundsRelational.cpp): where the intervals and guard matching of
+/// BoundsProver do not reach.
+class RelationalBounds {
+public:
+  RelationalBounds(Operation *kernel, const UniformityInfo &uniformity,
+                   const DataFlowSolver &solver, const MBarrierPhases &phases,
+                   ArrayRef<int64_t> launchGrid);
+
+  /// Whether `index` >= 0 and, unless `lowerOnly`, `index` + `width` <=
+  /// `size` hold wherever `access` runs, in every launch.
+  bool prove(const MemoryAccess &access, Value index, int64_t width,
+             const SymbolicSize &size, bool lowerOnly);
+
+private:
+  using Case = SmallVector<smem::SystemBuilder::Constraint, 3>;
+  /// Whether `v` and the arithmetic the system translates below it stay
+  /// within 62 bits (so no 64-bit operation wraps).
+  bool fitsWithoutWrap(Value v, int depth);
+  /// Whether no case of `splits` from `next` on leaves `s` a point.
+  bool infeasible(smem::System s, ArrayRef<SmallVector<Case, 2>> splits,
+                  unsigned next, unsigned &systems);
+  std::optional<smem::Lin> sizeOf(smem::SystemBuilder &builder,
+                                  const smem::Instance &in,
+                                  const SymbolicSize &size);
+
+  smem::Model model;
+  llvm::DenseMap<Value, bool> exact;
+};
+
+} // namespace mlir::amk::bounds
+
+#endif // AMK_LIB_HARNESS_BOUNDSRELATIONAL_H
