@@ -56,7 +56,8 @@ bool RelationalBounds::fitsWithoutWrap(Value v, int depth) {
   };
   bool fits = true;
   Operation *op = v.getDefiningOp();
-  if (op && isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::ShLIOp>(op)) {
+  if (op &&
+      isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::ShLIOp>(op)) {
     // Upstream widens a result that may wrap to the whole signed range.
     std::optional<ConstantIntRanges> r = signedRange(v);
     fits = r && !(r->smin().isMinSignedValue() && r->smax().isMaxSignedValue());
@@ -88,7 +89,8 @@ bool RelationalBounds::fitsWithoutWrap(Value v, int depth) {
   return fits;
 }
 
-bool RelationalBounds::infeasible(System s, ArrayRef<SmallVector<Case, 2>> splits,
+bool RelationalBounds::infeasible(System s,
+                                  ArrayRef<SmallVector<Case, 2>> splits,
                                   unsigned next, unsigned &systems) {
   if (++systems > kMaxSystems)
     return false;

@@ -109,11 +109,42 @@ static bool isModelled(Operation *op) {
              LLVM::PoisonOp, LLVM::ConstantOp>(op);
 }
 
+/// A dimension of a dense buffer (identity layout) whose element size is
+/// known: its bytes, the product of its sizes and the element's, fit in
+/// int64 as every allocation's do, so the dimension is at most INT64_MAX
+/// over the element bytes and the other dimensions' static sizes (rows *
+/// 64 of a memref<?x64xf32> cannot wrap).
+static std::optional<ConstantIntRanges> getDenseDimRange(memref::DimOp op) {
+  auto type = dyn_cast<MemRefType>(op.getSource().getType());
+  std::optional<int64_t> index = op.getConstantIndex();
+  if (!type || !index || *index < 0 || *index >= type.getRank() ||
+      !type.isDynamicDim(*index) || !type.getLayout().isIdentity())
+    return std::nullopt;
+  Type elem = type.getElementType();
+  int64_t bytes =
+      elem.isIndex() ? 8
+      : elem.isIntOrFloat()
+          ? int64_t(llvm::divideCeil(elem.getIntOrFloatBitWidth(), 8))
+          : 0;
+  if (bytes == 0)
+    return std::nullopt;
+  for (auto [d, size] : llvm::enumerate(type.getShape()))
+    if (int64_t(d) != *index && !ShapedType::isDynamic(size) && size > 0 &&
+        llvm::MulOverflow(bytes, size, bytes))
+      return std::nullopt;
+  unsigned width = ConstantIntRanges::getStorageBitwidth(op.getType());
+  return ConstantIntRanges::fromSigned(
+      APInt(width, 0),
+      APInt(width, std::numeric_limits<int64_t>::max() / bytes));
+}
+
 /// The range CUDA itself gives a thread index or block dimension (a block
 /// is at most 1024 x 1024 x 64 threads on every architecture), for an op
 /// upstream's range interface knows no bound of: no `upper_bound`, no
 /// known_block_size on its function.
 static std::optional<ConstantIntRanges> getArchitecturalRange(Operation *op) {
+  if (auto dimOp = dyn_cast<memref::DimOp>(op))
+    return getDenseDimRange(dimOp);
   std::optional<int> dim;
   bool isSize = false;
   if (auto tid = dyn_cast<gpu::ThreadIdOp>(op)) {
