@@ -376,14 +376,14 @@ static void addFacts(Value cond, bool truth, BitsEvaluator &bits,
 
 /// What the kernel asserts at `op`: enclosing scf.if conditions and
 /// cf.asserts before it in its block and every enclosing one.
-static BitsEvaluator::Facts factsAt(Operation *op, Operation *kernel,
-                                    BitsEvaluator &bits) {
+static BitsEvaluator::Facts
+factsAt(Operation *op, Operation *kernel, BitsEvaluator &bits,
+        const llvm::DenseMap<Block *, SmallVector<cf::AssertOp>> &asserts) {
   BitsEvaluator::Facts facts;
   for (Operation *child = op; child && child != kernel;
        child = child->getParentOp()) {
-    for (Operation *prev = child->getPrevNode(); prev;
-         prev = prev->getPrevNode())
-      if (auto assertOp = dyn_cast<cf::AssertOp>(prev))
+    for (cf::AssertOp assertOp : asserts.lookup(child->getBlock()))
+      if (assertOp->isBeforeInBlock(child))
         addFacts(assertOp.getArg(), true, bits, facts);
     Operation *parent = child->getParentOp();
     if (auto ifOp = dyn_cast_or_null<scf::IfOp>(parent))
@@ -543,13 +543,17 @@ void mlir::amk::checkKernelAlignment(
     f.details["bytes"] = bytes;
     report(std::move(f));
   };
+  // The asserts of each block, found once (an access's facts are those
+  // before it in its block and its parents').
+  llvm::DenseMap<Block *, SmallVector<cf::AssertOp>> asserts;
+  kernel->walk([&](cf::AssertOp op) { asserts[op->getBlock()].push_back(op); });
   kernel->walk([&](Operation *op) {
     if (skip.contains(op))
       return;
     SmallVector<Aligned> accesses = alignedAccesses(op);
     if (accesses.empty())
       return;
-    bits.setFacts(factsAt(op, kernel, bits));
+    bits.setFacts(factsAt(op, kernel, bits, asserts));
     for (const Aligned &a : accesses) {
       auto type = cast<MemRefType>(a.memref.getType());
       std::string whyNot;

@@ -141,6 +141,13 @@ public:
   mutable llvm::DenseMap<Type, std::optional<Layout>> layouts;
   mutable std::optional<llvm::DenseMap<std::pair<Value, int64_t>, Value>> dims;
   mutable llvm::DenseMap<Operation *, bool> containsCache[kNumEvents];
+  /// For the latest-event search: the op at or before an op in its block
+  /// that is an event of a kind (of one mbarrier's waits) or a loop that
+  /// holds one in every iteration (null: none), keyed by the op, the kind
+  /// and the barrier.
+  mutable llvm::DenseMap<
+      std::tuple<Operation *, unsigned, Operation *, int64_t>, Operation *>
+      stops;
   /// Event counts of ops that do not depend on symbolic trip counts.
   mutable llvm::DenseMap<Operation *, int64_t> constantTotals[kNumEvents];
   /// The events the ops before an op in its block run, when a constant.
@@ -268,6 +275,9 @@ private:
   bool containsHere(Event kind, Operation *op) const;
   bool scanBack(Event kind, Operation *from, Block *block, Instance in,
                 Latest conditions, std::vector<Latest> &out);
+  /// `op` or the closest op before it in its block that scanBack stops at
+  /// (an event, or a loop that holds one unconditionally; null: none).
+  Operation *stopAtOrBefore(Event kind, Operation *op);
 
   const Model &model;
   MBarrierPhases::Barrier waitBarrier{nullptr, 0};

@@ -280,11 +280,39 @@ bool SystemBuilder::unconditional(Event kind, Block &body) {
 /// Scans `block` backwards from `from` (exclusive; null: the end) for the
 /// latest event; returns whether the scan is complete (an event found on
 /// every case it split into).
+Operation *SystemBuilder::stopAtOrBefore(Event kind, Operation *op) {
+  // Memoized per kernel for every op the walk passes: the race checks ask
+  // from the same ops of long unrolled blocks again and again.
+  SmallVector<Operation *, 16> passed;
+  Operation *stop = nullptr;
+  for (Operation *cur = op; cur; cur = cur->getPrevNode()) {
+    auto key = std::make_tuple(cur, unsigned(kind), waitBarrier.first,
+                               waitBarrier.second);
+    if (auto it = model.stops.find(key); it != model.stops.end()) {
+      stop = it->second;
+      break;
+    }
+    passed.push_back(cur);
+    auto loop = dyn_cast<scf::ForOp>(cur);
+    if (isEventHere(kind, cur) || (loop && containsHere(kind, loop) &&
+                                   unconditional(kind, *loop.getBody()))) {
+      stop = cur;
+      break;
+    }
+  }
+  for (Operation *p : passed)
+    model.stops[std::make_tuple(p, unsigned(kind), waitBarrier.first,
+                                waitBarrier.second)] = stop;
+  return stop;
+}
+
 bool SystemBuilder::scanBack(Event kind, Operation *from, Block *block,
                              Instance in, Latest conditions,
                              std::vector<Latest> &out) {
-  Operation *prev = from ? from->getPrevNode() : &block->back();
-  for (; prev; prev = prev->getPrevNode()) {
+  Operation *start = from ? from->getPrevNode() : &block->back();
+  for (Operation *prev = start ? stopAtOrBefore(kind, start) : nullptr; prev;
+       prev = prev->getPrevNode() ? stopAtOrBefore(kind, prev->getPrevNode())
+                                  : nullptr) {
     if (isEventHere(kind, prev)) {
       conditions.op = prev;
       in.op = prev;
