@@ -861,28 +861,47 @@ void GlobalProtocol::collectRelays() {
   };
   // The signal follows the poll's fence in its thread: in its block, or
   // in a block around it past branches uniform over the block (their
-  // block-id bounds are the poll's firstBlock), which the thread that
-  // polled runs to the signal; the signal itself under no other branches
-  // than uniform ones (a test of the thread may pass another thread).
-  auto uniformBranches = [&](Operation *from, Operation *to) {
-    for (Operation *op = from->getParentOp(); op && op != to;
-         op = op->getParentOp())
-      if (auto ifOp = dyn_cast<scf::IfOp>(op);
-          !ifOp ||
-          model.uniformity.isDivergent(ifOp.getCondition(), ThreadScope::Block))
+  // block-id bounds are the poll's firstBlock) or that test the thread,
+  // which the thread that polled runs to the signal; the signal itself
+  // under no other branches than uniform ones and the same branches of the
+  // thread's own tests the poll is under (`if (tid == 0) poll; ...; if (tid
+  // == 0) signal`: the same condition value holds in the same thread; a
+  // test that differs may pass another thread).
+  using Branch = std::pair<Value, bool>;
+  auto uniformBranches = [&](Operation *from, Operation *to,
+                             ArrayRef<Branch> polled) {
+    for (Operation *child = from, *op = from->getParentOp(); op && op != to;
+         child = op, op = op->getParentOp()) {
+      auto ifOp = dyn_cast<scf::IfOp>(op);
+      if (!ifOp)
         return false;
+      Branch branch{ifOp.getCondition(),
+                    child->getParentRegion() == &ifOp.getThenRegion()};
+      if (model.uniformity.isDivergent(branch.first, ThreadScope::Block) &&
+          !llvm::is_contained(polled, branch))
+        return false;
+    }
     return true;
   };
   auto reaches = [&](const Point &poll, const Point &signal) {
+    SmallVector<Branch> polled;
     for (Operation *at = poll.fence;;) {
       Operation *a = at->getBlock()->findAncestorOpInBlock(*signal.access);
       if (a && at->isBeforeInBlock(a))
         return a == signal.access.getOperation() ||
-               uniformBranches(signal.access, a->getParentOp());
+               uniformBranches(signal.access, a->getParentOp(), polled);
       auto ifOp = dyn_cast<scf::IfOp>(at->getParentOp());
-      if (!ifOp ||
-          model.uniformity.isDivergent(ifOp.getCondition(), ThreadScope::Block))
+      if (!ifOp)
         return false;
+      if (model.uniformity.isDivergent(ifOp.getCondition(),
+                                       ThreadScope::Block)) {
+        // Past a test of the thread: only a signal under the same test
+        // runs in the thread that polled.
+        if (!threads.isThreadOnly(ifOp.getCondition()))
+          return false;
+        polled.push_back({ifOp.getCondition(),
+                          at->getParentRegion() == &ifOp.getThenRegion()});
+      }
       at = ifOp;
     }
   };
