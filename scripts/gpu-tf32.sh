@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the tf32 study on a GPU machine (CUDA toolkit, no MLIR):
+#   scripts/gpu-tf32.sh BUNDLE_DIR RESULT_DIR
+# BUNDLE_DIR is what `python3 -m amk.suite --tf32-study` wrote here: tf32
+# products on wgmma with B as [K, N] (a repack kernel first) beside B as
+# [N, K], planned and explicit. Builds the runtime, then (1) checks the
+# small odd and batched cases against an fp64 reference and runs them under
+# compute-sanitizer memcheck and racecheck (the repack kernel, the ring and
+# the warp-specialized persistent kernel), (2) times the performance cases
+# against cuBLAS (scripts/gpu-perf.sh) and prints the geomean. Results
+# land in RESULT_DIR.
+set -uo pipefail
+bundles="$1"; results="$2"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+mkdir -p "$results"
+bench=$("$root/scripts/build-runtime.sh" "$results/build.log") || exit 1
+status=0
+small=$(python3 - "$bundles" <<'PY'
+import json, os, sys
+d = json.load(open(os.path.join(sys.argv[1], "suite.json")))
+for c in d["cases"]:
+    if c["manifest"] and not c["perf"]:
+        print(os.path.join(sys.argv[1], c["manifest"]))
+PY
+)
+echo "== small cases: correctness"
+$bench --iters 2 $small 2>&1 | tee "$results/small.log" | tail -6 ||
+  status=1
+for tool in memcheck racecheck; do
+  echo "== small cases: $tool"
+  compute-sanitizer --tool "$tool" --error-exitcode 9 $bench --iters 1 \
+    $small >"$results/$tool.log" 2>&1 || { status=1; echo "$tool FAIL"; }
+  grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$results/$tool.log"
+done
+"$root/scripts/gpu-perf.sh" "$results/perf" "$bundles" || status=1
+exit $status
