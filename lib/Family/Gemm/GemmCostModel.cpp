@@ -64,8 +64,10 @@ double mlir::amk::getGemmPeakGflops(GemmConfigAttr config,
   int64_t sm = target.getSmVersion();
   bool hopperClass = sm >= 90 && sm < 120;
   if (config.getMath() == MathInst::mma_sync)
-    return peak * (hopperClass ? params.mmaSyncEfficiencyHopper
-                               : params.mmaSyncEfficiencyNative);
+    return peak *
+           (hopperClass ? params.mmaSyncEfficiencyHopper
+                        : params.mmaSyncEfficiencyNative) *
+           (problem.inType.isF32() ? params.mmaSyncTf32Efficiency : 1.0);
   // wgmma: sm_90a only (the arch table).
   if (!target.hasFeature(ArchFeature::Wgmma))
     return 0;

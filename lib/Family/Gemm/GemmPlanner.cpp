@@ -177,6 +177,7 @@ void mlir::amk::forEachCalibratedParam(
   fn("simt_efficiency", params.simtEfficiency);
   fn("mma_sync_efficiency_hopper", params.mmaSyncEfficiencyHopper);
   fn("mma_sync_efficiency_native", params.mmaSyncEfficiencyNative);
+  fn("mma_sync_tf32_efficiency", params.mmaSyncTf32Efficiency);
   fn("wgmma_efficiency", params.wgmmaEfficiency);
   fn("wgmma_persistent_efficiency", params.wgmmaPersistentEfficiency);
   fn("hbm_efficiency", params.hbmEfficiency);

@@ -34,6 +34,10 @@ struct GemmCostParams {
   /// native path.
   double mmaSyncEfficiencyHopper = 0.6;
   double mmaSyncEfficiencyNative = 0.9;
+  /// What tf32 keeps of that on mma.sync: each element rounded to tf32 and
+  /// fragments loaded through 16-bit views or one by one (H100,
+  /// 2026-12-07: 4096^3 ran 1.65x and 1024^3 2.4x the model's time).
+  double mmaSyncTf32Efficiency = 0.6;
   /// Fraction of the tensor-core peak the TMA + wgmma kernel reaches
   /// (H200, 2026-12-02: 600-710 of 989 TFLOP/s bf16 on 4096^3 and LLM
   /// prefill shapes).
