@@ -9,6 +9,7 @@
 // RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=SPLIT
 // RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=REPACK
 // RUN: FileCheck %s --check-prefix=REPACK-MANIFEST < %t/gemm_wgmma_tf32_nn.json
+// RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=REPACK-A
 // The Hopper kernel (math = wgmma): A [M, K] and B [K, N] (MN-major, loaded
 // in 64-column chunks and transposed by wgmma), three stages, two
 // warpgroups, bias and GELU in the epilogue.
@@ -242,14 +243,14 @@ module attributes {amk.target = #amk.target<"h200">} {
 // a tile), and the product's kernel takes the copy in B's place and its
 // tensor map K-major boxes.
 // REPACK:      %[[PACKED:.*]] = gpu.alloc () : memref<200x128xf32>
-// REPACK:      gpu.launch_func @gemm_wgmma_tf32_nn::@gemm_wgmma_tf32_nn_repack blocks in (%c7, %c4, %c1) threads in (%c256, {{.*}}) {{.*}} args(%arg1 : memref<128x200xf32>, %[[PACKED]] : memref<200x128xf32>)
+// REPACK:      gpu.launch_func @gemm_wgmma_tf32_nn::@gemm_wgmma_tf32_nn_repack_b blocks in (%c7, %c4, %c1) threads in (%c256, {{.*}}) {{.*}} args(%arg1 : memref<128x200xf32>, %[[PACKED]] : memref<200x128xf32>)
 // REPACK:      %[[CAST:.*]] = memref.cast %[[PACKED]] : memref<200x128xf32> to memref<*xf32>
 // REPACK-NEXT: arith.constant 64
 // REPACK-NEXT: arith.constant 32
 // REPACK-NEXT: nvgpu.tma.create.descriptor %[[CAST]]
 // REPACK:      gpu.launch_func @gemm_wgmma_tf32_nn::@gemm_wgmma_tf32_nn blocks {{.*}} args(%arg0 : memref<256x128xf32>, %[[PACKED]] : memref<200x128xf32>, %arg2 : memref<256x200xf32>
 // REPACK:      gpu.dealloc %[[PACKED]]
-// REPACK:      gpu.func @gemm_wgmma_tf32_nn_repack(%[[B:.*]]: memref<128x200xf32>, %[[OUT:.*]]: memref<200x128xf32>) kernel attributes {amk.dynamic_smem_bytes = 4224 : i64, known_block_size = array<i32: 256, 1, 1>
+// REPACK:      gpu.func @gemm_wgmma_tf32_nn_repack_b(%[[B:.*]]: memref<128x200xf32>, %[[OUT:.*]]: memref<200x128xf32>) kernel attributes {amk.dynamic_smem_bytes = 4224 : i64, known_block_size = array<i32: 256, 1, 1>
 // REPACK:        memref.view %{{.*}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x33xf32, #gpu.address_space<workgroup>>
 // REPACK-COUNT-4: memref.load %[[B]]
 // REPACK:        gpu.barrier
@@ -259,14 +260,14 @@ module attributes {amk.target = #amk.target<"h200">} {
 // REPACK:        nvgpu.warpgroup.mma
 // REPACK-NOT:    transposeB
 // REPACK:        return
-// REPACK-MANIFEST:   "name": "gemm_wgmma_tf32_nn_repack",
+// REPACK-MANIFEST:   "name": "gemm_wgmma_tf32_nn_repack_b",
 // REPACK-MANIFEST:   "params": [
 // REPACK-MANIFEST-NEXT: "B",
 // REPACK-MANIFEST-NEXT: "B_packed"
 // REPACK-MANIFEST:   "buffer": "B_packed",
-// REPACK-MANIFEST:   "run_repack"
+// REPACK-MANIFEST:   "run_repack_b"
 // REPACK-MANIFEST:   "after": [
-// REPACK-MANIFEST-NEXT: "run_repack"
+// REPACK-MANIFEST-NEXT: "run_repack_b"
 // REPACK-MANIFEST:   "workspace": [
 // REPACK-MANIFEST:     "elem": "f32",
 // REPACK-MANIFEST:     "name": "B_packed",
@@ -277,6 +278,33 @@ module attributes {amk.target = #amk.target<"h200">} {
   func.func @tf32_nn(%a: memref<256x128xf32>, %b: memref<128x200xf32>, %c: memref<256x200xf32>) {
     amk.kernel "gemm_wgmma_tf32_nn" config(#amk.gemm_config<block = [128, 64, 32], warp = [64, 64], math = wgmma, inst = [64, 64, 8], stages = 3, vector = 4, threads = 256>) attributes {amk.verified} {
       amk.matmul %a, %b into %c {precision = #amk.precision<tf32>} : memref<256x128xf32>, memref<128x200xf32>, memref<256x200xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+// A as [K, M] (and a tf32 B as [K, N]): nvgpu's wgmma reads A K-major only,
+// so A is copied as [M, K] first, then B; the product's kernel takes both
+// copies and their tensor maps (K-major boxes) in A's and B's places. M =
+// 130 and N = 200 end inside a repack tile.
+// REPACK-A:      %[[PA:.*]] = gpu.alloc () : memref<130x96xf32>
+// REPACK-A:      %[[PB:.*]] = gpu.alloc () : memref<200x96xf32>
+// REPACK-A:      gpu.launch_func @gemm_wgmma_tf32_tt::@gemm_wgmma_tf32_tt_repack_a blocks in (%c5, %c3, %c1) {{.*}} args(%arg0 : memref<96x130xf32>, %[[PA]] : memref<130x96xf32>)
+// REPACK-A:      gpu.launch_func @gemm_wgmma_tf32_tt::@gemm_wgmma_tf32_tt_repack_b blocks in (%c7, %{{.*}}, %{{.*}}) {{.*}} args(%arg1 : memref<96x200xf32>, %[[PB]] : memref<200x96xf32>)
+// REPACK-A:      gpu.launch_func @gemm_wgmma_tf32_tt::@gemm_wgmma_tf32_tt blocks {{.*}} args(%[[PA]] : memref<130x96xf32>, %[[PB]] : memref<200x96xf32>, %arg2 : memref<130x200xf32>
+// REPACK-A:      gpu.dealloc %[[PA]]
+// REPACK-A:      gpu.dealloc %[[PB]]
+// REPACK-A:      gpu.func @gemm_wgmma_tf32_tt_repack_a(%{{.*}}: memref<96x130xf32>, %{{.*}}: memref<130x96xf32>)
+// REPACK-A:      gpu.func @gemm_wgmma_tf32_tt_repack_b(%{{.*}}: memref<96x200xf32>, %{{.*}}: memref<200x96xf32>)
+// REPACK-A:      gpu.func @gemm_wgmma_tf32_tt(%{{.*}}: memref<130x96xf32>, %{{.*}}: memref<200x96xf32>, %{{.*}}: memref<130x200xf32>,
+// REPACK-A:        !nvgpu.tensormap.descriptor<tensor = memref<64x32xf32
+// REPACK-A:        !nvgpu.tensormap.descriptor<tensor = memref<64x32xf32
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @tf32_tt(%a: memref<96x130xf32>, %b: memref<96x200xf32>, %c: memref<130x200xf32>) {
+    amk.kernel "gemm_wgmma_tf32_tt" config(#amk.gemm_config<block = [64, 64, 32], warp = [64, 64], math = wgmma, inst = [64, 64, 8], stages = 3, vector = 4, threads = 128>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c {transpose_a, precision = #amk.precision<tf32>} : memref<96x130xf32>, memref<96x200xf32>, memref<130x200xf32>
     }
     return
   }

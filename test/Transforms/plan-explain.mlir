@@ -30,14 +30,15 @@ func.func @dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>
 
 // -----
 
-// On a wgmma target, why a problem stays off the TMA + wgmma path.
-func.func @transposed_a(%a: memref<512x1024xbf16>, %b: memref<512x1024xbf16>, %c: memref<1024x1024xbf16>) {
-  // expected-remark-re @+5 {{planned gemm_1024x1024x512_bf16_f32_bf16_tn: #amk.gemm_config<{{.*}}math = mma_sync{{.*}}>, predicted}}
+// On a wgmma target, why a problem stays off the TMA + wgmma path: rows of
+// K = 100 bf16 are 200 bytes, not a multiple of 16 (TMA's rule).
+func.func @short_rows(%a: memref<1024x100xbf16>, %b: memref<100x1024xbf16>, %c: memref<1024x1024xbf16>) {
+  // expected-remark-re @+5 {{planned gemm_1024x1024x100_bf16_f32_bf16_nn: #amk.gemm_config<{{.*}}math = mma_sync{{.*}}>, predicted}}
   // expected-note-re @+4 {{ladder #1: }}
   // expected-note-re @+3 {{ladder #2: }}
   // expected-note-re @+2 {{rejected: }}
-  // expected-note @+1 {{the TMA + wgmma path does not apply: wgmma takes A as [M, K] only; A as [K, M] uses mma_sync}}
-  amk.matmul %a, %b into %c {transpose_a} : memref<512x1024xbf16>, memref<512x1024xbf16>, memref<1024x1024xbf16>
+  // expected-note @+1 {{the TMA + wgmma path does not apply: wgmma needs operands whose rows (their contiguous extent) are static and a multiple of 16 bytes (TMA's rule)}}
+  amk.matmul %a, %b into %c : memref<1024x100xbf16>, memref<100x1024xbf16>, memref<1024x1024xbf16>
   return
 }
 

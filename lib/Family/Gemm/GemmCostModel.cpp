@@ -223,9 +223,12 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   // a second kernel after the first.
   if (splits > 1)
     cost.fixedNs += params.launchOverheadNs / (workspace ? 2 : 3);
-  // A repacked B is read and written once more, by a kernel of its own.
-  if (repacksB(config, problem))
-    cost.fixedNs += params.launchOverheadNs / 2 + 2 * bUnique / hbmRate;
+  // A repacked operand is read and written once more, by a kernel of its
+  // own.
+  for (auto [isA, bytes] :
+       {std::pair(true, aUnique), std::pair(false, bUnique)})
+    if (repacksOperand(config, problem, isA))
+      cost.fixedNs += params.launchOverheadNs / 2 + 2 * bytes / hbmRate;
 
   double terms[] = {cost.computeNs, cost.hbmNs, cost.l2Ns, cost.feedNs,
                     cost.smemNs};

@@ -85,9 +85,10 @@ public:
     // In the launch's order (describeLaunch).
     SmallVector<gpu::GPUFuncOp> funcs;
     auto matmul = cast<MatmulOp>(kernel.getProblem().getOperation());
-    if (repacksB(config, GemmProblem::get(matmul)))
-      funcs.push_back(synthesizeGemmRepackKernel(module, kernel,
-                                                 (name + "_repack").str()));
+    for (bool isA : {true, false})
+      if (repacksOperand(config, GemmProblem::get(matmul), isA))
+        funcs.push_back(synthesizeGemmRepackKernel(
+            module, kernel, isA, (name + getRepackSuffix(isA)).str()));
     FailureOr<gpu::GPUFuncOp> main =
         synthesizeGemmKernel(module, kernel, config, name);
     if (failed(main))
@@ -172,27 +173,37 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
       SizeSymbol{"M", p.m, c, off}, SizeSymbol{"N", p.n, c, off + 1},
       SizeSymbol{"K", p.k, 0u, off + (p.transposeA ? 0u : 1u)}};
 
-  // A tf32 B as [K, N] for wgmma: a first kernel copies it as [N, K] into a
-  // workspace, which the product's kernel reads (and its tensor map
-  // describes) in B's place.
-  bool repack = repacksB(config, p);
-  if (repack) {
+  // An operand wgmma cannot read as stored (A as [K, M], a tf32 B as [K,
+  // N]): a first kernel copies it transposed into a workspace, which the
+  // product's kernel reads (and its tensor map describes) in its place.
+  llvm::StringMap<std::string> packedName;
+  for (bool isA : {true, false}) {
+    if (!repacksOperand(config, p, isA))
+      continue;
+    StringRef operand = isA ? "A" : "B";
+    std::string name = (operand + "_packed").str();
+    packedName[operand] = name;
     WorkspaceBuffer &packed = launch.workspace.emplace_back();
-    packed.name = "B_packed";
-    packed.kernelType = getRepackedBType(p);
+    packed.name = name;
+    packed.kernelType = getRepackedType(p, isA);
     for (const std::string &symbol :
-         getOperandSymbols(getProductProblem(config, p), "B", 0))
+         getOperandSymbols(getProductProblem(config, p), operand, 0))
       packed.shape.push_back(SizeExpr::symbol(symbol));
     LaunchKernel &pack = launch.kernels.emplace_back();
-    pack.suffix = "_repack";
-    pack.grid = {SizeExpr::ceilDiv(SizeExpr::symbol("N"), kRepackTile),
-                 SizeExpr::ceilDiv(SizeExpr::symbol("K"), kRepackTile),
-                 SizeExpr::symbol("B")};
+    pack.suffix = getRepackSuffix(isA).str();
+    pack.grid = {
+        SizeExpr::ceilDiv(SizeExpr::symbol(isA ? "M" : "N"), kRepackTile),
+        SizeExpr::ceilDiv(SizeExpr::symbol("K"), kRepackTile),
+        SizeExpr::symbol("B")};
     pack.block = {kRepackThreads, 1, 1};
     pack.dynamicSmemBytes = getRepackSmemBytes(p);
     pack.estimatedRegs = kRepackRegs;
-    pack.params = {"B", "B_packed"};
+    pack.params = {operand.str(), name};
   }
+  auto readAs = [&](StringRef operand) -> std::string {
+    auto it = packedName.find(operand);
+    return it == packedName.end() ? operand.str() : it->second;
+  };
 
   // Output tiles on x (remapped in the kernel for `swizzle`), batch x
   // split_k on z: no 65535 limit on y and z for the tiles.
@@ -210,14 +221,13 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
   main.dynamicSmemBytes = getGemmSmemLayout(config, p).totalBytes();
   main.estimatedRegs = getGemmResources(config, p, target).regsPerThread;
   for (const LaunchArg &arg : launch.args)
-    main.params.push_back(repack && arg.name == "B" ? "B_packed" : arg.name);
+    main.params.push_back(readAs(arg.name));
   if (config.getMath() == MathInst::wgmma) {
     // Boxes of one stage's tiles (getWgmmaBox), 128-byte swizzle.
     GemmProblem product = getProductProblem(config, p);
     for (auto [buffer, isA] :
          {std::pair<StringRef, bool>{"A", true}, {"B", false}}) {
-      TensorMapParam map{(buffer + "_tma").str(),
-                         isA || !repack ? buffer.str() : "B_packed",
+      TensorMapParam map{(buffer + "_tma").str(), readAs(buffer),
                          getWgmmaBox(config, product, isA), kWgmmaRowBytes};
       main.params.push_back(map.name);
       main.tensorMaps.push_back(std::move(map));

@@ -302,9 +302,13 @@ MemRefType mlir::amk::getSplitWorkspaceType(GemmConfigAttr config,
                          Float32Type::get(config.getContext()));
 }
 
-bool mlir::amk::repacksB(GemmConfigAttr config, const GemmProblem &problem) {
-  return config.getMath() == MathInst::wgmma && problem.inType.isF32() &&
-         problem.isTF32() && !problem.transposeB;
+bool mlir::amk::repacksOperand(GemmConfigAttr config,
+                               const GemmProblem &problem, bool isA) {
+  if (config.getMath() != MathInst::wgmma)
+    return false;
+  if (isA)
+    return problem.transposeA;
+  return problem.inType.isF32() && problem.isTF32() && !problem.transposeB;
 }
 
 int64_t mlir::amk::getRepackSmemBytes(const GemmProblem &problem) {
@@ -314,12 +318,15 @@ int64_t mlir::amk::getRepackSmemBytes(const GemmProblem &problem) {
 GemmProblem mlir::amk::getProductProblem(GemmConfigAttr config,
                                          const GemmProblem &problem) {
   GemmProblem product = problem;
-  product.transposeB |= repacksB(config, problem);
+  if (repacksOperand(config, problem, /*isA=*/true))
+    product.transposeA = false;
+  if (repacksOperand(config, problem, /*isA=*/false))
+    product.transposeB = true;
   return product;
 }
 
-MemRefType mlir::amk::getRepackedBType(const GemmProblem &problem) {
-  SmallVector<int64_t> shape = {problem.n, problem.k};
+MemRefType mlir::amk::getRepackedType(const GemmProblem &problem, bool isA) {
+  SmallVector<int64_t> shape = {isA ? problem.m : problem.n, problem.k};
   if (problem.batched)
     shape.insert(shape.begin(), problem.batch);
   return MemRefType::get(shape, problem.inType);
@@ -355,10 +362,9 @@ static LogicalResult checkWgmmaLowerable(GemmConfigAttr config,
     return fail("wgmma synthesizes f16, bf16 and tf32 inputs only");
   if (!problem.accType.isF32())
     return fail("wgmma synthesizes f32 accumulators only");
-  // (nvgpu.warpgroup.mma takes no transposed A; wgmma transposes 16-bit
-  // operands only: a tf32 B as [K, N] comes here repacked.)
-  if (problem.transposeA)
-    return fail("wgmma takes A as [M, K] only; A as [K, M] uses mma_sync");
+  // (nvgpu.warpgroup.mma takes no transposed A, and wgmma transposes
+  // 16-bit operands only: A as [K, M] and a tf32 B as [K, N] come here
+  // repacked, getProductProblem.)
   // (A dynamic batch puts the kernel under a guard on blocks past an
   // operand's batch, which the mbarrier check does not model yet.)
   if (problem.batched && ShapedType::isDynamic(problem.batch))
@@ -430,12 +436,13 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
   }
   // TMA moves the tiles: no thread loads them, whatever `vector` says.
   if (config.getMath() == MathInst::wgmma) {
-    // The repack's grid y enumerates K's tiles.
-    if (repacksB(config, problem) &&
+    // A repack's grid y enumerates K's tiles.
+    if ((repacksOperand(config, problem, true) ||
+         repacksOperand(config, problem, false)) &&
         (ShapedType::isDynamic(problem.k) ||
          llvm::divideCeil(problem.k, kRepackTile) > kRepackMaxTilesK))
-      return fail(llvm::formatv("wgmma repacks a tf32 B as [K, N] for K up "
-                                "to {0}, static",
+      return fail(llvm::formatv("wgmma repacks A as [K, M] and a tf32 B as "
+                                "[K, N] for K up to {0}, static",
                                 kRepackTile * kRepackMaxTilesK));
     return checkWgmmaLowerable(config, getProductProblem(config, problem),
                                whyNot);

@@ -104,17 +104,15 @@ static void enumerateRaw(const GemmProblem &problem,
                                swizzle});
             }
     // wgmma (Hopper; checkGemmLowerable keeps it to targets that have it):
-    // tiles of 128-byte swizzle rows, BK = 128 / element bytes; A as [M, K]
-    // only (a tf32 B as [K, N] is repacked first).
-    bool wgmmaLayout = !problem.transposeA;
+    // tiles of 128-byte swizzle rows, BK = 128 / element bytes; in every
+    // layout (A as [K, M] and a tf32 B as [K, N] are repacked first).
     // Warp specialized (a producer warpgroup beside the compute ones) where
     // it is persistent: static M and N (and batch).
     bool persistent =
         !ShapedType::isDynamic(problem.m) &&
         !ShapedType::isDynamic(problem.n) &&
         !(problem.batched && ShapedType::isDynamic(problem.batch));
-    for (int64_t bm :
-         wgmmaLayout ? ArrayRef<int64_t>(kWgmmaBlockM) : ArrayRef<int64_t>())
+    for (int64_t bm : kWgmmaBlockM)
       for (int64_t wn : kWgmmaWarpN)
         for (int64_t bn : {wn, 2 * wn}) {
           int64_t warpgroups = (bm / 64) * (bn / wn);

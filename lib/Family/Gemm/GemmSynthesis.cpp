@@ -254,13 +254,13 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
   if (failed(checkGemmLowerable(config, given, target.getSpec(), whyNot)))
     return kernel.emitOpError("cannot synthesize ") << config << ": " << whyNot;
 
-  // A repacked B is taken as the [N, K] copy in B's place.
+  // A repacked operand is taken as its K-major copy in its place.
   GemmProblem problem = getProductProblem(config, given);
   SmallVector<Type> argTypes;
   for (auto [i, operand] : llvm::enumerate(matmul.getKernelOperands()))
     argTypes.push_back(
-        i == 1 && repacksB(config, given)
-            ? getRepackedBType(given)
+        i < 2 && repacksOperand(config, given, i == 0)
+            ? getRepackedType(given, i == 0)
             : getKernelOperandType(problem, i,
                                    cast<MemRefType>(operand.getType())));
   // The launch's order (GemmFamily): operands, tensor maps, workspace.

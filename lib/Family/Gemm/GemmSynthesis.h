@@ -38,12 +38,14 @@ gpu::GPUFuncOp synthesizeGemmSplitReduceKernel(gpu::GPUModuleOp module,
                                                GemmConfigAttr config,
                                                StringRef name);
 
-/// Builds `gpu.func @name`, the first kernel of a config that repacks B
-/// (repacksB): it takes (B, the [N, K] workspace) and copies B transposed,
-/// a kRepackTile-square tile per block (grid x over N, y over K, z the
+/// Builds `gpu.func @name`, a kernel that runs first in a config that
+/// repacks operand A (`isA`) or B (repacksOperand): it takes (the operand,
+/// its K-major workspace) and copies the operand transposed, a
+/// kRepackTile-square tile per block (grid x over M or N, y over K, z the
 /// batch).
 gpu::GPUFuncOp synthesizeGemmRepackKernel(gpu::GPUModuleOp module,
-                                          KernelOp kernel, StringRef name);
+                                          KernelOp kernel, bool isA,
+                                          StringRef name);
 
 } // namespace mlir::amk
 

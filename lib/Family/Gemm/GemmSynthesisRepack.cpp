@@ -4,14 +4,16 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// wgmma reads tf32 operands K-major only. A tf32 B stored [K, N] is copied
-// as [N, K] into a workspace before the product's kernel runs:
+// nvgpu's wgmma reads A K-major only, and wgmma reads tf32 operands K-major
+// only. An A stored [K, M], or a tf32 B stored [K, N], is copied as [M, K]
+// ([N, K]) into a workspace before the product's kernel runs:
 //
-//   block (x, y, z) moves B[z][32 y .. +32][32 x .. +32]
-//   warp w reads rows 32 y + w + 8 i of B (128 contiguous bytes each) into
-//   a shared tile padded by one element per row, then, after a barrier,
-//   writes rows 32 x + w + 8 i of the copy (128 contiguous bytes each) from
-//   the tile's columns: no bank conflicts either way.
+//   block (x, y, z) moves X[z][32 y .. +32][32 x .. +32] (X the operand)
+//   warp w reads rows 32 y + w + 8 i of X (32 contiguous elements each)
+//   into a shared tile padded by one element per row, then, after a
+//   barrier, writes rows 32 x + w + 8 i of the copy (32 contiguous elements
+//   each) from the tile's columns: no bank conflicts either way for 32-bit
+//   elements.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,15 +29,16 @@ using namespace mlir;
 using namespace mlir::amk;
 
 gpu::GPUFuncOp mlir::amk::synthesizeGemmRepackKernel(gpu::GPUModuleOp module,
-                                                     KernelOp kernel,
+                                                     KernelOp kernel, bool isA,
                                                      StringRef name) {
   auto matmul = cast<MatmulOp>(kernel.getProblem().getOperation());
   GemmProblem problem = GemmProblem::get(matmul);
+  unsigned operand = isA ? 0 : 1;
   SmallVector<Type> argTypes = {
       getKernelOperandType(
-          problem, 1,
-          cast<MemRefType>(matmul.getKernelOperands()[1].getType())),
-      getRepackedBType(problem)};
+          problem, operand,
+          cast<MemRefType>(matmul.getKernelOperands()[operand].getType())),
+      getRepackedType(problem, isA)};
   gpu::GPUFuncOp func = createKernelFunc(module, kernel.getLoc(), name,
                                          argTypes, kRepackThreads);
   ImplicitLocOpBuilder b(kernel.getLoc(), func.getContext());
@@ -52,6 +55,7 @@ gpu::GPUFuncOp mlir::amk::synthesizeGemmRepackKernel(gpu::GPUModuleOp module,
     return type.isDynamicDim(d) ? Value(memref::DimOp::create(b, memref, d))
                                 : m.c(type.getDimSize(d));
   };
+  // The operand's rows are K, its columns M or N.
   Value sizeK = dim(source, 0), sizeN = dim(source, 1);
 
   constexpr int64_t tile = kRepackTile, rowsPerPass = kRepackThreads / 32;

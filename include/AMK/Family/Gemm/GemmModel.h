@@ -81,26 +81,34 @@ bool usesSplitWorkspace(GemmConfigAttr config);
 MemRefType getSplitWorkspaceType(GemmConfigAttr config,
                                  const GemmProblem &problem);
 
-/// Whether `config` first copies B transposed into a workspace: wgmma reads
-/// tf32 operands K-major only, so a tf32 B stored [K, N] is repacked as
-/// [N, K] by a kernel that runs before the product's, which reads the copy.
-bool repacksB(GemmConfigAttr config, const GemmProblem &problem);
+/// Whether `config` first copies operand A (`isA`) or B transposed into a
+/// workspace: nvgpu's wgmma takes A K-major only, and wgmma reads tf32
+/// operands K-major only, so an A stored [K, M] (as [M, K]) and a tf32 B
+/// stored [K, N] (as [N, K]) are repacked by kernels that run before the
+/// product's, which reads the copies.
+bool repacksOperand(GemmConfigAttr config, const GemmProblem &problem,
+                    bool isA);
 
-/// The problem the product's kernel computes: `problem` with B as [N, K]
-/// where `config` repacks it.
+/// The problem the product's kernel computes: `problem` with A as [M, K]
+/// and B as [N, K] where `config` repacks them.
 GemmProblem getProductProblem(GemmConfigAttr config,
                               const GemmProblem &problem);
 
-/// The repacked B: [B,] N, K of the input type, static where the problem is.
-MemRefType getRepackedBType(const GemmProblem &problem);
+/// A repacked operand: [B,] M, K (A) or [B,] N, K (B) of the input type,
+/// static where the problem is.
+MemRefType getRepackedType(const GemmProblem &problem, bool isA);
 
-/// The repack kernel: kRepackTile x kRepackTile tiles of B through shared
-/// memory (rows padded by one element), kRepackThreads threads per block;
-/// grid x over N's tiles, y over K's, z the batch.
+/// The repack kernel: kRepackTile x kRepackTile tiles of its operand
+/// through shared memory (rows padded by one element), kRepackThreads
+/// threads per block; grid x over M's (N's) tiles, y over K's, z the batch.
 constexpr int64_t kRepackTile = 32;
 constexpr int64_t kRepackThreads = 256;
 /// Its register budget (.maxnreg): a few addresses and one value.
 constexpr int64_t kRepackRegs = 32;
+/// Its kernel's name after the entry's: `_repack_a` or `_repack_b`.
+inline StringRef getRepackSuffix(bool isA) {
+  return isA ? "_repack_a" : "_repack_b";
+}
 /// Its dynamic shared memory: one padded tile.
 int64_t getRepackSmemBytes(const GemmProblem &problem);
 /// The most tiles grid y holds (the hardware's limit).
