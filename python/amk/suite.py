@@ -2,7 +2,7 @@
 
     python3 -m amk.suite --amk-opt build/bin/amk-opt --target h200 --out DIR
         [--quick | --split-study | --decode-study | --llm-study |
-         --tf32-study]
+         --repack-study]
 
 For every case it writes a one-matmul MLIR module, runs `amk-opt
 --amk-pipeline` on it (plan, verify, lower, export the bundle) and records the
@@ -276,12 +276,19 @@ def llm_study_cases():
     return cases
 
 
-def tf32_study_cases():
-    """tf32 on wgmma: B as [K, N] (repacked into [N, K] by a first kernel)
-    beside B as [N, K] (no repack) at the same sizes, planned, and explicit
-    ring and warp-specialized kernels at 4096^3; small odd and batched
-    problems for the sanitizers."""
+def repack_study_cases():
+    """Operands wgmma cannot read as stored, repacked K-major by a first
+    kernel: tf32 with B as [K, N] beside B as [N, K] (no repack) at the same
+    sizes, planned, and explicit ring and warp-specialized kernels at
+    4096^3; A as [K, M] (bf16, fp16, tf32); small odd and batched problems
+    for the sanitizers."""
     cases = []
+    for dtype in ("bf16", "fp16"):
+        for m, n, k in [(4096, 4096, 4096), (2048, 14336, 4096)]:
+            cases.append(Case(f"{dtype}_{m}x{n}x{k}_tn", m, n, k, dtype,
+                              ta=True))
+    cases.append(Case("tf32_4096x4096x4096_tt", 4096, 4096, 4096, "tf32",
+                      ta=True, tb=True))
     for m, n, k in [(4096, 4096, 4096), (2048, 2048, 2048),
                     (1024, 1024, 1024), (8192, 4096, 4096),
                     (2048, 14336, 4096)]:
@@ -308,6 +315,15 @@ def tf32_study_cases():
         cases.append(Case(f"tf32_{name}_{m}x{n}x{k}_nn", m, n, k, "tf32",
                           batch=batch, perf=False,
                           config=small.format(threads=threads)))
+    cases.append(Case("bf16_tn_small_200x136x72", 200, 136, 72, "bf16",
+                      ta=True, perf=False,
+                      config=small.format(threads=256).replace(
+                          "32], warp", "64], warp").replace(
+                          "64, 8]", "64, 16]").replace("vector = 4",
+                                                       "vector = 8")))
+    cases.append(Case("tf32_tt_batched_65x200x100", 65, 200, 100, "tf32",
+                      batch=3, ta=True, tb=True, perf=False,
+                      config=small.format(threads=128)))
     return cases
 
 
@@ -379,12 +395,12 @@ def main():
     parser.add_argument("--llm-study", action="store_true",
                         help="LLM prefill GEMMs (B as [N, K]) and short-K "
                              "products, planned, instead of the suite")
-    parser.add_argument("--tf32-study", action="store_true",
-                        help="tf32 on wgmma with B as [K, N] (repacked) and "
-                             "[N, K], instead of the suite")
+    parser.add_argument("--repack-study", action="store_true",
+                        help="wgmma with operands repacked K-major first (tf32 "
+                             "B as [K, N], A as [K, M]), instead of the suite")
     args = parser.parse_args()
-    if args.tf32_study:
-        cases = tf32_study_cases()
+    if args.repack_study:
+        cases = repack_study_cases()
     elif args.llm_study:
         cases = llm_study_cases()
     elif args.split_study:

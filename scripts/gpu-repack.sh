@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs the tf32 study on a GPU machine (CUDA toolkit, no MLIR):
-#   scripts/gpu-tf32.sh BUNDLE_DIR RESULT_DIR
-# BUNDLE_DIR is what `python3 -m amk.suite --tf32-study` wrote here: tf32
-# products on wgmma with B as [K, N] (a repack kernel first) beside B as
-# [N, K], planned and explicit. Builds the runtime, then (1) checks the
+# Runs the repack study on a GPU machine (CUDA toolkit, no MLIR):
+#   scripts/gpu-repack.sh BUNDLE_DIR RESULT_DIR
+# BUNDLE_DIR is what `python3 -m amk.suite --repack-study` wrote here:
+# products on wgmma whose operands are first copied K-major by repack
+# kernels (tf32 B as [K, N], A as [K, M]) beside tf32 with B as [N, K],
+# planned and explicit. Builds the runtime, then (1) checks the
 # small odd and batched cases against an fp64 reference and runs them under
 # compute-sanitizer memcheck and racecheck (the repack kernel, the ring and
 # the warp-specialized persistent kernel), (2) times the performance cases
@@ -32,5 +33,5 @@ for tool in memcheck racecheck; do
     $small >"$results/$tool.log" 2>&1 || { status=1; echo "$tool FAIL"; }
   grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$results/$tool.log"
 done
-"$root/scripts/gpu-perf.sh" "$results/perf" "$bundles" || status=1
+bash "$root/scripts/gpu-perf.sh" "$results/perf" "$bundles" || status=1
 exit $status
