@@ -55,8 +55,12 @@ gpu::GPUFuncOp mlir::amk::synthesizeGemmRepackKernel(gpu::GPUModuleOp module,
     return type.isDynamicDim(d) ? Value(memref::DimOp::create(b, memref, d))
                                 : m.c(type.getDimSize(d));
   };
-  // The operand's rows are K, its columns M or N.
-  Value sizeK = dim(source, 0), sizeN = dim(source, 1);
+  // The operand's rows are K, its columns M or N; the copy's the other way
+  // round. Each guard takes the smaller of the two (equal in every launch,
+  // but a dynamic size of the operand and the copy's, sized from C, are two
+  // values to the bounds proof).
+  Value sizeK = m.min(dim(source, 0), dim(packed, 1));
+  Value sizeN = m.min(dim(source, 1), dim(packed, 0));
 
   constexpr int64_t tile = kRepackTile, rowsPerPass = kRepackThreads / 32;
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
