@@ -13,9 +13,9 @@
 // must each be infeasible: `if (i < n) b[n - 1 - i]` is proven here.
 //
 // The system computes over the integers, the kernel in 64 bits: it is asked
-// only where no operation of the index's arithmetic can wrap (the range
-// analysis gives each sum and product a range short of the whole signed
-// range, each cast a value its result holds).
+// only where no operation of the index's arithmetic can wrap (each sum,
+// difference, product and shift computes without overflow at every bound
+// of its operands' ranges, each cast keeps its value).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +46,35 @@ RelationalBounds::RelationalBounds(Operation *kernel,
       model.grid[d] = size;
 }
 
+/// Whether `op` (add, sub, mul or shl of index or integer values) cannot
+/// wrap for any operands in `l` and `r`: its result is monotone in each
+/// operand (a product, in each sign), so the extremes come from the
+/// bounds, each computed with overflow checks, at the result's width.
+static bool noSignedWrap(Operation *op, const ConstantIntRanges &l,
+                         const ConstantIntRanges &r) {
+  unsigned width = l.smin().getBitWidth();
+  if (width > 64 || r.smin().getBitWidth() != width)
+    return false;
+  APInt lo[2] = {l.smin(), l.smax()}, ro[2] = {r.smin(), r.smax()};
+  for (const APInt &x : lo)
+    for (const APInt &y : ro) {
+      bool overflow = false;
+      if (isa<arith::AddIOp>(op))
+        (void)x.sadd_ov(y, overflow);
+      else if (isa<arith::SubIOp>(op))
+        (void)x.ssub_ov(y, overflow);
+      else if (isa<arith::MulIOp>(op))
+        (void)x.smul_ov(y, overflow);
+      else if (y.isNegative() || y.uge(width))
+        overflow = true;
+      else
+        (void)x.sshl_ov(y, overflow);
+      if (overflow)
+        return false;
+    }
+  return true;
+}
+
 bool RelationalBounds::fitsWithoutWrap(Value v, int depth) {
   if (depth > 64)
     return false;
@@ -58,9 +87,12 @@ bool RelationalBounds::fitsWithoutWrap(Value v, int depth) {
   Operation *op = v.getDefiningOp();
   if (op &&
       isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::ShLIOp>(op)) {
-    // Upstream widens a result that may wrap to the whole signed range.
-    std::optional<ConstantIntRanges> r = signedRange(v);
-    fits = r && !(r->smin().isMinSignedValue() && r->smax().isMaxSignedValue());
+    // Every combination of the operands' bounds computes without overflow:
+    // then no pair of values in those ranges wraps, and the 64-bit result
+    // is the integer one.
+    std::optional<ConstantIntRanges> l = signedRange(op->getOperand(0)),
+                                     r = signedRange(op->getOperand(1));
+    fits = l && r && noSignedWrap(op, *l, *r);
   } else if (op && isa<arith::IndexCastOp, arith::IndexCastUIOp,
                        arith::TruncIOp, arith::ExtUIOp, arith::ExtSIOp>(op)) {
     // Taken as the same integer: it must fit the result, and a zero
