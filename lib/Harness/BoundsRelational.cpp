@@ -122,7 +122,7 @@ bool RelationalBounds::fitsWithoutWrap(Value v, int depth) {
 }
 
 bool RelationalBounds::infeasible(System s,
-                                  ArrayRef<SmallVector<Case, 2>> splits,
+                                  ArrayRef<SmallVector<Alternative, 2>> splits,
                                   unsigned next, unsigned &systems) {
   if (++systems > kMaxSystems)
     return false;
@@ -130,7 +130,7 @@ bool RelationalBounds::infeasible(System s,
     return true;
   if (next == splits.size())
     return !s.sample();
-  for (const Case &alternative : splits[next]) {
+  for (const Alternative &alternative : splits[next]) {
     System c = s;
     for (const SystemBuilder::Constraint &k : alternative)
       k.equality ? c.eq0(k.form) : c.ge0(k.form);
@@ -189,15 +189,7 @@ bool RelationalBounds::prove(const MemoryAccess &access, Value index,
   if (!lowerOnly && !(bound = sizeOf(builder, in, size)))
     return false;
   // The cases of each select and min/max the index or guards went through.
-  SmallVector<SmallVector<Case, 2>, 4> splits;
-  for (const SystemBuilder::SelectTerm &t : builder.selects) {
-    Case taken = {{t.m - t.a, true}}, notTaken = {{t.m - t.b, true}};
-    taken.append(t.ifTrue.begin(), t.ifTrue.end());
-    notTaken.append(t.ifFalse.begin(), t.ifFalse.end());
-    splits.push_back({std::move(taken), std::move(notTaken)});
-  }
-  for (const SystemBuilder::ChoiceTerm &c : builder.choices)
-    splits.push_back({{{c.m - c.a, true}}, {{c.m - c.b, true}}});
+  SmallVector<SmallVector<Alternative, 2>, 4> splits = getCaseSplits(builder);
   auto refuted = [&](const Lin &violation) {
     System s = builder.sys;
     s.ge0(violation);

@@ -28,12 +28,12 @@ public:
              const SymbolicSize &size, bool lowerOnly);
 
 private:
-  using Case = SmallVector<smem::SystemBuilder::Constraint, 3>;
   /// Whether `v` and the arithmetic the system translates below it stay
   /// within 62 bits (so no 64-bit operation wraps).
   bool fitsWithoutWrap(Value v, int depth);
   /// Whether no case of `splits` from `next` on leaves `s` a point.
-  bool infeasible(smem::System s, ArrayRef<SmallVector<Case, 2>> splits,
+  bool infeasible(smem::System s,
+                  ArrayRef<SmallVector<smem::Alternative, 2>> splits,
                   unsigned next, unsigned &systems);
   std::optional<smem::Lin> sizeOf(smem::SystemBuilder &builder,
                                   const smem::Instance &in,

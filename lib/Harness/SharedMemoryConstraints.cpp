@@ -632,6 +632,50 @@ void SystemBuilder::constraintsOf(Value cond, bool truth, const Instance &in,
   }
 }
 
+// Selects come first: the guard around a clamp refutes its other value at
+// once. Then divisions: how two quotients compare refutes most systems
+// alone (tiles of different groups), where a min/max's case rarely does
+// (the grouped raster's 16 min/max cases before its divisions took 7x the
+// systems).
+SmallVector<SmallVector<Alternative, 2>, 4>
+smem::getCaseSplits(const SystemBuilder &builder) {
+  SmallVector<SmallVector<Alternative, 2>, 4> splits;
+  for (const SystemBuilder::SelectTerm &t : builder.selects) {
+    Alternative taken = {{t.m - t.a, true}}, notTaken = {{t.m - t.b, true}};
+    taken.append(t.ifTrue.begin(), t.ifTrue.end());
+    notTaken.append(t.ifFalse.begin(), t.ifFalse.end());
+    splits.push_back({std::move(taken), std::move(notTaken)});
+  }
+  // Two divisions by one divisor value: x1 < x2 iff (q1, r1) < (q2, r2)
+  // lexicographically, and then x2 - x1 >= d + r2 - r1 when q1 < q2.
+  for (auto [i, t1] : llvm::enumerate(builder.divs))
+    for (const SystemBuilder::DivTerm &t2 :
+         llvm::drop_begin(builder.divs, i + 1)) {
+      // (Between the two instances: within one, the axioms are rarely what
+      // a proof needs, and each pair multiplies the cases.)
+      if (t1.divisor != t2.divisor || t1.thread == t2.thread)
+        continue;
+      SmallVector<Alternative, 2> alts;
+      bool sameD = (t1.d - t2.d).asConstant() == std::optional<int64_t>(0);
+      if (!sameD) {
+        alts.push_back({{t2.d - t1.d - 1, false}});
+        alts.push_back({{t1.d - t2.d - 1, false}});
+      }
+      SystemBuilder::Constraint equalD{t1.d - t2.d, true};
+      Lin dx = t2.x - t1.x, dq = t2.q - t1.q, dr = t2.r - t1.r;
+      alts.push_back({equalD, {dq - 1, false}, {dx - dr - t1.d, false}});
+      alts.push_back({equalD, {dq, true}, {dr - 1, false}, {dx - dr, true}});
+      alts.push_back({equalD, {dx, true}, {dq, true}, {dr, true}});
+      alts.push_back({equalD, {dq * -1 - 1, false}, {dr - dx - t1.d, false}});
+      alts.push_back(
+          {equalD, {dq, true}, {dr * -1 - 1, false}, {dx - dr, true}});
+      splits.push_back(std::move(alts));
+    }
+  for (const SystemBuilder::ChoiceTerm &c : builder.choices)
+    splits.push_back({{{c.m - c.a, true}}, {{c.m - c.b, true}}});
+  return splits;
+}
+
 void SystemBuilder::addGuards(const Instance &in) {
   for (Operation *child = in.op, *parent = in.op->getParentOp();
        parent && child != model.kernel;

@@ -170,7 +170,7 @@ public:
   std::vector<XorTerm> xors;
   /// x / d and x % d for a non-constant d >= 1 (the value `divisor`):
   /// q >= 0 and 0 <= r < d hold; x = d q + r is not linear, so what a check
-  /// needs of it is split by cases (the global race check's getSplits). A
+  /// needs of it is split by cases (getCaseSplits). A
   /// loop of symbolic step d is one too: iv - lb = d k, so q = k, r = 0.
   struct DivTerm {
     Value divisor;
@@ -179,7 +179,7 @@ public:
   };
   std::vector<DivTerm> divs;
   /// m = min(a, b) (or max): m <= a and m <= b (>=) hold; that m is one of
-  /// them is split by cases (getSplits).
+  /// them is split by cases (getCaseSplits).
   struct ChoiceTerm {
     Lin m, a, b;
   };
@@ -190,7 +190,7 @@ public:
     bool equality;
   };
   /// m = select(c, a, b): m = a where c holds, m = b where it does not;
-  /// both alternatives are split by cases (getSplits), each with what its
+  /// both alternatives are split by cases (getCaseSplits), each with what its
   /// truth of c says (so a clamp is tied to the guard that makes it a
   /// no-op).
   struct SelectTerm {
@@ -287,6 +287,15 @@ private:
   std::map<std::pair<std::vector<int64_t>, int64_t>, std::pair<Lin, Lin>>
       divisions;
 };
+
+/// The constraints of one alternative of a case split.
+using Alternative = SmallVector<SystemBuilder::Constraint, 3>;
+
+/// The cases that decide the builder's selects, divisions and min/max (the
+/// divisions' between two instances only): each split's alternatives cover
+/// every point, so a system is empty when every combination is.
+SmallVector<SmallVector<Alternative, 2>, 4>
+getCaseSplits(const SystemBuilder &builder);
 
 /// The scf.for ops around `op` inside `kernel`, outermost first.
 SmallVector<scf::ForOp> enclosingLoops(Operation *op, Operation *kernel);
