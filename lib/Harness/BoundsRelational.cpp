@@ -175,13 +175,7 @@ bool RelationalBounds::prove(const MemoryAccess &access, Value index,
   Instance in = builder.instance(access.op, 0, none);
   // The branches around the access, each as its condition says where its
   // arithmetic cannot wrap (a condition left out only loses precision).
-  for (Operation *child = access.op, *parent = child->getParentOp();
-       parent && child != model.kernel;
-       child = parent, parent = parent->getParentOp())
-    if (auto ifOp = dyn_cast<scf::IfOp>(parent);
-        ifOp && fitsWithoutWrap(ifOp.getCondition(), 0))
-      builder.condition(ifOp.getCondition(),
-                        child->getParentRegion() == &ifOp.getThenRegion(), in);
+  builder.addGuards(in, [&](Value cond) { return fitsWithoutWrap(cond, 0); });
   if (access.condition && fitsWithoutWrap(access.condition, 0))
     builder.condition(access.condition, true, in);
   Lin x = builder.expr(index, in);

@@ -676,11 +676,13 @@ smem::getCaseSplits(const SystemBuilder &builder) {
   return splits;
 }
 
-void SystemBuilder::addGuards(const Instance &in) {
+void SystemBuilder::addGuards(const Instance &in,
+                              function_ref<bool(Value)> keep) {
   for (Operation *child = in.op, *parent = in.op->getParentOp();
        parent && child != model.kernel;
        child = parent, parent = parent->getParentOp())
-    if (auto ifOp = dyn_cast<scf::IfOp>(parent))
+    if (auto ifOp = dyn_cast<scf::IfOp>(parent);
+        ifOp && (!keep || keep(ifOp.getCondition())))
       condition(ifOp.getCondition(),
                 child->getParentRegion() == &ifOp.getThenRegion(), in);
 }

@@ -209,7 +209,9 @@ public:
   Instance instance(Operation *op, unsigned thread,
                     const llvm::DenseMap<Operation *, Lin> &fixed);
   Lin expr(Value v, const Instance &in, int depth = 0);
-  void addGuards(const Instance &in);
+  /// The conditions of the scf.if branches around the instance (only those
+  /// `keep` accepts, when given: leaving one out only adds points).
+  void addGuards(const Instance &in, function_ref<bool(Value)> keep = nullptr);
   void condition(Value cond, bool truth, const Instance &in);
   /// What `cond` == `truth` says as linear constraints (disjunctions and
   /// comparisons the system cannot order are dropped: fewer constraints).
