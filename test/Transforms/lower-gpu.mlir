@@ -163,3 +163,30 @@ module attributes {amk.target = #amk.target<"h100">} {
     return
   }
 }
+
+// -----
+
+// Rows of B that break 16 bytes (N = 999) and a dynamic K: B is read through
+// a flat view whose size (K - 1) * 999 + 999 is 0 when K is. The realigned
+// chunks at the very end of the matrix fall back to one element at a time,
+// each load under its own test against the view's end (a clamp to the last
+// element is no bound on an empty matrix, and the harness rejects it).
+// CHECK-LABEL: func.func @flat_view_dynamic_rows
+// CHECK:       gpu.func @gemm_flat_dyn
+// CHECK:         %[[END:.*]] = arith.addi %{{.*}}, %c999 : index
+// CHECK:         %[[FLAT:.*]] = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%[[END]]], strides: [1] : memref<?x999xf16> to memref<?xf16>
+// CHECK:         scf.for %[[E:.*]] = %c0 to %c8 step %c1
+// CHECK:           %[[AT:.*]] = arith.addi %{{.*}}, %[[E]] : index
+// CHECK:           %[[IN:.*]] = arith.cmpi ult, %[[AT]], %[[END]] : index
+// CHECK:           scf.if %[[IN]] -> (f16) {
+// CHECK:             memref.load %[[FLAT]][%[[AT]]] : memref<?xf16>
+// CHECK:           } else {
+// CHECK:             scf.yield %{{.*}} : f16
+module attributes {amk.target = #amk.target<"h100">} {
+  func.func @flat_view_dynamic_rows(%a: memref<7x?xf16>, %b: memref<?x999xf16>, %c: memref<7x999xf32>) {
+    amk.kernel "gemm_flat_dyn" config(#amk.gemm_config<block = [16, 64, 64], warp = [16, 16], math = mma_sync, inst = [16, 8, 16], stages = 3, vector = 8, threads = 128, split_k = 4>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c : memref<7x?xf16>, memref<?x999xf16>, memref<7x999xf32>
+    }
+    return
+  }
+}

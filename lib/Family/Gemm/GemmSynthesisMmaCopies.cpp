@@ -243,11 +243,11 @@ SmallVector<Value, 4> MmaSyncRing::loadRealigned(const FlatView &flat, Value gr,
                                       llvm::MaybeAlign(16));
     scf::YieldOp::create(b, ValueRange{lo, hi});
     // The same 2n elements one by one, the ones past the buffer's end
-    // replaced by its last (they lie past the row's end: masked later).
+    // read as zero (they lie past the row's end: masked later). A branch,
+    // not a clamp to the last element: an empty matrix has none.
     // Rare (the very end of the matrix), so a loop: one access for the
     // harness to check instead of 2n (LLVM unrolls it anyway).
     b.setInsertionPointToStart(ifOp.elseBlock());
-    Value last = m.sub(flat.end, m.c(1));
     auto loop =
         scf::ForOp::create(b, m.c(0), m.c(n), m.c(1),
                            ValueRange{kb.zero(chunkType), kb.zero(chunkType)});
@@ -257,8 +257,16 @@ SmallVector<Value, 4> MmaSyncRing::loadRealigned(const FlatView &flat, Value gr,
       Value e = loop.getInductionVar();
       SmallVector<Value, 2> halves;
       for (auto [h, chunk] : llvm::enumerate(loop.getRegionIterArgs())) {
-        Value at = m.min(m.add(aligned, m.add(e, int64_t(h) * n)), last);
-        Value elem = memref::LoadOp::create(b, flat.buffer, ValueRange{at});
+        Value at = m.add(aligned, m.add(e, int64_t(h) * n));
+        auto inside =
+            scf::IfOp::create(b, TypeRange{inType}, m.lt(at, flat.end), true);
+        b.setInsertionPointToStart(inside.thenBlock());
+        scf::YieldOp::create(
+            b, ValueRange{memref::LoadOp::create(b, flat.buffer, at)});
+        b.setInsertionPointToStart(inside.elseBlock());
+        scf::YieldOp::create(b, ValueRange{kb.zero(inType)});
+        b.setInsertionPointAfter(inside);
+        Value elem = inside.getResult(0);
         halves.push_back(
             vector::InsertOp::create(b, elem, chunk, OpFoldResult(e)));
       }
