@@ -321,6 +321,15 @@ def repack_study_cases():
                           "32], warp", "64], warp").replace(
                           "64, 8]", "64, 16]").replace("vector = 4",
                                                        "vector = 8")))
+    # A as [K, M] read by wgmma in place (transposed by its descriptor):
+    # two consumer warpgroups on two 64-row chunks of A, B either way.
+    ws16 = ("#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], "
+            "math = wgmma, inst = [64, 128, 16], stages = 3, vector = 8, "
+            "threads = 384, swizzle = 2>")
+    for name, tb, batch in [("tn", False, 0), ("tt_batched", True, 3)]:
+        cases.append(Case(f"fp16_{name}_ws_200x136x72", 200, 136, 72, "fp16",
+                          batch=batch, ta=True, tb=tb, perf=False,
+                          config=ws16))
     cases.append(Case("tf32_tt_batched_65x200x100", 65, 200, 100, "tf32",
                       batch=3, ta=True, tb=True, perf=False,
                       config=small.format(threads=128)))

@@ -10,6 +10,8 @@
 // RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=REPACK
 // RUN: FileCheck %s --check-prefix=REPACK-MANIFEST < %t/gemm_wgmma_tf32_nn.json
 // RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=REPACK-A
+// RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=TN
+// RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=TT
 // The Hopper kernel (math = wgmma): A [M, K] and B [K, N] (MN-major, loaded
 // in 64-column chunks and transposed by wgmma), three stages, two
 // warpgroups, bias and GELU in the epilogue.
@@ -285,8 +287,8 @@ module attributes {amk.target = #amk.target<"h200">} {
 
 // -----
 
-// A as [K, M] (and a tf32 B as [K, N]): nvgpu's wgmma reads A K-major only,
-// so A is copied as [M, K] first, then B; the product's kernel takes both
+// A as [K, M] and a tf32 B as [K, N]: wgmma reads tf32 K-major only, so A
+// is copied as [M, K] first, then B; the product's kernel takes both
 // copies and their tensor maps (K-major boxes) in A's and B's places. M =
 // 130 and N = 200 end inside a repack tile.
 // REPACK-A:      %[[PA:.*]] = gpu.alloc () : memref<130x96xf32>
@@ -305,6 +307,46 @@ module attributes {amk.target = #amk.target<"h200">} {
   func.func @tf32_tt(%a: memref<96x130xf32>, %b: memref<96x200xf32>, %c: memref<130x200xf32>) {
     amk.kernel "gemm_wgmma_tf32_tt" config(#amk.gemm_config<block = [64, 64, 32], warp = [64, 64], math = wgmma, inst = [64, 64, 8], stages = 3, vector = 4, threads = 128>) attributes {amk.verified} {
       amk.matmul %a, %b into %c {transpose_a, precision = #amk.precision<tf32>} : memref<96x130xf32>, memref<96x200xf32>, memref<130x200xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+// A 16-bit A as [K, M] beside a B as [K, N] is read in place: TMA copies
+// 64-row chunks of both, and each wgmma transposes both through their
+// descriptors. No repack kernel, no workspace.
+// TN-LABEL:  func.func @bf16_tn
+// TN-NOT:      gpu.alloc
+// TN:          gpu.launch_func @gemm_wgmma_tn::@gemm_wgmma_tn blocks {{.*}} args(%arg0 : memref<128x192xbf16>, %arg1 : memref<128x256xbf16>, %arg2 : memref<192x256xbf16>,
+// TN-NOT:    gpu.func @gemm_wgmma_tn_repack
+// TN:        gpu.func @gemm_wgmma_tn(
+// TN:          memref.view {{.*}} to memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+// TN:          nvgpu.warpgroup.mma {{.*}} {transposeA, transposeB, waitGroup = 4 : i64} : <tensor = memref<64x16xbf16
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @bf16_tn(%a: memref<128x192xbf16>, %b: memref<128x256xbf16>, %c: memref<192x256xbf16>) {
+    amk.kernel "gemm_wgmma_tn" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 2, vector = 8, threads = 256>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c {transpose_a} : memref<128x192xbf16>, memref<128x256xbf16>, memref<192x256xbf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// Beside a B as [N, K], nvgpu's wgmma takes A K-major only: A is copied as
+// [M, K] first, and the product reads both K-major.
+// TT-LABEL:  func.func @bf16_tt
+// TT:          %[[PA:.*]] = gpu.alloc () : memref<192x128xbf16>
+// TT:          gpu.launch_func @gemm_wgmma_tt::@gemm_wgmma_tt_repack_a blocks in (%c6, %c4, %c1) {{.*}} args(%arg0 : memref<128x192xbf16>, %[[PA]] : memref<192x128xbf16>)
+// TT:          gpu.launch_func @gemm_wgmma_tt::@gemm_wgmma_tt blocks {{.*}} args(%[[PA]] : memref<192x128xbf16>, %arg1 : memref<256x128xbf16>, %arg2 : memref<192x256xbf16>,
+// TT-NOT:    gpu.func @gemm_wgmma_tt_repack_b
+// TT:          nvgpu.warpgroup.mma {{.*}} {waitGroup = 4 : i64}
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @bf16_tt(%a: memref<128x192xbf16>, %b: memref<256x128xbf16>, %c: memref<192x256xbf16>) {
+    amk.kernel "gemm_wgmma_tt" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 2, vector = 8, threads = 256>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c {transpose_a, transpose_b} : memref<128x192xbf16>, memref<256x128xbf16>, memref<192x256xbf16>
     }
     return
   }

@@ -306,9 +306,9 @@ bool mlir::amk::repacksOperand(GemmConfigAttr config,
                                const GemmProblem &problem, bool isA) {
   if (config.getMath() != MathInst::wgmma)
     return false;
-  if (isA)
-    return problem.transposeA;
-  return problem.inType.isF32() && problem.isTF32() && !problem.transposeB;
+  if (problem.inType.isF32())
+    return isA ? problem.transposeA : !problem.transposeB;
+  return isA && problem.transposeA && problem.transposeB;
 }
 
 int64_t mlir::amk::getRepackSmemBytes(const GemmProblem &problem) {

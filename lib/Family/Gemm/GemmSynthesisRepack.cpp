@@ -4,9 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// nvgpu's wgmma reads A K-major only, and wgmma reads tf32 operands K-major
-// only. An A stored [K, M], or a tf32 B stored [K, N], is copied as [M, K]
-// ([N, K]) into a workspace before the product's kernel runs:
+// wgmma reads tf32 operands K-major only, and nvgpu's wgmma takes an M-major
+// A only beside an N-major B (repacksOperand). Such an A stored [K, M], or a
+// tf32 B stored [K, N], is copied as [M, K] ([N, K]) into a workspace before
+// the product's kernel runs:
 //
 //   block (x, y, z) moves X[z][32 y .. +32][32 x .. +32] (X the operand)
 //   warp w reads rows 32 y + w + 8 i of X (32 contiguous elements each)

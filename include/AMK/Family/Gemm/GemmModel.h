@@ -82,10 +82,12 @@ MemRefType getSplitWorkspaceType(GemmConfigAttr config,
                                  const GemmProblem &problem);
 
 /// Whether `config` first copies operand A (`isA`) or B transposed into a
-/// workspace: nvgpu's wgmma takes A K-major only, and wgmma reads tf32
-/// operands K-major only, so an A stored [K, M] (as [M, K]) and a tf32 B
-/// stored [K, N] (as [N, K]) are repacked by kernels that run before the
-/// product's, which reads the copies.
+/// workspace: wgmma reads tf32 operands K-major only, and nvgpu's wgmma
+/// takes an M-major A only beside an N-major B, so a tf32 operand stored
+/// MN-major and a 16-bit A stored [K, M] beside a B stored [N, K] are copied
+/// K-major by kernels that run before the product's, which reads the copies.
+/// (A 16-bit A as [K, M] beside a B as [K, N] is read in place: wgmma
+/// transposes both through their descriptors.)
 bool repacksOperand(GemmConfigAttr config, const GemmProblem &problem,
                     bool isA);
 
