@@ -362,9 +362,9 @@ static LogicalResult checkWgmmaLowerable(GemmConfigAttr config,
     return fail("wgmma synthesizes f16, bf16 and tf32 inputs only");
   if (!problem.accType.isF32())
     return fail("wgmma synthesizes f32 accumulators only");
-  // (nvgpu.warpgroup.mma takes no transposed A, and wgmma transposes
-  // 16-bit operands only: A as [K, M] and a tf32 B as [K, N] come here
-  // repacked, getProductProblem.)
+  // (wgmma transposes 16-bit operands only, and nvgpu.warpgroup.mma an A
+  // only beside a transposed B: the others come here repacked,
+  // getProductProblem.)
   // (A dynamic batch puts the kernel under a guard on blocks past an
   // operand's batch, which the mbarrier check does not model yet.)
   if (problem.batched && ShapedType::isDynamic(problem.batch))

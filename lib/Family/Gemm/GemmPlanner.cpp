@@ -41,7 +41,7 @@ static constexpr int64_t kSimtLanesM[] = {1, 2, 4, 8, 16, 32};
 static constexpr int64_t kSwizzles[] = {1, 8};
 /// wgmma: warpgroup tiles 64 x WN; block tiles of at most 4 warpgroups and
 /// 256 rows or columns (TMA boxes).
-static constexpr int64_t kWgmmaWarpN[] = {64, 128, 192, 256};
+static constexpr int64_t kWgmmaWarpN[] = {64, 96, 128, 160, 192, 224, 256};
 static constexpr int64_t kWgmmaBlockM[] = {64, 128, 256};
 static constexpr int64_t kWgmmaStages[] = {2, 3, 4, 5, 6};
 static constexpr int64_t kWgmmaMaxWarpgroups = 4;
@@ -105,7 +105,7 @@ static void enumerateRaw(const GemmProblem &problem,
             }
     // wgmma (Hopper; checkGemmLowerable keeps it to targets that have it):
     // tiles of 128-byte swizzle rows, BK = 128 / element bytes; in every
-    // layout (A as [K, M] and a tf32 B as [K, N] are repacked first).
+    // layout (repacksOperand: what wgmma cannot read as stored is copied first).
     // Warp specialized (a producer warpgroup beside the compute ones) where
     // it is persistent: static M and N (and batch).
     bool persistent =
