@@ -756,13 +756,16 @@ static bool follows(const GlobalProtocol::Point &p,
 }
 
 /// c when `v` is block id x plus the constant c.
-static std::optional<int64_t> getBlockXOffset(Value v) {
+/// A block id plus a constant: the id's dimension and the constant.
+struct BlockOffset {
+  int dim;
+  int64_t offset;
+};
+static std::optional<BlockOffset> getBlockOffset(Value v) {
   int64_t offset = 0;
   for (int depth = 0; depth < 8; ++depth) {
     if (auto id = v.getDefiningOp<gpu::BlockIdOp>())
-      return id.getDimension() == gpu::Dimension::x
-                 ? std::optional<int64_t>(offset)
-                 : std::nullopt;
+      return BlockOffset{static_cast<int>(id.getDimension()), offset};
     Operation *op = v.getDefiningOp();
     if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
       return std::nullopt;
@@ -811,12 +814,12 @@ void GlobalProtocol::collectChains() {
 }
 
 void GlobalProtocol::collectRelays() {
-  // The lower bound on block id x a branch of `ifOp` implies, where its
+  // The lower bound on block id `dim` a branch of `ifOp` implies, where its
   // condition tests only that and the thread (some thread of every block
   // passes a test of the thread); none for any other condition, which may
   // fail in a block between.
-  auto branchBound = [&](scf::IfOp ifOp,
-                         bool inThen) -> std::optional<int64_t> {
+  auto branchBound = [&](scf::IfOp ifOp, bool inThen,
+                         int dim) -> std::optional<int64_t> {
     if (!inThen)
       return std::nullopt;
     SmallVector<Value> parts;
@@ -828,10 +831,11 @@ void GlobalProtocol::collectRelays() {
       auto cmp = part.getDefiningOp<arith::CmpIOp>();
       std::optional<int64_t> c =
           cmp ? getConstantIntValue(cmp.getRhs()) : std::nullopt;
-      std::optional<int64_t> at =
-          cmp ? getBlockXOffset(cmp.getLhs()) : std::nullopt;
+      std::optional<BlockOffset> at =
+          cmp ? getBlockOffset(cmp.getLhs()) : std::nullopt;
       using P = arith::CmpIPredicate;
-      if (!c || at != 0 || *c < 0 || *c == INT64_MAX ||
+      if (!c || !at || at->dim != dim || at->offset != 0 || *c < 0 ||
+          *c == INT64_MAX ||
           !llvm::is_contained({P::sge, P::uge, P::sgt, P::ugt},
                               cmp.getPredicate()))
         return std::nullopt;
@@ -841,9 +845,9 @@ void GlobalProtocol::collectRelays() {
     }
     return from;
   };
-  // The first block that runs `op` (through every branch around it; a
-  // relay runs once per block, so no loop may hold it).
-  auto firstBlock = [&](Operation *op) -> std::optional<int64_t> {
+  // The first block id `dim` that runs `op` (through every branch around
+  // it; a relay runs once per block, so no loop may hold it).
+  auto firstBlock = [&](Operation *op, int dim) -> std::optional<int64_t> {
     int64_t from = 0;
     for (Operation *child = op, *parent = op->getParentOp();
          parent && parent != model.kernel;
@@ -851,7 +855,8 @@ void GlobalProtocol::collectRelays() {
       auto ifOp = dyn_cast<scf::IfOp>(parent);
       std::optional<int64_t> bound =
           ifOp ? branchBound(ifOp,
-                             child->getParentRegion() == &ifOp.getThenRegion())
+                             child->getParentRegion() == &ifOp.getThenRegion(),
+                             dim)
                : std::nullopt;
       if (!bound)
         return std::nullopt;
@@ -908,19 +913,23 @@ void GlobalProtocol::collectRelays() {
   for (const Point &poll : points) {
     if (!poll.poll || !poll.fence || poll.access.getIndices().size() != 1)
       continue;
-    std::optional<int64_t> beta =
-        getBlockXOffset(poll.access.getIndices().front());
-    std::optional<int64_t> pollFrom = firstBlock(poll.op());
-    if (!beta || !pollFrom)
+    // The relay runs along the dimension of the block id its poll names.
+    std::optional<BlockOffset> beta =
+        getBlockOffset(poll.access.getIndices().front());
+    if (!beta)
+      continue;
+    int dim = beta->dim;
+    std::optional<int64_t> pollFrom = firstBlock(poll.op(), dim);
+    if (!pollFrom)
       continue;
     // What the poll acquires in the blocks that run it: past the branches
-    // around it (on the thread, or bounding block id x), after a barrier
+    // around it (on the thread, or bounding that block id), after a barrier
     // that brings the acquire to the block's other threads (or after the
     // fence, where every thread polls).
     Operation *anchor = poll.op();
     while (auto ifOp = dyn_cast_if_present<scf::IfOp>(anchor->getParentOp())) {
-      if (!branchBound(ifOp,
-                       anchor->getParentRegion() == &ifOp.getThenRegion()))
+      if (!branchBound(ifOp, anchor->getParentRegion() == &ifOp.getThenRegion(),
+                       dim))
         break;
       anchor = ifOp;
     }
@@ -941,13 +950,15 @@ void GlobalProtocol::collectRelays() {
           signal.access.getIndices().size() != 1 ||
           !(reaches(poll, signal) || pastLimit(signal)))
         continue;
-      std::optional<int64_t> alpha =
-          getBlockXOffset(signal.access.getIndices().front());
-      std::optional<int64_t> signalFrom = firstBlock(signal.op());
+      std::optional<BlockOffset> alpha =
+          getBlockOffset(signal.access.getIndices().front());
+      if (!alpha || alpha->dim != dim)
+        continue;
+      std::optional<int64_t> signalFrom = firstBlock(signal.op(), dim);
       int64_t step;
-      if (alpha && signalFrom && !llvm::SubOverflow(*alpha, *beta, step) &&
+      if (signalFrom && !llvm::SubOverflow(alpha->offset, beta->offset, step) &&
           step > 0)
-        relays.push_back({&poll, &signal, anchor, limit, step,
+        relays.push_back({&poll, &signal, anchor, limit, dim, step,
                           std::max(*pollFrom, *signalFrom), *pollFrom,
                           *signalFrom});
     }
@@ -1016,6 +1027,7 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
                              relay.poll->access.getIndices(),
                              {},
                              {},
+                             relay.dim,
                              relay.step,
                              relay.from,
                              relay.signalFrom,

@@ -54,15 +54,19 @@ public:
   /// releases happens before every access the poll acquires. A chain
   /// through other blocks (a hb b hb c) gives the constant elements the
   /// two must be at instead (`signalAt`, `pollAt`; empty for a direct edge).
-  /// A relay (`relayStep` d > 0): block b polls element b + beta and then
-  /// signals b + beta + d (indices block id x plus constants), so a signal
-  /// from block a happens before the poll of block c whenever c - a is a
-  /// positive multiple of d, a runs the signal (a >= `signalFrom`), c the
-  /// poll (c >= `pollFrom`), and every block between both: the blocks from
-  /// `relayFrom` on (their guards of the block id) do.
+  /// A relay (`relayStep` d > 0) along block id `relayDim` (b below): a
+  /// block polls element b + beta and then signals b + beta + d (indices
+  /// that block id plus constants), so a signal from a block at a happens
+  /// before the poll of a block at c whenever c - a is a positive multiple
+  /// of d, a runs the signal (a >= `signalFrom`), c the poll (c >=
+  /// `pollFrom`), and every block between both: the blocks from `relayFrom`
+  /// on (their guards of the block id) do. (Blocks that differ only in the
+  /// other ids share the elements: a poll's threshold, the sum of every
+  /// signal to its element, waits for all of them.)
   struct Edge {
     ValueRange signalIndex, pollIndex;
     llvm::SmallVector<int64_t, 2> signalAt = {}, pollAt = {};
+    int relayDim = 0;
     int64_t relayStep = 0, relayFrom = 0, signalFrom = 0, pollFrom = 0;
   };
   /// The edges that order each of `before` (ops of one block) before each
@@ -105,6 +109,7 @@ private:
   struct Relay {
     const Point *poll, *signal;
     Operation *anchor, *limit;
+    int dim;
     int64_t step, from, pollFrom, signalFrom;
   };
   std::vector<Relay> relays;

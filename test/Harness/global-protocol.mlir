@@ -1716,3 +1716,114 @@ gpu.module @m {
   }
 }
 
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[2048],f32[2048],i32[4]@zero
+// Twin: a relay along block id y. Both blocks of row y >= 1 poll element
+// y - 1 until both blocks of row y - 1 have signalled it (threshold 2),
+// then every block signals element y: a block of row y >= 2 reads what the
+// other block of row y - 2 wrote, through row y - 1's relay.
+gpu.module @m {
+  gpu.func @relay_along_y(%data: memref<2048xf32>, %out: memref<2048xf32>, %ctr: memref<4xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 2, 4, 1>} {
+    %tid = gpu.thread_id x
+    %bx = gpu.block_id x
+    %by = gpu.block_id y
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %two = arith.constant 2 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.muli %by, %c2 : index
+    %block = arith.addi %row, %bx : index
+    %base = arith.muli %block, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    memref.store %f, %data[%mine] : memref<2048xf32>
+    gpu.barrier
+    %notfirst = arith.cmpi uge, %by, %c1 : index
+    scf.if %first {
+      scf.if %notfirst {
+        %prev = arith.subi %by, %c1 : index
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%prev] : (i32, memref<4xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %two : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%by] : (i32, memref<4xi32>) -> i32
+    }
+    gpu.barrier
+    %late = arith.cmpi uge, %by, %c2 : index
+    scf.if %late {
+      %other = arith.subi %c1, %bx : index
+      %back = arith.subi %row, %c2 : index
+      %back2 = arith.subi %back, %c2 : index
+      %then = arith.addi %back2, %other : index
+      %at = arith.muli %then, %c256 : index
+      %i = arith.addi %at, %tid : index
+      %x = memref.load %data[%i] : memref<2048xf32>
+      memref.store %x, %out[%mine] : memref<2048xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the same relay along y, but a block reads what the other block of
+// its own row writes: nothing orders two blocks of one row.
+gpu.module @m {
+  gpu.func @relay_along_y_same_row(%data: memref<2048xf32>, %out: memref<2048xf32>, %ctr: memref<4xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 2, 4, 1>} {
+    %tid = gpu.thread_id x
+    %bx = gpu.block_id x
+    %by = gpu.block_id y
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %two = arith.constant 2 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.muli %by, %c2 : index
+    %block = arith.addi %row, %bx : index
+    %base = arith.muli %block, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #0: blocks of a launch are not ordered{{.*}}}}
+    memref.store %f, %data[%mine] : memref<2048xf32>
+    gpu.barrier
+    %notfirst = arith.cmpi uge, %by, %c1 : index
+    scf.if %first {
+      scf.if %notfirst {
+        %prev = arith.subi %by, %c1 : index
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%prev] : (i32, memref<4xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %two : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%by] : (i32, memref<4xi32>) -> i32
+    }
+    gpu.barrier
+    %other = arith.subi %c1, %bx : index
+    %then = arith.addi %row, %other : index
+    %at = arith.muli %then, %c256 : index
+    %i = arith.addi %at, %tid : index
+    %x = memref.load %data[%i] : memref<2048xf32>
+    memref.store %x, %out[%mine] : memref<2048xf32>
+    gpu.return
+  }
+}
