@@ -277,11 +277,11 @@ def llm_study_cases():
 
 
 def repack_study_cases():
-    """Operands wgmma cannot read as stored, repacked K-major by a first
-    kernel: tf32 with B as [K, N] beside B as [N, K] (no repack) at the same
-    sizes, planned, and explicit ring and warp-specialized kernels at
-    4096^3; A as [K, M] (bf16, fp16, tf32); small odd and batched problems
-    for the sanitizers."""
+    """MN-major operands: tf32 with B as [K, N] (repacked K-major by a first
+    kernel) beside B as [N, K] (no repack) at the same sizes, planned, and
+    explicit ring and warp-specialized kernels at 4096^3; A as [K, M]
+    (bf16 and fp16 read in place by wgmma, tf32 and TT copied first); small
+    odd and batched problems for the sanitizers."""
     cases = []
     for dtype in ("bf16", "fp16"):
         for m, n, k in [(4096, 4096, 4096), (2048, 14336, 4096)]:
@@ -405,8 +405,9 @@ def main():
                         help="LLM prefill GEMMs (B as [N, K]) and short-K "
                              "products, planned, instead of the suite")
     parser.add_argument("--repack-study", action="store_true",
-                        help="wgmma with operands repacked K-major first (tf32 "
-                             "B as [K, N], A as [K, M]), instead of the suite")
+                        help="wgmma on MN-major operands (A as [K, M] in "
+                             "place, tf32 and TT repacked K-major first), "
+                             "instead of the suite")
     args = parser.parse_args()
     if args.repack_study:
         cases = repack_study_cases()
