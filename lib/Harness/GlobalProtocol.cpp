@@ -755,7 +755,6 @@ static bool follows(const GlobalProtocol::Point &p,
   return b && p.limit->isBeforeInBlock(b);
 }
 
-/// c when `v` is block id x plus the constant c.
 /// A block id plus a constant: the id's dimension and the constant.
 struct BlockOffset {
   int dim;
