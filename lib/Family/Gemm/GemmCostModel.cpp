@@ -187,7 +187,16 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   if (config.getMath() != MathInst::wgmma &&
       target.hasFeature(ArchFeature::Tma))
     hbmRate *= params.asyncCopyHbmShare;
-  cost.hbmNs = cost.hbmBytes / hbmRate;
+  // A stream longer than what the SMs' pipelines hold in flight runs at
+  // the rate of the SMs that hold tiles, each drawing about its even share.
+  int64_t activeSMs = std::min(tiles, sms);
+  double inFlight = double(activeSMs) * concurrent *
+                    std::max<int64_t>(config.getStages() - 1, 1) *
+                    double(bm + bn) * bk * inBytes;
+  double activeRate =
+      hbmRate * std::min(1.0, params.hbmPerSmShare * activeSMs / sms);
+  cost.hbmNs = std::max(cost.hbmBytes / hbmRate,
+                        std::max(0.0, cost.hbmBytes - inFlight) / activeRate);
 
   // Operand feed: the pipeline keeps (stages - 1) stages of each resident
   // block in flight; simt prefetches one stage through registers, and so

@@ -179,6 +179,7 @@ void mlir::amk::forEachCalibratedParam(
   fn("wgmma_efficiency", params.wgmmaEfficiency);
   fn("wgmma_persistent_efficiency", params.wgmmaPersistentEfficiency);
   fn("hbm_efficiency", params.hbmEfficiency);
+  fn("hbm_per_sm_share", params.hbmPerSmShare);
   fn("mem_latency_ns", params.memLatencyNs);
   fn("async_copy_latency_ns", params.asyncCopyLatencyNs);
   fn("tma_latency_ns", params.tmaLatencyNs);

@@ -50,6 +50,12 @@ struct GemmCostParams {
   /// Fraction of the datasheet HBM bandwidth a streaming kernel sustains
   /// (H200: 4.35 TB/s read of 4.8).
   double hbmEfficiency = 0.88;
+  /// What one SM draws from HBM, as a multiple of its even share (the
+  /// streaming rate over the SMs): past what the pipelines hold in flight,
+  /// a kernel whose tiles occupy fewer SMs streams proportionally slower
+  /// (H100, 2026-12-07: 64 blocks of a 64 x 4096 x 4096 decode GEMM on 132
+  /// SMs drew about half the rate).
+  double hbmPerSmShare = 1.1;
   /// Latency of a global load that the pipeline must hide, ns (HBM under
   /// load; L2 hits are faster, which the in-flight bound ignores): loads
   /// to registers (simt, register-staged operands) and each pipeline's
