@@ -776,6 +776,16 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
         differ.push_back({{delta - 1, false}});
         differ.push_back({{delta * -1 - 1, false}});
       }
+      // A ticket edge: unordered also where the signal's turn is not below
+      // the poll's threshold.
+      if (e.signalTicket) {
+        Lin late = builder.expr(e.signalTicket, ix) -
+                   builder.expr(e.pollThreshold, iy);
+        std::optional<int64_t> constant = late.asConstant();
+        same = false;
+        apart |= constant && *constant >= 0;
+        differ.push_back({{late, false}});
+      }
       if (same)
         alwaysOrdered = true;
       else if (!apart)

@@ -205,6 +205,7 @@ GlobalProtocol::GlobalProtocol(
   bool ok = checkAccesses();
   for (Point &p : points)
     ok &= p.poll ? locateAcquire(p) : locateRelease(p);
+  collectTicketPolls();
   ok &= enumerate(grid);
   proved = ok;
   if (proved) {
@@ -394,9 +395,11 @@ namespace {
 /// Runs the control around the protocol's points for every block.
 class Enumeration {
 public:
+  using TicketPolls = llvm::DenseMap<const GlobalProtocol::Point *,
+                                     const GlobalProtocol::Point *>;
   Enumeration(const Model &model, ThreadEvaluator &threads,
-              ArrayRef<int64_t> grid)
-      : model(model), threads(threads) {
+              ArrayRef<int64_t> grid, const TicketPolls &ticketPoll)
+      : model(model), threads(threads), ticketPoll(ticketPoll) {
     for (int d = 0; d < 3; ++d)
       this->grid[d] = d < int(grid.size()) ? grid[d] : 1;
   }
@@ -409,13 +412,29 @@ public:
     int64_t block[3];
     unsigned node;
   };
-  /// What the signals add to one counter element, and its node.
+  /// What the signals add to one counter element, and its node; the
+  /// signals' tickets and nodes (unticketed: some signal has none, or adds
+  /// more than 1).
   struct Tally {
     int64_t sum = 0;
     unsigned node;
+    std::vector<std::pair<int64_t, unsigned>> tickets;
+    bool unticketed = false;
   };
 
   bool run(ArrayRef<GlobalProtocol::Point> points);
+  /// Whether the signals of `tally` take turns: tickets 0, 1, ..., sum - 1
+  /// (sorted by `run`), so that a wait for `threshold` <= sum has seen
+  /// exactly those below it.
+  static bool takesTurns(const Tally &tally, int64_t threshold) {
+    if (tally.unticketed || threshold > tally.sum ||
+        int64_t(tally.tickets.size()) != tally.sum)
+      return false;
+    for (auto [i, ticket] : llvm::enumerate(tally.tickets))
+      if (ticket.first != int64_t(i))
+        return false;
+    return true;
+  }
   /// Whether each node can complete: the waits-for graph (each block's
   /// instances in program order; each signal before its counter element,
   /// the element before each wait on it) ordered topologically, a node on
@@ -432,6 +451,9 @@ public:
 private:
   bool visit(Block &block);
   bool record(const GlobalProtocol::Point &p);
+  /// The waits' edges: from their element (every signal to it), or, where
+  /// its signals take turns, from the signals of the tickets below.
+  void linkWaits();
   std::optional<int64_t> evaluate(Value v);
   bool fail(Operation *op, const Twine &why) {
     at = op;
@@ -441,6 +463,11 @@ private:
 
   const Model &model;
   ThreadEvaluator &threads;
+  const TicketPolls &ticketPoll;
+  /// This block's latest instance of each poll: its element and threshold.
+  llvm::DenseMap<const GlobalProtocol::Point *,
+                 std::pair<std::vector<int64_t>, int64_t>>
+      latestPoll;
   llvm::DenseMap<Operation *, const GlobalProtocol::Point *> pointAt;
   llvm::SmallPtrSet<Operation *, 16> holders;
   unsigned addNode() {
@@ -511,13 +538,13 @@ bool Enumeration::record(const GlobalProtocol::Point &p) {
     successors[previous].push_back(node);
   previous = node;
   if (p.poll) {
-    successors[tally.node].push_back(node);
     std::optional<int64_t> threshold = evaluate(p.threshold);
     if (!threshold)
       return fail(p.poll, "its threshold is not computed from block ids, "
                           "loop indices and constants");
     waits.push_back(
         {&p, index, *threshold, {block[0], block[1], block[2]}, node});
+    latestPoll[&p] = {index, *threshold};
     return true;
   }
   successors[node].push_back(tally.node);
@@ -525,7 +552,34 @@ bool Enumeration::record(const GlobalProtocol::Point &p) {
   if (llvm::MulOverflow(p.amount, p.threads, added) ||
       llvm::AddOverflow(tally.sum, added, tally.sum))
     return fail(p.access, "its counts overflow");
+  // Its ticket: the threshold of its poll's latest instance in this block,
+  // on the same element.
+  auto poll = ticketPoll.find(&p);
+  auto latest = poll == ticketPoll.end() ? latestPoll.end()
+                                         : latestPoll.find(poll->second);
+  if (added == 1 && latest != latestPoll.end() && latest->second.first == index)
+    tally.tickets.push_back({latest->second.second, node});
+  else
+    tally.unticketed = true;
   return true;
+}
+
+void Enumeration::linkWaits() {
+  for (auto &[key, tally] : tallies)
+    llvm::sort(tally.tickets);
+  for (const Wait &w : waits) {
+    auto it = tallies.find({w.poll->counter.getAsOpaquePointer(), w.index});
+    if (it == tallies.end())
+      continue; // nothing signals it: the wait fails its count.
+    const Tally &tally = it->second;
+    if (tally.sum != w.threshold && takesTurns(tally, w.threshold)) {
+      for (auto [ticket, node] : tally.tickets)
+        if (ticket < w.threshold)
+          successors[node].push_back(w.node);
+      continue;
+    }
+    successors[tally.node].push_back(w.node);
+  }
 }
 
 bool Enumeration::visit(Block &body) {
@@ -616,9 +670,11 @@ bool Enumeration::run(ArrayRef<GlobalProtocol::Point> points) {
                                     "run",
                                     kMaxInstances));
         previous = -1;
+        latestPoll.clear();
         if (!visit(entry))
           return false;
       }
+  linkWaits();
   return true;
 }
 
@@ -675,7 +731,7 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
       return false;
     }
   }
-  Enumeration counts(model, threads, grid);
+  Enumeration counts(model, threads, grid, ticketPoll);
   if (!counts.run(points)) {
     report(check::kUnprovable, counts.at,
            "the protocol's counts could not be checked at " +
@@ -703,7 +759,25 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
             .str();
     Type type = p.access.getType();
     unsigned width = isa<IndexType>(type) ? 64 : type.getIntOrFloatBitWidth();
-    if (tally.sum != w.threshold) {
+    bool turns =
+        tally.sum != w.threshold && Enumeration::takesTurns(tally, w.threshold);
+    if (turns)
+      ticketCounters.insert(p.counter.getAsOpaquePointer());
+    bool someTurns = !tally.unticketed && !tally.tickets.empty();
+    if (tally.sum != w.threshold && !turns && someTurns) {
+      std::string list;
+      for (auto [ticket, node] : tally.tickets)
+        list += (list.empty() ? "" : ", ") + std::to_string(ticket);
+      report(check::kGlobalSync, p.poll,
+             where + llvm::formatv(", but the launch's signals add {0} to it "
+                                   "in turns {1} (each after a poll of the "
+                                   "element): only turns 0 to {2} in order "
+                                   "let every wait see the turns below its "
+                                   "threshold, so blocks can wait forever "
+                                   "or order nothing",
+                                   tally.sum, list, tally.sum - 1)
+                         .str());
+    } else if (tally.sum != w.threshold && !turns) {
       report(check::kGlobalSync, p.poll,
              where + llvm::formatv(
                          ", but the launch's signals add {0} to it: {1}",
@@ -782,19 +856,43 @@ static std::optional<BlockOffset> getBlockOffset(Value v) {
   return std::nullopt;
 }
 
+void GlobalProtocol::collectTicketPolls() {
+  for (const Point &s : points) {
+    if (s.poll)
+      continue;
+    const Point *only = nullptr;
+    for (const Point &p : points)
+      if (p.poll && p.fence && p.counter == s.counter &&
+          p.access.getIndices() == s.access.getIndices() && follows(p, s)) {
+        if (only) {
+          only = nullptr;
+          break;
+        }
+        only = &p;
+      }
+    if (only)
+      ticketPoll[&s] = only;
+  }
+}
+
 void GlobalProtocol::collectChains() {
   // Every poll waits for every signal to its element, so a signal to
   // element e happens before a poll of e, before the signals its acquire
   // reaches, before the polls of their elements, and so on.
+  // (A ticket wait acquires only the turns before its own.)
+  auto ticketed = [&](const Point &p) {
+    return ticketCounters.contains(p.counter.getAsOpaquePointer());
+  };
   for (const Point &first : points) {
-    if (!first.poll || !first.fence || !first.element)
+    if (!first.poll || !first.fence || !first.element || ticketed(first))
       continue;
     Chain chain{&first, *first.element, {}};
     SmallVector<const Point *> frontier{&first};
     while (!frontier.empty()) {
       const Point *poll = frontier.pop_back_val();
       for (const Point &next : points) {
-        if (next.poll || !next.element || !follows(*poll, next))
+        if (next.poll || !next.element || ticketed(next) ||
+            !follows(*poll, next))
           continue;
         std::pair<BlockArgument, SmallVector<int64_t, 2>> element{
             next.counter, *next.element};
@@ -910,7 +1008,8 @@ void GlobalProtocol::collectRelays() {
     }
   };
   for (const Point &poll : points) {
-    if (!poll.poll || !poll.fence || poll.access.getIndices().size() != 1)
+    if (!poll.poll || !poll.fence || poll.access.getIndices().size() != 1 ||
+        ticketCounters.contains(poll.counter.getAsOpaquePointer()))
       continue;
     // The relay runs along the dimension of the block id its poll names.
     std::optional<BlockOffset> beta =
@@ -1012,6 +1111,23 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
       if (p->counter != s->counter ||
           !(!s->element || !p->element || s->element == p->element))
         continue;
+      if (ticketCounters.contains(s->counter.getAsOpaquePointer())) {
+        // Ordered where the elements agree and the signal's turn came
+        // before the threshold; a signal without a ticket orders nothing.
+        if (const Point *turn = ticketPoll.lookup(s))
+          edges.push_back(Edge{s->access.getIndices(),
+                               p->access.getIndices(),
+                               {},
+                               {},
+                               0,
+                               0,
+                               0,
+                               0,
+                               0,
+                               turn->threshold,
+                               p->threshold});
+        continue;
+      }
       if (orderAlways(*s, *p, {}, {}))
         return edges;
       edges.push_back({s->access.getIndices(), p->access.getIndices()});

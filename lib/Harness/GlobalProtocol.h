@@ -63,11 +63,15 @@ public:
   /// on (their guards of the block id) do. (Blocks that differ only in the
   /// other ids share the elements: a poll's threshold, the sum of every
   /// signal to its element, waits for all of them.)
+  /// A ticket edge (`signalTicket` set): the counter's signals take turns
+  /// (GlobalProtocol::ticketPoll), so the signal orders the poll only where
+  /// also its ticket is below the poll's threshold.
   struct Edge {
     ValueRange signalIndex, pollIndex;
     llvm::SmallVector<int64_t, 2> signalAt = {}, pollAt = {};
     int relayDim = 0;
     int64_t relayStep = 0, relayFrom = 0, signalFrom = 0, pollFrom = 0;
+    Value signalTicket = {}, pollThreshold = {};
   };
   /// The edges that order each of `before` (ops of one block) before each
   /// of `after` (ops of another block).
@@ -114,6 +118,16 @@ private:
   };
   std::vector<Relay> relays;
   void collectRelays();
+  /// Tickets: a signal whose thread first polled the same counter element
+  /// (the one poll whose acquire reaches it) has that poll's threshold as
+  /// its ticket. When the signals to an element add 1 each and their
+  /// tickets are 0, 1, ..., N - 1, they land in ticket order, so a poll
+  /// that sees T has seen exactly the signals of tickets below T, whatever
+  /// N is (a serial split-K's turns). The counters whose waits hold only
+  /// so order by tickets (getEdges) and take no chains or relays.
+  llvm::DenseMap<const Point *, const Point *> ticketPoll;
+  llvm::DenseSet<const void *> ticketCounters;
+  void collectTicketPolls();
 };
 
 } // namespace mlir::amk

@@ -1827,3 +1827,136 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[1024],i32[4]@zero
+// Twin: a serial split-K (turns): block (x, 0, z) waits until z blocks of
+// its tile have signalled %ctr[x], adds its part into %out, and signals
+// once more: the three blocks of a tile take turns 0, 1, 2, so each one's
+// read-modify-write follows the previous turns'. No wait sees all three
+// signals; each sees exactly the turns below its own.
+gpu.module @m {
+  gpu.func @serial_splitk(%out: memref<1024xf32>, %ctr: memref<4xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 3>} {
+    %tid = gpu.thread_id x
+    %bx = gpu.block_id x
+    %bz = gpu.block_id z
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %base = arith.muli %bx, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    %turn = arith.index_cast %bz : index to i32
+    scf.if %first {
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%bx] : (i32, memref<4xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %turn : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %x = memref.load %out[%mine] : memref<1024xf32>
+    %y = arith.addf %x, %f : f32
+    memref.store %y, %out[%mine] : memref<1024xf32>
+    gpu.barrier
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%bx] : (i32, memref<4xi32>) -> i32
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run expect=hang args=f32[1024],i32[4]@zero
+// Bug: turns start at 1: turn 0 never comes, so every block of a tile
+// waits forever (and nothing orders their updates).
+gpu.module @m {
+  gpu.func @serial_splitk_late_turn(%out: memref<1024xf32>, %ctr: memref<4xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 3>} {
+    %tid = gpu.thread_id x
+    %bx = gpu.block_id x
+    %bz = gpu.block_id z
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %base = arith.muli %bx, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    %bz1 = arith.addi %bz, %c1 : index
+    %turn = arith.index_cast %bz1 : index to i32
+    scf.if %first {
+      // expected-error-re @+1 {{[AMK-GLOBAL-SYNC] in block (0, 0, 0) 'scf.while' at line {{[0-9]+}} waits for kernel argument #1[0] to reach 1, but the launch's signals add 3 to it in turns 1, 2, 3 (each after a poll of the element){{.*}}}}
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%bx] : (i32, memref<4xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %turn : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %x = memref.load %out[%mine] : memref<1024xf32>
+    %y = arith.addf %x, %f : f32
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block{{.*}}}}
+    memref.store %y, %out[%mine] : memref<1024xf32>
+    gpu.barrier
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%bx] : (i32, memref<4xi32>) -> i32
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the turns as in the twin, but each block reads its part of %out
+// before its turn: the read may see an earlier turn's value or not.
+gpu.module @m {
+  gpu.func @serial_splitk_reads_early(%out: memref<1024xf32>, %ctr: memref<4xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 3>} {
+    %tid = gpu.thread_id x
+    %bx = gpu.block_id x
+    %bz = gpu.block_id z
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %base = arith.muli %bx, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    %turn = arith.index_cast %bz : index to i32
+    %x = memref.load %out[%mine] : memref<1024xf32>
+    scf.if %first {
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %ctr[%bx] : (i32, memref<4xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %turn : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %y = arith.addf %x, %f : f32
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block{{.*}}}}
+    memref.store %y, %out[%mine] : memref<1024xf32>
+    gpu.barrier
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%bx] : (i32, memref<4xi32>) -> i32
+    }
+    gpu.return
+  }
+}
