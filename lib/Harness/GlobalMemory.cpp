@@ -742,8 +742,8 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
         // poll, and, for K >= 2, every block between the relay (a + d >=
         // from): unordered otherwise.
         int64_t d = e.relayStep;
-        Lin a = builder.blockId(ix, e.relayDim),
-            c = builder.blockId(iy, e.relayDim);
+        Lin a = builder.expr(e.relayCoordinate, ix),
+            c = builder.expr(e.relayCoordinate, iy);
         Lin gap = c - a;
         SmallVector<Alternative, 2> apart;
         apart.push_back({{gap * -1 + (d - 1), false}});

@@ -198,7 +198,8 @@ static std::string describeArgument(BlockArgument arg) {
 GlobalProtocol::GlobalProtocol(
     const Model &model, ThreadEvaluator &threads, ArrayRef<int64_t> grid,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
-    : model(model), threads(threads), report(report) {
+    : model(model), threads(threads), report(report),
+      grid(grid.begin(), grid.end()) {
   collect();
   if (points.empty())
     return;
@@ -829,16 +830,54 @@ static bool follows(const GlobalProtocol::Point &p,
   return b && p.limit->isBeforeInBlock(b);
 }
 
-/// A block id plus a constant: the id's dimension and the constant.
-struct BlockOffset {
-  int dim;
+/// What a relay runs along: a block id (`dim`), or the induction variable
+/// of a tile loop (`value`, dim -1): `for t = block id d to n step (blocks
+/// along d)` with n the same in every block, whose iterations over the
+/// grid take every t in [0, n).
+struct Coordinate {
+  Value value;
+  int dim = -1;
+  bool operator==(const Coordinate &o) const {
+    return dim >= 0 ? dim == o.dim : value == o.value;
+  }
+};
+
+/// The tile loop `iv` belongs to, if it is one (`grid`: the known grid).
+static scf::ForOp getTileLoop(Value iv, ArrayRef<int64_t> grid,
+                              const Model &model) {
+  auto arg = dyn_cast<BlockArgument>(iv);
+  auto loop =
+      arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+  if (!loop || loop.getInductionVar() != iv ||
+      model.uniformity.isDivergent(loop.getUpperBound(), ThreadScope::Grid))
+    return {};
+  std::optional<LaunchIndex> lb =
+      getLaunchIndex(loop.getLowerBound().getDefiningOp());
+  if (!lb || lb->kind != LaunchIndex::Kind::BlockId)
+    return {};
+  std::optional<LaunchIndex> step =
+      getLaunchIndex(loop.getStep().getDefiningOp());
+  std::optional<int64_t> constant = getConstantIntValue(loop.getStep());
+  bool blocks =
+      step ? step->kind == LaunchIndex::Kind::GridDim && step->dim == lb->dim
+           : constant && lb->dim < int(grid.size()) &&
+                 *constant == grid[lb->dim];
+  return blocks ? loop : scf::ForOp();
+}
+
+/// A coordinate plus a constant.
+struct CoordinateOffset {
+  Coordinate at;
   int64_t offset;
 };
-static std::optional<BlockOffset> getBlockOffset(Value v) {
+static std::optional<CoordinateOffset>
+getCoordinateOffset(Value v, ArrayRef<int64_t> grid, const Model &model) {
   int64_t offset = 0;
   for (int depth = 0; depth < 8; ++depth) {
     if (auto id = v.getDefiningOp<gpu::BlockIdOp>())
-      return BlockOffset{static_cast<int>(id.getDimension()), offset};
+      return CoordinateOffset{{v, static_cast<int>(id.getDimension())}, offset};
+    if (getTileLoop(v, grid, model))
+      return CoordinateOffset{{v, -1}, offset};
     Operation *op = v.getDefiningOp();
     if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
       return std::nullopt;
@@ -916,7 +955,7 @@ void GlobalProtocol::collectRelays() {
   // passes a test of the thread); none for any other condition, which may
   // fail in a block between.
   auto branchBound = [&](scf::IfOp ifOp, bool inThen,
-                         int dim) -> std::optional<int64_t> {
+                         Coordinate along) -> std::optional<int64_t> {
     if (!inThen)
       return std::nullopt;
     SmallVector<Value> parts;
@@ -928,10 +967,10 @@ void GlobalProtocol::collectRelays() {
       auto cmp = part.getDefiningOp<arith::CmpIOp>();
       std::optional<int64_t> c =
           cmp ? getConstantIntValue(cmp.getRhs()) : std::nullopt;
-      std::optional<BlockOffset> at =
-          cmp ? getBlockOffset(cmp.getLhs()) : std::nullopt;
+      std::optional<CoordinateOffset> at =
+          cmp ? getCoordinateOffset(cmp.getLhs(), grid, model) : std::nullopt;
       using P = arith::CmpIPredicate;
-      if (!c || !at || at->dim != dim || at->offset != 0 || *c < 0 ||
+      if (!c || !at || !(at->at == along) || at->offset != 0 || *c < 0 ||
           *c == INT64_MAX ||
           !llvm::is_contained({P::sge, P::uge, P::sgt, P::ugt},
                               cmp.getPredicate()))
@@ -942,18 +981,21 @@ void GlobalProtocol::collectRelays() {
     }
     return from;
   };
-  // The first block id `dim` that runs `op` (through every branch around
-  // it; a relay runs once per block, so no loop may hold it).
-  auto firstBlock = [&](Operation *op, int dim) -> std::optional<int64_t> {
+  // The first coordinate that runs `op` (through every branch around it up
+  // to the kernel, or to the tile loop of a loop coordinate: a relay runs
+  // once per block or tile, so no other loop may hold it).
+  auto firstBlock = [&](Operation *op,
+                        Coordinate along) -> std::optional<int64_t> {
+    Operation *top =
+        along.dim >= 0 ? model.kernel : getTileLoop(along.value, grid, model);
     int64_t from = 0;
-    for (Operation *child = op, *parent = op->getParentOp();
-         parent && parent != model.kernel;
+    for (Operation *child = op, *parent = op->getParentOp(); parent != top;
          child = parent, parent = parent->getParentOp()) {
-      auto ifOp = dyn_cast<scf::IfOp>(parent);
+      auto ifOp = dyn_cast_if_present<scf::IfOp>(parent);
       std::optional<int64_t> bound =
           ifOp ? branchBound(ifOp,
                              child->getParentRegion() == &ifOp.getThenRegion(),
-                             dim)
+                             along)
                : std::nullopt;
       if (!bound)
         return std::nullopt;
@@ -1011,13 +1053,13 @@ void GlobalProtocol::collectRelays() {
     if (!poll.poll || !poll.fence || poll.access.getIndices().size() != 1 ||
         ticketCounters.contains(poll.counter.getAsOpaquePointer()))
       continue;
-    // The relay runs along the dimension of the block id its poll names.
-    std::optional<BlockOffset> beta =
-        getBlockOffset(poll.access.getIndices().front());
+    // The relay runs along the coordinate its poll names.
+    std::optional<CoordinateOffset> beta =
+        getCoordinateOffset(poll.access.getIndices().front(), grid, model);
     if (!beta)
       continue;
-    int dim = beta->dim;
-    std::optional<int64_t> pollFrom = firstBlock(poll.op(), dim);
+    Coordinate along = beta->at;
+    std::optional<int64_t> pollFrom = firstBlock(poll.op(), along);
     if (!pollFrom)
       continue;
     // What the poll acquires in the blocks that run it: past the branches
@@ -1027,7 +1069,7 @@ void GlobalProtocol::collectRelays() {
     Operation *anchor = poll.op();
     while (auto ifOp = dyn_cast_if_present<scf::IfOp>(anchor->getParentOp())) {
       if (!branchBound(ifOp, anchor->getParentRegion() == &ifOp.getThenRegion(),
-                       dim))
+                       along))
         break;
       anchor = ifOp;
     }
@@ -1048,15 +1090,15 @@ void GlobalProtocol::collectRelays() {
           signal.access.getIndices().size() != 1 ||
           !(reaches(poll, signal) || pastLimit(signal)))
         continue;
-      std::optional<BlockOffset> alpha =
-          getBlockOffset(signal.access.getIndices().front());
-      if (!alpha || alpha->dim != dim)
+      std::optional<CoordinateOffset> alpha =
+          getCoordinateOffset(signal.access.getIndices().front(), grid, model);
+      if (!alpha || !(alpha->at == along))
         continue;
-      std::optional<int64_t> signalFrom = firstBlock(signal.op(), dim);
+      std::optional<int64_t> signalFrom = firstBlock(signal.op(), along);
       int64_t step;
       if (signalFrom && !llvm::SubOverflow(alpha->offset, beta->offset, step) &&
           step > 0)
-        relays.push_back({&poll, &signal, anchor, limit, dim, step,
+        relays.push_back({&poll, &signal, anchor, limit, along.value, step,
                           std::max(*pollFrom, *signalFrom), *pollFrom,
                           *signalFrom});
     }
@@ -1114,18 +1156,12 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
       if (ticketCounters.contains(s->counter.getAsOpaquePointer())) {
         // Ordered where the elements agree and the signal's turn came
         // before the threshold; a signal without a ticket orders nothing.
-        if (const Point *turn = ticketPoll.lookup(s))
-          edges.push_back(Edge{s->access.getIndices(),
-                               p->access.getIndices(),
-                               {},
-                               {},
-                               0,
-                               0,
-                               0,
-                               0,
-                               0,
-                               turn->threshold,
-                               p->threshold});
+        if (const Point *turn = ticketPoll.lookup(s)) {
+          Edge edge{s->access.getIndices(), p->access.getIndices()};
+          edge.signalTicket = turn->threshold;
+          edge.pollThreshold = p->threshold;
+          edges.push_back(std::move(edge));
+        }
         continue;
       }
       if (orderAlways(*s, *p, {}, {}))
@@ -1142,7 +1178,7 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
                              relay.poll->access.getIndices(),
                              {},
                              {},
-                             relay.dim,
+                             relay.coordinate,
                              relay.step,
                              relay.from,
                              relay.signalFrom,

@@ -54,22 +54,24 @@ public:
   /// releases happens before every access the poll acquires. A chain
   /// through other blocks (a hb b hb c) gives the constant elements the
   /// two must be at instead (`signalAt`, `pollAt`; empty for a direct edge).
-  /// A relay (`relayStep` d > 0) along block id `relayDim` (b below): a
-  /// block polls element b + beta and then signals b + beta + d (indices
-  /// that block id plus constants), so a signal from a block at a happens
-  /// before the poll of a block at c whenever c - a is a positive multiple
-  /// of d, a runs the signal (a >= `signalFrom`), c the poll (c >=
-  /// `pollFrom`), and every block between both: the blocks from `relayFrom`
-  /// on (their guards of the block id) do. (Blocks that differ only in the
-  /// other ids share the elements: a poll's threshold, the sum of every
-  /// signal to its element, waits for all of them.)
+  /// A relay (`relayStep` d > 0) along `relayCoordinate` (b below: a block
+  /// id, or a tile loop's induction variable, `for t = block id to n step
+  /// blocks`, whose iterations over the grid take every tile): a block (at
+  /// its tile) polls element b + beta and then signals b + beta + d
+  /// (indices the coordinate plus constants), so a signal at a happens
+  /// before the poll at c whenever c - a is a positive multiple of d, a
+  /// runs the signal (a >= `signalFrom`), c the poll (c >= `pollFrom`),
+  /// and every coordinate between both: those from `relayFrom` on (their
+  /// guards of the coordinate) do. (Blocks that differ only in the other
+  /// ids share the elements: a poll's threshold, the sum of every signal to
+  /// its element, waits for all of them.)
   /// A ticket edge (`signalTicket` set): the counter's signals take turns
   /// (GlobalProtocol::ticketPoll), so the signal orders the poll only where
   /// also its ticket is below the poll's threshold.
   struct Edge {
     ValueRange signalIndex, pollIndex;
     llvm::SmallVector<int64_t, 2> signalAt = {}, pollAt = {};
-    int relayDim = 0;
+    Value relayCoordinate = {};
     int64_t relayStep = 0, relayFrom = 0, signalFrom = 0, pollFrom = 0;
     Value signalTicket = {}, pollThreshold = {};
   };
@@ -93,6 +95,7 @@ private:
   const smem::Model &model;
   smem::ThreadEvaluator &threads;
   llvm::function_ref<void(StringRef, Operation *, const Twine &)> report;
+  llvm::SmallVector<int64_t, 3> grid;
   llvm::DenseSet<const void *> counters;
   std::vector<Point> points;
   /// Every check held: only then does the protocol order accesses.
@@ -113,7 +116,7 @@ private:
   struct Relay {
     const Point *poll, *signal;
     Operation *anchor, *limit;
-    int dim;
+    Value coordinate;
     int64_t step, from, pollFrom, signalFrom;
   };
   std::vector<Relay> relays;

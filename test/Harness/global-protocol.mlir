@@ -1960,3 +1960,113 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[3072],f32[3072],i32[12]@zero
+// Twin: a relay inside a persistent tile loop (t = block id, step the
+// blocks): tile t >= 1 polls element t - 1, then every tile signals t; tile
+// t >= 2 reads what tile t - 2 wrote (another block's earlier iteration),
+// through tile t - 1's relay.
+gpu.module @m {
+  gpu.func @relay_in_tile_loop(%data: memref<3072xf32>, %out: memref<3072xf32>, %ctr: memref<12xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %blocks = gpu.grid_dim x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c12 = arith.constant 12 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.for %t = %bid to %c12 step %blocks {
+      %base = arith.muli %t, %c256 : index
+      %mine = arith.addi %base, %tid : index
+      memref.store %f, %data[%mine] : memref<3072xf32>
+      gpu.barrier
+      %notfirst = arith.cmpi uge, %t, %c1 : index
+      scf.if %first {
+        scf.if %notfirst {
+          %prev = arith.subi %t, %c1 : index
+          scf.while : () -> () {
+            %v = memref.atomic_rmw addi %zero, %ctr[%prev] : (i32, memref<12xi32>) -> i32
+            %wait = arith.cmpi ult, %v, %one : i32
+            scf.condition(%wait)
+          } do {
+            scf.yield
+          }
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %old = memref.atomic_rmw addi %one, %ctr[%t] : (i32, memref<12xi32>) -> i32
+      }
+      gpu.barrier
+      %late = arith.cmpi uge, %t, %c2 : index
+      scf.if %late {
+        %back = arith.subi %base, %c256 : index
+        %back2 = arith.subi %back, %c256 : index
+        %i = arith.addi %back2, %tid : index
+        %x = memref.load %data[%i] : memref<3072xf32>
+        memref.store %x, %out[%mine] : memref<3072xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: tile 1 does not poll (tiles t >= 2 do), so it relays nothing: tile
+// 2 may read what tile 0 writes before it lands.
+gpu.module @m {
+  gpu.func @relay_in_tile_loop_skips_one(%data: memref<3072xf32>, %out: memref<3072xf32>, %ctr: memref<12xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %blocks = gpu.grid_dim x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c12 = arith.constant 12 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.for %t = %bid to %c12 step %blocks {
+      %base = arith.muli %t, %c256 : index
+      %mine = arith.addi %base, %tid : index
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #0{{.*}}}}
+      memref.store %f, %data[%mine] : memref<3072xf32>
+      gpu.barrier
+      %notfirst = arith.cmpi uge, %t, %c2 : index
+      scf.if %first {
+        scf.if %notfirst {
+          %prev = arith.subi %t, %c1 : index
+          scf.while : () -> () {
+            %v = memref.atomic_rmw addi %zero, %ctr[%prev] : (i32, memref<12xi32>) -> i32
+            %wait = arith.cmpi ult, %v, %one : i32
+            scf.condition(%wait)
+          } do {
+            scf.yield
+          }
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %old = memref.atomic_rmw addi %one, %ctr[%t] : (i32, memref<12xi32>) -> i32
+      }
+      gpu.barrier
+      %late = arith.cmpi uge, %t, %c2 : index
+      scf.if %late {
+        %back = arith.subi %base, %c256 : index
+        %back2 = arith.subi %back, %c256 : index
+        %i = arith.addi %back2, %tid : index
+        %x = memref.load %data[%i] : memref<3072xf32>
+        memref.store %x, %out[%mine] : memref<3072xf32>
+      }
+    }
+    gpu.return
+  }
+}
