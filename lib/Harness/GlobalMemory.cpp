@@ -778,9 +778,10 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
       }
       // A ticket edge: unordered also where the signal's turn is not below
       // the poll's threshold.
-      if (e.signalTicket) {
-        Lin late = builder.expr(e.signalTicket, ix) -
-                   builder.expr(e.pollThreshold, iy);
+      if (e.ticketed) {
+        Lin ticket =
+            e.signalTicket ? builder.expr(e.signalTicket, ix) : Lin::of(0);
+        Lin late = ticket - builder.expr(e.pollThreshold, iy);
         std::optional<int64_t> constant = late.asConstant();
         same = false;
         apart |= constant && *constant >= 0;

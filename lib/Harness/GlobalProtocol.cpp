@@ -554,12 +554,23 @@ bool Enumeration::record(const GlobalProtocol::Point &p) {
       llvm::AddOverflow(tally.sum, added, tally.sum))
     return fail(p.access, "its counts overflow");
   // Its ticket: the threshold of its poll's latest instance in this block,
-  // on the same element.
-  auto poll = ticketPoll.find(&p);
-  auto latest = poll == ticketPoll.end() ? latestPoll.end()
-                                         : latestPoll.find(poll->second);
-  if (added == 1 && latest != latestPoll.end() && latest->second.first == index)
+  // on the same element; 0 where that poll did not run (a signal that
+  // waited for nothing may land first), which the poll's threshold must
+  // then also say (the race check reads the ticket from it).
+  if (added != 1) {
+    tally.unticketed = true;
+    return true;
+  }
+  const GlobalProtocol::Point *poll = ticketPoll.lookup(&p);
+  auto latest = poll ? latestPoll.find(poll) : latestPoll.end();
+  if (latest != latestPoll.end() && latest->second.first == index) {
     tally.tickets.push_back({latest->second.second, node});
+    return true;
+  }
+  std::optional<int64_t> stated =
+      poll ? evaluate(poll->threshold) : std::optional<int64_t>(0);
+  if (stated == 0)
+    tally.tickets.push_back({0, node});
   else
     tally.unticketed = true;
   return true;
@@ -764,15 +775,19 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
         tally.sum != w.threshold && Enumeration::takesTurns(tally, w.threshold);
     if (turns)
       ticketCounters.insert(p.counter.getAsOpaquePointer());
-    bool someTurns = !tally.unticketed && !tally.tickets.empty();
+    // (Turns: some signal waits for a count first.)
+    bool someTurns =
+        !tally.unticketed &&
+        llvm::any_of(tally.tickets, [](const auto &t) { return t.first > 0; });
     if (tally.sum != w.threshold && !turns && someTurns) {
       std::string list;
       for (auto [ticket, node] : tally.tickets)
         list += (list.empty() ? "" : ", ") + std::to_string(ticket);
       report(check::kGlobalSync, p.poll,
              where + llvm::formatv(", but the launch's signals add {0} to it "
-                                   "in turns {1} (each after a poll of the "
-                                   "element): only turns 0 to {2} in order "
+                                   "in turns {1} (a signal's turn: the count "
+                                   "its thread waited for first): only turns "
+                                   "0 to {2} in order "
                                    "let every wait see the turns below its "
                                    "threshold, so blocks can wait forever "
                                    "or order nothing",
@@ -895,6 +910,51 @@ getCoordinateOffset(Value v, ArrayRef<int64_t> grid, const Model &model) {
   return std::nullopt;
 }
 
+/// The signal follows the poll's fence in its thread: in its block, or in a
+/// block around it past branches uniform over the block (for a relay, their
+/// bounds of its coordinate are the poll's first) or that test the thread,
+/// which the thread that polled runs to the signal; the signal itself under
+/// no other branches than uniform ones and the same branches of the
+/// thread's own tests the poll is under (`if (tid == 0) poll; ...; if (tid
+/// == 0) signal`: the same condition value holds in the same thread; a test
+/// that differs may pass another thread).
+bool GlobalProtocol::reaches(const Point &poll, const Point &signal) const {
+  using Branch = std::pair<Value, bool>;
+  SmallVector<Branch> polled;
+  auto uniformBranches = [&](Operation *from, Operation *to) {
+    for (Operation *child = from, *op = from->getParentOp(); op && op != to;
+         child = op, op = op->getParentOp()) {
+      auto ifOp = dyn_cast<scf::IfOp>(op);
+      if (!ifOp)
+        return false;
+      Branch branch{ifOp.getCondition(),
+                    child->getParentRegion() == &ifOp.getThenRegion()};
+      if (model.uniformity.isDivergent(branch.first, ThreadScope::Block) &&
+          !llvm::is_contained(polled, branch))
+        return false;
+    }
+    return true;
+  };
+  for (Operation *at = poll.fence;;) {
+    Operation *a = at->getBlock()->findAncestorOpInBlock(*signal.access);
+    if (a && at->isBeforeInBlock(a))
+      return a == signal.access.getOperation() ||
+             uniformBranches(signal.access, a->getParentOp());
+    auto ifOp = dyn_cast<scf::IfOp>(at->getParentOp());
+    if (!ifOp)
+      return false;
+    if (model.uniformity.isDivergent(ifOp.getCondition(), ThreadScope::Block)) {
+      // Past a test of the thread: only a signal under the same test runs
+      // in the thread that polled.
+      if (!threads.isThreadOnly(ifOp.getCondition()))
+        return false;
+      polled.push_back({ifOp.getCondition(),
+                        at->getParentRegion() == &ifOp.getThenRegion()});
+    }
+    at = ifOp;
+  }
+}
+
 void GlobalProtocol::collectTicketPolls() {
   for (const Point &s : points) {
     if (s.poll)
@@ -902,7 +962,8 @@ void GlobalProtocol::collectTicketPolls() {
     const Point *only = nullptr;
     for (const Point &p : points)
       if (p.poll && p.fence && p.counter == s.counter &&
-          p.access.getIndices() == s.access.getIndices() && follows(p, s)) {
+          p.access.getIndices() == s.access.getIndices() &&
+          (follows(p, s) || reaches(p, s))) {
         if (only) {
           only = nullptr;
           break;
@@ -1002,52 +1063,6 @@ void GlobalProtocol::collectRelays() {
       from = std::max(from, *bound);
     }
     return from;
-  };
-  // The signal follows the poll's fence in its thread: in its block, or
-  // in a block around it past branches uniform over the block (their
-  // block-id bounds are the poll's firstBlock) or that test the thread,
-  // which the thread that polled runs to the signal; the signal itself
-  // under no other branches than uniform ones and the same branches of the
-  // thread's own tests the poll is under (`if (tid == 0) poll; ...; if (tid
-  // == 0) signal`: the same condition value holds in the same thread; a
-  // test that differs may pass another thread).
-  using Branch = std::pair<Value, bool>;
-  auto uniformBranches = [&](Operation *from, Operation *to,
-                             ArrayRef<Branch> polled) {
-    for (Operation *child = from, *op = from->getParentOp(); op && op != to;
-         child = op, op = op->getParentOp()) {
-      auto ifOp = dyn_cast<scf::IfOp>(op);
-      if (!ifOp)
-        return false;
-      Branch branch{ifOp.getCondition(),
-                    child->getParentRegion() == &ifOp.getThenRegion()};
-      if (model.uniformity.isDivergent(branch.first, ThreadScope::Block) &&
-          !llvm::is_contained(polled, branch))
-        return false;
-    }
-    return true;
-  };
-  auto reaches = [&](const Point &poll, const Point &signal) {
-    SmallVector<Branch> polled;
-    for (Operation *at = poll.fence;;) {
-      Operation *a = at->getBlock()->findAncestorOpInBlock(*signal.access);
-      if (a && at->isBeforeInBlock(a))
-        return a == signal.access.getOperation() ||
-               uniformBranches(signal.access, a->getParentOp(), polled);
-      auto ifOp = dyn_cast<scf::IfOp>(at->getParentOp());
-      if (!ifOp)
-        return false;
-      if (model.uniformity.isDivergent(ifOp.getCondition(),
-                                       ThreadScope::Block)) {
-        // Past a test of the thread: only a signal under the same test
-        // runs in the thread that polled.
-        if (!threads.isThreadOnly(ifOp.getCondition()))
-          return false;
-        polled.push_back({ifOp.getCondition(),
-                          at->getParentRegion() == &ifOp.getThenRegion()});
-      }
-      at = ifOp;
-    }
   };
   for (const Point &poll : points) {
     if (!poll.poll || !poll.fence || poll.access.getIndices().size() != 1 ||
@@ -1155,13 +1170,13 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
         continue;
       if (ticketCounters.contains(s->counter.getAsOpaquePointer())) {
         // Ordered where the elements agree and the signal's turn came
-        // before the threshold; a signal without a ticket orders nothing.
-        if (const Point *turn = ticketPoll.lookup(s)) {
-          Edge edge{s->access.getIndices(), p->access.getIndices()};
+        // before the threshold (turn 0 for a signal that polls nothing).
+        Edge edge{s->access.getIndices(), p->access.getIndices()};
+        edge.ticketed = true;
+        if (const Point *turn = ticketPoll.lookup(s))
           edge.signalTicket = turn->threshold;
-          edge.pollThreshold = p->threshold;
-          edges.push_back(std::move(edge));
-        }
+        edge.pollThreshold = p->threshold;
+        edges.push_back(std::move(edge));
         continue;
       }
       if (orderAlways(*s, *p, {}, {}))

@@ -65,14 +65,16 @@ public:
   /// guards of the coordinate) do. (Blocks that differ only in the other
   /// ids share the elements: a poll's threshold, the sum of every signal to
   /// its element, waits for all of them.)
-  /// A ticket edge (`signalTicket` set): the counter's signals take turns
+  /// A ticket edge (`ticketed`): the counter's signals take turns
   /// (GlobalProtocol::ticketPoll), so the signal orders the poll only where
-  /// also its ticket is below the poll's threshold.
+  /// also its ticket (`signalTicket`, 0 when null) is below the poll's
+  /// threshold.
   struct Edge {
     ValueRange signalIndex, pollIndex;
     llvm::SmallVector<int64_t, 2> signalAt = {}, pollAt = {};
     Value relayCoordinate = {};
     int64_t relayStep = 0, relayFrom = 0, signalFrom = 0, pollFrom = 0;
+    bool ticketed = false;
     Value signalTicket = {}, pollThreshold = {};
   };
   /// The edges that order each of `before` (ops of one block) before each
@@ -131,6 +133,8 @@ private:
   llvm::DenseMap<const Point *, const Point *> ticketPoll;
   llvm::DenseSet<const void *> ticketCounters;
   void collectTicketPolls();
+  /// Whether `signal` runs after `poll`'s fence in the thread that polled.
+  bool reaches(const Point &poll, const Point &signal) const;
 };
 
 } // namespace mlir::amk

@@ -1895,7 +1895,7 @@ gpu.module @m {
     %bz1 = arith.addi %bz, %c1 : index
     %turn = arith.index_cast %bz1 : index to i32
     scf.if %first {
-      // expected-error-re @+1 {{[AMK-GLOBAL-SYNC] in block (0, 0, 0) 'scf.while' at line {{[0-9]+}} waits for kernel argument #1[0] to reach 1, but the launch's signals add 3 to it in turns 1, 2, 3 (each after a poll of the element){{.*}}}}
+      // expected-error-re @+1 {{[AMK-GLOBAL-SYNC] in block (0, 0, 0) 'scf.while' at line {{[0-9]+}} waits for kernel argument #1[0] to reach 1, but the launch's signals add 3 to it in turns 1, 2, 3 (a signal's turn: the count its thread waited for first){{.*}}}}
       scf.while : () -> () {
         %v = memref.atomic_rmw addi %zero, %ctr[%bx] : (i32, memref<4xi32>) -> i32
         %wait = arith.cmpi ult, %v, %turn : i32
