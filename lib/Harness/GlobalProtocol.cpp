@@ -563,14 +563,14 @@ bool Enumeration::record(const GlobalProtocol::Point &p) {
   }
   const GlobalProtocol::Point *poll = ticketPoll.lookup(&p);
   auto latest = poll ? latestPoll.find(poll) : latestPoll.end();
-  if (latest != latestPoll.end() && latest->second.first == index) {
-    tally.tickets.push_back({latest->second.second, node});
-    return true;
-  }
+  bool polled = latest != latestPoll.end() && latest->second.first == index;
+  int64_t ticket = polled ? latest->second.second : 0;
+  // (The poll's threshold as evaluated here must be the ticket: an instance
+  // from an earlier iteration may have waited for another count.)
   std::optional<int64_t> stated =
       poll ? evaluate(poll->threshold) : std::optional<int64_t>(0);
-  if (stated == 0)
-    tally.tickets.push_back({0, node});
+  if (stated == ticket)
+    tally.tickets.push_back({ticket, node});
   else
     tally.unticketed = true;
   return true;
