@@ -333,6 +333,27 @@ def repack_study_cases():
     cases.append(Case("tf32_tt_batched_65x200x100", 65, 200, 100, "tf32",
                       batch=3, ta=True, tb=True, perf=False,
                       config=small.format(threads=128)))
+    # Rows that break TMA's 16-byte rule: both operands copied K-major with
+    # K padded by zeros (planned, and a ring and a warp-specialized kernel
+    # forced on small odd problems in every layout).
+    for dtype in ("bf16", "fp16"):
+        for m, n, k in [(4097, 4097, 4097), (2039, 2053, 2027),
+                        (1000, 1000, 999)]:
+            cases.append(Case(f"{dtype}_pad_{m}x{n}x{k}_nn", m, n, k, dtype))
+    cases.append(Case("tf32_pad_4097x4097x4097_nn", 4097, 4097, 4097,
+                      "tf32"))
+    for name, m, n, k, ta, tb, batch, config in [
+            ("nn_odd_k", 200, 136, 71, False, False, 0, ws16),
+            ("nt_odd_k", 130, 72, 99, False, True, 0, small.format(
+                threads=256).replace("32], warp", "64], warp").replace(
+                    "64, 8]", "64, 16]").replace("vector = 4", "vector = 8")),
+            ("tn_odd_m_batched", 65, 136, 72, True, False, 2, ws16),
+            ("tt_odd_n", 64, 77, 80, True, True, 0, ws16)]:
+        cases.append(Case(f"bf16_pad_{name}_{m}x{n}x{k}", m, n, k, "bf16",
+                          ta=ta, tb=tb, batch=batch, perf=False,
+                          config=config))
+    cases.append(Case("tf32_pad_nn_odd_k_70x33x45", 70, 33, 45, "tf32",
+                      perf=False, config=small.format(threads=128)))
     return cases
 
 

@@ -25,11 +25,12 @@ module {
 // -----
 
 module attributes {amk.target = #amk.target<"h200">} {
-  // TMA rows are a multiple of 16 bytes: K = 100 bf16 is 200 bytes.
-  func.func @wgmma_pitch(%a: memref<128x100xbf16>, %b: memref<128x100xbf16>, %c: memref<128x128xf32>) {
+  // TMA rows are a multiple of 16 bytes: a dynamic K cannot be shown one
+  // (a static K that breaks it is padded by a copy first).
+  func.func @wgmma_pitch(%a: memref<128x?xbf16>, %b: memref<128x?xbf16>, %c: memref<128x128xf32>) {
     // expected-error @+1 {{wgmma needs operands whose rows (their contiguous extent) are static and a multiple of 16 bytes (TMA's rule)}}
     amk.kernel "k" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 3, vector = 4, threads = 256>) attributes {amk.verified} {
-      amk.matmul %a, %b into %c {transpose_b} : memref<128x100xbf16>, memref<128x100xbf16>, memref<128x128xf32>
+      amk.matmul %a, %b into %c {transpose_b} : memref<128x?xbf16>, memref<128x?xbf16>, memref<128x128xf32>
     }
     return
   }
@@ -41,7 +42,7 @@ module attributes {amk.target = #amk.target<"h200">} {
   // A tf32 B as [K, N] is repacked by a kernel whose grid y holds K's
   // 32-row tiles: at most 65535 of them.
   func.func @wgmma_repack_k(%a: memref<64x2097152xf32>, %b: memref<2097152x64xf32>, %c: memref<64x64xf32>) {
-    // expected-error @+1 {{wgmma repacks A as [K, M] and a tf32 B as [K, N] for K up to 2097120, static}}
+    // expected-error @+1 {{wgmma repacks operands it cannot read as stored (A as [K, M], a tf32 B as [K, N], rows that break TMA's 16-byte rule) for K up to 2097120, static}}
     amk.kernel "k" config(#amk.gemm_config<block = [64, 64, 32], warp = [64, 64], math = wgmma, inst = [64, 64, 8], stages = 3, vector = 4, threads = 128>) attributes {amk.verified} {
       amk.matmul %a, %b into %c {precision = #amk.precision<tf32>} : memref<64x2097152xf32>, memref<2097152x64xf32>, memref<64x64xf32>
     }

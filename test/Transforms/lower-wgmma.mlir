@@ -12,6 +12,7 @@
 // RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=REPACK-A
 // RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=TN
 // RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=TT
+// RUN: amk-opt %s --split-input-file --amk-lower=stop-at=gpu | FileCheck %s --check-prefix=PAD
 // The Hopper kernel (math = wgmma): A [M, K] and B [K, N] (MN-major, loaded
 // in 64-column chunks and transposed by wgmma), three stages, two
 // warpgroups, bias and GELU in the epilogue.
@@ -347,6 +348,39 @@ module attributes {amk.target = #amk.target<"h200">} {
   func.func @bf16_tt(%a: memref<128x192xbf16>, %b: memref<256x128xbf16>, %c: memref<192x256xbf16>) {
     amk.kernel "gemm_wgmma_tt" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 2, vector = 8, threads = 256>) attributes {amk.verified} {
       amk.matmul %a, %b into %c {transpose_a, transpose_b} : memref<128x192xbf16>, memref<256x128xbf16>, memref<192x256xbf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// K = 71 breaks TMA's 16-byte rule for A's rows (142 bytes): both operands
+// are copied K-major with K padded by zeros to 72; A, already K-major, row
+// by row; B as [K, N] through the transposing tiles. The product reads the
+// copies as A [M, 72] and B [N, 72].
+// PAD-LABEL: func.func @bf16_odd_k
+// PAD:         %[[PA:.*]] = gpu.alloc () : memref<64x72xbf16>
+// PAD:         %[[PB:.*]] = gpu.alloc () : memref<136x72xbf16>
+// PAD:         gpu.launch_func @gemm_wgmma_pad::@gemm_wgmma_pad_repack_a blocks in (%c2, %c3, %c1) {{.*}} args(%arg0 : memref<64x71xbf16>, %[[PA]] : memref<64x72xbf16>)
+// PAD:         gpu.launch_func @gemm_wgmma_pad::@gemm_wgmma_pad_repack_b blocks in (%c5, %{{.*}}, %{{.*}}) {{.*}} args(%arg1 : memref<71x136xbf16>, %[[PB]] : memref<136x72xbf16>)
+// PAD:         gpu.launch_func @gemm_wgmma_pad::@gemm_wgmma_pad blocks {{.*}} args(%[[PA]] : memref<64x72xbf16>, %[[PB]] : memref<136x72xbf16>, %arg2 : memref<64x136xbf16>
+// PAD:       gpu.func @gemm_wgmma_pad_repack_a(%[[SRC:.*]]: memref<64x71xbf16>, %[[DST:.*]]: memref<64x72xbf16>)
+// PAD:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : bf16
+// PAD:         %[[INK:.*]] = arith.cmpi ult, %[[K:.*]], %c71 : index
+// PAD:         %[[V:.*]] = scf.if %[[INK]] -> (bf16) {
+// PAD:           memref.load %[[SRC]][%{{.*}}, %[[K]]] : memref<64x71xbf16>
+// PAD:         } else {
+// PAD:           scf.yield %[[ZERO]] : bf16
+// PAD:         memref.store %[[V]], %[[DST]][%{{.*}}, %[[K]]] : memref<64x72xbf16>
+// PAD:       gpu.func @gemm_wgmma_pad_repack_b(
+// PAD:         gpu.barrier
+// PAD:       gpu.func @gemm_wgmma_pad(%{{.*}}: memref<64x72xbf16>, %{{.*}}: memref<136x72xbf16>, %{{.*}}: memref<64x136xbf16>,
+// PAD:         nvgpu.warpgroup.mma {{.*}} {waitGroup = 4 : i64}
+module attributes {amk.target = #amk.target<"h200">} {
+  func.func @bf16_odd_k(%a: memref<64x71xbf16>, %b: memref<71x136xbf16>, %c: memref<64x136xbf16>) {
+    amk.kernel "gemm_wgmma_pad" config(#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], math = wgmma, inst = [64, 64, 16], stages = 2, vector = 8, threads = 128>) attributes {amk.verified} {
+      amk.matmul %a, %b into %c : memref<64x71xbf16>, memref<71x136xbf16>, memref<64x136xbf16>
     }
     return
   }

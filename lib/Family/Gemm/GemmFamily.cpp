@@ -174,8 +174,12 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
       SizeSymbol{"K", p.k, 0u, off + (p.transposeA ? 0u : 1u)}};
 
   // An operand wgmma cannot read as stored (A as [K, M], a tf32 B as [K,
-  // N]): a first kernel copies it transposed into a workspace, which the
-  // product's kernel reads (and its tensor map describes) in its place.
+  // N], rows that break TMA's 16-byte rule): a first kernel copies it
+  // K-major (K padded with zeros to 16 bytes in the last case) into a
+  // workspace, which the product's kernel reads (and its tensor map
+  // describes) in its place.
+  SizeExpr packedK = padsRowsForTma(p) ? SizeExpr::constant(getPaddedK(p))
+                                       : SizeExpr::symbol("K");
   llvm::StringMap<std::string> packedName;
   for (bool isA : {true, false}) {
     if (!repacksOperand(config, p, isA))
@@ -188,13 +192,13 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
     packed.kernelType = getRepackedType(p, isA);
     for (const std::string &symbol :
          getOperandSymbols(getProductProblem(config, p), operand, 0))
-      packed.shape.push_back(SizeExpr::symbol(symbol));
+      packed.shape.push_back(symbol == "K" ? packedK
+                                           : SizeExpr::symbol(symbol));
     LaunchKernel &pack = launch.kernels.emplace_back();
     pack.suffix = getRepackSuffix(isA).str();
     pack.grid = {
         SizeExpr::ceilDiv(SizeExpr::symbol(isA ? "M" : "N"), kRepackTile),
-        SizeExpr::ceilDiv(SizeExpr::symbol("K"), kRepackTile),
-        SizeExpr::symbol("B")};
+        SizeExpr::ceilDiv(packedK, kRepackTile), SizeExpr::symbol("B")};
     pack.block = {kRepackThreads, 1, 1};
     pack.dynamicSmemBytes = getRepackSmemBytes(p);
     pack.estimatedRegs = kRepackRegs;

@@ -302,10 +302,29 @@ MemRefType mlir::amk::getSplitWorkspaceType(GemmConfigAttr config,
                          Float32Type::get(config.getContext()));
 }
 
+bool mlir::amk::padsRowsForTma(const GemmProblem &problem) {
+  bool typed = problem.inType.isF16() || problem.inType.isBF16() ||
+               (problem.inType.isF32() && problem.isTF32());
+  if (!typed || ShapedType::isDynamic(problem.k))
+    return false;
+  return llvm::any_of(std::array<int64_t, 2>{problem.getContiguousExtentA(),
+                                             problem.getContiguousExtentB()},
+                      [&](int64_t extent) {
+                        return !ShapedType::isDynamic(extent) &&
+                               (extent * problem.inBytes()) % 16 != 0;
+                      });
+}
+
+int64_t mlir::amk::getPaddedK(const GemmProblem &problem) {
+  return llvm::alignTo(problem.k, 16 / problem.inBytes());
+}
+
 bool mlir::amk::repacksOperand(GemmConfigAttr config,
                                const GemmProblem &problem, bool isA) {
   if (config.getMath() != MathInst::wgmma)
     return false;
+  if (padsRowsForTma(problem))
+    return true;
   if (problem.inType.isF32())
     return isA ? problem.transposeA : !problem.transposeB;
   return isA && problem.transposeA && problem.transposeB;
@@ -318,6 +337,12 @@ int64_t mlir::amk::getRepackSmemBytes(const GemmProblem &problem) {
 GemmProblem mlir::amk::getProductProblem(GemmConfigAttr config,
                                          const GemmProblem &problem) {
   GemmProblem product = problem;
+  if (config.getMath() == MathInst::wgmma && padsRowsForTma(problem)) {
+    product.transposeA = false;
+    product.transposeB = true;
+    product.k = getPaddedK(problem);
+    return product;
+  }
   if (repacksOperand(config, problem, /*isA=*/true))
     product.transposeA = false;
   if (repacksOperand(config, problem, /*isA=*/false))
@@ -326,7 +351,9 @@ GemmProblem mlir::amk::getProductProblem(GemmConfigAttr config,
 }
 
 MemRefType mlir::amk::getRepackedType(const GemmProblem &problem, bool isA) {
-  SmallVector<int64_t> shape = {isA ? problem.m : problem.n, problem.k};
+  SmallVector<int64_t> shape = {isA ? problem.m : problem.n,
+                                padsRowsForTma(problem) ? getPaddedK(problem)
+                                                        : problem.k};
   if (problem.batched)
     shape.insert(shape.begin(), problem.batch);
   return MemRefType::get(shape, problem.inType);
@@ -440,9 +467,11 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
     if ((repacksOperand(config, problem, true) ||
          repacksOperand(config, problem, false)) &&
         (ShapedType::isDynamic(problem.k) ||
-         llvm::divideCeil(problem.k, kRepackTile) > kRepackMaxTilesK))
-      return fail(llvm::formatv("wgmma repacks A as [K, M] and a tf32 B as "
-                                "[K, N] for K up to {0}, static",
+         llvm::divideCeil(getPaddedK(problem), kRepackTile) > kRepackMaxTilesK))
+      return fail(llvm::formatv("wgmma repacks operands it cannot read as "
+                                "stored (A as [K, M], a tf32 B as [K, N], "
+                                "rows that break TMA's 16-byte rule) for K "
+                                "up to {0}, static",
                                 kRepackTile * kRepackMaxTilesK));
     return checkWgmmaLowerable(config, getProductProblem(config, problem),
                                whyNot);

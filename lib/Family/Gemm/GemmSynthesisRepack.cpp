@@ -16,6 +16,11 @@
 //   each) from the tile's columns: no bank conflicts either way for 32-bit
 //   elements.
 //
+// Rows that break TMA's 16-byte rule (padsRowsForTma): both operands are
+// copied K-major with K padded by zeros to Kp (16 bytes); one stored K-major
+// already is copied row by row (block (x, y, z) moves rows 32 x .. +32,
+// columns 32 y .. +32 of the copy, zeros past K).
+//
 //===----------------------------------------------------------------------===//
 
 #include "GemmSynthesis.h"
@@ -60,14 +65,33 @@ gpu::GPUFuncOp mlir::amk::synthesizeGemmRepackKernel(gpu::GPUModuleOp module,
   // round. Each guard takes the smaller of the two (equal in every launch,
   // but a dynamic size of the operand and the copy's, sized from C, are two
   // values to the bounds proof).
-  Value sizeK = m.min(dim(source, 0), dim(packed, 1));
-  Value sizeN = m.min(dim(source, 1), dim(packed, 0));
+  // The source's rows are K (transposed copies) or M / N (copies that only
+  // pad K).
+  bool transpose = isA ? problem.transposeA : !problem.transposeB;
+  unsigned kDim = transpose ? 0 : 1;
+  Value sizeK = m.min(dim(source, kDim), dim(packed, 1));
+  Value sizeN = m.min(dim(source, 1 - kDim), dim(packed, 0));
+  // The copy's K: padded with zeros past K.
+  Value sizeKp = dim(packed, 1);
 
   constexpr int64_t tile = kRepackTile, rowsPerPass = kRepackThreads / 32;
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value lane = m.rem(tid, 32), warp = m.div(tid, 32);
   Value n0 = m.mul(gpu::BlockIdOp::create(b, gpu::Dimension::x), tile);
   Value k0 = m.mul(gpu::BlockIdOp::create(b, gpu::Dimension::y), tile);
+  Value zero = arith::ConstantOp::create(b, problem.inType,
+                                         b.getZeroAttr(problem.inType));
+  // Element k of a row: the source's where k < K, else zero.
+  auto valueAt = [&](Value k, function_ref<Value()> load) {
+    auto ifOp = scf::IfOp::create(b, TypeRange{problem.inType}, m.lt(k, sizeK),
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, load());
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, zero);
+    return ifOp.getResult(0);
+  };
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Value smem = gpu::DynamicSharedMemoryOp::create(
@@ -87,6 +111,19 @@ gpu::GPUFuncOp mlir::amk::synthesizeGemmRepackKernel(gpu::GPUModuleOp module,
     b.setInsertionPointToStart(ifOp.thenBlock());
     body();
   };
+  if (!transpose) {
+    for (int64_t i = 0; i < tile; i += rowsPerPass) {
+      Value n = m.add(n0, m.add(warp, i)), k = m.add(k0, lane);
+      guarded(n, sizeN, k, sizeKp, [&] {
+        Value v = valueAt(k, [&] {
+          return memref::LoadOp::create(b, source, ValueRange{n, k});
+        });
+        memref::StoreOp::create(b, v, packed, ValueRange{n, k});
+      });
+    }
+    gpu::ReturnOp::create(b);
+    return func;
+  }
   for (int64_t i = 0; i < tile; i += rowsPerPass) {
     Value row = m.add(warp, i);
     Value k = m.add(k0, row), n = m.add(n0, lane);
@@ -99,8 +136,10 @@ gpu::GPUFuncOp mlir::amk::synthesizeGemmRepackKernel(gpu::GPUModuleOp module,
   for (int64_t i = 0; i < tile; i += rowsPerPass) {
     Value col = m.add(warp, i);
     Value n = m.add(n0, col), k = m.add(k0, lane);
-    guarded(n, sizeN, k, sizeK, [&] {
-      Value v = memref::LoadOp::create(b, staged, ValueRange{lane, col});
+    guarded(n, sizeN, k, sizeKp, [&] {
+      Value v = valueAt(k, [&] {
+        return memref::LoadOp::create(b, staged, ValueRange{lane, col});
+      });
       memref::StoreOp::create(b, v, packed, ValueRange{n, k});
     });
   }

@@ -91,6 +91,14 @@ MemRefType getSplitWorkspaceType(GemmConfigAttr config,
 bool repacksOperand(GemmConfigAttr config, const GemmProblem &problem,
                     bool isA);
 
+/// Whether a wgmma product reads `problem` through K-major copies of both
+/// operands whose rows are padded with zeros to a multiple of 16 bytes
+/// (getPaddedK): an operand's rows (static) break TMA's 16-byte rule, K is
+/// static (an odd K, or A as [K, M] of an odd M).
+bool padsRowsForTma(const GemmProblem &problem);
+/// K rounded up to 16 bytes of the input type.
+int64_t getPaddedK(const GemmProblem &problem);
+
 /// The problem the product's kernel computes: `problem` with A as [M, K]
 /// and B as [N, K] where `config` repacks them.
 GemmProblem getProductProblem(GemmConfigAttr config,
