@@ -12,8 +12,8 @@
 // CHECK:         %[[A2:.*]] = memref.cast %[[A]] : memref<?x?xbf16> to memref<?x999xbf16>
 // CHECK:         cf.assert {{.*}}, "amk.matmul: size 1 of B must be 1000"
 // CHECK:         %[[B2:.*]] = memref.cast %[[B]] : memref<999x?xbf16> to memref<999x1000xbf16>
-// CHECK:         gpu.launch_func @{{.*}} args(%[[A2]] : memref<?x999xbf16>, %[[B2]] : memref<999x1000xbf16>, %[[C]] : memref<?x1000xbf16>)
-// CHECK:       gpu.func @{{.*}}(%{{.*}}: memref<?x999xbf16>, %{{.*}}: memref<999x1000xbf16>, %{{.*}}: memref<?x1000xbf16>) kernel
+// CHECK:         gpu.launch_func @{{.*}} args(%[[A2]] : memref<?x999xbf16>, %[[B2]] : memref<999x1000xbf16>, %[[C]] : memref<?x1000xbf16>
+// CHECK:       gpu.func @{{.*}}(%{{.*}}: memref<?x999xbf16>, %{{.*}}: memref<999x1000xbf16>, %{{.*}}: memref<?x1000xbf16>{{.*}}) kernel
 func.func @mixed(%a: memref<?x?xbf16>, %b: memref<999x?xbf16>, %c: memref<?x1000xbf16>) {
   amk.matmul %a, %b into %c : memref<?x?xbf16>, memref<999x?xbf16>, memref<?x1000xbf16>
   return

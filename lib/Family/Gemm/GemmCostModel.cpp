@@ -63,11 +63,22 @@ double mlir::amk::getGemmPeakGflops(GemmConfigAttr config,
     peak = target.tf32_gflops;
   int64_t sm = target.getSmVersion();
   bool hopperClass = sm >= 90 && sm < 120;
-  if (config.getMath() == MathInst::mma_sync)
+  if (config.getMath() == MathInst::mma_sync) {
+    // Rows of a static length that is not a multiple of 16 bytes are
+    // realigned chunk by chunk through registers.
+    bool realigned =
+        llvm::any_of(std::array<int64_t, 2>{problem.getContiguousExtentA(),
+                                            problem.getContiguousExtentB()},
+                     [&](int64_t extent) {
+                       return !ShapedType::isDynamic(extent) &&
+                              (extent * problem.inBytes()) % 16 != 0;
+                     });
     return peak *
            (hopperClass ? params.mmaSyncEfficiencyHopper
                         : params.mmaSyncEfficiencyNative) *
-           (problem.inType.isF32() ? params.mmaSyncTf32Efficiency : 1.0);
+           (problem.inType.isF32() ? params.mmaSyncTf32Efficiency : 1.0) *
+           (realigned ? params.mmaSyncRealignEfficiency : 1.0);
+  }
   // wgmma: sm_90a only (the arch table).
   if (!target.hasFeature(ArchFeature::Wgmma))
     return 0;
@@ -233,11 +244,13 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   if (splits > 1)
     cost.fixedNs += params.launchOverheadNs / (workspace ? 2 : 3);
   // A repacked operand is read and written once more, by a kernel of its
-  // own.
+  // own (16-bit elements at a fraction of the rate).
+  double repackRate = target.hbm_gbps * params.hbmEfficiency *
+                      (problem.inBytes() == 2 ? params.repack16BitShare : 1.0);
   for (auto [isA, bytes] :
        {std::pair(true, aUnique), std::pair(false, bUnique)})
     if (repacksOperand(config, problem, isA))
-      cost.fixedNs += params.launchOverheadNs / 2 + 2 * bytes / hbmRate;
+      cost.fixedNs += params.launchOverheadNs / 2 + 2 * bytes / repackRate;
 
   double terms[] = {cost.computeNs, cost.hbmNs, cost.l2Ns, cost.feedNs,
                     cost.smemNs};

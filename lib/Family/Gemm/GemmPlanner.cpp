@@ -176,10 +176,12 @@ void mlir::amk::forEachCalibratedParam(
   fn("mma_sync_efficiency_hopper", params.mmaSyncEfficiencyHopper);
   fn("mma_sync_efficiency_native", params.mmaSyncEfficiencyNative);
   fn("mma_sync_tf32_efficiency", params.mmaSyncTf32Efficiency);
+  fn("mma_sync_realign_efficiency", params.mmaSyncRealignEfficiency);
   fn("wgmma_efficiency", params.wgmmaEfficiency);
   fn("wgmma_persistent_efficiency", params.wgmmaPersistentEfficiency);
   fn("hbm_efficiency", params.hbmEfficiency);
   fn("hbm_per_sm_share", params.hbmPerSmShare);
+  fn("repack_16bit_share", params.repack16BitShare);
   fn("mem_latency_ns", params.memLatencyNs);
   fn("async_copy_latency_ns", params.asyncCopyLatencyNs);
   fn("tma_latency_ns", params.tmaLatencyNs);

@@ -38,6 +38,11 @@ struct GemmCostParams {
   /// fragments loaded through 16-bit views or one by one (H100,
   /// 2026-12-07: 4096^3 ran 1.65x and 1024^3 2.4x the model's time).
   double mmaSyncTf32Efficiency = 0.6;
+  /// What mma.sync keeps where an operand's rows (static) are not a
+  /// multiple of 16 bytes and its chunks are realigned through registers
+  /// (H100, 2026-12-07: 4097^3 bf16 ran 1231 us, 2.8x the model's time;
+  /// 1000 x 1000 x 999 2.5-3x).
+  double mmaSyncRealignEfficiency = 0.4;
   /// Fraction of the tensor-core peak the TMA + wgmma kernel reaches
   /// (H200, 2026-12-02: 600-710 of 989 TFLOP/s bf16 on 4096^3 and LLM
   /// prefill shapes).
@@ -56,6 +61,10 @@ struct GemmCostParams {
   /// (H100, 2026-12-07: 64 blocks of a 64 x 4096 x 4096 decode GEMM on 132
   /// SMs drew about half the rate).
   double hbmPerSmShare = 1.1;
+  /// Fraction of the HBM rate a repack kernel copies 16-bit elements at
+  /// (H100, 2026-12-07: both operands of 4096 x 4096 x 4097 bf16, 134 MB
+  /// read and written, took ~200 us; the f32 copy runs near the full rate).
+  double repack16BitShare = 0.25;
   /// Latency of a global load that the pipeline must hide, ns (HBM under
   /// load; L2 hits are faster, which the in-flight bound ignores): loads
   /// to registers (simt, register-staged operands) and each pipeline's
