@@ -776,6 +776,11 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
         differ.push_back({{delta - 1, false}});
         differ.push_back({{delta * -1 - 1, false}});
       }
+      // A guarded poll: unordered in the blocks its guards skip.
+      for (auto [dim, from] : e.pollGuards) {
+        same = false;
+        differ.push_back({{builder.blockId(iy, dim) * -1 + (from - 1), false}});
+      }
       // A ticket edge: unordered also where the signal's turn is not below
       // the poll's threshold.
       if (e.ticketed) {

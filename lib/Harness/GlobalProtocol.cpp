@@ -85,6 +85,11 @@ struct GlobalProtocol::Point {
   int64_t threads = 0;
   /// A poll's gpu-scope fence after it, in its thread.
   Operation *fence = nullptr;
+  /// A poll under branches that bound block ids from below (`if (z > 0)`):
+  /// in the blocks that pass them (`guards`: dimension, first id) it
+  /// acquires the ops of `guardedAnchor`'s block after `guardedLimit`.
+  Operation *guardedAnchor = nullptr, *guardedLimit = nullptr;
+  llvm::SmallVector<std::pair<int, int64_t>, 2> guards;
   /// The counter element, when its indices are constants.
   std::optional<llvm::SmallVector<int64_t, 2>> element;
 
@@ -362,6 +367,34 @@ bool GlobalProtocol::locateRelease(Point &s) {
   return true;
 }
 
+/// The lower bounds on block ids (dimension, first id) that `cond` states,
+/// when it is a conjunction of tests of the thread alone and of `block id
+/// >= c` (or `> c`) with constants c >= 0: some thread of every block that
+/// passes the bounds takes the branch.
+static std::optional<SmallVector<std::pair<int, int64_t>, 2>>
+getBlockLowerBounds(Value cond, ThreadEvaluator &threads) {
+  SmallVector<Value> parts;
+  bounds::conjuncts(cond, parts);
+  SmallVector<std::pair<int, int64_t>, 2> out;
+  using P = arith::CmpIPredicate;
+  for (Value part : parts) {
+    if (threads.isThreadOnly(part))
+      continue;
+    auto cmp = part.getDefiningOp<arith::CmpIOp>();
+    auto id =
+        cmp ? cmp.getLhs().getDefiningOp<gpu::BlockIdOp>() : gpu::BlockIdOp();
+    std::optional<int64_t> c =
+        cmp ? getConstantIntValue(cmp.getRhs()) : std::nullopt;
+    if (!id || !c || *c < 0 || *c == INT64_MAX ||
+        !llvm::is_contained({P::sge, P::uge, P::sgt, P::ugt},
+                            cmp.getPredicate()))
+      return std::nullopt;
+    bool strict = cmp.getPredicate() == P::sgt || cmp.getPredicate() == P::ugt;
+    out.push_back({static_cast<int>(id.getDimension()), strict ? *c + 1 : *c});
+  }
+  return out;
+}
+
 bool GlobalProtocol::locateAcquire(Point &p) {
   p.anchor = getAnchor(p.poll, threads);
   Operation *fence = findFence(p.poll, p.anchor, /*forward=*/true);
@@ -378,13 +411,30 @@ bool GlobalProtocol::locateAcquire(Point &p) {
   p.fence = fence;
   bool atAnchor = fence->getBlock() == p.anchor->getBlock();
   // Every thread polled and fenced: what follows the fence is acquired.
-  if (atAnchor && p.anchor == p.poll) {
-    p.limit = fence;
-    return true;
-  }
   // Else a barrier after the fence brings the acquire to the other threads.
-  p.limit = findInBlock(atAnchor ? fence : p.anchor, /*forward=*/true,
-                        isBlockBarrier);
+  p.limit = atAnchor && p.anchor == p.poll
+                ? fence
+                : findInBlock(atAnchor ? fence : p.anchor, /*forward=*/true,
+                              isBlockBarrier);
+  // Past branches that bound block ids (and test the thread), a barrier
+  // after them brings the acquire to the blocks that pass the bounds.
+  Operation *outer = p.anchor;
+  SmallVector<std::pair<int, int64_t>, 2> guards;
+  while (auto ifOp = dyn_cast_if_present<scf::IfOp>(outer->getParentOp())) {
+    std::optional<SmallVector<std::pair<int, int64_t>, 2>> bounds =
+        outer->getParentRegion() == &ifOp.getThenRegion()
+            ? getBlockLowerBounds(ifOp.getCondition(), threads)
+            : std::nullopt;
+    if (!bounds)
+      break;
+    llvm::append_range(guards, *bounds);
+    outer = ifOp;
+  }
+  if (outer != p.anchor && !guards.empty() && outer->isAncestor(fence)) {
+    p.guardedAnchor = outer;
+    p.guardedLimit = findInBlock(outer, /*forward=*/true, isBlockBarrier);
+    p.guards = std::move(guards);
+  }
   return true;
 }
 
@@ -1138,12 +1188,22 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
              return a && p.limit->isBeforeInBlock(a);
            });
   };
-  SmallVector<const Point *> signals, polls;
+  // Or, in the blocks past its guards, through the barrier after them.
+  auto acquiresGuarded = [&](const Point &p) {
+    return p.poll && p.guardedLimit && llvm::all_of(after, [&](Operation *op) {
+             Operation *a =
+                 p.guardedAnchor->getBlock()->findAncestorOpInBlock(*op);
+             return a && p.guardedLimit->isBeforeInBlock(a);
+           });
+  };
+  SmallVector<const Point *> signals, polls, guardedPolls;
   for (const Point &x : points) {
     if (releases(x))
       signals.push_back(&x);
     else if (acquires(x))
       polls.push_back(&x);
+    else if (acquiresGuarded(x))
+      guardedPolls.push_back(&x);
   }
   // An element a point is known to be at, other than `at`, orders nothing.
   auto mayBeAt = [](const Point &x, ArrayRef<int64_t> at) {
@@ -1182,6 +1242,21 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
       if (orderAlways(*s, *p, {}, {}))
         return edges;
       edges.push_back({s->access.getIndices(), p->access.getIndices()});
+    }
+    // Guarded polls: as above, in the blocks past their guards only.
+    for (const Point *p : guardedPolls) {
+      if (p->counter != s->counter ||
+          !(!s->element || !p->element || s->element == p->element))
+        continue;
+      Edge edge{s->access.getIndices(), p->access.getIndices()};
+      edge.pollGuards.assign(p->guards.begin(), p->guards.end());
+      if (ticketCounters.contains(s->counter.getAsOpaquePointer())) {
+        edge.ticketed = true;
+        if (const Point *turn = ticketPoll.lookup(s))
+          edge.signalTicket = turn->threshold;
+        edge.pollThreshold = p->threshold;
+      }
+      edges.push_back(std::move(edge));
     }
     // Relays: the poll's acquire past its branches on the block.
     for (const Relay &relay : relays)

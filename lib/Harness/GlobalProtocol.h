@@ -76,6 +76,9 @@ public:
     int64_t relayStep = 0, relayFrom = 0, signalFrom = 0, pollFrom = 0;
     bool ticketed = false;
     Value signalTicket = {}, pollThreshold = {};
+    /// The poll acquires only in blocks whose ids are at least these
+    /// (dimension, first id): its branches bound them (`if (z > 0)`).
+    llvm::SmallVector<std::pair<int, int64_t>, 2> pollGuards = {};
   };
   /// The edges that order each of `before` (ops of one block) before each
   /// of `after` (ops of another block).

@@ -2070,3 +2070,97 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[1024],i32[4]@zero
+// Twin: the serial split-K with a free first turn: only blocks z > 0 wait
+// (`if (z > 0)` inside the thread's test); the barrier after both branches
+// brings the acquire to the blocks that waited, and block z = 0's signal
+// has turn 0.
+gpu.module @m {
+  gpu.func @serial_splitk_first_free(%out: memref<1024xf32>, %ctr: memref<4xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 3>} {
+    %tid = gpu.thread_id x
+    %bx = gpu.block_id x
+    %bz = gpu.block_id z
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %base = arith.muli %bx, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    %turn = arith.index_cast %bz : index to i32
+    %later = arith.cmpi ugt, %bz, %c0 : index
+    scf.if %first {
+      scf.if %later {
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%bx] : (i32, memref<4xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %turn : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      }
+    }
+    gpu.barrier
+    %x = memref.load %out[%mine] : memref<1024xf32>
+    %y = arith.addf %x, %f : f32
+    memref.store %y, %out[%mine] : memref<1024xf32>
+    gpu.barrier
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%bx] : (i32, memref<4xi32>) -> i32
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the same, but every block reads its part of %out once more after
+// its signal: block z = 0's late read races with the later turns' writes.
+gpu.module @m {
+  gpu.func @serial_splitk_first_free_late_read(%out: memref<1024xf32>, %ctr: memref<4xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 3>} {
+    %tid = gpu.thread_id x
+    %bx = gpu.block_id x
+    %bz = gpu.block_id z
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %base = arith.muli %bx, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    %turn = arith.index_cast %bz : index to i32
+    %later = arith.cmpi ugt, %bz, %c0 : index
+    scf.if %first {
+      scf.if %later {
+        scf.while : () -> () {
+          %v = memref.atomic_rmw addi %zero, %ctr[%bx] : (i32, memref<4xi32>) -> i32
+          %wait = arith.cmpi ult, %v, %turn : i32
+          scf.condition(%wait)
+        } do {
+          scf.yield
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      }
+    }
+    gpu.barrier
+    %x = memref.load %out[%mine] : memref<1024xf32>
+    %y = arith.addf %x, %f : f32
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block{{.*}}}}
+    memref.store %y, %out[%mine] : memref<1024xf32>
+    gpu.barrier
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %ctr[%bx] : (i32, memref<4xi32>) -> i32
+    }
+    %late = memref.load %out[%mine] : memref<1024xf32>
+    %bad = arith.addf %late, %f : f32
+    gpu.return
+  }
+}
