@@ -61,12 +61,11 @@ gpu::GPUFuncOp mlir::amk::synthesizeGemmRepackKernel(gpu::GPUModuleOp module,
     return type.isDynamicDim(d) ? Value(memref::DimOp::create(b, memref, d))
                                 : m.c(type.getDimSize(d));
   };
-  // The operand's rows are K, its columns M or N; the copy's the other way
-  // round. Each guard takes the smaller of the two (equal in every launch,
-  // but a dynamic size of the operand and the copy's, sized from C, are two
-  // values to the bounds proof).
-  // The source's rows are K (transposed copies) or M / N (copies that only
-  // pad K).
+  // The operand's rows are K and its columns M or N (a transposed copy), or
+  // the other way round (a copy that only pads K); the copy's rows are M or
+  // N. Each guard takes the smaller of the operand's size and the copy's
+  // (equal in every launch, but a dynamic size of the operand and the
+  // copy's, sized from C, are two values to the bounds proof).
   bool transpose = isA ? problem.transposeA : !problem.transposeB;
   unsigned kDim = transpose ? 0 : 1;
   Value sizeK = m.min(dim(source, kDim), dim(packed, 1));
