@@ -760,7 +760,14 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
       bool same = true, apart = false;
       // The two counter elements equal, or (a chain) each at its constant.
       SmallVector<Lin> deltas;
-      if (e.signalAt.empty()) {
+      if (e.signalRange) {
+        // A gather edge: unordered where the signal's element is outside
+        // the gathered range (the poll's element is the gather's constant).
+        same = false;
+        Lin at = builder.expr(e.signalIndex.front(), ix);
+        differ.push_back({{at * -1 + (e.signalRange->first - 1), false}});
+        differ.push_back({{at - e.signalRange->second, false}});
+      } else if (e.signalAt.empty()) {
         for (auto [f, g] : llvm::zip(e.signalIndex, e.pollIndex))
           deltas.push_back(builder.expr(f, ix) - builder.expr(g, iy));
       } else {

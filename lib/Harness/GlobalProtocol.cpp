@@ -217,6 +217,7 @@ GlobalProtocol::GlobalProtocol(
   if (proved) {
     collectChains();
     collectRelays();
+    collectGathers();
   }
 }
 
@@ -494,6 +495,8 @@ public:
 
   int64_t grid[3];
   std::vector<Wait> waits;
+  /// How many instances of each point ran over the grid.
+  llvm::DenseMap<const GlobalProtocol::Point *, int64_t> instancesOf;
   std::map<std::pair<const void *, std::vector<int64_t>>, Tally> tallies;
   /// Why the counts could not be computed, and where.
   std::string whyNot;
@@ -588,6 +591,7 @@ bool Enumeration::record(const GlobalProtocol::Point &p) {
   if (previous >= 0)
     successors[previous].push_back(node);
   previous = node;
+  ++instancesOf[&p];
   if (p.poll) {
     std::optional<int64_t> threshold = evaluate(p.threshold);
     if (!threshold)
@@ -801,6 +805,8 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
     return false;
   }
   std::vector<bool> completing = counts.completing();
+  for (const Point &p : points)
+    instances[&p] = counts.instancesOf.lookup(&p);
   bool ok = true;
   llvm::SmallPtrSet<Operation *, 4> reported;
   for (const Enumeration::Wait &w : counts.waits) {
@@ -969,8 +975,12 @@ getCoordinateOffset(Value v, ArrayRef<int64_t> grid, const Model &model) {
 /// == 0) signal`: the same condition value holds in the same thread; a test
 /// that differs may pass another thread).
 bool GlobalProtocol::reaches(const Point &poll, const Point &signal) const {
-  using Branch = std::pair<Value, bool>;
-  SmallVector<Branch> polled;
+  return reachesFrom(poll.fence, {}, signal);
+}
+
+bool GlobalProtocol::reachesFrom(Operation *start, ArrayRef<Branch> tested,
+                                 const Point &signal) const {
+  SmallVector<Branch> polled(tested);
   auto uniformBranches = [&](Operation *from, Operation *to) {
     for (Operation *child = from, *op = from->getParentOp(); op && op != to;
          child = op, op = op->getParentOp()) {
@@ -985,7 +995,7 @@ bool GlobalProtocol::reaches(const Point &poll, const Point &signal) const {
     }
     return true;
   };
-  for (Operation *at = poll.fence;;) {
+  for (Operation *at = start;;) {
     Operation *a = at->getBlock()->findAncestorOpInBlock(*signal.access);
     if (a && at->isBeforeInBlock(a))
       return a == signal.access.getOperation() ||
@@ -1002,6 +1012,67 @@ bool GlobalProtocol::reaches(const Point &poll, const Point &signal) const {
                         at->getParentRegion() == &ifOp.getThenRegion()});
     }
     at = ifOp;
+  }
+}
+
+void GlobalProtocol::collectGathers() {
+  for (const Point &poll : points) {
+    if (!poll.poll || !poll.fence || poll.access.getIndices().size() != 1 ||
+        ticketCounters.contains(poll.counter.getAsOpaquePointer()))
+      continue;
+    // The element: a loop's induction variable plus a constant.
+    Value index = poll.access.getIndices().front();
+    int64_t offset = 0;
+    while (Operation *def = index.getDefiningOp()) {
+      std::optional<int64_t> c = isa<arith::AddIOp, arith::SubIOp>(def)
+                                     ? getConstantIntValue(def->getOperand(1))
+                                     : std::nullopt;
+      if (!c || *c == INT64_MIN ||
+          llvm::AddOverflow(offset, isa<arith::AddIOp>(def) ? *c : -*c, offset))
+        break;
+      index = def->getOperand(0);
+    }
+    auto iv = dyn_cast<BlockArgument>(index);
+    auto loop =
+        iv ? dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp()) : scf::ForOp();
+    if (!loop || loop.getInductionVar() != iv ||
+        getConstantIntValue(loop.getStep()) != 1 ||
+        !loop->isAncestor(poll.fence))
+      continue;
+    std::optional<int64_t> lo = getConstantIntValue(loop.getLowerBound()),
+                           hi = getConstantIntValue(loop.getUpperBound());
+    int64_t from, to;
+    if (!lo || !hi || *lo >= *hi || llvm::AddOverflow(*lo, offset, from) ||
+        llvm::AddOverflow(*hi, offset, to))
+      continue;
+    // Every iteration polls: only tests of the thread between.
+    SmallVector<Branch> tested;
+    bool everyIteration = true;
+    for (Operation *child = poll.op(), *parent = child->getParentOp();
+         parent != loop; child = parent, parent = parent->getParentOp()) {
+      auto ifOp = dyn_cast<scf::IfOp>(parent);
+      if (!ifOp || !threads.isThreadOnly(ifOp.getCondition())) {
+        everyIteration = false;
+        break;
+      }
+      tested.push_back({ifOp.getCondition(),
+                        child->getParentRegion() == &ifOp.getThenRegion()});
+    }
+    if (!everyIteration)
+      continue;
+    for (const Point &signal : points) {
+      if (signal.poll || !signal.element || !instances.lookup(&signal) ||
+          !reachesFrom(loop, tested, signal))
+        continue;
+      // The only signal to its element: seeing any signal to it means a
+      // gathering thread finished its loop.
+      bool only = llvm::all_of(points, [&](const Point &q) {
+        return q.poll || &q == &signal || q.counter != signal.counter ||
+               (q.element && q.element != signal.element);
+      });
+      if (only)
+        gathers.push_back({&poll, &signal, from, to});
+    }
   }
 }
 
@@ -1293,6 +1364,19 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
               }))
             edges.push_back(std::move(edge));
         }
+    }
+    // Gathers: a signal to an element the gathering loop polls, before
+    // every poll of the element its thread signals after the loop.
+    for (const Gather &g : gathers) {
+      if (g.poll->counter != s->counter)
+        continue;
+      for (const Point *p : polls) {
+        if (p->counter != g.signal->counter || p->element != g.signal->element)
+          continue;
+        Edge edge{s->access.getIndices(), p->access.getIndices()};
+        edge.signalRange = std::make_pair(g.from, g.to);
+        edges.push_back(std::move(edge));
+      }
     }
   }
   return edges;

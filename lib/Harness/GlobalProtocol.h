@@ -79,6 +79,9 @@ public:
     /// The poll acquires only in blocks whose ids are at least these
     /// (dimension, first id): its branches bound them (`if (z > 0)`).
     llvm::SmallVector<std::pair<int, int64_t>, 2> pollGuards = {};
+    /// A gather edge: ordered only where the signal's element is in
+    /// [first, second) (the poll's is the gather's constant).
+    std::optional<std::pair<int64_t, int64_t>> signalRange = {};
   };
   /// The edges that order each of `before` (ops of one block) before each
   /// of `after` (ops of another block).
@@ -138,6 +141,25 @@ private:
   void collectTicketPolls();
   /// Whether `signal` runs after `poll`'s fence in the thread that polled.
   bool reaches(const Point &poll, const Point &signal) const;
+  /// The same after `start`, in the thread that passed the tests of the
+  /// thread `tested` (condition, branch) inside it.
+  using Branch = std::pair<Value, bool>;
+  bool reachesFrom(Operation *start, llvm::ArrayRef<Branch> tested,
+                   const Point &signal) const;
+  /// Gathers: a poll of element iv + c in every iteration of a loop of
+  /// constant bounds (`for iv = lo to hi step 1`, through tests of the
+  /// thread alone), then, after the loop in the thread that polled, the one
+  /// signal to a constant counter element (`signal`; nothing else signals
+  /// it, and some block runs it). A signal to an element in [lo + c, hi + c)
+  /// happens before every poll of that constant element (getEdges): the
+  /// gathering thread saw it before signalling.
+  struct Gather {
+    const Point *poll, *signal;
+    int64_t from, to;
+  };
+  std::vector<Gather> gathers;
+  void collectGathers();
+  llvm::DenseMap<const Point *, int64_t> instances;
 };
 
 } // namespace mlir::amk

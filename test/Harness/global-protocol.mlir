@@ -2164,3 +2164,192 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[1024],f32[1024],i32[4]@zero,i32[1]@zero
+// Twin: a gather, then a broadcast (a chain from varying elements to a
+// constant one): every block signals %done[b]; block 0's thread 0 polls
+// %done[i] for every i in a loop, then signals %all[0], which every block
+// waits for before it reads what another block wrote.
+gpu.module @m {
+  gpu.func @gather_then_broadcast(%data: memref<1024xf32>, %out: memref<1024xf32>, %done: memref<4xi32> {amk.counter}, %all: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %c768 = arith.constant 768 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %base = arith.muli %bid, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    memref.store %f, %data[%mine] : memref<1024xf32>
+    gpu.barrier
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %done[%bid] : (i32, memref<4xi32>) -> i32
+    }
+    %leader = arith.cmpi eq, %bid, %c0 : index
+    scf.if %leader {
+      scf.if %first {
+        scf.for %i = %c0 to %c4 step %c1 {
+          scf.while : () -> () {
+            %v = memref.atomic_rmw addi %zero, %done[%i] : (i32, memref<4xi32>) -> i32
+            %wait = arith.cmpi ult, %v, %one : i32
+            scf.condition(%wait)
+          } do {
+            scf.yield
+          }
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %o2 = memref.atomic_rmw addi %one, %all[%c0] : (i32, memref<1xi32>) -> i32
+      }
+    }
+    scf.if %first {
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %all[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %one : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %back = arith.subi %c768, %base : index
+    %i = arith.addi %back, %tid : index
+    %x = memref.load %data[%i] : memref<1024xf32>
+    memref.store %x, %out[%mine] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the gathering loop stops one block short: block 3's writes reach
+// nobody through %all.
+gpu.module @m {
+  gpu.func @gather_misses_one(%data: memref<1024xf32>, %out: memref<1024xf32>, %done: memref<4xi32> {amk.counter}, %all: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c3 = arith.constant 3 : index
+    %c256 = arith.constant 256 : index
+    %c768 = arith.constant 768 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %base = arith.muli %bid, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #0{{.*}}}}
+    memref.store %f, %data[%mine] : memref<1024xf32>
+    gpu.barrier
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %done[%bid] : (i32, memref<4xi32>) -> i32
+    }
+    %leader = arith.cmpi eq, %bid, %c0 : index
+    scf.if %leader {
+      scf.if %first {
+        scf.for %i = %c0 to %c3 step %c1 {
+          scf.while : () -> () {
+            %v = memref.atomic_rmw addi %zero, %done[%i] : (i32, memref<4xi32>) -> i32
+            %wait = arith.cmpi ult, %v, %one : i32
+            scf.condition(%wait)
+          } do {
+            scf.yield
+          }
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        }
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %o2 = memref.atomic_rmw addi %one, %all[%c0] : (i32, memref<1xi32>) -> i32
+      }
+    }
+    scf.if %first {
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %all[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %one : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %back = arith.subi %c768, %base : index
+    %i = arith.addi %back, %tid : index
+    %x = memref.load %data[%i] : memref<1024xf32>
+    memref.store %x, %out[%mine] : memref<1024xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: block 0 signals %all[0] before it gathers: the broadcast orders
+// nothing of the other blocks' writes.
+gpu.module @m {
+  gpu.func @gather_signals_first(%data: memref<1024xf32>, %out: memref<1024xf32>, %done: memref<4xi32> {amk.counter}, %all: memref<1xi32> {amk.counter}) kernel attributes {amk.cooperative, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %c768 = arith.constant 768 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0 : i32
+    %f = arith.constant 1.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %base = arith.muli %bid, %c256 : index
+    %mine = arith.addi %base, %tid : index
+    // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #0{{.*}}}}
+    memref.store %f, %data[%mine] : memref<1024xf32>
+    gpu.barrier
+    scf.if %first {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %old = memref.atomic_rmw addi %one, %done[%bid] : (i32, memref<4xi32>) -> i32
+    }
+    %leader = arith.cmpi eq, %bid, %c0 : index
+    scf.if %leader {
+      scf.if %first {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %early = memref.atomic_rmw addi %one, %all[%c0] : (i32, memref<1xi32>) -> i32
+        scf.for %i = %c0 to %c4 step %c1 {
+          scf.while : () -> () {
+            %v = memref.atomic_rmw addi %zero, %done[%i] : (i32, memref<4xi32>) -> i32
+            %wait = arith.cmpi ult, %v, %one : i32
+            scf.condition(%wait)
+          } do {
+            scf.yield
+          }
+          nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        }
+      }
+    }
+    scf.if %first {
+      scf.while : () -> () {
+        %v = memref.atomic_rmw addi %zero, %all[%c0] : (i32, memref<1xi32>) -> i32
+        %wait = arith.cmpi ult, %v, %one : i32
+        scf.condition(%wait)
+      } do {
+        scf.yield
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+    }
+    gpu.barrier
+    %back = arith.subi %c768, %base : index
+    %i = arith.addi %back, %tid : index
+    %x = memref.load %data[%i] : memref<1024xf32>
+    memref.store %x, %out[%mine] : memref<1024xf32>
+    gpu.return
+  }
+}
