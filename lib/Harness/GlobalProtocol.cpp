@@ -1062,6 +1062,7 @@ void GlobalProtocol::collectGathers() {
       continue;
     for (const Point &signal : points) {
       if (signal.poll || !signal.element || !instances.lookup(&signal) ||
+          ticketCounters.contains(signal.counter.getAsOpaquePointer()) ||
           !reachesFrom(loop, tested, signal))
         continue;
       // The only signal to its element: seeing any signal to it means a
