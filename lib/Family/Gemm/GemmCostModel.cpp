@@ -66,13 +66,7 @@ double mlir::amk::getGemmPeakGflops(GemmConfigAttr config,
   if (config.getMath() == MathInst::mma_sync) {
     // Rows of a static length that is not a multiple of 16 bytes are
     // realigned chunk by chunk through registers.
-    bool realigned =
-        llvm::any_of(std::array<int64_t, 2>{problem.getContiguousExtentA(),
-                                            problem.getContiguousExtentB()},
-                     [&](int64_t extent) {
-                       return !ShapedType::isDynamic(extent) &&
-                              (extent * problem.inBytes()) % 16 != 0;
-                     });
+    bool realigned = hasMisalignedRows(problem);
     return peak *
            (hopperClass ? params.mmaSyncEfficiencyHopper
                         : params.mmaSyncEfficiencyNative) *

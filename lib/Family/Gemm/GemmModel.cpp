@@ -302,17 +302,20 @@ MemRefType mlir::amk::getSplitWorkspaceType(GemmConfigAttr config,
                          Float32Type::get(config.getContext()));
 }
 
-bool mlir::amk::padsRowsForTma(const GemmProblem &problem) {
-  bool typed = problem.inType.isF16() || problem.inType.isBF16() ||
-               (problem.inType.isF32() && problem.isTF32());
-  if (!typed || ShapedType::isDynamic(problem.k))
-    return false;
+bool mlir::amk::hasMisalignedRows(const GemmProblem &problem) {
   return llvm::any_of(std::array<int64_t, 2>{problem.getContiguousExtentA(),
                                              problem.getContiguousExtentB()},
                       [&](int64_t extent) {
                         return !ShapedType::isDynamic(extent) &&
                                (extent * problem.inBytes()) % 16 != 0;
                       });
+}
+
+bool mlir::amk::padsRowsForTma(const GemmProblem &problem) {
+  bool typed = problem.inType.isF16() || problem.inType.isBF16() ||
+               (problem.inType.isF32() && problem.isTF32());
+  return typed && !ShapedType::isDynamic(problem.k) &&
+         hasMisalignedRows(problem);
 }
 
 int64_t mlir::amk::getPaddedK(const GemmProblem &problem) {

@@ -70,18 +70,23 @@ gpu::GPUFuncOp mlir::amk::synthesizeGemmRepackKernel(gpu::GPUModuleOp module,
   unsigned kDim = transpose ? 0 : 1;
   Value sizeK = m.min(dim(source, kDim), dim(packed, 1));
   Value sizeN = m.min(dim(source, 1 - kDim), dim(packed, 0));
-  // The copy's K: padded with zeros past K.
-  Value sizeKp = dim(packed, 1);
+  // The copy's K: padded with zeros past K where the rows break TMA's rule.
+  bool pads = padsRowsForTma(problem);
+  Value sizeKp = pads ? dim(packed, 1) : sizeK;
 
   constexpr int64_t tile = kRepackTile, rowsPerPass = kRepackThreads / 32;
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value lane = m.rem(tid, 32), warp = m.div(tid, 32);
   Value n0 = m.mul(gpu::BlockIdOp::create(b, gpu::Dimension::x), tile);
   Value k0 = m.mul(gpu::BlockIdOp::create(b, gpu::Dimension::y), tile);
-  Value zero = arith::ConstantOp::create(b, problem.inType,
-                                         b.getZeroAttr(problem.inType));
-  // Element k of a row: the source's where k < K, else zero.
-  auto valueAt = [&](Value k, function_ref<Value()> load) {
+  Value zero = pads ? Value(arith::ConstantOp::create(
+                          b, problem.inType, b.getZeroAttr(problem.inType)))
+                    : Value();
+  // Element k of a row: the source's where k < K, else zero (where the
+  // copy pads K; else every k the guards let through is below K).
+  auto valueAt = [&](Value k, function_ref<Value()> load) -> Value {
+    if (!pads)
+      return load();
     auto ifOp = scf::IfOp::create(b, TypeRange{problem.inType}, m.lt(k, sizeK),
                                   /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);

@@ -91,6 +91,10 @@ MemRefType getSplitWorkspaceType(GemmConfigAttr config,
 bool repacksOperand(GemmConfigAttr config, const GemmProblem &problem,
                     bool isA);
 
+/// Whether an operand's rows (its contiguous extent, static) are not a
+/// multiple of 16 bytes: TMA cannot move them, and mma.sync realigns them.
+bool hasMisalignedRows(const GemmProblem &problem);
+
 /// Whether a wgmma product reads `problem` through K-major copies of both
 /// operands whose rows are padded with zeros to a multiple of 16 bytes
 /// (getPaddedK): an operand's rows (static) break TMA's 16-byte rule, K is
