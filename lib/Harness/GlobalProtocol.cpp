@@ -368,30 +368,109 @@ bool GlobalProtocol::locateRelease(Point &s) {
   return true;
 }
 
-/// The lower bounds on block ids (dimension, first id) that `cond` states,
-/// when it is a conjunction of tests of the thread alone and of `block id
-/// >= c` (or `> c`) with constants c >= 0: some thread of every block that
-/// passes the bounds takes the branch.
-static std::optional<SmallVector<std::pair<int, int64_t>, 2>>
-getBlockLowerBounds(Value cond, ThreadEvaluator &threads) {
+/// What a relay runs along: a block id (`dim`), or the induction variable
+/// of a tile loop (`value`, dim -1): `for t = block id d to n step (blocks
+/// along d)` with n the same in every block, whose iterations over the
+/// grid take every t in [0, n).
+struct Coordinate {
+  Value value;
+  int dim = -1;
+  bool operator==(const Coordinate &o) const {
+    return dim >= 0 ? dim == o.dim : value == o.value;
+  }
+};
+
+/// The tile loop `iv` belongs to, if it is one (`grid`: the known grid).
+static scf::ForOp getTileLoop(Value iv, ArrayRef<int64_t> grid,
+                              const Model &model) {
+  auto arg = dyn_cast<BlockArgument>(iv);
+  auto loop =
+      arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+  if (!loop || loop.getInductionVar() != iv ||
+      model.uniformity.isDivergent(loop.getUpperBound(), ThreadScope::Grid))
+    return {};
+  std::optional<LaunchIndex> lb =
+      getLaunchIndex(loop.getLowerBound().getDefiningOp());
+  if (!lb || lb->kind != LaunchIndex::Kind::BlockId)
+    return {};
+  std::optional<LaunchIndex> step =
+      getLaunchIndex(loop.getStep().getDefiningOp());
+  std::optional<int64_t> constant = getConstantIntValue(loop.getStep());
+  bool blocks =
+      step ? step->kind == LaunchIndex::Kind::GridDim && step->dim == lb->dim
+           : constant && lb->dim < int(grid.size()) &&
+                 *constant == grid[lb->dim];
+  return blocks ? loop : scf::ForOp();
+}
+
+/// `v` as a base plus a constant, through at most 8 additions and
+/// subtractions of constants; nullopt where the constant overflows.
+static std::optional<std::pair<Value, int64_t>> splitConstantOffset(Value v) {
+  int64_t offset = 0;
+  for (int depth = 0; depth < 8; ++depth) {
+    Operation *op = v.getDefiningOp();
+    if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
+      break;
+    std::optional<int64_t> c = getConstantIntValue(op->getOperand(1));
+    Value base = op->getOperand(0);
+    if (!c && isa<arith::AddIOp>(op)) {
+      c = getConstantIntValue(op->getOperand(0));
+      base = op->getOperand(1);
+    }
+    if (!c)
+      break;
+    if (*c == INT64_MIN ||
+        llvm::AddOverflow(offset, isa<arith::AddIOp>(op) ? *c : -*c, offset))
+      return std::nullopt;
+    v = base;
+  }
+  return std::make_pair(v, offset);
+}
+
+/// A coordinate plus a constant.
+struct CoordinateOffset {
+  Coordinate at;
+  int64_t offset;
+};
+static std::optional<CoordinateOffset>
+getCoordinateOffset(Value v, ArrayRef<int64_t> grid, const Model &model) {
+  std::optional<std::pair<Value, int64_t>> split = splitConstantOffset(v);
+  if (!split)
+    return std::nullopt;
+  auto [base, offset] = *split;
+  if (auto id = base.getDefiningOp<gpu::BlockIdOp>())
+    return CoordinateOffset{{base, static_cast<int>(id.getDimension())},
+                            offset};
+  if (getTileLoop(base, grid, model))
+    return CoordinateOffset{{base, -1}, offset};
+  return std::nullopt;
+}
+
+/// The lower bounds on coordinates (coordinate, first value) that `cond`
+/// states, when it is a conjunction of tests of the thread alone and of
+/// `coordinate >= c` (or `> c`) with constants c >= 0: some thread of every
+/// block that passes the bounds takes the branch.
+static std::optional<SmallVector<std::pair<Coordinate, int64_t>, 2>>
+getLowerBounds(Value cond, ThreadEvaluator &threads, ArrayRef<int64_t> grid,
+               const Model &model) {
   SmallVector<Value> parts;
   bounds::conjuncts(cond, parts);
-  SmallVector<std::pair<int, int64_t>, 2> out;
+  SmallVector<std::pair<Coordinate, int64_t>, 2> out;
   using P = arith::CmpIPredicate;
   for (Value part : parts) {
     if (threads.isThreadOnly(part))
       continue;
     auto cmp = part.getDefiningOp<arith::CmpIOp>();
-    auto id =
-        cmp ? cmp.getLhs().getDefiningOp<gpu::BlockIdOp>() : gpu::BlockIdOp();
     std::optional<int64_t> c =
         cmp ? getConstantIntValue(cmp.getRhs()) : std::nullopt;
-    if (!id || !c || *c < 0 || *c == INT64_MAX ||
+    std::optional<CoordinateOffset> at =
+        cmp ? getCoordinateOffset(cmp.getLhs(), grid, model) : std::nullopt;
+    if (!c || !at || at->offset != 0 || *c < 0 || *c == INT64_MAX ||
         !llvm::is_contained({P::sge, P::uge, P::sgt, P::ugt},
                             cmp.getPredicate()))
       return std::nullopt;
     bool strict = cmp.getPredicate() == P::sgt || cmp.getPredicate() == P::ugt;
-    out.push_back({static_cast<int>(id.getDimension()), strict ? *c + 1 : *c});
+    out.push_back({at->at, strict ? *c + 1 : *c});
   }
   return out;
 }
@@ -422,13 +501,17 @@ bool GlobalProtocol::locateAcquire(Point &p) {
   Operation *outer = p.anchor;
   SmallVector<std::pair<int, int64_t>, 2> guards;
   while (auto ifOp = dyn_cast_if_present<scf::IfOp>(outer->getParentOp())) {
-    std::optional<SmallVector<std::pair<int, int64_t>, 2>> bounds =
+    std::optional<SmallVector<std::pair<Coordinate, int64_t>, 2>> bounds =
         outer->getParentRegion() == &ifOp.getThenRegion()
-            ? getBlockLowerBounds(ifOp.getCondition(), threads)
+            ? getLowerBounds(ifOp.getCondition(), threads, grid, model)
             : std::nullopt;
-    if (!bounds)
+    // (Bounds on block ids only: a loop's iterations are not blocks.)
+    if (!bounds || llvm::any_of(*bounds, [](const auto &bound) {
+          return bound.first.dim < 0;
+        }))
       break;
-    llvm::append_range(guards, *bounds);
+    for (auto [at, from] : *bounds)
+      guards.push_back({at.dim, from});
     outer = ifOp;
   }
   if (outer != p.anchor && !guards.empty() && outer->isAncestor(fence)) {
@@ -901,71 +984,6 @@ static bool follows(const GlobalProtocol::Point &p,
   return b && p.limit->isBeforeInBlock(b);
 }
 
-/// What a relay runs along: a block id (`dim`), or the induction variable
-/// of a tile loop (`value`, dim -1): `for t = block id d to n step (blocks
-/// along d)` with n the same in every block, whose iterations over the
-/// grid take every t in [0, n).
-struct Coordinate {
-  Value value;
-  int dim = -1;
-  bool operator==(const Coordinate &o) const {
-    return dim >= 0 ? dim == o.dim : value == o.value;
-  }
-};
-
-/// The tile loop `iv` belongs to, if it is one (`grid`: the known grid).
-static scf::ForOp getTileLoop(Value iv, ArrayRef<int64_t> grid,
-                              const Model &model) {
-  auto arg = dyn_cast<BlockArgument>(iv);
-  auto loop =
-      arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
-  if (!loop || loop.getInductionVar() != iv ||
-      model.uniformity.isDivergent(loop.getUpperBound(), ThreadScope::Grid))
-    return {};
-  std::optional<LaunchIndex> lb =
-      getLaunchIndex(loop.getLowerBound().getDefiningOp());
-  if (!lb || lb->kind != LaunchIndex::Kind::BlockId)
-    return {};
-  std::optional<LaunchIndex> step =
-      getLaunchIndex(loop.getStep().getDefiningOp());
-  std::optional<int64_t> constant = getConstantIntValue(loop.getStep());
-  bool blocks =
-      step ? step->kind == LaunchIndex::Kind::GridDim && step->dim == lb->dim
-           : constant && lb->dim < int(grid.size()) &&
-                 *constant == grid[lb->dim];
-  return blocks ? loop : scf::ForOp();
-}
-
-/// A coordinate plus a constant.
-struct CoordinateOffset {
-  Coordinate at;
-  int64_t offset;
-};
-static std::optional<CoordinateOffset>
-getCoordinateOffset(Value v, ArrayRef<int64_t> grid, const Model &model) {
-  int64_t offset = 0;
-  for (int depth = 0; depth < 8; ++depth) {
-    if (auto id = v.getDefiningOp<gpu::BlockIdOp>())
-      return CoordinateOffset{{v, static_cast<int>(id.getDimension())}, offset};
-    if (getTileLoop(v, grid, model))
-      return CoordinateOffset{{v, -1}, offset};
-    Operation *op = v.getDefiningOp();
-    if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
-      return std::nullopt;
-    std::optional<int64_t> c = getConstantIntValue(op->getOperand(1));
-    if (!c && isa<arith::AddIOp>(op)) {
-      c = getConstantIntValue(op->getOperand(0));
-      v = op->getOperand(1);
-    } else {
-      v = op->getOperand(0);
-    }
-    if (!c || *c == INT64_MIN ||
-        llvm::AddOverflow(offset, isa<arith::AddIOp>(op) ? *c : -*c, offset))
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 /// The signal follows the poll's fence in its thread: in its block, or in a
 /// block around it past branches uniform over the block (for a relay, their
 /// bounds of its coordinate are the poll's first) or that test the thread,
@@ -1021,17 +1039,11 @@ void GlobalProtocol::collectGathers() {
         ticketCounters.contains(poll.counter.getAsOpaquePointer()))
       continue;
     // The element: a loop's induction variable plus a constant.
-    Value index = poll.access.getIndices().front();
-    int64_t offset = 0;
-    while (Operation *def = index.getDefiningOp()) {
-      std::optional<int64_t> c = isa<arith::AddIOp, arith::SubIOp>(def)
-                                     ? getConstantIntValue(def->getOperand(1))
-                                     : std::nullopt;
-      if (!c || *c == INT64_MIN ||
-          llvm::AddOverflow(offset, isa<arith::AddIOp>(def) ? *c : -*c, offset))
-        break;
-      index = def->getOperand(0);
-    }
+    std::optional<std::pair<Value, int64_t>> split =
+        splitConstantOffset(poll.access.getIndices().front());
+    if (!split)
+      continue;
+    auto [index, offset] = *split;
     auto iv = dyn_cast<BlockArgument>(index);
     auto loop =
         iv ? dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp()) : scf::ForOp();
@@ -1133,34 +1145,21 @@ void GlobalProtocol::collectChains() {
 }
 
 void GlobalProtocol::collectRelays() {
-  // The lower bound on block id `dim` a branch of `ifOp` implies, where its
-  // condition tests only that and the thread (some thread of every block
-  // passes a test of the thread); none for any other condition, which may
-  // fail in a block between.
+  // The lower bound on the coordinate `along` a branch of `ifOp` implies,
+  // where its condition tests only that and the thread (getLowerBounds);
+  // none for any other condition, which may fail in a block between.
   auto branchBound = [&](scf::IfOp ifOp, bool inThen,
                          Coordinate along) -> std::optional<int64_t> {
-    if (!inThen)
+    std::optional<SmallVector<std::pair<Coordinate, int64_t>, 2>> bounds =
+        inThen ? getLowerBounds(ifOp.getCondition(), threads, grid, model)
+               : std::nullopt;
+    if (!bounds)
       return std::nullopt;
-    SmallVector<Value> parts;
-    bounds::conjuncts(ifOp.getCondition(), parts);
     int64_t from = 0;
-    for (Value part : parts) {
-      if (threads.isThreadOnly(part))
-        continue;
-      auto cmp = part.getDefiningOp<arith::CmpIOp>();
-      std::optional<int64_t> c =
-          cmp ? getConstantIntValue(cmp.getRhs()) : std::nullopt;
-      std::optional<CoordinateOffset> at =
-          cmp ? getCoordinateOffset(cmp.getLhs(), grid, model) : std::nullopt;
-      using P = arith::CmpIPredicate;
-      if (!c || !at || !(at->at == along) || at->offset != 0 || *c < 0 ||
-          *c == INT64_MAX ||
-          !llvm::is_contained({P::sge, P::uge, P::sgt, P::ugt},
-                              cmp.getPredicate()))
+    for (auto [at, first] : *bounds) {
+      if (!(at == along))
         return std::nullopt;
-      bool strict =
-          cmp.getPredicate() == P::sgt || cmp.getPredicate() == P::ugt;
-      from = std::max(from, strict ? *c + 1 : *c);
+      from = std::max(from, first);
     }
     return from;
   };
@@ -1254,19 +1253,19 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
       return a && a->isBeforeInBlock(s.limit);
     });
   };
-  auto acquires = [&](const Point &p) {
-    return p.poll && p.limit && llvm::all_of(after, [&](Operation *op) {
-             Operation *a = p.anchor->getBlock()->findAncestorOpInBlock(*op);
-             return a && p.limit->isBeforeInBlock(a);
+  // Whether every op of `after` follows `limit` in `anchor`'s block.
+  auto acquiredPast = [&](Operation *anchor, Operation *limit) {
+    return limit && llvm::all_of(after, [&](Operation *op) {
+             Operation *a = anchor->getBlock()->findAncestorOpInBlock(*op);
+             return a && limit->isBeforeInBlock(a);
            });
+  };
+  auto acquires = [&](const Point &p) {
+    return p.poll && acquiredPast(p.anchor, p.limit);
   };
   // Or, in the blocks past its guards, through the barrier after them.
   auto acquiresGuarded = [&](const Point &p) {
-    return p.poll && p.guardedLimit && llvm::all_of(after, [&](Operation *op) {
-             Operation *a =
-                 p.guardedAnchor->getBlock()->findAncestorOpInBlock(*op);
-             return a && p.guardedLimit->isBeforeInBlock(a);
-           });
+    return p.poll && acquiredPast(p.guardedAnchor, p.guardedLimit);
   };
   SmallVector<const Point *> signals, polls, guardedPolls;
   for (const Point &x : points) {
@@ -1295,47 +1294,44 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
                            SmallVector<int64_t, 2>(pollAt)});
     return always;
   };
+  // A signal and a poll of one counter whose elements may agree: ordered
+  // where they do, and, on a counter whose signals take turns, where the
+  // signal's turn came before the threshold (turn 0 for a signal that
+  // polls nothing).
+  auto mayMeet = [](const Point *s, const Point *p) {
+    return p->counter == s->counter &&
+           (!s->element || !p->element || s->element == p->element);
+  };
+  auto directEdge = [&](const Point *s, const Point *p) {
+    Edge edge{s->access.getIndices(), p->access.getIndices()};
+    if (ticketCounters.contains(s->counter.getAsOpaquePointer())) {
+      edge.ticketed = true;
+      if (const Point *turn = ticketPoll.lookup(s))
+        edge.signalTicket = turn->threshold;
+      edge.pollThreshold = p->threshold;
+    }
+    return edge;
+  };
   for (const Point *s : signals) {
     for (const Point *p : polls) {
-      if (p->counter != s->counter ||
-          !(!s->element || !p->element || s->element == p->element))
+      if (!mayMeet(s, p))
         continue;
-      if (ticketCounters.contains(s->counter.getAsOpaquePointer())) {
-        // Ordered where the elements agree and the signal's turn came
-        // before the threshold (turn 0 for a signal that polls nothing).
-        Edge edge{s->access.getIndices(), p->access.getIndices()};
-        edge.ticketed = true;
-        if (const Point *turn = ticketPoll.lookup(s))
-          edge.signalTicket = turn->threshold;
-        edge.pollThreshold = p->threshold;
-        edges.push_back(std::move(edge));
-        continue;
-      }
-      if (orderAlways(*s, *p, {}, {}))
+      if (!ticketCounters.contains(s->counter.getAsOpaquePointer()) &&
+          orderAlways(*s, *p, {}, {}))
         return edges;
-      edges.push_back({s->access.getIndices(), p->access.getIndices()});
+      edges.push_back(directEdge(s, p));
     }
     // Guarded polls: as above, in the blocks past their guards only.
     for (const Point *p : guardedPolls) {
-      if (p->counter != s->counter ||
-          !(!s->element || !p->element || s->element == p->element))
+      if (!mayMeet(s, p))
         continue;
-      Edge edge{s->access.getIndices(), p->access.getIndices()};
+      Edge edge = directEdge(s, p);
       edge.pollGuards.assign(p->guards.begin(), p->guards.end());
-      if (ticketCounters.contains(s->counter.getAsOpaquePointer())) {
-        edge.ticketed = true;
-        if (const Point *turn = ticketPoll.lookup(s))
-          edge.signalTicket = turn->threshold;
-        edge.pollThreshold = p->threshold;
-      }
       edges.push_back(std::move(edge));
     }
     // Relays: the poll's acquire past its branches on the block.
     for (const Relay &relay : relays)
-      if (relay.signal == s && llvm::all_of(after, [&](Operation *op) {
-            Operation *a = relay.anchor->getBlock()->findAncestorOpInBlock(*op);
-            return a && relay.limit->isBeforeInBlock(a);
-          }))
+      if (relay.signal == s && acquiredPast(relay.anchor, relay.limit))
         edges.push_back(Edge{s->access.getIndices(),
                              relay.poll->access.getIndices(),
                              {},
