@@ -195,6 +195,8 @@ static llvm::json::Object kernelToJSON(const BundleKernel &kernel,
   };
   if (launch.cooperative)
     json["cooperative"] = true;
+  if (launch.dependent)
+    json["programmatic"] = true;
   // The prediction and the family's fields describe the whole launch: they
   // go with its first kernel.
   if (!launch.tensorMaps.empty()) {

@@ -186,6 +186,30 @@ void mlir::amk::computeOccupancy(KernelResources &r, const TargetSpec &target) {
                             r.blocksPerSMByRegs, r.blocksPerSMByLimit});
 }
 
+bool mlir::amk::fitsOneWave(const KernelLaunch &launch,
+                            const LaunchKernel &kernel,
+                            const TargetSpec &target) {
+  int64_t blocks = 1;
+  for (const SizeExpr &extent : kernel.grid) {
+    std::optional<int64_t> value =
+        extent.evaluate([&](StringRef name) -> std::optional<int64_t> {
+          const SizeSymbol *symbol = launch.findSymbol(name);
+          if (!symbol || ShapedType::isDynamic(symbol->value))
+            return std::nullopt;
+          return symbol->value;
+        });
+    if (!value || *value < 1 || llvm::MulOverflow(blocks, *value, blocks))
+      return false;
+  }
+  KernelResources r;
+  r.block = kernel.block;
+  r.threadsPerBlock = kernel.block[0] * kernel.block[1] * kernel.block[2];
+  r.dynamicSmemBytes = kernel.dynamicSmemBytes;
+  r.regsPerThread = kernel.estimatedRegs;
+  computeOccupancy(r, target);
+  return r.blocksPerSM > 0 && blocks <= r.blocksPerSM * target.sm_count;
+}
+
 //===----------------------------------------------------------------------===//
 // The registry
 //===----------------------------------------------------------------------===//

@@ -1765,10 +1765,42 @@ void GlobalChecker::run() {
   }
 }
 
+/// A dependent launch (kDependentLaunchAttrName) may start while the kernel
+/// before it still runs: its entry block must wait for that kernel
+/// (griddepcontrol wait, which every thread runs there) before anything that
+/// touches memory or holds ops that might.
+static void checkDependentLaunch(
+    Operation *kernel,
+    llvm::function_ref<void(StringRef, Operation *, const Twine &)> report) {
+  auto func = dyn_cast<FunctionOpInterface>(kernel);
+  if (!func || !kernel->hasAttr(kDependentLaunchAttrName) ||
+      func.getFunctionBody().empty())
+    return;
+  for (Operation &op : func.getFunctionBody().front()) {
+    auto control = dyn_cast<NVVM::GriddepcontrolOp>(op);
+    if (control && control.getKind() == NVVM::GridDepActionKind::wait)
+      return;
+    if (control || (op.getNumRegions() == 0 && isMemoryEffectFree(&op)))
+      continue;
+    report(check::kGlobalRace, &op,
+           describeOp(&op) +
+               " runs before the kernel waits for the one before it "
+               "(nvvm.griddepcontrol wait): a dependent launch "
+               "(amk.dependent_launch) starts while that kernel still runs, "
+               "so its writes may not be visible yet");
+    return;
+  }
+  report(check::kGlobalRace, kernel,
+         "the kernel is a dependent launch (amk.dependent_launch) but never "
+         "waits for the kernel before it (nvvm.griddepcontrol wait at the "
+         "top of its body)");
+}
+
 void mlir::amk::checkGlobalMemory(
     Operation *kernel, const UniformityInfo &uniformity,
     const DataFlowSolver &solver, const MBarrierPhases &phases,
     ArrayRef<int64_t> grid,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report) {
+  checkDependentLaunch(kernel, report);
   GlobalChecker(kernel, uniformity, solver, phases, grid, report).run();
 }

@@ -102,7 +102,8 @@ static bool isModelled(Operation *op) {
                NVVM::BlockDimYOp, NVVM::BlockDimZOp, NVVM::LaneIdOp,
                NVVM::ElectSyncOp, NVVM::FenceProxyOp, NVVM::MembarOp,
                NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp,
-               NVVM::WgmmaWaitGroupSyncOp, NVVM::SetMaxRegisterOp>(op);
+               NVVM::WgmmaWaitGroupSyncOp, NVVM::SetMaxRegisterOp,
+               NVVM::GriddepcontrolOp>(op);
   // Value plumbing of the NVVM MMA results, and constants (which the range
   // analysis below reads).
   return isa<LLVM::ExtractValueOp, LLVM::InsertValueOp, LLVM::UndefOp,

@@ -34,8 +34,9 @@ constexpr uint32_t kAmpere =
     bit(ArchFeature::MmaBF16) | bit(ArchFeature::MmaTF32) |
     bit(ArchFeature::MBarrier);
 constexpr uint32_t kAda = kAmpere | bit(ArchFeature::MmaFP8);
-constexpr uint32_t kHopper = kAda | bit(ArchFeature::MBarrierTryWait) |
-                             bit(ArchFeature::Tma) | bit(ArchFeature::Clusters);
+constexpr uint32_t kHopper =
+    kAda | bit(ArchFeature::MBarrierTryWait) | bit(ArchFeature::Tma) |
+    bit(ArchFeature::Clusters) | bit(ArchFeature::GridDependency);
 constexpr uint32_t kHopperA =
     kHopper | bit(ArchFeature::Wgmma) | bit(ArchFeature::SetMaxNReg);
 /// The `a` and `f` variants of sm_100 and later (not sm_101: LLVM 22 does
@@ -96,6 +97,7 @@ constexpr FeatureName kFeatureNames[] = {
     {ArchFeature::Tma, "TMA (cp.async.bulk.tensor)"},
     {ArchFeature::Wgmma, "wgmma"},
     {ArchFeature::SetMaxNReg, "setmaxnreg"},
+    {ArchFeature::GridDependency, "griddepcontrol"},
 };
 } // namespace
 

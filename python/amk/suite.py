@@ -254,6 +254,85 @@ def decode_study_cases():
     return cases
 
 
+def launch_study_cases():
+    """Launches of several kernels and their alternative: split-K summed in
+    the kernel (split_reduce = serial, the splits of a tile taking turns)
+    beside the same kernels summed by a second kernel (workspace), on decode
+    and K-heavy shapes, with the planner's choice; operands copied by a
+    first kernel (rows that break TMA's 16-byte rule, tf32 B as [K, N]);
+    small odd problems of every math path for the sanitizers."""
+    cases = [Case("bf16_4097x4097x4097_pad", 4097, 4097, 4097, "bf16"),
+             Case("bf16_2039x2053x2027_pad", 2039, 2053, 2027, "bf16"),
+             Case("tf32_2048x2048x2048_nn", 2048, 2048, 2048, "tf32"),
+             Case("bf16_1x4096x4096_nt", 1, 4096, 4096, "bf16", tb=True)]
+    shapes = [(16, 4096, 4096, True), (64, 4096, 4096, True),
+              (64, 4096, 4096, False), (128, 4096, 4096, True),
+              (256, 4096, 4096, True), (16, 4096, 14336, True),
+              (64, 28672, 4096, True), (512, 4096, 14336, True)]
+    for m, n, k, tb in shapes:
+        name = f"bf16_{m}x{n}x{k}{'_nt' if tb else '_nn'}"
+        cases.append(Case(name, m, n, k, "bf16", tb=tb))
+        bm = 64 if m <= 64 else 128
+        tiles = [(64, 6), (128, 6)] if m < 512 else [(128, 4), (256, 4)]
+        for bn, stages in tiles:
+            threads = 128 * (bm // 64)
+            tile = (f"block = [{bm}, {bn}, 64], warp = [64, {bn}], "
+                    f"math = wgmma, inst = [64, {bn}, 16], stages = {stages}, "
+                    f"vector = 8, threads = {threads}")
+            splits = (2, 4, 8) if m < 512 else (2,)
+            for split in splits:
+                # (Serial needs every block resident: one per SM here.)
+                tiles = -(-m // bm) * -(-n // bn) * split
+                for reduce in ("workspace", "serial")[:1 + (tiles <= 132)]:
+                    cases.append(Case(
+                        f"{name}_{bm}x{bn}_{reduce}{split}", m, n, k, "bf16",
+                        tb=tb, config=f"#amk.gemm_config<{tile}, split_k = "
+                        f"{split}, split_reduce = {reduce}>"))
+    wgmma = ("block = [{bm}, 64, 64], warp = [64, 64], math = wgmma, "
+             "inst = [64, 64, 16], stages = 3, vector = 8, threads = {t}, "
+             "split_k = {s}, split_reduce = serial")
+    small = [
+        # The last split runs past K; bf16 C through the quad shuffles.
+        Case("small_wgmma_nt_17x192x1000_s3", 17, 192, 1000, "bf16", tb=True,
+             perf=False, config=f"#amk.gemm_config<{wgmma.format(bm=64, t=128, s=3)}>"),
+        Case("small_wgmma_nn_70x128x520_s4", 70, 128, 520, "bf16", perf=False,
+             bias=True, act="silu",
+             config=f"#amk.gemm_config<{wgmma.format(bm=128, t=256, s=4)}>"),
+        Case("small_wgmma_batched_2x65x128x512_s2", 65, 128, 512, "fp16",
+             batch=2, tb=True, bias=True, beta=0.5, perf=False,
+             config=f"#amk.gemm_config<{wgmma.format(bm=128, t=256, s=2)}>"),
+        Case("small_tf32_nt_40x64x256_s2", 40, 64, 256, "tf32", tb=True,
+             perf=False, config="#amk.gemm_config<block = [64, 64, 32], "
+             "warp = [64, 64], math = wgmma, inst = [64, 64, 8], stages = 3, "
+             "vector = 4, threads = 128, split_k = 2, split_reduce = serial>"),
+        Case("small_mma_sync_batched_4x100x72x300_s3", 100, 72, 300, "fp16",
+             batch=4, bias=True, act="gelu", beta=0.5, perf=False,
+             config="#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], "
+             "math = mma_sync, inst = [16, 8, 16], stages = 3, vector = 8, "
+             "threads = 128, split_k = 3, split_reduce = serial>"),
+        Case("small_simt_33x45x70_s4", 33, 45, 70, "fp32", perf=False,
+             config="#amk.gemm_config<block = [32, 32, 8], warp = [16, 32], "
+             "math = simt, thread = [4, 4], stages = 2, vector = 1, "
+             "threads = 64, split_k = 4, split_reduce = serial>"),
+        # Launches of two and three kernels (each after the first launched
+        # while the one before it runs): a workspace split, a repack of
+        # both operands (odd rows), a tf32 B as [K, N] with a split.
+        Case("small_workspace_17x192x1000_s3", 17, 192, 1000, "bf16",
+             tb=True, perf=False, config="#amk.gemm_config<" +
+             wgmma.format(bm=64, t=128, s=3).replace("serial", "workspace") +
+             ">"),
+        Case("small_pad_70x33x45", 70, 33, 45, "bf16", perf=False,
+             config="#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], "
+             "math = wgmma, inst = [64, 64, 16], stages = 2, vector = 8, "
+             "threads = 128>"),
+        Case("small_tf32_nn_96x80x520_s2", 96, 80, 520, "tf32", perf=False,
+             config="#amk.gemm_config<block = [64, 64, 32], warp = [64, 64], "
+             "math = wgmma, inst = [64, 64, 8], stages = 3, vector = 4, "
+             "threads = 128, split_k = 2, split_reduce = workspace>"),
+    ]
+    return cases + small
+
+
 # Prefill GEMMs of issue 16's LLM target: M tokens against weights of N x K
 # stored as [N, K] (nt), and short-K products whose cost is writing C.
 LLM_STUDY = [(m, n, k) for m in (512, 2048, 8192)
@@ -429,8 +508,14 @@ def main():
                         help="wgmma on MN-major operands (A as [K, M] in "
                              "place, tf32 and TT repacked K-major first), "
                              "instead of the suite")
+    parser.add_argument("--launch-study", action="store_true",
+                        help="launches of several kernels, and split-K "
+                             "summed in the kernel (serial) beside a second "
+                             "kernel (workspace), instead of the suite")
     args = parser.parse_args()
-    if args.repack_study:
+    if args.launch_study:
+        cases = launch_study_cases()
+    elif args.repack_study:
         cases = repack_study_cases()
     elif args.llm_study:
         cases = llm_study_cases()

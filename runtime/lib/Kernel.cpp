@@ -14,6 +14,9 @@
 
 #include "DriverUtil.h"
 
+#include <cstdlib>
+#include <string>
+
 namespace amk::runtime {
 
 Status cudaDriverError(CUresult result, const std::string &what) {
@@ -230,6 +233,17 @@ Status Kernel::load(const Bundle &bundle, size_t index, Kernel &out) {
   return Status::success();
 }
 
+/// AMK_PROGRAMMATIC_LAUNCH=0 launches every kernel after the one before it
+/// has finished (the kernels' griddepcontrol.wait then returns at once): to
+/// measure what the overlap gains, or to rule it out.
+static bool programmaticLaunchEnabled() {
+  static const bool enabled = [] {
+    const char *value = std::getenv("AMK_PROGRAMMATIC_LAUNCH");
+    return !value || std::string(value) != "0";
+  }();
+  return enabled;
+}
+
 Status Kernel::launch(const std::array<int64_t, 3> &grid, KernelParams &params,
                       CUstream stream) const {
   if (!function)
@@ -269,6 +283,27 @@ Status Kernel::launch(const std::array<int64_t, 3> &grid, KernelParams &params,
                static_cast<unsigned>(kernel.dynamicSmemBytes), stream,
                params.pointers()),
            "cuLaunchCooperativeKernel('" + kernel.entry + "')");
+    return Status::success();
+  }
+  if (kernel.programmatic && programmaticLaunchEnabled()) {
+    // Launched while the kernel before it on the stream still runs; its
+    // first instruction waits for that kernel (griddepcontrol.wait).
+    CUlaunchAttribute attribute = {};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config = {};
+    config.gridDimX = static_cast<unsigned>(grid[0]);
+    config.gridDimY = static_cast<unsigned>(grid[1]);
+    config.gridDimZ = static_cast<unsigned>(grid[2]);
+    config.blockDimX = static_cast<unsigned>(kernel.block[0]);
+    config.blockDimY = static_cast<unsigned>(kernel.block[1]);
+    config.blockDimZ = static_cast<unsigned>(kernel.block[2]);
+    config.sharedMemBytes = static_cast<unsigned>(kernel.dynamicSmemBytes);
+    config.hStream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    AMK_CU(cuLaunchKernelEx(&config, function, params.pointers(), nullptr),
+           "cuLaunchKernelEx('" + kernel.entry + "', programmatic)");
     return Status::success();
   }
   AMK_CU(cuLaunchKernel(function, static_cast<unsigned>(grid[0]),

@@ -265,13 +265,15 @@ Status readKernel(const Reader &reader, const JsonValue &json,
     s = readKernelProvenance(reader, json, path, kernel);
   if (s.ok() && json.find("cooperative"))
     s = reader.getBool(json, path, "cooperative", kernel.cooperative);
+  if (s.ok() && json.find("programmatic"))
+    s = reader.getBool(json, path, "programmatic", kernel.programmatic);
   if (s.ok())
-    reader.noteUnknownKeys(
-        json, path,
-        {"name", "entry", "cubin", "ptx", "config", "block", "grid",
-         "dynamic_smem_bytes", "estimated_regs_per_thread", "params",
-         "cooperative",
-         "tensor_maps", "tile", "predicted_us", "cache_key", "verdict"});
+    reader.noteUnknownKeys(json, path,
+                           {"name", "entry", "cubin", "ptx", "config", "block",
+                            "grid", "dynamic_smem_bytes",
+                            "estimated_regs_per_thread", "params",
+                            "cooperative", "programmatic", "tensor_maps",
+                            "tile", "predicted_us", "cache_key", "verdict"});
   return s;
 }
 

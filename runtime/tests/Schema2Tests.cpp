@@ -169,6 +169,21 @@ TEST(Schema2, ReadsCooperativeKernels) {
                        "cooperative"));
 }
 
+TEST(Schema2, ReadsProgrammaticKernels) {
+  // A kernel waits for the one before it only where the manifest says so.
+  EXPECT_FALSE(loadGemm().manifest().kernels[0].programmatic);
+  std::string text = replaced(gemmText(), "\"cache_key\": \"k-main\",",
+                              "\"cache_key\": \"k-main\", "
+                              "\"programmatic\": true,");
+  Bundle bundle;
+  ASSERT_TRUE(parseInInputs(text, bundle).ok());
+  EXPECT_TRUE(bundle.manifest().kernels[0].programmatic);
+  EXPECT_TRUE(bundle.warnings().empty());
+  EXPECT_TRUE(contains(manifestError(replaced(text, "\"programmatic\": true",
+                                              "\"programmatic\": \"yes\"")),
+                       "programmatic"));
+}
+
 TEST(Schema2, WarnsAboutUnknownKeysAndUnverifiedKernels) {
   std::string text = replaced(gemmText(), "\"cache_key\": \"k-main\",",
                               "\"cache_key\": \"k-main\", \"extra\": 1,");

@@ -111,3 +111,53 @@ func.func @workspace_dynamic(%a: memref<?x?x333xf32>, %b: memref<?x333x?xf32>, %
   return
 }
 }
+
+// -----
+
+// A serial split (split_reduce = serial): one kernel. The launch allocates
+// one f32 running-sum tile per output and a counter per tile, zeroes the
+// counters, and launches the kernel over its known grid, cooperatively
+// (every block resident). Split s waits until the counter of its tile
+// reaches s (thread 0, then a gpu-scope fence and the block's barrier),
+// adds the running sum to its partial, stores it back (s < last) or
+// finishes C, and signals (barrier, fence, +1): turns in split order.
+// CHECK-LABEL: func.func @serial
+// CHECK-DAG:     %[[RS:.*]] = gpu.alloc  () : memref<1x1x64x4096xf32>
+// CHECK-DAG:     %[[CTR:.*]] = gpu.alloc  () : memref<64xi32>
+// CHECK:         gpu.memset %[[CTR]]
+// CHECK:         gpu.launch_func @sr::@sr blocks in (%c64{{[_0-9]*}}, %c1{{[_0-9]*}}, %c2{{[_0-9]*}}){{.*}}args({{.*}}, %[[RS]] : memref<1x1x64x4096xf32>, %[[CTR]] : memref<64xi32>)
+// CHECK-NOT:     gpu.launch_func
+// CHECK:       gpu.func @sr({{.*}}, %[[P:.*]]: memref<1x1x64x4096xf32>, %[[C:.*]]: memref<64xi32> {amk.counter})
+// CHECK-SAME:    amk.cooperative
+// CHECK-SAME:    known_grid_size = array<i32: 64, 1, 2>
+// CHECK:         %[[Z:.*]] = gpu.block_id  z
+// CHECK:         %[[SPLIT:.*]] = arith.remui %[[Z]], %c2
+// CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:         %[[TURN:.*]] = arith.index_cast %[[SPLIT]] : index to i32
+// CHECK:         scf.if
+// CHECK-NEXT:      scf.while
+// CHECK-NEXT:        %[[SEEN:.*]] = memref.atomic_rmw addi %c0_i32, %[[C]][%[[TILE:.*]]] : (i32, memref<64xi32>) -> i32
+// CHECK-NEXT:        %[[WAIT:.*]] = arith.cmpi ult, %[[SEEN]], %[[TURN]] : i32
+// CHECK-NEXT:        scf.condition(%[[WAIT]])
+// CHECK:           nvvm.memory.barrier <gpu>
+// CHECK:         gpu.barrier
+// CHECK:         %[[LAST:.*]] = arith.cmpi eq, %[[SPLIT]], %c1
+// CHECK:         scf.if %[[LAST]] {
+// CHECK:           vector.load %[[P]]
+// CHECK:           vector.store {{.*}} : memref<64x4096xbf16>, vector<8xbf16>
+// CHECK:         } else {
+// CHECK-NOT:       memref<64x4096xbf16>
+// CHECK:           vector.store {{.*}}, %[[P]]
+// CHECK-NOT:       memref<64x4096xbf16>
+// CHECK:         gpu.barrier
+// CHECK-NEXT:    scf.if
+// CHECK-NEXT:      nvvm.memory.barrier <gpu>
+// CHECK-NEXT:      memref.atomic_rmw addi %c1_i32, %[[C]][%[[TILE]]]
+module attributes {amk.target = #amk.target<"h100">} {
+func.func @serial(%a: memref<64x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<64x4096xbf16>) {
+  amk.kernel "sr" config(#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], math = wgmma, inst = [64, 64, 16], stages = 6, vector = 8, threads = 128, split_k = 2, split_reduce = serial>) {
+    amk.matmul %a, %b into %c {transpose_b} : memref<64x4096xbf16>, memref<4096x4096xbf16>, memref<64x4096xbf16>
+  }
+  return
+}
+}

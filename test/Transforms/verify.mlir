@@ -243,6 +243,47 @@ func.func @split_k_bf16_out(%a: memref<16x4096xbf16>, %b: memref<4096x256xbf16>,
 
 // -----
 
+// A serial split waits on blocks of its own grid: it must be known...
+module attributes {amk.target = #amk.target<"h100">} {
+func.func @serial_dynamic(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<?x4096xbf16>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: split_reduce = serial needs static M, N and batch (its blocks wait for each other: the grid must be known)}}
+  amk.kernel "sd" config(#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], math = wgmma, inst = [64, 64, 16], stages = 4, vector = 8, threads = 128, split_k = 2, split_reduce = serial>) {
+    amk.matmul %a, %b into %c : memref<?x4096xbf16>, memref<4096x4096xbf16>, memref<?x4096xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// ... resident at once (two 64x128 splits of 128 tiles: 256 blocks of 147 KB
+// of shared memory on 132 SMs)...
+module attributes {amk.target = #amk.target<"h100">} {
+func.func @serial_not_resident(%a: memref<64x4096xbf16>, %b: memref<16384x4096xbf16>, %c: memref<64x16384xbf16>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: split_reduce = serial needs its 256 blocks resident at once (the splits of a tile wait for each other), but h100 holds 132 (1 per SM, limited by shared memory)}}
+  amk.kernel "snr" config(#amk.gemm_config<block = [64, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 6, vector = 8, threads = 128, split_k = 2, split_reduce = serial>) {
+    amk.matmul %a, %b into %c {transpose_b} : memref<64x4096xbf16>, memref<16384x4096xbf16>, memref<64x16384xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// ... and every thread of the block takes part in the turns' barriers: not
+// a warp-specialized kernel, whose producer warpgroup never reaches them.
+module attributes {amk.target = #amk.target<"h100">} {
+func.func @serial_specialized(%a: memref<128x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<128x4096xbf16>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: split_reduce = serial needs every thread in the epilogue: not a warp-specialized wgmma kernel}}
+  amk.kernel "ss" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 4, vector = 8, threads = 384, split_k = 2, split_reduce = serial>) {
+    amk.matmul %a, %b into %c {transpose_b} : memref<128x4096xbf16>, memref<4096x4096xbf16>, memref<128x4096xbf16>
+  }
+  return
+}
+}
+
+// -----
+
 module attributes {amk.target = #amk.target<"h200">} {
 func.func @synth_unsupported(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %c: memref<256x256xf32>) {
   // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: simt synthesizes f32 inputs only}}

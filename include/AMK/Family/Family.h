@@ -156,6 +156,13 @@ struct LaunchKernel {
   /// Its blocks wait for each other (`amk.cooperative`): the runtime
   /// launches it cooperatively.
   bool cooperative = false;
+  /// It begins with `griddepcontrol.wait` (`amk.dependent_launch`): the
+  /// runtime may launch it while the kernel before it on the stream still
+  /// runs (programmatic dependent launch), hiding the launch's latency.
+  bool dependent = false;
+  /// It lets the kernel after it launch early (`griddepcontrol.launch_
+  /// dependents` at its start, once every block of it is running).
+  bool launchesDependents = false;
   /// Its parameters, by argument, workspace or tensor map name, in order.
   SmallVector<std::string> params;
   /// The tensor maps among its parameters.
@@ -194,6 +201,11 @@ struct KernelLaunch {
   /// then workspace buffers after the arguments; none if unknown.
   std::optional<unsigned> findBuffer(llvm::StringRef name) const;
 };
+
+/// Whether every block of `kernel` (of `launch`) is resident at once on
+/// `target`: its grid is static and at most one wave of its occupancy.
+bool fitsOneWave(const KernelLaunch &launch, const LaunchKernel &kernel,
+                 const TargetSpec &target);
 
 //===----------------------------------------------------------------------===//
 // The family's model of one problem

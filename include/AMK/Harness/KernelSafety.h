@@ -53,6 +53,13 @@ namespace mlir::amk {
 inline constexpr llvm::StringLiteral kDynamicSmemAttrName =
     "amk.dynamic_smem_bytes";
 
+/// A gpu.func the runtime may launch while the kernel before it on its stream
+/// still runs (programmatic dependent launch): it sees that kernel's writes
+/// only after `nvvm.griddepcontrol wait`, which the harness checks comes
+/// before any memory access.
+inline constexpr llvm::StringLiteral kDependentLaunchAttrName =
+    "amk.dependent_launch";
+
 /// A gpu.func's requirement on the alignment (bytes) of its dynamic shared
 /// memory, beyond the 16 bytes the NVVM lowering gives it: the harness
 /// proves alignment from it, and `--amk-lower` raises the alignment of the

@@ -59,6 +59,9 @@ enum class ArchFeature : uint32_t {
   SetMaxNReg = 1u << 11,
   /// Thread-block clusters: `.reqnctapercluster`, barrier.cluster (sm_90).
   Clusters = 1u << 12,
+  /// griddepcontrol: a kernel launched before the previous one on its
+  /// stream finishes, which waits for it in the kernel (sm_90).
+  GridDependency = 1u << 13,
 };
 
 /// "cp.async", "wgmma", ...: for diagnostics.

@@ -178,13 +178,17 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   }
   // C: written once (read too with beta). Atomic split-K zeroes it, then
   // every split adds into it; a workspace split writes f32 partial tiles
-  // that the reduction reads back.
+  // that the reduction reads back; a serial split's turns but the last
+  // write the running sum, and all but the first read it.
   double elements = double(problem.batch) * problem.m * problem.n;
   bool workspace = usesSplitWorkspace(config);
+  bool serial = usesSerialSplit(config);
   double cTraffic = elements * outBytes * (problem.beta != 0.0 ? 2 : 1) *
-                    (splits > 1 && !workspace ? double(splits + 1) : 1.0);
+                    (isAtomicSplit(config) ? double(splits + 1) : 1.0);
   if (workspace)
     cTraffic += elements * 4.0 * 2 * splits;
+  if (serial)
+    cTraffic += elements * 4.0 * 2 * (splits - 1);
   if (problem.bias)
     cTraffic += double(problem.batch) * problem.n * outBytes;
   cost.hbmBytes = aTraffic + bTraffic + cTraffic;
@@ -234,9 +238,19 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   cost.fixedNs = rounds * params.memLatencyNs;
   // Atomic split-K zeroes C first: one more operation on the stream (a
   // memset of C, about a microsecond on the H200); a workspace split runs
-  // a second kernel after the first.
+  // a second kernel after the first. A serial split zeroes its counters,
+  // and the epilogues of a tile's splits follow each other: each turn sees
+  // the previous one's signal, then reads and writes its f32 tile at the
+  // SM's share of L2.
   if (splits > 1)
     cost.fixedNs += params.launchOverheadNs / (workspace ? 2 : 3);
+  if (serial) {
+    double smL2BytesPerNs =
+        target.hbm_gbps * params.l2BandwidthPerHbm / double(sms);
+    double turnNs =
+        2 * params.memLatencyNs + 2.0 * bm * bn * 4.0 / smL2BytesPerNs;
+    cost.fixedNs += double(splits - 1) * turnNs;
+  }
   // A repacked operand is read and written once more, by a kernel of its
   // own (16-bit elements at a fraction of the rate).
   double repackRate = target.hbm_gbps * params.hbmEfficiency *

@@ -240,20 +240,33 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
   launch.manifestFields["tile"] = llvm::json::Array{
       config.getBlockM(), config.getBlockN(), config.getBlockK()};
 
-  if (!usesSplitWorkspace(config)) {
-    // Atomic split-K adds its partial sums into C: it starts at zero.
-    if (config.getSplitK() > 1)
-      launch.zeroed.push_back("C");
+  // Atomic split-K adds its partial sums into C: it starts at zero.
+  if (isAtomicSplit(config))
+    launch.zeroed.push_back("C");
+  if (!usesSplitWorkspace(config) && !usesSerialSplit(config))
+    return launch;
+  // The f32 partial tiles: one per split (workspace), or the running sum
+  // the splits of a tile add to in turn (serial).
+  int64_t slots = usesSerialSplit(config) ? 1 : config.getSplitK();
+  launch.workspace.push_back(
+      WorkspaceBuffer{"partials",
+                      getSplitWorkspaceType(config, p),
+                      {SizeExpr::symbol("B"), SizeExpr::constant(slots),
+                       SizeExpr::symbol("M"), SizeExpr::symbol("N")}});
+  main.params.push_back("partials");
+  if (usesSerialSplit(config)) {
+    // Serial split-K: the turns' counters, one per tile (static sizes), and
+    // a cooperative launch (checkGemmLowerable checked that it fits).
+    MemRefType counters = getSplitCounterType(config, p);
+    launch.workspace.push_back(WorkspaceBuffer{
+        "counters", counters, {SizeExpr::constant(counters.getDimSize(0))}});
+    launch.zeroed.push_back("counters");
+    main.params.push_back("counters");
+    main.cooperative = true;
     return launch;
   }
-  // Workspace split-K: the main kernel stores partial tiles, a second
-  // kernel sums them into C (grid x over B's M x N elements, z the batch).
-  launch.workspace.push_back(WorkspaceBuffer{
-      "partials",
-      getSplitWorkspaceType(config, p),
-      {SizeExpr::symbol("B"), SizeExpr::constant(config.getSplitK()),
-       SizeExpr::symbol("M"), SizeExpr::symbol("N")}});
-  main.params.push_back("partials");
+  // Workspace split-K: a second kernel sums the partial tiles into C (grid
+  // x over B's M x N elements, z the batch).
   LaunchKernel &reduce = launch.kernels.emplace_back();
   reduce.suffix = "_reduce";
   int64_t perBlock = kSplitReduceThreads * getSplitReduceVector(p);

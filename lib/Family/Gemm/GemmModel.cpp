@@ -6,6 +6,7 @@
 
 #include "AMK/Family/Gemm/GemmModel.h"
 #include "AMK/Family/Family.h"
+#include "AMK/Family/Gemm/GemmResources.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -290,16 +291,35 @@ bool mlir::amk::supportsSplitK(const GemmProblem &problem) {
          problem.activation == Activation::none;
 }
 
+bool mlir::amk::isAtomicSplit(GemmConfigAttr config) {
+  return config.getSplitK() > 1 &&
+         config.getSplitReduce() == SplitReduce::atomic;
+}
+
 bool mlir::amk::usesSplitWorkspace(GemmConfigAttr config) {
   return config.getSplitK() > 1 &&
          config.getSplitReduce() == SplitReduce::workspace;
 }
 
+bool mlir::amk::usesSerialSplit(GemmConfigAttr config) {
+  return config.getSplitK() > 1 &&
+         config.getSplitReduce() == SplitReduce::serial;
+}
+
 MemRefType mlir::amk::getSplitWorkspaceType(GemmConfigAttr config,
                                             const GemmProblem &problem) {
   int64_t batch = problem.batched ? problem.batch : 1;
-  return MemRefType::get({batch, config.getSplitK(), problem.m, problem.n},
+  int64_t slots = usesSerialSplit(config) ? 1 : config.getSplitK();
+  return MemRefType::get({batch, slots, problem.m, problem.n},
                          Float32Type::get(config.getContext()));
+}
+
+MemRefType mlir::amk::getSplitCounterType(GemmConfigAttr config,
+                                          const GemmProblem &problem) {
+  int64_t batch = problem.batched ? problem.batch : 1;
+  return MemRefType::get(
+      {batch * getGemmGrid(config, 1, problem.m, problem.n)[0]},
+      IntegerType::get(config.getContext(), 32));
 }
 
 bool mlir::amk::hasMisalignedRows(const GemmProblem &problem) {
@@ -448,21 +468,39 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
   // Atomic split-K adds partial sums to C with f32 atomics after the launch
   // zeroes it: a linear epilogue into f32 only. A workspace holds f32
   // partial sums, so the accumulator is f32.
-  if (config.getSplitK() > 1 && !usesSplitWorkspace(config) &&
-      !supportsSplitK(problem))
+  if (isAtomicSplit(config) && !supportsSplitK(problem))
     return fail("split_k > 1 with split_reduce = atomic needs an f32 C and "
                 "accumulator without beta, bias or activation (partial sums "
                 "are added atomically); split_reduce = workspace serves the "
                 "others");
-  if (usesSplitWorkspace(config)) {
+  if (config.getSplitK() > 1 && !isAtomicSplit(config)) {
+    StringRef reduce = stringifySplitReduce(config.getSplitReduce());
     if (!problem.accType.isF32())
-      return fail("split_reduce = workspace keeps f32 partial sums: the "
-                  "accumulator must be f32");
+      return fail(llvm::formatv("split_reduce = {0} keeps f32 partial sums: "
+                                "the accumulator must be f32",
+                                reduce));
     // B x split_k x M x N f32 partials must have a byte size.
     int64_t bytes = 4;
     for (int64_t size : getSplitWorkspaceType(config, problem).getShape())
       if (!ShapedType::isDynamic(size) && llvm::MulOverflow(bytes, size, bytes))
         return fail("the split-K workspace exceeds 2^63 bytes");
+  }
+  if (usesSerialSplit(config)) {
+    // The turns wait on blocks of the same grid: it is known, so that the
+    // launch can be cooperative and the harness can count the turns.
+    if (ShapedType::isDynamic(problem.m) || ShapedType::isDynamic(problem.n) ||
+        (problem.batched && ShapedType::isDynamic(problem.batch)))
+      return fail("split_reduce = serial needs static M, N and batch (its "
+                  "blocks wait for each other: the grid must be known)");
+    // Every thread of the block passes the barriers around each turn.
+    if (isWarpSpecialized(config))
+      return fail("split_reduce = serial needs every thread in the epilogue: "
+                  "not a warp-specialized wgmma kernel");
+    int64_t tiles = 0;
+    if (llvm::MulOverflow(getSplitCounterType(config, problem).getDimSize(0),
+                          config.getSplitK(), tiles) ||
+        tiles > std::numeric_limits<int32_t>::max())
+      return fail("split_reduce = serial: too many blocks for one grid");
   }
   // TMA moves the tiles: no thread loads them, whatever `vector` says.
   if (config.getMath() == MathInst::wgmma) {
@@ -575,5 +613,24 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
                              target.name, getMinimumArch(feature));
       return failure();
     }
+  if (usesSerialSplit(config)) {
+    // A turn waits for blocks of its tile launched beside it: every block
+    // must be resident at once (the launch is cooperative).
+    GemmProblem product = getProductProblem(config, problem);
+    KernelResources r = getGemmResources(config, product, target);
+    std::array<int64_t, 3> grid = getGemmGrid(
+        config, product.batched ? product.batch : 1, product.m, product.n);
+    int64_t blocks = grid[0] * grid[2];
+    int64_t resident = r.blocksPerSM * std::max<int64_t>(target.sm_count, 0);
+    if (blocks > resident) {
+      whyNot = llvm::formatv(
+          "split_reduce = serial needs its {0} blocks resident at once (the "
+          "splits of a tile wait for each other), but {1} holds {2} ({3} per "
+          "SM, limited by {4})",
+          blocks, target.name, resident, r.blocksPerSM,
+          r.getOccupancyLimiter());
+      return failure();
+    }
+  }
   return success();
 }

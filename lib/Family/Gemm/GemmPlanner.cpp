@@ -309,7 +309,7 @@ public:
     auto c = cast<GemmConfigAttr>(config);
     bool notMult32 = c.getBlockM() % 32 != 0 || c.getBlockN() % 32 != 0;
     // On a tie the deterministic split reduction wins.
-    bool atomic = c.getSplitK() > 1 && !usesSplitWorkspace(c);
+    bool atomic = isAtomicSplit(c);
     // A persistent kernel takes the grouped raster on a tie: on the H100 it
     // ran 3-40% faster than row order at every shape measured, where the
     // model's per-wave L2 reuse sees none (PERF_LOG, 2026-12-06, sixth).
@@ -393,11 +393,11 @@ private:
   /// the H200: it pays on decode-like shapes, 0.17x -> 0.75x cuBLAS at fp32
   /// 1x4096x4096, but a grid of 64 tiles lost to its zeroing and atomics):
   /// up to 32 splits of at least 4 k-tiles each, summed through a workspace
-  /// (any problem with an f32 accumulator) or atomically (where the problem
-  /// allows).
-  SmallVector<std::pair<int64_t, SplitReduce>, 12>
+  /// by a second kernel or in turns in the kernel (any problem with an f32
+  /// accumulator), or atomically (where the problem allows).
+  SmallVector<std::pair<int64_t, SplitReduce>, 16>
   getSplits(const RawConfig &raw) const {
-    SmallVector<std::pair<int64_t, SplitReduce>, 12> splits = {
+    SmallVector<std::pair<int64_t, SplitReduce>, 16> splits = {
         {1, SplitReduce::atomic}};
     int64_t outputTiles = rep.batch * llvm::divideCeil(rep.m, raw.block[0]) *
                           llvm::divideCeil(rep.n, raw.block[1]);
@@ -406,6 +406,8 @@ private:
       return splits;
     for (int64_t s = 2; s <= 32 && kTiles / s >= 4; s *= 2) {
       splits.push_back({s, SplitReduce::workspace});
+      // (checkGemmLowerable keeps serial to grids all resident at once.)
+      splits.push_back({s, SplitReduce::serial});
       if (supportsSplitK(problem))
         splits.push_back({s, SplitReduce::atomic});
     }

@@ -32,6 +32,7 @@
 #include "AMK/Harness/KernelSafety.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -62,8 +63,10 @@ void GemmKernelBuilder::setupOperands(ArrayRef<Value> operands, Value batch) {
   if (p.bias)
     bias = operand(arg++);
   c = operand(arg++);
-  if (usesSplitWorkspace(config))
+  if (usesSplitWorkspace(config) || usesSerialSplit(config))
     partials = operands[arg++];
+  if (usesSerialSplit(config))
+    counters = operands[arg++];
   sizeM = dimOf(c, 0, p.m);
   sizeN = dimOf(c, 1, p.n);
   sizeK = dimOf(a, p.transposeA ? 0 : 1, p.k);
@@ -142,9 +145,10 @@ void GemmKernelBuilder::storePartials(Value row, Value col,
   Value rows = operandDim(partials, 2), cols = operandDim(partials, 3);
   Value rowOk = m.lt(row, rows);
   int64_t width = values.size();
+  Value slot = usesSerialSplit(config) ? m.c(0) : splitIndex;
   auto store = [&](Value v, Value colI) {
     memref::StoreOp::create(b, v, partials,
-                            ValueRange{batchIndex, splitIndex, row, colI});
+                            ValueRange{batchIndex, slot, row, colI});
   };
   if (width > 1 && storesRuns(width)) {
     auto ifOp = scf::IfOp::create(b, m.andi(rowOk, m.lt(col, cols)), false);
@@ -153,7 +157,7 @@ void GemmKernelBuilder::storePartials(Value row, Value col,
     auto vecType = VectorType::get({width}, b.getF32Type());
     Value vec = vector::FromElementsOp::create(b, vecType, values);
     vector::StoreOp::create(b, vec, partials,
-                            ValueRange{batchIndex, splitIndex, row, col},
+                            ValueRange{batchIndex, slot, row, col},
                             /*nontemporal=*/false, llvm::MaybeAlign(4 * width));
     return;
   }
@@ -166,22 +170,162 @@ void GemmKernelBuilder::storePartials(Value row, Value col,
   }
 }
 
+SmallVector<Value> GemmKernelBuilder::loadRunningSum(Value row, Value col,
+                                                     int64_t width) {
+  // Guarded like the stores, by the workspace's own sizes; turn 0 starts
+  // the sum (what the workspace holds then is no earlier turn's): zeros.
+  Value rows = operandDim(partials, 2), cols = operandDim(partials, 3);
+  Value ok = m.lt(row, rows);
+  if (!finishesSerial)
+    ok = m.andi(ok, m.lt(m.c(0), splitIndex));
+  Type f32Type = b.getF32Type();
+  auto loadIf = [&](Value cond, Type type, function_ref<Value()> load) {
+    auto ifOp = scf::IfOp::create(b, type, cond, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, load());
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, zero(type));
+    return ifOp.getResult(0);
+  };
+  SmallVector<Value> priors;
+  if (width > 1 && runsAligned(width)) {
+    auto vecType = VectorType::get({width}, f32Type);
+    Value vec = loadIf(m.andi(ok, m.lt(col, cols)), vecType, [&] {
+      return vector::LoadOp::create(
+          b, vecType, partials, ValueRange{batchIndex, m.c(0), row, col},
+          /*nontemporal=*/false, llvm::MaybeAlign(4 * width));
+    });
+    for (int64_t i = 0; i < width; ++i)
+      priors.push_back(vector::ExtractOp::create(b, vec, i));
+    return priors;
+  }
+  for (int64_t i = 0; i < width; ++i) {
+    Value colI = m.add(col, i);
+    priors.push_back(loadIf(m.andi(ok, m.lt(colI, cols)), f32Type, [&] {
+      return memref::LoadOp::create(b, partials,
+                                    ValueRange{batchIndex, m.c(0), row, colI});
+    }));
+  }
+  return priors;
+}
+
+void GemmKernelBuilder::storeWithRunningSum(function_ref<void()> stores) {
+  // The stores are gathered first, then every running-sum load is issued
+  // before any sum uses one: loads interleaved with their stores' branches
+  // wait out an L2 latency each.
+  pending.emplace();
+  stores();
+  SmallVector<PendingStore> gathered = std::move(*pending);
+  pending.reset();
+  SmallVector<SmallVector<Value>> priors;
+  for (const PendingStore &store : gathered)
+    priors.push_back(loadRunningSum(store.row, store.col, store.values.size()));
+  for (auto [store, prior] : llvm::zip_equal(gathered, priors)) {
+    SmallVector<Value> sums;
+    for (auto [value, before] : llvm::zip_equal(store.values, prior))
+      sums.push_back(arith::AddFOp::create(b, value, before));
+    storeOutput(store.row, store.col, sums, store.biasValues);
+  }
+}
+
+bool GemmKernelBuilder::runsAligned(int64_t width) const {
+  return !ShapedType::isDynamic(p.n) && p.n % width == 0;
+}
+
 bool GemmKernelBuilder::storesRuns(int64_t width) const {
   // Runs stay aligned and inside C's rows when N is a static multiple of
   // them; C is read element by element for beta, and atomic split-K adds
   // element by element.
-  if (ShapedType::isDynamic(p.n) || p.n % width != 0)
+  if (!runsAligned(width))
     return false;
-  bool atomic = config.getSplitK() > 1 && !usesSplitWorkspace(config);
-  return partials || (p.beta == 0.0 && !atomic);
+  return storesPartials() || (p.beta == 0.0 && !isAtomicSplit(config));
+}
+
+//===----------------------------------------------------------------------===//
+// Serial split-K (split_reduce = serial)
+//===----------------------------------------------------------------------===//
+//
+// The splits of a tile take turns in split order through the tile's counter
+// (zeroed by the launch), the protocol the harness's global checks prove:
+//
+//   thread 0: wait until counter >= split; fence.gpu     (acquire)
+//   barrier; split 0: partial -> workspace; 0 < s < last: partial + workspace
+//   -> workspace; last: partial + workspace, epilogue -> C
+//   barrier; thread 0: fence.gpu; counter += 1           (release)
+//
+// Each split's main loop runs at once; only the epilogues follow each other,
+// in a fixed order, so the sum does not depend on scheduling.
+
+void GemmKernelBuilder::waitForTurn() {
+  Value tile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  int64_t tiles = getGemmGrid(config, 1, p.m, p.n)[0];
+  counterIndex = m.add(m.mul(batchIndex, tiles), tile);
+  Type i32 = b.getI32Type();
+  Value turn = arith::IndexCastOp::create(b, i32, splitIndex);
+  Value zeroI32 = arith::ConstantIntOp::create(b, i32, 0);
+  Value first = m.lt(tid, m.c(1));
+  {
+    auto ifOp = scf::IfOp::create(b, first, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    auto spin = scf::WhileOp::create(b, TypeRange{}, ValueRange{});
+    b.setInsertionPointToStart(&spin.getBefore().emplaceBlock());
+    Value seen = memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi,
+                                             zeroI32, counters, counterIndex);
+    scf::ConditionOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, seen, turn),
+        ValueRange{});
+    b.setInsertionPointToStart(&spin.getAfter().emplaceBlock());
+    scf::YieldOp::create(b);
+    b.setInsertionPointAfter(spin);
+    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+  }
+  gpu::BarrierOp::create(b);
+}
+
+void GemmKernelBuilder::signalTurn() {
+  gpu::BarrierOp::create(b);
+  auto ifOp = scf::IfOp::create(b, m.lt(tid, m.c(1)), /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+  memref::AtomicRMWOp::create(
+      b, arith::AtomicRMWKind::addi,
+      arith::ConstantIntOp::create(b, b.getI32Type(), 1), counters,
+      counterIndex);
+}
+
+void GemmKernelBuilder::buildEpilogue(function_ref<void()> stores) {
+  if (!usesSerialSplit(config))
+    return stores();
+  waitForTurn();
+  Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, splitIndex,
+                                     m.c(config.getSplitK() - 1));
+  auto ifOp = scf::IfOp::create(b, last, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    finishesSerial = true;
+    storeWithRunningSum(stores);
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    finishesSerial = false;
+    storeWithRunningSum(stores);
+  }
+  signalTurn();
 }
 
 void GemmKernelBuilder::storeOutput(Value row, Value col,
                                     ArrayRef<Value> values,
                                     ArrayRef<Value> biasValues) {
-  if (partials)
+  if (pending) {
+    pending->push_back(
+        {row, col, SmallVector<Value>(values), SmallVector<Value>(biasValues)});
+    return;
+  }
+  if (storesPartials())
     return storePartials(row, col, values);
-  bool atomic = config.getSplitK() > 1 && !usesSplitWorkspace(config);
+  bool atomic = isAtomicSplit(config);
   Type outType = p.outType;
   Type f32Type = b.getF32Type();
   int64_t width = values.size();
@@ -266,8 +410,10 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
   // The launch's order (GemmFamily): operands, tensor maps, workspace.
   if (config.getMath() == MathInst::wgmma)
     argTypes.append(2, LLVM::LLVMPointerType::get(kernel.getContext()));
-  if (usesSplitWorkspace(config))
+  if (usesSplitWorkspace(config) || usesSerialSplit(config))
     argTypes.push_back(getSplitWorkspaceType(config, problem));
+  if (usesSerialSplit(config))
+    argTypes.push_back(getSplitCounterType(config, problem));
   gpu::GPUFuncOp func = createKernelFunc(module, kernel.getLoc(), name,
                                          argTypes, config.getThreads());
   if (config.getMath() == MathInst::wgmma)
@@ -284,6 +430,16 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
     func.setKnownGridSizeAttr(
         b.getDenseI32ArrayAttr({int32_t(blocks), 1, int32_t(z)}));
   }
+  if (usesSerialSplit(config)) {
+    // The turns: blocks wait for blocks of the known grid, all resident
+    // (checkGemmLowerable), through the counters the launch zeroes.
+    std::array<int64_t, 3> grid = getGemmGrid(
+        config, problem.batched ? problem.batch : 1, problem.m, problem.n);
+    func.setKnownGridSizeAttr(b.getDenseI32ArrayAttr(
+        {int32_t(grid[0]), int32_t(grid[1]), int32_t(grid[2])}));
+    func->setAttr("amk.cooperative", b.getUnitAttr());
+    func.setArgAttr(argTypes.size() - 1, "amk.counter", b.getUnitAttr());
+  }
   builder.build(func);
   return func;
 }
@@ -295,7 +451,10 @@ void GemmKernelBuilder::build(gpu::GPUFuncOp func) {
     // The tensor maps follow the operands, as pointers (a pre-outlined
     // gpu.func cannot take !nvgpu.tensormap.descriptor arguments:
     // docs/FACTS.md); a split's workspace comes after them.
-    size_t first = operands.size() - 2 - (usesSplitWorkspace(config) ? 1 : 0);
+    size_t first = operands.size() - 2 -
+                   (usesSplitWorkspace(config) ? 1
+                    : usesSerialSplit(config)  ? 2
+                                               : 0);
     Value pointerA = operands[first], pointerB = operands[first + 1];
     tensorMapA = castToTensorMap(pointerA, true);
     tensorMapB = castToTensorMap(pointerB, false);

@@ -79,6 +79,11 @@ public:
                  cast<MemRefType>(memref.getType()).getDimSize(dim));
   }
 
+  /// The block's epilogue: `stores` (storeOutput for each value the thread
+  /// holds). split_reduce = serial: inside this split's turn, built twice,
+  /// for the last split (which finishes C) and the others (which add to the
+  /// running partial tile).
+  void buildEpilogue(function_ref<void()> stores);
   // Epilogue: stores `values` (f32) to C[row, col .. col + values.size()).
   // `biasValues` (from loadBias at `col`) when the operation has a bias.
   void storeOutput(Value row, Value col, ArrayRef<Value> values,
@@ -104,9 +109,11 @@ public:
 
   // Rank-2 views of this block's batch, and the bias row.
   Value a, bMat, c, bias;
-  /// split_reduce = workspace: the [B, split_k, M, N] partial tiles, and
-  /// this block's batch (0 unbatched) and split in them.
-  Value partials, batchIndex, splitIndex;
+  /// split_reduce = workspace or serial: the partial tiles (getSplitWorkspace
+  /// Type), and this block's batch (0 unbatched) and split; serial: the turn
+  /// counters, and whether the epilogue being built is the last split's.
+  Value partials, batchIndex, splitIndex, counters, counterIndex;
+  bool finishesSerial = false;
   Value sizeM, sizeN, sizeK;
   /// This block's k-tiles: [kTileBegin, kTileBegin + kTiles) (all of K, or
   /// this block's split of it).
@@ -165,11 +172,34 @@ private:
   Value castToTensorMap(Value pointer, bool isA, bool tile = false);
 
   Value applyActivation(Value x);
-  /// Stores `values` (f32) unfinished to partials[batch, split, row, col..].
+  /// Stores `values` (f32) unfinished to partials[batch, split, row, col..]
+  /// (serial: to the running sum, partials[batch, 0, row, col..]).
   void storePartials(Value row, Value col, ArrayRef<Value> values);
+  /// split_reduce = serial: the running sum the earlier turns left at row,
+  /// col .. col + width (zeros in turn 0).
+  SmallVector<Value> loadRunningSum(Value row, Value col, int64_t width);
+  /// split_reduce = serial: runs `stores` (storeOutput calls), each value
+  /// plus the running sum at its place.
+  void storeWithRunningSum(function_ref<void()> stores);
+  /// A storeOutput call held back by storeWithRunningSum.
+  struct PendingStore {
+    Value row, col;
+    SmallVector<Value> values, biasValues;
+  };
+  std::optional<SmallVector<PendingStore>> pending;
+  /// Whether this epilogue stores unfinished partial sums.
+  bool storesPartials() const { return partials && !finishesSerial; }
+  /// Whether runs of `width` columns at multiples of `width` stay aligned
+  /// and inside the rows: N is a static multiple of `width`.
+  bool runsAligned(int64_t width) const;
   /// Whether storeOutput stores a run of `width` columns (at a multiple of
   /// `width`) with one vector store.
   bool storesRuns(int64_t width) const;
+  /// split_reduce = serial: thread 0 waits until the splits before this
+  /// block's have signalled its tile's counter, then the block proceeds;
+  /// and, after the block's stores, signals it.
+  void waitForTurn();
+  void signalTurn();
 };
 
 } // namespace mlir::amk::gemm

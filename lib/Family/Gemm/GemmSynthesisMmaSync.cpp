@@ -446,16 +446,18 @@ void GemmKernelBuilder::storeMmaSyncAccumulators(ArrayRef<Value> acc) {
   // every m16n8 tile.
   Value rowInTile = m.div(lane, 4);
   Value colInTile = m.mul(m.rem(lane, 4), 2);
-  for (int64_t j = 0; j < tilesN; ++j) {
-    Value col = m.add(n0, m.add(wn0, m.add(colInTile, j * 8)));
-    SmallVector<Value> biasValues = loadBias(col, 2);
-    for (int64_t i = 0; i < tilesM; ++i) {
-      int64_t base = (i * tilesN + j) * 4;
-      for (int64_t h = 0; h < 2; ++h) {
-        Value row = m.add(m0, m.add(wm0, m.add(rowInTile, i * 16 + h * 8)));
-        storeOutput(row, col, {acc[base + 2 * h], acc[base + 2 * h + 1]},
-                    biasValues);
+  buildEpilogue([&] {
+    for (int64_t j = 0; j < tilesN; ++j) {
+      Value col = m.add(n0, m.add(wn0, m.add(colInTile, j * 8)));
+      SmallVector<Value> biasValues = loadBias(col, 2);
+      for (int64_t i = 0; i < tilesM; ++i) {
+        int64_t base = (i * tilesN + j) * 4;
+        for (int64_t h = 0; h < 2; ++h) {
+          Value row = m.add(m0, m.add(wm0, m.add(rowInTile, i * 16 + h * 8)));
+          storeOutput(row, col, {acc[base + 2 * h], acc[base + 2 * h + 1]},
+                      biasValues);
+        }
       }
     }
-  }
+  });
 }

@@ -275,18 +275,20 @@ scf::ForOp SimtKernel::buildMainLoop(ArrayRef<Value> acc) {
 void SimtKernel::storeAccumulators(scf::ForOp loop) {
   // Epilogue: row i is row i % tmv of chunk i / tmv; each column chunk is a
   // run of tnv contiguous columns.
-  for (int64_t q = 0; q < chunksN; ++q) {
-    Value col = m.add(kb.n0, colChunk(q));
-    SmallVector<Value> biasValues = kb.loadBias(col, tnv);
-    for (int64_t i = 0; i < tm; ++i) {
-      Value row = m.add(kb.m0, m.add(rowChunk(i / tmv), i % tmv));
-      SmallVector<Value> vals;
-      for (int64_t j = 0; j < tnv; ++j)
-        vals.push_back(
-            vector::ExtractOp::create(b, loop.getResult(i), q * tnv + j));
-      kb.storeOutput(row, col, vals, biasValues);
+  kb.buildEpilogue([&] {
+    for (int64_t q = 0; q < chunksN; ++q) {
+      Value col = m.add(kb.n0, colChunk(q));
+      SmallVector<Value> biasValues = kb.loadBias(col, tnv);
+      for (int64_t i = 0; i < tm; ++i) {
+        Value row = m.add(kb.m0, m.add(rowChunk(i / tmv), i % tmv));
+        SmallVector<Value> vals;
+        for (int64_t j = 0; j < tnv; ++j)
+          vals.push_back(
+              vector::ExtractOp::create(b, loop.getResult(i), q * tnv + j));
+        kb.storeOutput(row, col, vals, biasValues);
+      }
     }
-  }
+  });
 }
 
 void SimtKernel::build() {

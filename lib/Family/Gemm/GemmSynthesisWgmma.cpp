@@ -546,8 +546,9 @@ void WgmmaMainLoop::build(function_ref<void(Value acc)> epilogue) {
 
 void GemmKernelBuilder::buildWgmma() {
   WgmmaMainLoop mainLoop(*this);
-  mainLoop.build(
-      [&](Value acc) { storeWgmmaTile(acc, mainLoop.computeWarpgroup()); });
+  mainLoop.build([&](Value acc) {
+    buildEpilogue([&] { storeWgmmaTile(acc, mainLoop.computeWarpgroup()); });
+  });
 }
 
 /// One step of a 4 x 4 transpose within each quad of lanes: x[j] is the
@@ -610,7 +611,7 @@ void GemmKernelBuilder::storeWgmmaTile(Value acc, Value warpgroup) {
   // bytes of each of its rows (two columns per lane wrote half sectors,
   // four times as often). f32 pairs fill their sectors already (f32 C and
   // split-K partials measured no gain for the shuffles).
-  if (wn % 32 == 0 && !partials && p.outBytes() < 4 && storesRuns(8)) {
+  if (wn % 32 == 0 && !storesPartials() && p.outBytes() < 4 && storesRuns(8)) {
     for (int64_t j0 = 0; j0 < wn / 8; j0 += 4) {
       Value col = m.add(tileCol, m.add(m.c(j0 * 8), m.mul(quadLane, 8)));
       SmallVector<Value> biasValues = loadBias(col, 8);

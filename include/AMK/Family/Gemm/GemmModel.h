@@ -72,14 +72,29 @@ MemRefType getKernelOperandType(const GemmProblem &problem, unsigned i,
 /// are f32 and the epilogue is linear (no beta, bias or activation).
 bool supportsSplitK(const GemmProblem &problem);
 
+/// Whether `config` splits K and adds the partial tiles into C with f32
+/// atomics (split_reduce = atomic).
+bool isAtomicSplit(GemmConfigAttr config);
+
 /// Whether `config` stores partial tiles to a workspace that a second kernel
 /// sums (split_reduce = workspace), instead of adding them into C.
 bool usesSplitWorkspace(GemmConfigAttr config);
 
-/// The workspace of a split_reduce = workspace config: f32 partial tiles
-/// [B, split_k, M, N] (B = 1 unbatched), static where the problem is.
+/// Whether `config`'s splits sum their partial tiles in the kernel, taking
+/// turns through a counter per tile (split_reduce = serial).
+bool usesSerialSplit(GemmConfigAttr config);
+
+/// The workspace of a split_reduce = workspace or serial config: f32
+/// partial tiles [B, split_k, M, N] (workspace: one per split) or [B, 1, M,
+/// N] (serial: one running sum), B = 1 unbatched, static where the problem
+/// is.
 MemRefType getSplitWorkspaceType(GemmConfigAttr config,
                                  const GemmProblem &problem);
+
+/// The turn counters of a split_reduce = serial config (static sizes): one
+/// i32 per output tile of each batch, [B * tiles], zeroed by the launch.
+MemRefType getSplitCounterType(GemmConfigAttr config,
+                               const GemmProblem &problem);
 
 /// Whether `config` first copies operand A (`isA`) or B transposed into a
 /// workspace: wgmma reads tf32 operands K-major only, and nvgpu's wgmma

@@ -99,6 +99,10 @@ struct KernelSpec {
   /// Its blocks wait for each other (a counter protocol): every block must
   /// be resident at once, so it is launched cooperatively.
   bool cooperative = false;
+  /// It begins by waiting for the kernel before it on the stream
+  /// (griddepcontrol.wait), so it may be launched while that one still runs
+  /// (programmatic dependent launch).
+  bool programmatic = false;
   /// Buffer names (args or workspace), one memref parameter group each, or
   /// tensor map names, one pointer each.
   std::vector<std::string> params;

@@ -26,7 +26,8 @@ def AMK_MathInst : I32EnumAttr<"MathInst", "math instruction of a kernel", [
 def AMK_SplitReduce : I32EnumAttr<"SplitReduce",
     "how the K splits of a GEMM are summed", [
     I32EnumAttrCase<"atomic", 0>,
-    I32EnumAttrCase<"workspace", 1>]> {
+    I32EnumAttrCase<"workspace", 1>,
+    I32EnumAttrCase<"serial", 2>]> {
   let cppNamespace = "::mlir::amk";
   let genSpecializedAttr = 0;
 }
@@ -149,6 +150,11 @@ def AMK_GemmConfigAttr : AMK_Attr<"GemmConfig", "gemm_config",
     (C zeroed first; f32 C without beta, bias or activation), `workspace`
     stores the partial tiles to a workspace that a second kernel sums in
     split order, then applies the epilogue: deterministic, any output type.
+    `serial` sums in the kernel: the splits of a tile take turns in split
+    order (a counter per tile in global memory), each adding its partial
+    tile to the one in an f32 workspace, the last applying the epilogue to
+    C; deterministic, one kernel, and all blocks resident at once (the
+    launch is cooperative).
 
     ```mlir
     #amk.gemm_config<block = [128, 128, 32], warp = [64, 64], math = mma_sync,
