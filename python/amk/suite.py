@@ -333,6 +333,65 @@ def launch_study_cases():
     return cases + small
 
 
+def stream_study_cases():
+    """Decode and skinny GEMMs (M = 16-256) where the cost model's stream
+    terms decide between tiles on fewer SMs, splits and narrow tiles: the
+    planner's kernel beside explicit alternatives (64 x 32 tiles among
+    them, which the planner does not offer yet), bf16 with B as [N, K] (and
+    [K, N] at M = 64); 4097^3 at 3 and 4 stages."""
+    wgmma = ("#amk.gemm_config<block = [{bm}, {bn}, 64], warp = [64, {wn}], "
+             "math = wgmma, inst = [64, {wn}, 16], stages = {st}, vector = 8, "
+             "threads = {t}{extra}>")
+    def config(bm, bn, wn, t, st=6, split=1, reduce="workspace", swz=1):
+        extra = f", swizzle = {swz}" if swz > 1 else ""
+        if split > 1:
+            extra += f", split_k = {split}, split_reduce = {reduce}"
+        return wgmma.format(bm=bm, bn=bn, wn=wn, st=st, t=t, extra=extra)
+    variants = {
+        (16, 4096, 4096): [("64x32", config(64, 32, 32, 128, st=8)),
+                           ("64x64_ws2", config(64, 64, 64, 128, split=2))],
+        (64, 4096, 4096): [("64x64_ws2", config(64, 64, 64, 128, split=2)),
+                           ("64x128_ws4", config(64, 128, 64, 256, split=4)),
+                           ("64x32", config(64, 32, 32, 128, st=8)),
+                           ("64x32_ws2", config(64, 32, 32, 128, split=2))],
+        (96, 4096, 4096): [("64x96_spec", config(64, 96, 96, 256, swz=8)),
+                           ("64x64_spec", config(64, 64, 64, 256, swz=8)),
+                           ("64x64_ws2", config(64, 64, 64, 128, split=2))],
+        (128, 4096, 4096): [("64x96_spec", config(64, 96, 96, 256, swz=8)),
+                            ("64x64_spec", config(64, 64, 64, 256, swz=8)),
+                            ("128x64_ws2", config(128, 64, 64, 256, split=2)),
+                            ("64x128_ws2", config(64, 128, 64, 256, split=2))],
+        (256, 4096, 4096): [("128x96_spec", config(128, 96, 96, 384, swz=8)),
+                            ("128x128_ws2", config(128, 128, 128, 256,
+                                                   split=2)),
+                            ("128x128_serial2", config(128, 128, 128, 256,
+                                                       split=2,
+                                                       reduce="serial"))],
+        (16, 14336, 4096): [("64x128_t256", config(64, 128, 64, 256)),
+                            ("64x64_t128", config(64, 64, 64, 128))],
+    }
+    cases = []
+    for (m, n, k), alternatives in variants.items():
+        layouts = (True, False) if m == 64 else (True,)
+        for tb in layouts:
+            name = f"bf16_{m}x{n}x{k}{'_nt' if tb else '_nn'}"
+            cases.append(Case(name, m, n, k, "bf16", tb=tb))
+            for label, cfg in alternatives:
+                # (B as [K, N] comes in 64-column chunks.)
+                if not tb and "x32" in label:
+                    continue
+                cases.append(Case(f"{name}_{label}", m, n, k, "bf16", tb=tb,
+                                  config=cfg))
+    cases.append(Case("bf16_4097x4097x4097", 4097, 4097, 4097, "bf16"))
+    for stages in (3, 4):
+        cases.append(Case(
+            f"bf16_4097x4097x4097_s{stages}", 4097, 4097, 4097, "bf16",
+            config=f"#amk.gemm_config<block = [128, 224, 64], warp = [64, "
+            f"224], math = wgmma, inst = [64, 224, 16], stages = {stages}, "
+            f"vector = 1, threads = 384, swizzle = 8>"))
+    return cases
+
+
 # Prefill GEMMs of issue 16's LLM target: M tokens against weights of N x K
 # stored as [N, K] (nt), and short-K products whose cost is writing C.
 LLM_STUDY = [(m, n, k) for m in (512, 2048, 8192)
@@ -512,8 +571,13 @@ def main():
                         help="launches of several kernels, and split-K "
                              "summed in the kernel (serial) beside a second "
                              "kernel (workspace), instead of the suite")
+    parser.add_argument("--stream-study", action="store_true",
+                        help="decode GEMMs, planned beside explicit tile "
+                             "and split alternatives, instead of the suite")
     args = parser.parse_args()
-    if args.launch_study:
+    if args.stream_study:
+        cases = stream_study_cases()
+    elif args.launch_study:
         cases = launch_study_cases()
     elif args.repack_study:
         cases = repack_study_cases()
