@@ -66,6 +66,9 @@ func.func @planned(%a: memref<1x4096xf32>, %b: memref<4096x4096xf32>, %c: memref
 // the [B, split_k, M, N] partial tiles, the main kernel stores its split's
 // tile there (nothing atomic, nothing zeroed), a second kernel sums the
 // splits in order and applies the epilogue, and the workspace is freed.
+// The second kernel is a dependent launch (sm_90): it waits for the first
+// before anything else; the first, one wave of blocks, lets it launch from
+// its start.
 // CHECK-LABEL: func.func @workspace
 // CHECK-NOT:     gpu.memset
 // CHECK:         %[[WS:.*]] = gpu.alloc  () : memref<1x8x16x4096xf32>
@@ -73,10 +76,16 @@ func.func @planned(%a: memref<1x4096xf32>, %b: memref<4096x4096xf32>, %c: memref
 // CHECK:         gpu.launch_func @ws::@ws_reduce blocks in (%c64{{[_0-9]*}}, %{{.*}}, %{{.*}}) threads in (%c256, {{.*}}args(%[[WS]] : memref<1x8x16x4096xf32>, %{{.*}} : memref<4096xbf16>, %{{.*}} : memref<16x4096xbf16>)
 // CHECK:         gpu.dealloc  %[[WS]]
 // CHECK:       gpu.func @ws(
+// CHECK-NOT:     amk.dependent_launch
+// CHECK:         nvvm.griddepcontrol  launch_dependents
 // CHECK-NOT:     memref.atomic_rmw
 // CHECK:         vector.store %{{.*}}, %arg4[%c0, %{{.*}}, %{{.*}}, %{{.*}}] {{.*}} : memref<1x8x16x4096xf32>, vector<2xf32>
 // CHECK:       gpu.func @ws_reduce(%[[P:.*]]: memref<1x8x16x4096xf32>, %{{.*}}: memref<4096xbf16>, %[[C:.*]]: memref<16x4096xbf16>)
+// CHECK-SAME:    amk.dependent_launch
 // CHECK-SAME:    known_block_size = array<i32: 256, 1, 1>
+// CHECK-NOT:     memref.load
+// CHECK-NOT:     vector.load
+// CHECK:         nvvm.griddepcontrol  wait
 // CHECK:         vector.load %[[P]][%c0, %c0, {{.*}}] {alignment = 16 : i64} : memref<1x8x16x4096xf32>, vector<4xf32>
 // CHECK:         vector.load %[[P]][%c0, %c7, {{.*}}] {alignment = 16 : i64} : memref<1x8x16x4096xf32>, vector<4xf32>
 // CHECK:         math.erf
@@ -94,12 +103,18 @@ func.func @workspace(%a: memref<16x4096xbf16>, %b: memref<4096x4096xbf16>, %bias
 
 // Dynamic sizes and batch: the workspace takes them from the operands, the
 // reduction runs a block row per batch and guards by the workspace's sizes.
+// A grid of unknown size lets the next kernel launch only as its blocks
+// finish (no early launch_dependents).
 // CHECK-LABEL: func.func @workspace_dynamic
 // CHECK:         %[[WS:.*]] = gpu.alloc  (%{{.*}}, %{{.*}}, %{{.*}}) : memref<?x3x?x?xf32>
 // CHECK:         gpu.launch_func @ws_dynamic::@ws_dynamic
 // CHECK:         gpu.launch_func @ws_dynamic::@ws_dynamic_reduce
 // CHECK:         gpu.dealloc  %[[WS]]
+// CHECK:       gpu.func @ws_dynamic(
+// CHECK-NOT:     griddepcontrol
 // CHECK:       gpu.func @ws_dynamic_reduce(%[[P:.*]]: memref<?x3x?x?xf32>
+// CHECK-SAME:    amk.dependent_launch
+// CHECK:         nvvm.griddepcontrol  wait
 // CHECK:         %[[Z:.*]] = gpu.block_id  z
 // CHECK:         memref.dim %[[P]], %c0
 // CHECK:         memref.load %[[P]][%[[Z]], %c2, %{{.*}}, %{{.*}}] : memref<?x3x?x?xf32>
@@ -157,6 +172,26 @@ module attributes {amk.target = #amk.target<"h100">} {
 func.func @serial(%a: memref<64x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<64x4096xbf16>) {
   amk.kernel "sr" config(#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], math = wgmma, inst = [64, 64, 16], stages = 6, vector = 8, threads = 128, split_k = 2, split_reduce = serial>) {
     amk.matmul %a, %b into %c {transpose_b} : memref<64x4096xbf16>, memref<4096x4096xbf16>, memref<64x4096xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Before sm_90 there is no griddepcontrol: the reduction is an ordinary
+// launch after the product.
+// CHECK-LABEL: func.func @workspace_sm80
+// CHECK:       gpu.func @ws80(
+// CHECK-NOT:     griddepcontrol
+// CHECK:       gpu.func @ws80_reduce(
+// CHECK-NOT:     amk.dependent_launch
+// CHECK-NOT:     griddepcontrol
+// CHECK:         gpu.return
+module attributes {amk.target = #amk.target<"a100">} {
+func.func @workspace_sm80(%a: memref<16x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<16x4096xbf16>) {
+  amk.kernel "ws80" config(#amk.gemm_config<block = [16, 64, 64], warp = [16, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 64, split_k = 8, split_reduce = workspace>) {
+    amk.matmul %a, %b into %c : memref<16x4096xbf16>, memref<4096x4096xbf16>, memref<16x4096xbf16>
   }
   return
 }
