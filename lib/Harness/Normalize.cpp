@@ -21,9 +21,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -173,6 +176,155 @@ void unrollVectorAccesses(Operation *root) {
   eliminateCommonSubExpressions(rewriter, dominance, root);
 }
 
+/// A while loop over one integer that starts at a constant, runs while a
+/// comparison of it with a constant holds, and steps by a constant shift
+/// (or a multiplication or unsigned division by a power of two): a tree
+/// reduction's `for (s = 128; s > 0; s >>= 1)`, a scan's `for (d = 1; d <
+/// n; d <<= 1)`. Its values are known: `values` in order, and the one it
+/// exits with.
+struct CountedWhile {
+  SmallVector<int64_t> values;
+  int64_t exit = 0;
+};
+
+/// The loop's values, or nothing when it is no such loop (or runs more than
+/// 64 iterations).
+std::optional<CountedWhile> matchCountedWhile(scf::WhileOp loop) {
+  if (loop.getInits().size() != 1 || loop->getNumResults() != 1)
+    return std::nullopt;
+  Type type = loop.getInits()[0].getType();
+  if (!type.isIntOrIndex())
+    return std::nullopt;
+  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  std::optional<int64_t> init = getConstantIntValue(loop.getInits()[0]);
+  Block &before = loop.getBefore().front();
+  Block &after = loop.getAfter().front();
+  // before: %c = cmpi pred, %arg, %bound; scf.condition(%c) %arg
+  auto condition = loop.getConditionOp();
+  if (!init || before.getNumArguments() != 1 || after.getNumArguments() != 1 ||
+      before.getOperations().size() != 2 || condition.getArgs().size() != 1 ||
+      condition.getArgs()[0] != before.getArgument(0))
+    return std::nullopt;
+  auto cmp = condition.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp->getBlock() != &before ||
+      cmp.getLhs() != before.getArgument(0))
+    return std::nullopt;
+  std::optional<int64_t> bound = getConstantIntValue(cmp.getRhs());
+  // after: ...; scf.yield (%arg op %c)
+  auto yield = cast<scf::YieldOp>(after.getTerminator());
+  Operation *step = yield.getResults()[0].getDefiningOp();
+  if (!bound || !step || step->getBlock() != &after ||
+      step->getNumOperands() != 2 ||
+      step->getOperand(0) != after.getArgument(0))
+    return std::nullopt;
+  std::optional<int64_t> by = getConstantIntValue(step->getOperand(1));
+  if (!by || *by < 0 || *by >= 64)
+    return std::nullopt;
+  // The next value, in the loop's width (none: an op it does not know).
+  auto next = [&](llvm::APInt v) -> std::optional<llvm::APInt> {
+    if (isa<arith::ShRUIOp>(step))
+      return v.lshr(*by);
+    if (isa<arith::ShLIOp>(step))
+      return v.shl(*by);
+    if (isa<arith::DivUIOp>(step) && *by > 0 && llvm::isPowerOf2_64(*by))
+      return v.udiv(llvm::APInt(width, *by));
+    if (isa<arith::MulIOp>(step) && llvm::isPowerOf2_64(*by))
+      return v * llvm::APInt(width, *by);
+    return std::nullopt;
+  };
+  llvm::APInt value(width, *init, /*isSigned=*/true);
+  llvm::APInt limit(width, *bound, /*isSigned=*/true);
+  CountedWhile counted;
+  for (int i = 0; i <= 64; ++i) {
+    if (!arith::applyCmpPredicate(cmp.getPredicate(), value, limit)) {
+      counted.exit = value.getSExtValue();
+      return counted;
+    }
+    if (i == 64)
+      break;
+    counted.values.push_back(value.getSExtValue());
+    std::optional<llvm::APInt> following = next(value);
+    if (!following)
+      return std::nullopt;
+    value = *following;
+  }
+  return std::nullopt;
+}
+
+/// Such a loop as the scf.for over its iterations the checks model, its
+/// value in iteration k the first shifted by k steps (a multiplication or
+/// division by 2^s is a shift by s: the values were computed in the loop's
+/// width, where they agree).
+LogicalResult rewriteCountedWhile(scf::WhileOp loop, RewriterBase &rewriter) {
+  std::optional<CountedWhile> counted = matchCountedWhile(loop);
+  if (!counted || counted->values.empty())
+    return failure();
+  Type type = loop.getInits()[0].getType();
+  Block &after = loop.getAfter().front();
+  // The value of iteration k: the first shifted by k steps (a shift of the
+  // kind the loop makes, so the checks see its range).
+  Operation *step =
+      cast<scf::YieldOp>(after.getTerminator()).getResults()[0].getDefiningOp();
+  int64_t by = *getConstantIntValue(step->getOperand(1));
+  int64_t shift = isa<arith::ShRUIOp, arith::ShLIOp>(step)
+                      ? by
+                      : llvm::Log2_64(uint64_t(by));
+  bool right = isa<arith::ShRUIOp, arith::DivUIOp>(step);
+  // (A shift by the width or more is poison: such a loop stays as it is.)
+  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  if (int64_t(counted->values.size() - 1) * shift >= int64_t(width))
+    return failure();
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  auto constant = [&](int64_t v) -> Value {
+    if (type.isIndex())
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    return arith::ConstantIntOp::create(rewriter, loc, type, v);
+  };
+  Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value ub =
+      arith::ConstantIndexOp::create(rewriter, loc, counted->values.size());
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  auto forOp = scf::ForOp::create(rewriter, loc, lb, ub, one);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forOp.getBody());
+    Value k = forOp.getInductionVar();
+    if (!type.isIndex())
+      k = arith::IndexCastOp::create(rewriter, loc, type, k);
+    Value amount = arith::MulIOp::create(rewriter, loc, k, constant(shift));
+    Value first = constant(counted->values.front());
+    Value current =
+        right ? Value(arith::ShRUIOp::create(rewriter, loc, first, amount))
+              : Value(arith::ShLIOp::create(rewriter, loc, first, amount));
+    IRMapping mapping;
+    mapping.map(after.getArgument(0), current);
+    for (Operation &op : after.without_terminator())
+      rewriter.clone(op, mapping);
+  }
+  rewriter.replaceOp(loop, constant(counted->exit));
+  return success();
+}
+
+bool hasCountedWhile(Operation *root) {
+  return root
+      ->walk([](scf::WhileOp loop) {
+        return matchCountedWhile(loop) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+void rewriteCountedWhiles(Operation *root) {
+  SmallVector<scf::WhileOp> loops;
+  root->walk([&](scf::WhileOp loop) { loops.push_back(loop); });
+  IRRewriter rewriter(root->getContext());
+  // Innermost first (the walk is post-order): an outer loop's body is
+  // cloned with its inner loops already rewritten.
+  for (scf::WhileOp loop : loops)
+    (void)rewriteCountedWhile(loop, rewriter);
+}
+
 } // namespace
 
 OwningOpRef<gpu::GPUFuncOp> mlir::amk::normalizeForChecks(gpu::GPUFuncOp func) {
@@ -182,11 +334,14 @@ OwningOpRef<gpu::GPUFuncOp> mlir::amk::normalizeForChecks(gpu::GPUFuncOp func) {
                                                     : WalkResult::advance();
                       })
                       .wasInterrupted();
-  if (!branches && !multiDim)
+  bool countedWhiles = hasCountedWhile(func);
+  if (!branches && !multiDim && !countedWhiles)
     return nullptr;
   OwningOpRef<gpu::GPUFuncOp> copy = cast<gpu::GPUFuncOp>(func->clone());
   if (branches && failed(liftBranches(*copy)))
     return nullptr;
+  // (After the lifting: a loop of branches may become such a while loop.)
+  rewriteCountedWhiles(*copy);
   if (multiDim)
     unrollVectorAccesses(*copy);
   return copy;

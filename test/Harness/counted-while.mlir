@@ -1,0 +1,206 @@
+// RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics
+// While loops over a value the harness can count (a constant start, a
+// comparison with a constant, a constant shift or power-of-two step, at
+// most 64 iterations), as kernels written elsewhere spell a tree
+// reduction's `for (s = 128; s > 0; s >>= 1)` or a scan's `for (d = 1; d <
+// 256; d <<= 1)`: the checks see them as the scf.for over their iterations.
+// Each planted bug next to its correct twin.
+
+// SANITIZE: tool=racecheck,memcheck grid=64 args=f32[16384],f32[64]
+// Twin: a tree reduction in shared memory, halving while s > 0.
+gpu.module @m {
+  gpu.func @tree(%in: memref<16384xf32>, %out: memref<64xf32>) workgroup(%sm : memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c256 = arith.constant 256 : index
+    %c128 = arith.constant 128 : index
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %x = memref.load %in[%i] : memref<16384xf32>
+    memref.store %x, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %r = scf.while (%s = %c128) : (index) -> index {
+      %go = arith.cmpi ugt, %s, %c0 : index
+      scf.condition(%go) %s : index
+    } do {
+    ^bb0(%s: index):
+      %lt = arith.cmpi ult, %tid, %s : index
+      scf.if %lt {
+        %j = arith.addi %tid, %s : index
+        %a = memref.load %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+        %b = memref.load %sm[%j] : memref<256xf32, #gpu.address_space<workgroup>>
+        %c = arith.addf %a, %b : f32
+        memref.store %c, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      }
+      gpu.barrier
+      %n = arith.shrui %s, %c1 : index
+      scf.yield %n : index
+    }
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %v = memref.load %sm[%c0] : memref<256xf32, #gpu.address_space<workgroup>>
+      memref.store %v, %out[%bid] : memref<64xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=racecheck grid=64 args=f32[16384],f32[64]
+// Bug: no barrier between the steps: a thread reads sm[tid + s] while the
+// thread that owns it still adds into it.
+gpu.module @m {
+  gpu.func @tree_no_barrier(%in: memref<16384xf32>, %out: memref<64xf32>) workgroup(%sm : memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c256 = arith.constant 256 : index
+    %c128 = arith.constant 128 : index
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %x = memref.load %in[%i] : memref<16384xf32>
+    memref.store %x, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %r = scf.while (%s = %c128) : (index) -> index {
+      %go = arith.cmpi ugt, %s, %c0 : index
+      scf.condition(%go) %s : index
+    } do {
+    ^bb0(%s: index):
+      %lt = arith.cmpi ult, %tid, %s : index
+      scf.if %lt {
+        %j = arith.addi %tid, %s : index
+        %a = memref.load %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+        // expected-error-re @+1 {{[AMK-SMEM-RACE] 'memref.load' at line {{[0-9]+}} races with the 'memref.store' at line {{[0-9]+}}: no barrier between them (write-read, threads {{[0-9]+}} and {{[0-9]+}}, byte {{[0-9]+}})}}
+        %b = memref.load %sm[%j] : memref<256xf32, #gpu.address_space<workgroup>>
+        %c = arith.addf %a, %b : f32
+        memref.store %c, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      }
+      %n = arith.shrui %s, %c1 : index
+      scf.yield %n : index
+    }
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %v = memref.load %sm[%c0] : memref<256xf32, #gpu.address_space<workgroup>>
+      memref.store %v, %out[%bid] : memref<64xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=memcheck grid=64 args=f32[16384],f32[64]
+// Bug: the first step is 256, a whole block: sm[tid + 256] is past the
+// buffer.
+gpu.module @m {
+  gpu.func @tree_too_wide(%in: memref<16384xf32>, %out: memref<64xf32>) workgroup(%sm : memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c256 = arith.constant 256 : index
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %x = memref.load %in[%i] : memref<16384xf32>
+    memref.store %x, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %r = scf.while (%s = %c256) : (index) -> index {
+      %go = arith.cmpi ugt, %s, %c0 : index
+      scf.condition(%go) %s : index
+    } do {
+    ^bb0(%s: index):
+      %lt = arith.cmpi ult, %tid, %s : index
+      scf.if %lt {
+        %j = arith.addi %tid, %s : index
+        %a = memref.load %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+        // expected-error @+1 {{[AMK-OOB] load of memref<256xf32, #gpu.address_space<workgroup>> may leave the buffer in dimension 0: index: its range [1, 511] + 1 exceeds 256}}
+        %b = memref.load %sm[%j] : memref<256xf32, #gpu.address_space<workgroup>>
+        %c = arith.addf %a, %b : f32
+        memref.store %c, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      }
+      gpu.barrier
+      %n = arith.shrui %s, %c1 : index
+      scf.yield %n : index
+    }
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %v = memref.load %sm[%c0] : memref<256xf32, #gpu.address_space<workgroup>>
+      memref.store %v, %out[%bid] : memref<64xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=racecheck,memcheck grid=64 args=f32[16384],f32[16384]
+// Twin: a scan (Hillis-Steele, double buffered by barriers): doubling
+// while d < 256, each thread at or past d reads the element d before it.
+gpu.module @m {
+  gpu.func @scan(%in: memref<16384xf32>, %out: memref<16384xf32>) workgroup(%sm : memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c256 = arith.constant 256 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %x = memref.load %in[%i] : memref<16384xf32>
+    memref.store %x, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %r = scf.while (%d = %c1) : (index) -> index {
+      %go = arith.cmpi ult, %d, %c256 : index
+      scf.condition(%go) %d : index
+    } do {
+    ^bb0(%d: index):
+      %ge = arith.cmpi uge, %tid, %d : index
+      %add = scf.if %ge -> f32 {
+        %j = arith.subi %tid, %d : index
+        %b = memref.load %sm[%j] : memref<256xf32, #gpu.address_space<workgroup>>
+        scf.yield %b : f32
+      } else {
+        scf.yield %zero : f32
+      }
+      gpu.barrier
+      %a = memref.load %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      %c = arith.addf %a, %add : f32
+      memref.store %c, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %n = arith.shli %d, %c1 : index
+      scf.yield %n : index
+    }
+    %v = memref.load %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %v, %out[%i] : memref<16384xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Not counted (the harness leaves it unmodelled, and says so): halving
+// until s == 3 never stops (128, 64, ..., 1, 0, 0, ...).
+gpu.module @m {
+  gpu.func @never_stops(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c128 = arith.constant 128 : index
+    %c3 = arith.constant 3 : index
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1.0 : f32
+    // expected-error-re @+1 {{[AMK-UNPROVABLE] a loop that is not an scf.for ('scf.while' at line {{[0-9]+}}, or branches with a back edge) is not modelled{{.*}}}}
+    %r = scf.while (%s = %c128) : (index) -> index {
+      %go = arith.cmpi ne, %s, %c3 : index
+      scf.condition(%go) %s : index
+    } do {
+    ^bb0(%s: index):
+      memref.store %one, %out[%tid] : memref<256xf32>
+      %n = arith.shrui %s, %c1 : index
+      scf.yield %n : index
+    }
+    gpu.return
+  }
+}
