@@ -8,6 +8,7 @@
 #define AMK_LIB_HARNESS_BOUNDS_H
 
 #include "AMK/Harness/KernelSafety.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 namespace mlir {
@@ -70,6 +71,12 @@ struct MemoryAccess {
   /// instance in two lanes of a warp is one access.
   bool warpCollective = false;
 };
+
+/// Whether the access is an atomic update: two of them never race (each is
+/// whole, in any order).
+inline bool isAtomicAccess(const MemoryAccess &access) {
+  return isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(access.op);
+}
 
 /// The elements from an access's first to its last, inclusive of the gaps
 /// between its rows.

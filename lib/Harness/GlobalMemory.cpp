@@ -74,9 +74,7 @@ static int64_t getThreadsPerUnit(const MemoryAccess &access) {
   return access.warpgroupCollective ? 128 : access.warpCollective ? 32 : 1;
 }
 
-static bool isAtomic(const MemoryAccess &a) {
-  return isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(a.op);
-}
+static bool isAtomic(const MemoryAccess &a) { return isAtomicAccess(a); }
 
 namespace {
 

@@ -176,50 +176,57 @@ void unrollVectorAccesses(Operation *root) {
   eliminateCommonSubExpressions(rewriter, dominance, root);
 }
 
-/// A while loop over one integer that starts at a constant, runs while a
-/// comparison of it with a constant holds, and steps by a constant shift
-/// (or a multiplication or unsigned division by a power of two): a tree
-/// reduction's `for (s = 128; s > 0; s >>= 1)`, a scan's `for (d = 1; d <
-/// n; d <<= 1)`. Its values are known: `values` in order, and the one it
-/// exits with.
+/// A while loop counted by one integer that starts at a constant, runs
+/// while a comparison of it with a constant holds, and steps by a constant
+/// shift (or a multiplication or unsigned division by a power of two): a
+/// tree reduction's `for (s = 128; s > 0; s >>= 1)`, a scan's `for (d = 1;
+/// d < n; d <<= 1)`; other values it carries along pass the condition
+/// unchanged. Its count's values are known: `values` in order, and the one
+/// it exits with.
 struct CountedWhile {
+  unsigned counter = 0;
+  Operation *step = nullptr;
   SmallVector<int64_t> values;
   int64_t exit = 0;
 };
 
-/// The loop's values, or nothing when it is no such loop (or runs more than
+/// The loop's count, or nothing when it is no such loop (or runs more than
 /// 64 iterations).
 std::optional<CountedWhile> matchCountedWhile(scf::WhileOp loop) {
-  if (loop.getInits().size() != 1 || loop->getNumResults() != 1)
+  Block &before = loop.getBefore().front();
+  Block &after = loop.getAfter().front();
+  // before: %c = cmpi pred, %count, %bound; scf.condition(%c) %args...
+  auto condition = loop.getConditionOp();
+  if (before.getOperations().size() != 2 ||
+      condition.getArgs() != ValueRange(before.getArguments()) ||
+      after.getNumArguments() != before.getNumArguments() ||
+      loop.getInits().size() != before.getNumArguments())
     return std::nullopt;
-  Type type = loop.getInits()[0].getType();
+  auto cmp = condition.getCondition().getDefiningOp<arith::CmpIOp>();
+  auto count = cmp ? dyn_cast<BlockArgument>(cmp.getLhs()) : BlockArgument();
+  if (!cmp || cmp->getBlock() != &before || !count ||
+      count.getOwner() != &before)
+    return std::nullopt;
+  CountedWhile counted;
+  counted.counter = count.getArgNumber();
+  Value init = loop.getInits()[counted.counter];
+  Type type = init.getType();
   if (!type.isIntOrIndex())
     return std::nullopt;
   unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
-  std::optional<int64_t> init = getConstantIntValue(loop.getInits()[0]);
-  Block &before = loop.getBefore().front();
-  Block &after = loop.getAfter().front();
-  // before: %c = cmpi pred, %arg, %bound; scf.condition(%c) %arg
-  auto condition = loop.getConditionOp();
-  if (!init || before.getNumArguments() != 1 || after.getNumArguments() != 1 ||
-      before.getOperations().size() != 2 || condition.getArgs().size() != 1 ||
-      condition.getArgs()[0] != before.getArgument(0))
-    return std::nullopt;
-  auto cmp = condition.getCondition().getDefiningOp<arith::CmpIOp>();
-  if (!cmp || cmp->getBlock() != &before ||
-      cmp.getLhs() != before.getArgument(0))
-    return std::nullopt;
+  std::optional<int64_t> first = getConstantIntValue(init);
   std::optional<int64_t> bound = getConstantIntValue(cmp.getRhs());
-  // after: ...; scf.yield (%arg op %c)
+  // after: ...; scf.yield ..., (%count op %c), ...
   auto yield = cast<scf::YieldOp>(after.getTerminator());
-  Operation *step = yield.getResults()[0].getDefiningOp();
-  if (!bound || !step || step->getBlock() != &after ||
+  Operation *step = yield.getResults()[counted.counter].getDefiningOp();
+  if (!first || !bound || !step || step->getBlock() != &after ||
       step->getNumOperands() != 2 ||
-      step->getOperand(0) != after.getArgument(0))
+      step->getOperand(0) != after.getArgument(counted.counter))
     return std::nullopt;
   std::optional<int64_t> by = getConstantIntValue(step->getOperand(1));
   if (!by || *by < 0 || *by >= 64)
     return std::nullopt;
+  counted.step = step;
   // The next value, in the loop's width (none: an op it does not know).
   auto next = [&](llvm::APInt v) -> std::optional<llvm::APInt> {
     if (isa<arith::ShRUIOp>(step))
@@ -232,9 +239,8 @@ std::optional<CountedWhile> matchCountedWhile(scf::WhileOp loop) {
       return v * llvm::APInt(width, *by);
     return std::nullopt;
   };
-  llvm::APInt value(width, *init, /*isSigned=*/true);
+  llvm::APInt value(width, *first, /*isSigned=*/true);
   llvm::APInt limit(width, *bound, /*isSigned=*/true);
-  CountedWhile counted;
   for (int i = 0; i <= 64; ++i) {
     if (!arith::applyCmpPredicate(cmp.getPredicate(), value, limit)) {
       counted.exit = value.getSExtValue();
@@ -251,20 +257,19 @@ std::optional<CountedWhile> matchCountedWhile(scf::WhileOp loop) {
   return std::nullopt;
 }
 
-/// Such a loop as the scf.for over its iterations the checks model, its
-/// value in iteration k the first shifted by k steps (a multiplication or
-/// division by 2^s is a shift by s: the values were computed in the loop's
-/// width, where they agree).
+/// Such a loop as the scf.for over its iterations the checks model, the
+/// other values carried as its iteration arguments, the count in iteration
+/// k the first shifted by k steps (a multiplication or division by 2^s is
+/// a shift by s: the values were computed in the loop's width, where they
+/// agree).
 LogicalResult rewriteCountedWhile(scf::WhileOp loop, RewriterBase &rewriter) {
   std::optional<CountedWhile> counted = matchCountedWhile(loop);
   if (!counted || counted->values.empty())
     return failure();
-  Type type = loop.getInits()[0].getType();
+  unsigned counter = counted->counter;
+  Type type = loop.getInits()[counter].getType();
   Block &after = loop.getAfter().front();
-  // The value of iteration k: the first shifted by k steps (a shift of the
-  // kind the loop makes, so the checks see its range).
-  Operation *step =
-      cast<scf::YieldOp>(after.getTerminator()).getResults()[0].getDefiningOp();
+  Operation *step = counted->step;
   int64_t by = *getConstantIntValue(step->getOperand(1));
   int64_t shift = isa<arith::ShRUIOp, arith::ShLIOp>(step)
                       ? by
@@ -281,11 +286,15 @@ LogicalResult rewriteCountedWhile(scf::WhileOp loop, RewriterBase &rewriter) {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     return arith::ConstantIntOp::create(rewriter, loc, type, v);
   };
+  SmallVector<Value> carried;
+  for (auto [i, init] : llvm::enumerate(loop.getInits()))
+    if (i != counter)
+      carried.push_back(init);
   Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value ub =
       arith::ConstantIndexOp::create(rewriter, loc, counted->values.size());
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  auto forOp = scf::ForOp::create(rewriter, loc, lb, ub, one);
+  auto forOp = scf::ForOp::create(rewriter, loc, lb, ub, one, carried);
   {
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(forOp.getBody());
@@ -298,11 +307,25 @@ LogicalResult rewriteCountedWhile(scf::WhileOp loop, RewriterBase &rewriter) {
         right ? Value(arith::ShRUIOp::create(rewriter, loc, first, amount))
               : Value(arith::ShLIOp::create(rewriter, loc, first, amount));
     IRMapping mapping;
-    mapping.map(after.getArgument(0), current);
+    for (unsigned i = 0, j = 0; i < after.getNumArguments(); ++i)
+      mapping.map(after.getArgument(i),
+                  i == counter ? current : forOp.getRegionIterArgs()[j++]);
     for (Operation &op : after.without_terminator())
       rewriter.clone(op, mapping);
+    // (Without carried values the builder made the body's yield.)
+    SmallVector<Value> yielded;
+    for (auto [i, v] : llvm::enumerate(
+             cast<scf::YieldOp>(after.getTerminator()).getResults()))
+      if (i != counter)
+        yielded.push_back(mapping.lookupOrDefault(v));
+    if (!yielded.empty())
+      scf::YieldOp::create(rewriter, loc, yielded);
   }
-  rewriter.replaceOp(loop, constant(counted->exit));
+  SmallVector<Value> results;
+  for (unsigned i = 0, j = 0; i < loop->getNumResults(); ++i)
+    results.push_back(i == counter ? constant(counted->exit)
+                                   : forOp.getResult(j++));
+  rewriter.replaceOp(loop, results);
   return success();
 }
 

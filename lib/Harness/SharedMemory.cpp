@@ -337,6 +337,17 @@ static bool sameAllocation(Value x, Value y) {
 }
 
 void Checker::checkPairs(ArrayRef<Unit> units) {
+  // Whether every access of a unit is an atomic update.
+  auto allAtomic = [](const Unit &u) {
+    auto atomic = [](const SharedAccess *m) {
+      return isAtomicAccess(m->access);
+    };
+    if (u.group)
+      return llvm::all_of(u.group->members, atomic);
+    if (u.span)
+      return llvm::all_of(u.span->members, atomic);
+    return atomic(u.access);
+  };
   // Every pair with a write: groups against groups, single accesses one by
   // one (against each member of a group or span).
   auto expand = [](const Unit &u) {
@@ -363,6 +374,9 @@ void Checker::checkPairs(ArrayRef<Unit> units) {
         continue;
       if (!sameAllocation(*sharedRoot(*a.access, model),
                           *sharedRoot(*b.access, model)))
+        continue;
+      // Two atomic updates never race (a shared-memory histogram's bins).
+      if (allAtomic(a) && allAtomic(b))
         continue;
       // Two plain writes: one order is enough.
       if (!a.access->access.async && b.access->access.write &&

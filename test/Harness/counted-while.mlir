@@ -204,3 +204,89 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=memcheck grid=32 args=f32[8192],f32[256]
+// Twin: a warp's sum by shuffles down, halving the offset while it is
+// positive, the sum carried through the loop: every lane shuffles in
+// every iteration.
+gpu.module @m {
+  gpu.func @warp_sum(%in: memref<8192xf32>, %out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 32, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c256 = arith.constant 256 : index
+    %c32 = arith.constant 32 : index
+    %c16 = arith.constant 16 : i32
+    %c0i = arith.constant 0 : i32
+    %c1i = arith.constant 1 : i32
+    %w = arith.constant 32 : i32
+    %c0 = arith.constant 0 : index
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %x = memref.load %in[%i] : memref<8192xf32>
+    %r:2 = scf.while (%off = %c16, %acc = %x) : (i32, f32) -> (i32, f32) {
+      %go = arith.cmpi sgt, %off, %c0i : i32
+      scf.condition(%go) %off, %acc : i32, f32
+    } do {
+    ^bb0(%off: i32, %acc: f32):
+      %s, %valid = gpu.shuffle down %acc, %off, %w : f32
+      %sum = arith.addf %acc, %s : f32
+      %n = arith.shrui %off, %c1i : i32
+      scf.yield %n, %sum : i32, f32
+    }
+    %lane = arith.remui %tid, %c32 : index
+    %first = arith.cmpi eq, %lane, %c0 : index
+    scf.if %first {
+      %wi = arith.divui %i, %c32 : index
+      memref.store %r#1, %out[%wi] : memref<256xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the same, but only the lower half of each warp shuffles (the upper
+// lanes' values are what the lower ones read).
+gpu.module @m {
+  gpu.func @warp_sum_half(%in: memref<8192xf32>, %out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 32, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c256 = arith.constant 256 : index
+    %c32 = arith.constant 32 : index
+    %c16x = arith.constant 16 : index
+    %c16 = arith.constant 16 : i32
+    %c0i = arith.constant 0 : i32
+    %c1i = arith.constant 1 : i32
+    %w = arith.constant 32 : i32
+    %c0 = arith.constant 0 : index
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %x = memref.load %in[%i] : memref<8192xf32>
+    %lane = arith.remui %tid, %c32 : index
+    %low = arith.cmpi ult, %lane, %c16x : index
+    %r:2 = scf.while (%off = %c16, %acc = %x) : (i32, f32) -> (i32, f32) {
+      %go = arith.cmpi sgt, %off, %c0i : i32
+      scf.condition(%go) %off, %acc : i32, f32
+    } do {
+    ^bb0(%off: i32, %acc: f32):
+      %sum = scf.if %low -> f32 {
+        // expected-error-re @+1 {{[AMK-CONVERGENCE] warp-level 'gpu.shuffle' at line {{[0-9]+}} is under control that can differ within a warp{{.*}}}}
+        %s, %valid = gpu.shuffle down %acc, %off, %w : f32
+        %t = arith.addf %acc, %s : f32
+        scf.yield %t : f32
+      } else {
+        scf.yield %acc : f32
+      }
+      %n = arith.shrui %off, %c1i : i32
+      scf.yield %n, %sum : i32, f32
+    }
+    %first = arith.cmpi eq, %lane, %c0 : index
+    scf.if %first {
+      %wi = arith.divui %i, %c32 : index
+      memref.store %r#1, %out[%wi] : memref<256xf32>
+    }
+    gpu.return
+  }
+}

@@ -718,3 +718,116 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=racecheck,memcheck grid=64 args=i32[65536],i32[256]
+// Twin: a shared-memory histogram: threads add into the bins with atomic
+// updates (two atomic updates never race), a barrier, then each thread adds
+// its bin into the global one.
+gpu.module @m {
+  gpu.func @histogram(%in: memref<65536xi32>, %out: memref<256xi32>) workgroup(%h : memref<256xi32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %c1024 = arith.constant 1024 : index
+    %zero = arith.constant 0 : i32
+    %one = arith.constant 1 : i32
+    %mask = arith.constant 255 : i32
+    memref.store %zero, %h[%tid] : memref<256xi32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %base = arith.muli %bid, %c1024 : index
+    scf.for %k = %c0 to %c4 step %c1 {
+      %o = arith.muli %k, %c256 : index
+      %b2 = arith.addi %base, %o : index
+      %i = arith.addi %b2, %tid : index
+      %v = memref.load %in[%i] : memref<65536xi32>
+      %bin32 = arith.andi %v, %mask : i32
+      %bin = arith.index_castui %bin32 : i32 to index
+      %old = memref.atomic_rmw addi %one, %h[%bin] : (i32, memref<256xi32, #gpu.address_space<workgroup>>) -> i32
+    }
+    gpu.barrier
+    %c = memref.load %h[%tid] : memref<256xi32, #gpu.address_space<workgroup>>
+    %old2 = memref.atomic_rmw addi %c, %out[%tid] : (i32, memref<256xi32>) -> i32
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=racecheck grid=64 args=i32[65536],i32[256]
+// Bug: the same histogram read back with no barrier after the atomic
+// updates: a thread reads its bin while others still add into it.
+gpu.module @m {
+  gpu.func @histogram_early_read(%in: memref<65536xi32>, %out: memref<256xi32>) workgroup(%h : memref<256xi32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %c1024 = arith.constant 1024 : index
+    %zero = arith.constant 0 : i32
+    %one = arith.constant 1 : i32
+    %mask = arith.constant 255 : i32
+    memref.store %zero, %h[%tid] : memref<256xi32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %base = arith.muli %bid, %c1024 : index
+    scf.for %k = %c0 to %c4 step %c1 {
+      %o = arith.muli %k, %c256 : index
+      %b2 = arith.addi %base, %o : index
+      %i = arith.addi %b2, %tid : index
+      %v = memref.load %in[%i] : memref<65536xi32>
+      %bin32 = arith.andi %v, %mask : i32
+      %bin = arith.index_castui %bin32 : i32 to index
+      %old = memref.atomic_rmw addi %one, %h[%bin] : (i32, memref<256xi32, #gpu.address_space<workgroup>>) -> i32
+    }
+    // expected-error-re @+1 {{[AMK-SMEM-RACE] 'memref.load' at line {{[0-9]+}} races with the 'memref.atomic_rmw' at line {{[0-9]+}}: no barrier between them{{.*}}}}
+    %c = memref.load %h[%tid] : memref<256xi32, #gpu.address_space<workgroup>>
+    %old2 = memref.atomic_rmw addi %c, %out[%tid] : (i32, memref<256xi32>) -> i32
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=racecheck grid=64 args=i32[65536],i32[256]
+// Bug: the bins updated by a plain read-modify-write, not an atomic: two
+// threads of one bin lose an update.
+gpu.module @m {
+  gpu.func @histogram_plain_update(%in: memref<65536xi32>, %out: memref<256xi32>) workgroup(%h : memref<256xi32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c256 = arith.constant 256 : index
+    %c1024 = arith.constant 1024 : index
+    %zero = arith.constant 0 : i32
+    %one = arith.constant 1 : i32
+    %mask = arith.constant 255 : i32
+    memref.store %zero, %h[%tid] : memref<256xi32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %base = arith.muli %bid, %c1024 : index
+    scf.for %k = %c0 to %c4 step %c1 {
+      %o = arith.muli %k, %c256 : index
+      %b2 = arith.addi %base, %o : index
+      %i = arith.addi %b2, %tid : index
+      %v = memref.load %in[%i] : memref<65536xi32>
+      %bin32 = arith.andi %v, %mask : i32
+      %bin = arith.index_castui %bin32 : i32 to index
+      // expected-error-re @+1 {{[AMK-SMEM-RACE] 'memref.load' at line {{[0-9]+}} races with the 'memref.store' at line {{[0-9]+}}: no barrier between them (write-read{{.*}}}}
+      %n = memref.load %h[%bin] : memref<256xi32, #gpu.address_space<workgroup>>
+      %n1 = arith.addi %n, %one : i32
+      // expected-error-re @+1 {{[AMK-SMEM-RACE] 'memref.store' at line {{[0-9]+}} races with the same access in another thread: no barrier between them (write-write{{.*}}}}
+      memref.store %n1, %h[%bin] : memref<256xi32, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %c = memref.load %h[%tid] : memref<256xi32, #gpu.address_space<workgroup>>
+    %old2 = memref.atomic_rmw addi %c, %out[%tid] : (i32, memref<256xi32>) -> i32
+    gpu.return
+  }
+}
