@@ -758,9 +758,11 @@ gpu.module @m {
 
 // -----
 
-// SANITIZE: tool=racecheck grid=64 args=i32[65536],i32[256]
+// SANITIZE: tool=racecheck grid=64 args=i32[65536],i32[256] expect=clean
 // Bug: the same histogram read back with no barrier after the atomic
 // updates: a thread reads its bin while others still add into it.
+// Invisible to racecheck (H100, 2026-12-07: clean), which does not pair
+// atomic updates with plain accesses.
 gpu.module @m {
   gpu.func @histogram_early_read(%in: memref<65536xi32>, %out: memref<256xi32>) workgroup(%h : memref<256xi32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
     %tid = gpu.thread_id x
