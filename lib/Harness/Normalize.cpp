@@ -20,11 +20,12 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -192,7 +193,16 @@ struct CountedWhile {
 
 /// The loop's count, or nothing when it is no such loop (or runs more than
 /// 64 iterations).
-std::optional<CountedWhile> matchCountedWhile(scf::WhileOp loop) {
+/// The shape both loops below share: the before block only compares one
+/// of the values with a bound and forwards them all; the after block steps
+/// that value by one binary op of it and a second operand.
+struct LoopCount {
+  unsigned counter;
+  arith::CmpIOp cmp;
+  Operation *step;
+};
+
+std::optional<LoopCount> matchLoopCount(scf::WhileOp loop) {
   Block &before = loop.getBefore().front();
   Block &after = loop.getAfter().front();
   // before: %c = cmpi pred, %count, %bound; scf.condition(%c) %args...
@@ -205,23 +215,32 @@ std::optional<CountedWhile> matchCountedWhile(scf::WhileOp loop) {
   auto cmp = condition.getCondition().getDefiningOp<arith::CmpIOp>();
   auto count = cmp ? dyn_cast<BlockArgument>(cmp.getLhs()) : BlockArgument();
   if (!cmp || cmp->getBlock() != &before || !count ||
-      count.getOwner() != &before)
+      count.getOwner() != &before || !count.getType().isIntOrIndex())
+    return std::nullopt;
+  // after: ...; scf.yield ..., (%count op %x), ...
+  unsigned counter = count.getArgNumber();
+  auto yield = cast<scf::YieldOp>(after.getTerminator());
+  Operation *step = yield.getResults()[counter].getDefiningOp();
+  if (!step || step->getBlock() != &after || step->getNumOperands() != 2 ||
+      step->getOperand(0) != after.getArgument(counter))
+    return std::nullopt;
+  return LoopCount{counter, cmp, step};
+}
+
+std::optional<CountedWhile> matchCountedWhile(scf::WhileOp loop) {
+  std::optional<LoopCount> shape = matchLoopCount(loop);
+  if (!shape)
     return std::nullopt;
   CountedWhile counted;
-  counted.counter = count.getArgNumber();
+  counted.counter = shape->counter;
+  arith::CmpIOp cmp = shape->cmp;
+  Operation *step = shape->step;
   Value init = loop.getInits()[counted.counter];
   Type type = init.getType();
-  if (!type.isIntOrIndex())
-    return std::nullopt;
   unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
   std::optional<int64_t> first = getConstantIntValue(init);
   std::optional<int64_t> bound = getConstantIntValue(cmp.getRhs());
-  // after: ...; scf.yield ..., (%count op %c), ...
-  auto yield = cast<scf::YieldOp>(after.getTerminator());
-  Operation *step = yield.getResults()[counted.counter].getDefiningOp();
-  if (!first || !bound || !step || step->getBlock() != &after ||
-      step->getNumOperands() != 2 ||
-      step->getOperand(0) != after.getArgument(counted.counter))
+  if (!first || !bound)
     return std::nullopt;
   std::optional<int64_t> by = getConstantIntValue(step->getOperand(1));
   if (!by || *by < 0 || *by >= 64)
@@ -329,10 +348,93 @@ LogicalResult rewriteCountedWhile(scf::WhileOp loop, RewriterBase &rewriter) {
   return success();
 }
 
+/// Whether `v` (index) is at least 1 wherever it is defined: a positive
+/// constant (at most 2^31), a block or grid size, or the sum or product of
+/// two such (no product of them reaches 2^63).
+bool isPositiveStep(Value v, int depth = 0) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return *c >= 1 && *c <= (int64_t(1) << 31);
+  Operation *op = v.getDefiningOp();
+  if (isa_and_nonnull<gpu::BlockDimOp, gpu::GridDimOp>(op))
+    return true;
+  if (depth == 0 && isa_and_nonnull<arith::AddIOp, arith::MulIOp>(op))
+    return isPositiveStep(op->getOperand(0), 1) &&
+           isPositiveStep(op->getOperand(1), 1);
+  return false;
+}
+
+/// A strided while loop, a grid-stride loop's `for (i = start; i < n; i +=
+/// stride)`: the count an index compared below a bound (signed or unsigned)
+/// and stepped by a positive stride, both defined before the loop, its
+/// value unused after it. Its iterations are the scf.for's from start to
+/// the bound by the stride (unsigned: `unsignedCmp`).
+LogicalResult rewriteStridedWhile(scf::WhileOp loop, RewriterBase &rewriter) {
+  std::optional<LoopCount> shape = matchLoopCount(loop);
+  if (!shape)
+    return failure();
+  unsigned counter = shape->counter;
+  arith::CmpIOp cmp = shape->cmp;
+  Value bound = cmp.getRhs(), stride = shape->step->getOperand(1);
+  bool isUnsigned = cmp.getPredicate() == arith::CmpIPredicate::ult;
+  auto outside = [&](Value v) {
+    return !loop->isAncestor(v.getParentBlock()->getParentOp());
+  };
+  if (!loop.getInits()[counter].getType().isIndex() ||
+      !isa<arith::AddIOp>(shape->step) ||
+      (!isUnsigned && cmp.getPredicate() != arith::CmpIPredicate::slt) ||
+      !outside(bound) || !outside(stride) || !isPositiveStep(stride) ||
+      !loop->getResult(counter).use_empty())
+    return failure();
+  Block &after = loop.getAfter().front();
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> carried;
+  for (auto [i, init] : llvm::enumerate(loop.getInits()))
+    if (i != counter)
+      carried.push_back(init);
+  auto forOp = scf::ForOp::create(rewriter, loc, loop.getInits()[counter],
+                                  bound, stride, carried, nullptr, isUnsigned);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forOp.getBody());
+    IRMapping mapping;
+    for (unsigned i = 0, j = 0; i < after.getNumArguments(); ++i)
+      mapping.map(after.getArgument(i), i == counter
+                                            ? forOp.getInductionVar()
+                                            : forOp.getRegionIterArgs()[j++]);
+    for (Operation &op : after.without_terminator())
+      rewriter.clone(op, mapping);
+    // (Without carried values the builder made the body's yield.)
+    SmallVector<Value> yielded;
+    for (auto [i, v] : llvm::enumerate(
+             cast<scf::YieldOp>(after.getTerminator()).getResults()))
+      if (i != counter)
+        yielded.push_back(mapping.lookupOrDefault(v));
+    if (!yielded.empty())
+      scf::YieldOp::create(rewriter, loc, yielded);
+  }
+  SmallVector<Value> results;
+  for (unsigned i = 0, j = 0; i < loop->getNumResults(); ++i)
+    results.push_back(i == counter ? loop.getInits()[counter]
+                                   : forOp.getResult(j++));
+  // (The count's result has no use: any value stands in for it.)
+  rewriter.replaceOp(loop, results);
+  return success();
+}
+
+/// Whether a while loop is one the rewrites below turn into an scf.for.
+bool isRewritableWhile(scf::WhileOp loop) {
+  if (matchCountedWhile(loop))
+    return true;
+  std::optional<LoopCount> shape = matchLoopCount(loop);
+  return shape && isa<arith::AddIOp>(shape->step) &&
+         loop->getResult(shape->counter).use_empty();
+}
+
 bool hasCountedWhile(Operation *root) {
   return root
       ->walk([](scf::WhileOp loop) {
-        return matchCountedWhile(loop) ? WalkResult::interrupt()
+        return isRewritableWhile(loop) ? WalkResult::interrupt()
                                        : WalkResult::advance();
       })
       .wasInterrupted();
@@ -345,7 +447,8 @@ void rewriteCountedWhiles(Operation *root) {
   // Innermost first (the walk is post-order): an outer loop's body is
   // cloned with its inner loops already rewritten.
   for (scf::WhileOp loop : loops)
-    (void)rewriteCountedWhile(loop, rewriter);
+    if (failed(rewriteCountedWhile(loop, rewriter)))
+      (void)rewriteStridedWhile(loop, rewriter);
 }
 
 } // namespace

@@ -75,8 +75,11 @@ Value Model::dimValue(Value memref, int64_t dim) const {
       std::optional<int64_t> index = op.getConstantIndex();
       Region *scope = op.getSource().getParentRegion();
       bool inLoop = false;
+      // (The checks may run on a detached copy of the kernel, whose
+      // function has no parent region.)
       for (Operation *p = op->getParentOp();
-           p && scope->isAncestor(p->getParentRegion()); p = p->getParentOp())
+           p && p->getParentRegion() && scope->isAncestor(p->getParentRegion());
+           p = p->getParentOp())
         inLoop |= isa<scf::ForOp>(p);
       if (index && !inLoop)
         dims->try_emplace({op.getSource(), *index}, op.getResult());

@@ -137,3 +137,59 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=memcheck grid=16 args=f32[3000],f32[2000]
+// Twin: a branch guarded by the smaller of two dynamic sizes (memref.dim
+// in a kernel the harness lifts: this crashed the checks before
+// 2026-12-07, on the lifted copy's detached function).
+gpu.module @m {
+  gpu.func @guard_by_dim(%x: memref<?xf32>, %y: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %ny = memref.dim %y, %c0 : memref<?xf32>
+    %m = arith.minui %n, %ny : index
+    %b = arith.muli %bid, %c256 : index
+    %i = arith.addi %b, %tid : index
+    %ok = arith.cmpi ult, %i, %m : index
+    cf.cond_br %ok, ^copy, ^done
+  ^copy:
+    %v = memref.load %x[%i] : memref<?xf32>
+    memref.store %v, %y[%i] : memref<?xf32>
+    cf.br ^done
+  ^done:
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=memcheck grid=16 args=f32[3000],f32[2000]
+// Bug: guarded by the larger size.
+gpu.module @m {
+  gpu.func @guard_by_larger_dim(%x: memref<?xf32>, %y: memref<?xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %ny = memref.dim %y, %c0 : memref<?xf32>
+    %m = arith.maxui %n, %ny : index
+    %b = arith.muli %bid, %c256 : index
+    %i = arith.addi %b, %tid : index
+    %ok = arith.cmpi ult, %i, %m : index
+    cf.cond_br %ok, ^copy, ^done
+  ^copy:
+    // expected-error-re @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0{{.*}}}}
+    %v = memref.load %x[%i] : memref<?xf32>
+    // expected-error-re @+1 {{[AMK-OOB] store of memref<?xf32> may leave the buffer in dimension 0{{.*}}}}
+    memref.store %v, %y[%i] : memref<?xf32>
+    cf.br ^done
+  ^done:
+    gpu.return
+  }
+}

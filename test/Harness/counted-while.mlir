@@ -3,8 +3,10 @@
 // comparison with a constant, a constant shift or power-of-two step, at
 // most 64 iterations), as kernels written elsewhere spell a tree
 // reduction's `for (s = 128; s > 0; s >>= 1)` or a scan's `for (d = 1; d <
-// 256; d <<= 1)`: the checks see them as the scf.for over their iterations.
-// Each planted bug next to its correct twin.
+// 256; d <<= 1)`, and strided ones (a grid-stride `for (i = start; i < n;
+// i += stride)`, the bound and a positive stride defined before the loop):
+// the checks see them as the scf.for over their iterations. Each planted
+// bug next to its correct twin.
 
 // SANITIZE: tool=racecheck,memcheck grid=64 args=f32[16384],f32[64]
 // Twin: a tree reduction in shared memory, halving while s > 0.
@@ -286,6 +288,78 @@ gpu.module @m {
     scf.if %first {
       %wi = arith.divui %i, %c32 : index
       memref.store %r#1, %out[%wi] : memref<256xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=memcheck grid=8 args=f32[3000],f32[3000],f32=2
+// Twin: saxpy with a grid-stride while loop, bounded by the smaller of the
+// two sizes.
+gpu.module @m {
+  gpu.func @saxpy_while(%x: memref<?xf32>, %y: memref<?xf32>, %a: f32) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %bd = gpu.block_dim x
+    %gd = gpu.grid_dim x
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %ny = memref.dim %y, %c0 : memref<?xf32>
+    %m = arith.minui %n, %ny : index
+    %s0 = arith.muli %bid, %bd : index
+    %start = arith.addi %s0, %tid : index
+    %stride = arith.muli %gd, %bd : index
+    %r = scf.while (%i = %start) : (index) -> index {
+      %go = arith.cmpi ult, %i, %m : index
+      scf.condition(%go) %i : index
+    } do {
+    ^bb0(%i: index):
+      %xv = memref.load %x[%i] : memref<?xf32>
+      %yv = memref.load %y[%i] : memref<?xf32>
+      %p = arith.mulf %a, %xv : f32
+      %s = arith.addf %p, %yv : f32
+      memref.store %s, %y[%i] : memref<?xf32>
+      %n2 = arith.addi %i, %stride : index
+      scf.yield %n2 : index
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=memcheck grid=8 args=f32[3000],f32[2000],f32=2
+// Bug: bounded by the larger size: the loop runs past the smaller buffer.
+gpu.module @m {
+  gpu.func @saxpy_while_past(%x: memref<?xf32>, %y: memref<?xf32>, %a: f32) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %bd = gpu.block_dim x
+    %gd = gpu.grid_dim x
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %ny = memref.dim %y, %c0 : memref<?xf32>
+    %m = arith.maxui %n, %ny : index
+    %s0 = arith.muli %bid, %bd : index
+    %start = arith.addi %s0, %tid : index
+    %stride = arith.muli %gd, %bd : index
+    %r = scf.while (%i = %start) : (index) -> index {
+      %go = arith.cmpi ult, %i, %m : index
+      scf.condition(%go) %i : index
+    } do {
+    ^bb0(%i: index):
+      // expected-error-re @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0: index: its range {{.*}} is not guarded by the dynamic size it indexes}}
+      %xv = memref.load %x[%i] : memref<?xf32>
+      // expected-error-re @+1 {{[AMK-OOB] load of memref<?xf32> may leave the buffer in dimension 0{{.*}}}}
+      %yv = memref.load %y[%i] : memref<?xf32>
+      %p = arith.mulf %a, %xv : f32
+      %s = arith.addf %p, %yv : f32
+      // expected-error-re @+1 {{[AMK-OOB] store of memref<?xf32> may leave the buffer in dimension 0{{.*}}}}
+      memref.store %s, %y[%i] : memref<?xf32>
+      %n2 = arith.addi %i, %stride : index
+      scf.yield %n2 : index
     }
     gpu.return
   }
