@@ -337,17 +337,16 @@ static bool sameAllocation(Value x, Value y) {
 }
 
 void Checker::checkPairs(ArrayRef<Unit> units) {
-  // Whether every access of a unit is an atomic update.
-  auto allAtomic = [](const Unit &u) {
-    auto atomic = [](const SharedAccess *m) {
+  // Whether every access of a unit is an atomic update (once per unit).
+  std::vector<bool> atomic;
+  for (const Unit &u : units) {
+    auto isAtomic = [](const SharedAccess *m) {
       return isAtomicAccess(m->access);
     };
-    if (u.group)
-      return llvm::all_of(u.group->members, atomic);
-    if (u.span)
-      return llvm::all_of(u.span->members, atomic);
-    return atomic(u.access);
-  };
+    atomic.push_back(u.group  ? llvm::all_of(u.group->members, isAtomic)
+                     : u.span ? llvm::all_of(u.span->members, isAtomic)
+                              : isAtomic(u.access));
+  }
   // Every pair with a write: groups against groups, single accesses one by
   // one (against each member of a group or span).
   auto expand = [](const Unit &u) {
@@ -376,7 +375,7 @@ void Checker::checkPairs(ArrayRef<Unit> units) {
                           *sharedRoot(*b.access, model)))
         continue;
       // Two atomic updates never race (a shared-memory histogram's bins).
-      if (allAtomic(a) && allAtomic(b))
+      if (atomic[i] && atomic[j])
         continue;
       // Two plain writes: one order is enough.
       if (!a.access->access.async && b.access->access.write &&
