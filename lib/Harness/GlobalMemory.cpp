@@ -74,8 +74,6 @@ static int64_t getThreadsPerUnit(const MemoryAccess &access) {
   return access.warpgroupCollective ? 128 : access.warpCollective ? 32 : 1;
 }
 
-static bool isAtomic(const MemoryAccess &a) { return isAtomicAccess(a); }
-
 namespace {
 
 enum class Kind { Read, Write, Atomic };
@@ -510,9 +508,9 @@ void GlobalChecker::addAccess(const MemoryAccess &access) {
     unmodelled.push_back({access, whyNot});
     return;
   }
-  Kind kind = isAtomic(access) ? Kind::Atomic
-              : access.write   ? Kind::Write
-                               : Kind::Read;
+  Kind kind = isAtomicAccess(access) ? Kind::Atomic
+              : access.write         ? Kind::Write
+                                     : Kind::Read;
   SmallVector<scf::ForOp> loops = enclosingLoops(access.op, model.kernel);
   Operation *loop = loops.empty() ? nullptr : loops.back().getOperation();
   auto sameTerms = [](const Span &x, const Span &y) {
@@ -971,7 +969,7 @@ GlobalChecker::meetMembers(const Box &a, const Box &b, std::string &why) {
 
 void GlobalChecker::checkUniformWrite(const MemoryAccess &access) {
   if (!access.write || access.wholeView || access.warpgroupCollective ||
-      access.warpCollective || isAtomic(access))
+      access.warpCollective || isAtomicAccess(access))
     return;
   auto uniform = [&](Value v) {
     return !model.uniformity.isDivergent(v, ThreadScope::Block);
@@ -1117,7 +1115,7 @@ void GlobalChecker::checkUniformWritePairs() {
           reported.contains(o.op) ||
           inExclusiveBranches(w.op, o.op, model.uniformity,
                               ThreadScope::Block) ||
-          (isAtomic(o) && !o.write))
+          (isAtomicAccess(o) && !o.write))
         continue;
       reportUnorderedPair(w, o, reported, "");
     }
@@ -1191,7 +1189,7 @@ void GlobalChecker::sweepPairs(
   auto addPair = [&](unsigned p, unsigned q) {
     unsigned x = std::min(p, q), y = std::max(p, q);
     const MemoryAccess &ax = globalAccesses[x], &ay = globalAccesses[y];
-    if ((ax.write || ay.write) && !(isAtomic(ax) && isAtomic(ay)) &&
+    if ((ax.write || ay.write) && !(isAtomicAccess(ax) && isAtomicAccess(ay)) &&
         wanted(x, y))
       pairs.insert({x, y});
   };
@@ -1251,7 +1249,7 @@ void GlobalChecker::checkThreadPairs() {
   }
   auto plainWrite = [&](unsigned i) {
     const MemoryAccess &a = globalAccesses[i];
-    return a.write && !isAtomic(a) && !uniformWriteOps.contains(a.op);
+    return a.write && !isAtomicAccess(a) && !uniformWriteOps.contains(a.op);
   };
   for (auto &[view, classes] : views) {
     // Pairs of classes, a class with itself included: the uniform terms
@@ -1302,7 +1300,8 @@ void GlobalChecker::askThreadPair(const MemoryAccess &ax,
       inExclusiveBranches(ax.op, ay.op, model.uniformity, ThreadScope::Block))
     return;
   // The write (a plain one when the other is atomic) and the other access.
-  bool xWrites = ax.write && !(isAtomic(ax) && !isAtomic(ay) && ay.write);
+  bool xWrites =
+      ax.write && !(isAtomicAccess(ax) && !isAtomicAccess(ay) && ay.write);
   const MemoryAccess &w = xWrites ? ax : ay, &o = xWrites ? ay : ax;
   if (!reportedWithin.contains(o.op))
     reportUnorderedPair(w, o, reportedWithin,
@@ -1372,7 +1371,7 @@ static bool separatedByBarriers(Operation *a, Operation *b, Operation *kernel) {
 
 void GlobalChecker::checkOtherPairs() {
   auto plainWrite = [](const MemoryAccess &a) {
-    return a.write && !isAtomic(a);
+    return a.write && !isAtomicAccess(a);
   };
   // The accesses to ask, an unrolled run of those the sweep leaves (one
   // block, one view and guard, no barrier between, the last indices a
@@ -1409,7 +1408,8 @@ void GlobalChecker::checkOtherPairs() {
       Candidate &g = candidates.back();
       if (!g.swept && !g.uniformWrite && !g.access.indices.empty() &&
           getThreadsPerUnit(g.access) == 1 && g.access.memref == a.memref &&
-          g.access.write == a.write && isAtomic(g.access) == isAtomic(a) &&
+          g.access.write == a.write &&
+          isAtomicAccess(g.access) == isAtomicAccess(a) &&
           g.access.rows == a.rows && g.access.condition == a.condition &&
           g.offsetBase == offsetBase &&
           ArrayRef(g.access.indices).drop_back() ==

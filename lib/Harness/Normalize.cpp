@@ -191,8 +191,6 @@ struct CountedWhile {
   int64_t exit = 0;
 };
 
-/// The loop's count, or nothing when it is no such loop (or runs more than
-/// 64 iterations).
 /// The shape both loops below share: the before block only compares one
 /// of the values with a bound and forwards them all; the after block steps
 /// that value by one binary op of it and a second operand.
@@ -227,6 +225,8 @@ std::optional<LoopCount> matchLoopCount(scf::WhileOp loop) {
   return LoopCount{counter, cmp, step};
 }
 
+/// The loop's count, or nothing when it is no such loop (or runs more than
+/// 64 iterations).
 std::optional<CountedWhile> matchCountedWhile(scf::WhileOp loop) {
   std::optional<LoopCount> shape = matchLoopCount(loop);
   if (!shape)
@@ -276,6 +276,47 @@ std::optional<CountedWhile> matchCountedWhile(scf::WhileOp loop) {
   return std::nullopt;
 }
 
+/// Replaces `loop` by `forOp` (made before it, its iteration arguments the
+/// loop's values but its count): the loop's body, the count `count` of the
+/// induction variable, and the count's result `exit`.
+void replaceWhileByFor(scf::WhileOp loop, unsigned counter, scf::ForOp forOp,
+                       function_ref<Value(Value iv)> count, Value exit,
+                       RewriterBase &rewriter) {
+  Block &after = loop.getAfter().front();
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forOp.getBody());
+    Value current = count(forOp.getInductionVar());
+    IRMapping mapping;
+    for (unsigned i = 0, j = 0; i < after.getNumArguments(); ++i)
+      mapping.map(after.getArgument(i),
+                  i == counter ? current : forOp.getRegionIterArgs()[j++]);
+    for (Operation &op : after.without_terminator())
+      rewriter.clone(op, mapping);
+    // (Without carried values the builder made the body's yield.)
+    SmallVector<Value> yielded;
+    for (auto [i, v] : llvm::enumerate(
+             cast<scf::YieldOp>(after.getTerminator()).getResults()))
+      if (i != counter)
+        yielded.push_back(mapping.lookupOrDefault(v));
+    if (!yielded.empty())
+      scf::YieldOp::create(rewriter, loop.getLoc(), yielded);
+  }
+  SmallVector<Value> results;
+  for (unsigned i = 0, j = 0; i < loop->getNumResults(); ++i)
+    results.push_back(i == counter ? exit : forOp.getResult(j++));
+  rewriter.replaceOp(loop, results);
+}
+
+/// The loop's values but its count: the scf.for's iteration arguments.
+SmallVector<Value> getCarried(scf::WhileOp loop, unsigned counter) {
+  SmallVector<Value> carried;
+  for (auto [i, init] : llvm::enumerate(loop.getInits()))
+    if (i != counter)
+      carried.push_back(init);
+  return carried;
+}
+
 /// Such a loop as the scf.for over its iterations the checks model, the
 /// other values carried as its iteration arguments, the count in iteration
 /// k the first shifted by k steps (a multiplication or division by 2^s is
@@ -287,7 +328,6 @@ LogicalResult rewriteCountedWhile(scf::WhileOp loop, RewriterBase &rewriter) {
     return failure();
   unsigned counter = counted->counter;
   Type type = loop.getInits()[counter].getType();
-  Block &after = loop.getAfter().front();
   Operation *step = counted->step;
   int64_t by = *getConstantIntValue(step->getOperand(1));
   int64_t shift = isa<arith::ShRUIOp, arith::ShLIOp>(step)
@@ -305,46 +345,25 @@ LogicalResult rewriteCountedWhile(scf::WhileOp loop, RewriterBase &rewriter) {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     return arith::ConstantIntOp::create(rewriter, loc, type, v);
   };
-  SmallVector<Value> carried;
-  for (auto [i, init] : llvm::enumerate(loop.getInits()))
-    if (i != counter)
-      carried.push_back(init);
   Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value ub =
       arith::ConstantIndexOp::create(rewriter, loc, counted->values.size());
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  auto forOp = scf::ForOp::create(rewriter, loc, lb, ub, one, carried);
-  {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(forOp.getBody());
-    Value k = forOp.getInductionVar();
-    if (!type.isIndex())
-      k = arith::IndexCastOp::create(rewriter, loc, type, k);
-    Value amount = arith::MulIOp::create(rewriter, loc, k, constant(shift));
-    Value first = constant(counted->values.front());
-    Value current =
-        right ? Value(arith::ShRUIOp::create(rewriter, loc, first, amount))
-              : Value(arith::ShLIOp::create(rewriter, loc, first, amount));
-    IRMapping mapping;
-    for (unsigned i = 0, j = 0; i < after.getNumArguments(); ++i)
-      mapping.map(after.getArgument(i),
-                  i == counter ? current : forOp.getRegionIterArgs()[j++]);
-    for (Operation &op : after.without_terminator())
-      rewriter.clone(op, mapping);
-    // (Without carried values the builder made the body's yield.)
-    SmallVector<Value> yielded;
-    for (auto [i, v] : llvm::enumerate(
-             cast<scf::YieldOp>(after.getTerminator()).getResults()))
-      if (i != counter)
-        yielded.push_back(mapping.lookupOrDefault(v));
-    if (!yielded.empty())
-      scf::YieldOp::create(rewriter, loc, yielded);
-  }
-  SmallVector<Value> results;
-  for (unsigned i = 0, j = 0; i < loop->getNumResults(); ++i)
-    results.push_back(i == counter ? constant(counted->exit)
-                                   : forOp.getResult(j++));
-  rewriter.replaceOp(loop, results);
+  auto forOp =
+      scf::ForOp::create(rewriter, loc, lb, ub, one, getCarried(loop, counter));
+  Value exit = constant(counted->exit);
+  replaceWhileByFor(
+      loop, counter, forOp,
+      [&](Value k) -> Value {
+        if (!type.isIndex())
+          k = arith::IndexCastOp::create(rewriter, loc, type, k);
+        Value amount = arith::MulIOp::create(rewriter, loc, k, constant(shift));
+        Value first = constant(counted->values.front());
+        if (right)
+          return arith::ShRUIOp::create(rewriter, loc, first, amount);
+        return arith::ShLIOp::create(rewriter, loc, first, amount);
+      },
+      exit, rewriter);
   return success();
 }
 
@@ -366,69 +385,48 @@ bool isPositiveStep(Value v, int depth = 0) {
 /// A strided while loop, a grid-stride loop's `for (i = start; i < n; i +=
 /// stride)`: the count an index compared below a bound (signed or unsigned)
 /// and stepped by a positive stride, both defined before the loop, its
-/// value unused after it. Its iterations are the scf.for's from start to
-/// the bound by the stride (unsigned: `unsignedCmp`).
-LogicalResult rewriteStridedWhile(scf::WhileOp loop, RewriterBase &rewriter) {
+/// value unused after it; or nothing.
+std::optional<LoopCount> matchStridedWhile(scf::WhileOp loop) {
   std::optional<LoopCount> shape = matchLoopCount(loop);
   if (!shape)
-    return failure();
-  unsigned counter = shape->counter;
-  arith::CmpIOp cmp = shape->cmp;
-  Value bound = cmp.getRhs(), stride = shape->step->getOperand(1);
-  bool isUnsigned = cmp.getPredicate() == arith::CmpIPredicate::ult;
+    return std::nullopt;
+  arith::CmpIPredicate predicate = shape->cmp.getPredicate();
+  Value bound = shape->cmp.getRhs(), stride = shape->step->getOperand(1);
   auto outside = [&](Value v) {
     return !loop->isAncestor(v.getParentBlock()->getParentOp());
   };
-  if (!loop.getInits()[counter].getType().isIndex() ||
+  if (!loop.getInits()[shape->counter].getType().isIndex() ||
       !isa<arith::AddIOp>(shape->step) ||
-      (!isUnsigned && cmp.getPredicate() != arith::CmpIPredicate::slt) ||
+      (predicate != arith::CmpIPredicate::ult &&
+       predicate != arith::CmpIPredicate::slt) ||
       !outside(bound) || !outside(stride) || !isPositiveStep(stride) ||
-      !loop->getResult(counter).use_empty())
+      !loop->getResult(shape->counter).use_empty())
+    return std::nullopt;
+  return shape;
+}
+
+/// Such a loop as the scf.for from its start to the bound by the stride
+/// (unsigned: `unsignedCmp`).
+LogicalResult rewriteStridedWhile(scf::WhileOp loop, RewriterBase &rewriter) {
+  std::optional<LoopCount> shape = matchStridedWhile(loop);
+  if (!shape)
     return failure();
-  Block &after = loop.getAfter().front();
-  Location loc = loop.getLoc();
+  unsigned counter = shape->counter;
+  Value start = loop.getInits()[counter];
   rewriter.setInsertionPoint(loop);
-  SmallVector<Value> carried;
-  for (auto [i, init] : llvm::enumerate(loop.getInits()))
-    if (i != counter)
-      carried.push_back(init);
-  auto forOp = scf::ForOp::create(rewriter, loc, loop.getInits()[counter],
-                                  bound, stride, carried, nullptr, isUnsigned);
-  {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(forOp.getBody());
-    IRMapping mapping;
-    for (unsigned i = 0, j = 0; i < after.getNumArguments(); ++i)
-      mapping.map(after.getArgument(i), i == counter
-                                            ? forOp.getInductionVar()
-                                            : forOp.getRegionIterArgs()[j++]);
-    for (Operation &op : after.without_terminator())
-      rewriter.clone(op, mapping);
-    // (Without carried values the builder made the body's yield.)
-    SmallVector<Value> yielded;
-    for (auto [i, v] : llvm::enumerate(
-             cast<scf::YieldOp>(after.getTerminator()).getResults()))
-      if (i != counter)
-        yielded.push_back(mapping.lookupOrDefault(v));
-    if (!yielded.empty())
-      scf::YieldOp::create(rewriter, loc, yielded);
-  }
-  SmallVector<Value> results;
-  for (unsigned i = 0, j = 0; i < loop->getNumResults(); ++i)
-    results.push_back(i == counter ? loop.getInits()[counter]
-                                   : forOp.getResult(j++));
+  auto forOp = scf::ForOp::create(
+      rewriter, loop.getLoc(), start, shape->cmp.getRhs(),
+      shape->step->getOperand(1), getCarried(loop, counter), nullptr,
+      shape->cmp.getPredicate() == arith::CmpIPredicate::ult);
   // (The count's result has no use: any value stands in for it.)
-  rewriter.replaceOp(loop, results);
+  replaceWhileByFor(
+      loop, counter, forOp, [](Value iv) { return iv; }, start, rewriter);
   return success();
 }
 
 /// Whether a while loop is one the rewrites below turn into an scf.for.
 bool isRewritableWhile(scf::WhileOp loop) {
-  if (matchCountedWhile(loop))
-    return true;
-  std::optional<LoopCount> shape = matchLoopCount(loop);
-  return shape && isa<arith::AddIOp>(shape->step) &&
-         loop->getResult(shape->counter).use_empty();
+  return matchCountedWhile(loop) || matchStridedWhile(loop);
 }
 
 bool hasCountedWhile(Operation *root) {

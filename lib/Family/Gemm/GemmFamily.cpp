@@ -243,7 +243,7 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
   // Atomic split-K adds its partial sums into C: it starts at zero.
   if (isAtomicSplit(config))
     launch.zeroed.push_back("C");
-  if (!usesSplitWorkspace(config) && !usesSerialSplit(config))
+  if (!storesSplitPartials(config))
     return launch;
   // The f32 partial tiles: one per split (workspace), or the running sum
   // the splits of a tile add to in turn (serial).

@@ -306,6 +306,10 @@ bool mlir::amk::usesSerialSplit(GemmConfigAttr config) {
          config.getSplitReduce() == SplitReduce::serial;
 }
 
+bool mlir::amk::storesSplitPartials(GemmConfigAttr config) {
+  return usesSplitWorkspace(config) || usesSerialSplit(config);
+}
+
 MemRefType mlir::amk::getSplitWorkspaceType(GemmConfigAttr config,
                                             const GemmProblem &problem) {
   int64_t batch = problem.batched ? problem.batch : 1;
@@ -473,7 +477,7 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
                 "accumulator without beta, bias or activation (partial sums "
                 "are added atomically); split_reduce = workspace serves the "
                 "others");
-  if (config.getSplitK() > 1 && !isAtomicSplit(config)) {
+  if (storesSplitPartials(config)) {
     StringRef reduce = stringifySplitReduce(config.getSplitReduce());
     if (!problem.accType.isF32())
       return fail(llvm::formatv("split_reduce = {0} keeps f32 partial sums: "

@@ -63,7 +63,7 @@ void GemmKernelBuilder::setupOperands(ArrayRef<Value> operands, Value batch) {
   if (p.bias)
     bias = operand(arg++);
   c = operand(arg++);
-  if (usesSplitWorkspace(config) || usesSerialSplit(config))
+  if (storesSplitPartials(config))
     partials = operands[arg++];
   if (usesSerialSplit(config))
     counters = operands[arg++];
@@ -410,7 +410,7 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
   // The launch's order (GemmFamily): operands, tensor maps, workspace.
   if (config.getMath() == MathInst::wgmma)
     argTypes.append(2, LLVM::LLVMPointerType::get(kernel.getContext()));
-  if (usesSplitWorkspace(config) || usesSerialSplit(config))
+  if (storesSplitPartials(config))
     argTypes.push_back(getSplitWorkspaceType(config, problem));
   if (usesSerialSplit(config))
     argTypes.push_back(getSplitCounterType(config, problem));
@@ -450,11 +450,10 @@ void GemmKernelBuilder::build(gpu::GPUFuncOp func) {
   if (config.getMath() == MathInst::wgmma) {
     // The tensor maps follow the operands, as pointers (a pre-outlined
     // gpu.func cannot take !nvgpu.tensormap.descriptor arguments:
-    // docs/FACTS.md); a split's workspace comes after them.
-    size_t first = operands.size() - 2 -
-                   (usesSplitWorkspace(config) ? 1
-                    : usesSerialSplit(config)  ? 2
-                                               : 0);
+    // docs/FACTS.md); a split's workspace (and serial turns' counters) come
+    // after them.
+    size_t first = operands.size() - 2 - storesSplitPartials(config) -
+                   usesSerialSplit(config);
     Value pointerA = operands[first], pointerB = operands[first + 1];
     tensorMapA = castToTensorMap(pointerA, true);
     tensorMapB = castToTensorMap(pointerB, false);

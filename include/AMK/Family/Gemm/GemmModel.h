@@ -84,6 +84,10 @@ bool usesSplitWorkspace(GemmConfigAttr config);
 /// turns through a counter per tile (split_reduce = serial).
 bool usesSerialSplit(GemmConfigAttr config);
 
+/// Whether `config`'s main kernel keeps f32 partial tiles in a workspace
+/// (split_reduce = workspace or serial).
+bool storesSplitPartials(GemmConfigAttr config);
+
 /// The workspace of a split_reduce = workspace or serial config: f32
 /// partial tiles [B, split_k, M, N] (workspace: one per split) or [B, 1, M,
 /// N] (serial: one running sum), B = 1 unbatched, static where the problem
