@@ -954,7 +954,8 @@ GlobalChecker::meetMembers(const Box &a, const Box &b, std::string &why) {
   for (size_t i = 0; i < a.members.size(); ++i)
     for (size_t j = &a == &b ? i : 0; j < b.members.size(); ++j) {
       if (inExclusiveBranches(a.members[i], b.members[j], model.uniformity,
-                              ThreadScope::Grid))
+                              ThreadScope::Grid) ||
+          protocol->inOneBlock(a.members[i], b.members[j]))
         continue;
       Box ma = memberBox(a, i), mb = memberBox(b, j);
       systems = 0;
@@ -1699,13 +1700,16 @@ void GlobalChecker::run() {
       const Box &other = &writer == &a ? b : a;
       if (reported.contains(writer.representative))
         continue;
-      // Versions of a kernel chosen uniformly over the grid never meet.
-      if (llvm::all_of(a.members, [&](Operation *x) {
-            return llvm::all_of(b.members, [&](Operation *y) {
-              return inExclusiveBranches(x, y, model.uniformity,
-                                         ThreadScope::Grid);
-            });
-          }))
+      // Versions of a kernel chosen uniformly over the grid never meet, nor
+      // do the ops of a branch one block at most runs.
+      if (llvm::all_of(a.members,
+                       [&](Operation *x) {
+                         return llvm::all_of(b.members, [&](Operation *y) {
+                           return inExclusiveBranches(x, y, model.uniformity,
+                                                      ThreadScope::Grid);
+                         });
+                       }) ||
+          protocol->inOneBlock(a.members, b.members))
         continue;
       std::string why;
       systems = 0;

@@ -34,11 +34,12 @@
 // interleaving of resident blocks deadlocks. That every block is resident
 // is the launch's to ensure: a polling kernel must be `amk.cooperative`,
 // launched cooperatively (a grid too large then fails to launch instead of
-// hanging).
+// hanging). A counter may also be read by the count a signal returns: the
+// last block to arrive (GlobalGates.cpp).
 //
 //===----------------------------------------------------------------------===//
 
-#include "GlobalProtocol.h"
+#include "GlobalProtocolPoints.h"
 
 #include "BoundsProver.h"
 #include "SharedMemoryModel.h"
@@ -62,41 +63,11 @@
 using namespace mlir;
 using namespace mlir::amk;
 using namespace mlir::amk::smem;
+using namespace mlir::amk::protocol;
 
 /// More signal and poll instances than this: the counts are not checked
 /// (AMK-UNPROVABLE).
 constexpr int64_t kMaxInstances = 1 << 20;
-
-/// A signal, or a poll and its read.
-struct GlobalProtocol::Point {
-  // (Op handles' accessors are not const.)
-  mutable memref::AtomicRMWOp access;
-  mutable scf::WhileOp poll;
-  Value threshold;
-  int64_t amount = 0;
-  BlockArgument counter;
-  /// The op, or its ancestor through branches on the thread alone: the
-  /// accesses ordered are in the anchor's block.
-  Operation *anchor = nullptr;
-  /// A signal releases the ops of the anchor's block before `limit`, a poll
-  /// acquires those after it (null: none).
-  Operation *limit = nullptr;
-  /// The threads of a block that run it.
-  int64_t threads = 0;
-  /// A poll's gpu-scope fence after it, in its thread.
-  Operation *fence = nullptr;
-  /// A poll under branches that bound block ids from below (`if (z > 0)`):
-  /// in the blocks that pass them (`guards`: dimension, first id) it
-  /// acquires the ops of `guardedAnchor`'s block after `guardedLimit`.
-  Operation *guardedAnchor = nullptr, *guardedLimit = nullptr;
-  llvm::SmallVector<std::pair<int, int64_t>, 2> guards;
-  /// The counter element, when its indices are constants.
-  std::optional<llvm::SmallVector<int64_t, 2>> element;
-
-  Operation *op() const {
-    return poll ? poll.getOperation() : access.getOperation();
-  }
-};
 
 GlobalProtocol::~GlobalProtocol() = default;
 
@@ -159,20 +130,44 @@ memref::AtomicRMWOp mlir::amk::getPollRead(scf::WhileOp loop,
   return {};
 }
 
-/// A fence that, with a strong write or read of the same thread, makes a
-/// release or acquire pattern between blocks: gpu or system scope.
-static bool isGpuFence(Operation *op) {
+bool protocol::isGpuFence(Operation *op) {
   auto membar = dyn_cast<NVVM::MembarOp>(op);
   return membar && (membar.getScope() == NVVM::MemScopeKind::GPU ||
                     membar.getScope() == NVVM::MemScopeKind::SYS);
 }
 
-/// The kernel argument `memref` is (null: a view or another buffer).
-static BlockArgument getKernelArgument(Value memref, Operation *kernel) {
+BlockArgument protocol::getKernelArgument(Value memref, Operation *kernel) {
   auto arg = dyn_cast<BlockArgument>(memref);
   if (!arg || arg.getOwner()->getParentOp() != kernel)
     return {};
   return arg;
+}
+
+std::string protocol::describeArgument(BlockArgument arg) {
+  return "kernel argument #" + std::to_string(arg.getArgNumber());
+}
+
+std::optional<std::pair<Value, int64_t>>
+protocol::splitConstantOffset(Value v) {
+  int64_t offset = 0;
+  for (int depth = 0; depth < 8; ++depth) {
+    Operation *op = v.getDefiningOp();
+    if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
+      break;
+    std::optional<int64_t> c = getConstantIntValue(op->getOperand(1));
+    Value base = op->getOperand(0);
+    if (!c && isa<arith::AddIOp>(op)) {
+      c = getConstantIntValue(op->getOperand(0));
+      base = op->getOperand(1);
+    }
+    if (!c)
+      break;
+    if (*c == INT64_MIN ||
+        llvm::AddOverflow(offset, isa<arith::AddIOp>(op) ? *c : -*c, offset))
+      return std::nullopt;
+    v = base;
+  }
+  return std::make_pair(v, offset);
 }
 
 /// The kernel argument a view chain starts at (null: none).
@@ -192,10 +187,6 @@ static BlockArgument getBaseArgument(Value memref, Operation *kernel) {
   return {};
 }
 
-static std::string describeArgument(BlockArgument arg) {
-  return "kernel argument #" + std::to_string(arg.getArgNumber());
-}
-
 //===----------------------------------------------------------------------===//
 // Collection
 //===----------------------------------------------------------------------===//
@@ -211,8 +202,11 @@ GlobalProtocol::GlobalProtocol(
   bool ok = checkAccesses();
   for (Point &p : points)
     ok &= p.poll ? locateAcquire(p) : locateRelease(p);
+  collectGates();
   collectTicketPolls();
   ok &= enumerate(grid);
+  // (Resets are judged by the gates the counts proved.)
+  ok = checkCounterStarts() && ok;
   proved = ok;
   if (proved) {
     collectChains();
@@ -240,7 +234,8 @@ void GlobalProtocol::collect() {
     counters.insert(p.counter.getAsOpaquePointer());
     points.push_back(p);
   });
-  if (points.empty())
+  collectGatedCounters();
+  if (counters.empty())
     return;
   llvm::SmallPtrSet<Operation *, 8> reads;
   for (const Point &p : points)
@@ -277,37 +272,34 @@ bool GlobalProtocol::checkAccesses() {
       BlockArgument base = getBaseArgument(access.memref, kernel);
       if (!base || !isCounter(base.getAsOpaquePointer()))
         continue;
+      // A gated counter's reset (checkCounterStarts judges where it is).
+      auto store = dyn_cast<memref::StoreOp>(op);
+      if (store && store.getMemref() == base &&
+          gatedCounters.contains(base.getAsOpaquePointer()) &&
+          getConstantIntValue(store.getValue()) == 0) {
+        resets.push_back(store);
+        return;
+      }
       report(check::kGlobalSync, op,
              describeOp(op) + " touches " + describeArgument(base) +
-                 ", a counter that blocks poll: a counter may only be "
-                 "signalled (memref.atomic_rmw addi of a positive constant "
-                 "on the argument itself) and polled, or the counts the "
-                 "polls wait for are not the ones they see");
+                 ", a counter of the protocol between blocks: a counter "
+                 "may only be signalled (memref.atomic_rmw addi of a "
+                 "positive constant on the argument itself), polled, and "
+                 "reset to 0 by the last block to arrive, or the counts "
+                 "blocks wait for or test are not the ones they see");
       ok = false;
       return;
     }
   });
-  auto func = dyn_cast<FunctionOpInterface>(kernel);
-  Operation *first = points.front().op();
-  if (!kernel->hasAttr("amk.cooperative")) {
-    report(check::kGlobalSync, first,
-           describeOp(first) +
+  // (Gates wait for nothing: their blocks need no others resident.)
+  auto poll = llvm::find_if(points, [](const Point &p) { return p.poll; });
+  if (poll != points.end() && !kernel->hasAttr("amk.cooperative")) {
+    report(check::kGlobalSync, poll->op(),
+           describeOp(poll->op()) +
                " waits for other blocks, so every block of the launch must "
                "be resident at once: mark the kernel `amk.cooperative` (it "
                "is then launched cooperatively, and a grid the GPU cannot "
                "hold at once fails to launch instead of hanging)");
-    ok = false;
-  }
-  llvm::SmallPtrSet<const void *, 4> told;
-  for (const Point &p : points) {
-    if (!func || func.getArgAttr(p.counter.getArgNumber(), "amk.counter") ||
-        !told.insert(p.counter.getAsOpaquePointer()).second)
-      continue;
-    report(check::kGlobalSync, p.op(),
-           describeOp(p.op()) + " uses " + describeArgument(p.counter) +
-               " as a counter, but the argument is not marked "
-               "`amk.counter`: its counts start at zero only if the launch "
-               "zeroes it, which the mark asks of it");
     ok = false;
   }
   return ok;
@@ -359,6 +351,7 @@ bool GlobalProtocol::locateRelease(Point &s) {
                "nvvm.memory.barrier #nvvm.mem_scope<gpu> before the signal)");
     return false;
   }
+  s.fence = fence;
   // The barrier that brings the block's writes to the fencing thread: the
   // last one before the fence (or before the anchor, when the fence is in
   // it).
@@ -401,30 +394,6 @@ static scf::ForOp getTileLoop(Value iv, ArrayRef<int64_t> grid,
            : constant && lb->dim < int(grid.size()) &&
                  *constant == grid[lb->dim];
   return blocks ? loop : scf::ForOp();
-}
-
-/// `v` as a base plus a constant, through at most 8 additions and
-/// subtractions of constants; nullopt where the constant overflows.
-static std::optional<std::pair<Value, int64_t>> splitConstantOffset(Value v) {
-  int64_t offset = 0;
-  for (int depth = 0; depth < 8; ++depth) {
-    Operation *op = v.getDefiningOp();
-    if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
-      break;
-    std::optional<int64_t> c = getConstantIntValue(op->getOperand(1));
-    Value base = op->getOperand(0);
-    if (!c && isa<arith::AddIOp>(op)) {
-      c = getConstantIntValue(op->getOperand(0));
-      base = op->getOperand(1);
-    }
-    if (!c)
-      break;
-    if (*c == INT64_MIN ||
-        llvm::AddOverflow(offset, isa<arith::AddIOp>(op) ? *c : -*c, offset))
-      return std::nullopt;
-    v = base;
-  }
-  return std::make_pair(v, offset);
 }
 
 /// A coordinate plus a constant.
@@ -532,9 +501,13 @@ class Enumeration {
 public:
   using TicketPolls = llvm::DenseMap<const GlobalProtocol::Point *,
                                      const GlobalProtocol::Point *>;
+  using GateThresholds =
+      llvm::DenseMap<const GlobalProtocol::Point *, SmallVector<Value, 1>>;
   Enumeration(const Model &model, ThreadEvaluator &threads,
-              ArrayRef<int64_t> grid, const TicketPolls &ticketPoll)
-      : model(model), threads(threads), ticketPoll(ticketPoll) {
+              ArrayRef<int64_t> grid, const TicketPolls &ticketPoll,
+              const GateThresholds &gateThresholds)
+      : model(model), threads(threads), ticketPoll(ticketPoll),
+        gateThresholds(gateThresholds) {
     for (int d = 0; d < 3; ++d)
       this->grid[d] = d < int(grid.size()) ? grid[d] : 1;
   }
@@ -581,6 +554,9 @@ public:
   /// How many instances of each point ran over the grid.
   llvm::DenseMap<const GlobalProtocol::Point *, int64_t> instancesOf;
   std::map<std::pair<const void *, std::vector<int64_t>>, Tally> tallies;
+  /// Each gate threshold's value, the same at every instance of its signal
+  /// (nullopt: it differs between them, or is not computed).
+  llvm::DenseMap<Value, std::optional<int64_t>> gateValues;
   /// Why the counts could not be computed, and where.
   std::string whyNot;
   Operation *at = nullptr;
@@ -601,6 +577,7 @@ private:
   const Model &model;
   ThreadEvaluator &threads;
   const TicketPolls &ticketPoll;
+  const GateThresholds &gateThresholds;
   /// This block's latest instance of each poll: its element and threshold.
   llvm::DenseMap<const GlobalProtocol::Point *,
                  std::pair<std::vector<int64_t>, int64_t>>
@@ -686,6 +663,13 @@ bool Enumeration::record(const GlobalProtocol::Point &p) {
     return true;
   }
   successors[node].push_back(tally.node);
+  if (auto it = gateThresholds.find(&p); it != gateThresholds.end())
+    for (Value threshold : it->second) {
+      std::optional<int64_t> value = evaluate(threshold);
+      auto [at, fresh] = gateValues.try_emplace(threshold, value);
+      if (!fresh && at->second != value)
+        at->second = std::nullopt;
+    }
   int64_t added;
   if (llvm::MulOverflow(p.amount, p.threads, added) ||
       llvm::AddOverflow(tally.sum, added, tally.sum))
@@ -880,7 +864,10 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
       return false;
     }
   }
-  Enumeration counts(model, threads, grid, ticketPoll);
+  Enumeration::GateThresholds gateThresholds;
+  for (const Gate &gate : gates)
+    gateThresholds[gate.signal].push_back(gate.threshold);
+  Enumeration counts(model, threads, grid, ticketPoll, gateThresholds);
   if (!counts.run(points)) {
     report(check::kUnprovable, counts.at,
            "the protocol's counts could not be checked at " +
@@ -890,6 +877,25 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
   std::vector<bool> completing = counts.completing();
   for (const Point &p : points)
     instances[&p] = counts.instancesOf.lookup(&p);
+  // A gate's threshold the same in every block: one block at most passes;
+  // the last to arrive when the signal's count completes its element's sum.
+  for (Gate &gate : gates) {
+    std::optional<int64_t> value = counts.gateValues.lookup(gate.threshold);
+    const Point &s = *gate.signal;
+    auto it = counts.tallies.find(
+        {s.counter.getAsOpaquePointer(),
+         std::vector<int64_t>(s.element->begin(), s.element->end())});
+    int64_t arrival;
+    Type type = s.access.getType();
+    unsigned width = isa<IndexType>(type) ? 64 : type.getIntOrFloatBitWidth();
+    // (Counts that wrap would let two signals see one count.)
+    gate.exclusive =
+        value && s.threads == 1 && it != counts.tallies.end() &&
+        (width >= 64 || it->second.sum < (int64_t(1) << (width - 1)));
+    gate.last = gate.exclusive &&
+                !llvm::SubOverflow(*value, gate.offset, arrival) &&
+                arrival == it->second.sum - s.amount;
+  }
   bool ok = true;
   llvm::SmallPtrSet<Operation *, 4> reported;
   for (const Enumeration::Wait &w : counts.waits) {
@@ -1247,10 +1253,17 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
   SmallVector<Edge> edges;
   if (!proved)
     return edges;
+  // What a signal releases: the ops of its anchor's block before its
+  // limit (every thread's, through the barrier), and those of its fence's
+  // block before the fence (in the fencing thread).
   auto releases = [&](const Point &s) {
-    return !s.poll && s.limit && llvm::all_of(before, [&](Operation *op) {
-      Operation *a = s.anchor->getBlock()->findAncestorOpInBlock(*op);
-      return a && a->isBeforeInBlock(s.limit);
+    return !s.poll && llvm::all_of(before, [&](Operation *op) {
+      Operation *a =
+          s.limit ? s.anchor->getBlock()->findAncestorOpInBlock(*op) : nullptr;
+      if (a && a->isBeforeInBlock(s.limit))
+        return true;
+      Operation *f = s.fence->getBlock()->findAncestorOpInBlock(*op);
+      return f && f->isBeforeInBlock(s.fence);
     });
   };
   // Whether every op of `after` follows `limit` in `anchor`'s block.
@@ -1312,7 +1325,23 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
     }
     return edge;
   };
+  // Gates whose last block runs every op of `after` past its acquire.
+  SmallVector<const Gate *> lastGates;
+  for (const Gate &gate : gates)
+    if (gate.last && llvm::all_of(after, [&](Operation *op) {
+          return isGated(gate, op) && isAcquired(gate, op);
+        }))
+      lastGates.push_back(&gate);
   for (const Point *s : signals) {
+    // Every signal to the gate's element landed before the last arrival.
+    for (const Gate *gate : lastGates) {
+      if (!mayMeet(s, gate->signal))
+        continue;
+      if (orderAlways(*s, *gate->signal, {}, {}))
+        return edges;
+      edges.push_back(
+          Edge{s->access.getIndices(), gate->signal->access.getIndices()});
+    }
     for (const Point *p : polls) {
       if (!mayMeet(s, p))
         continue;

@@ -88,6 +88,12 @@ public:
   llvm::SmallVector<Edge> getEdges(llvm::ArrayRef<Operation *> before,
                                    llvm::ArrayRef<Operation *> after) const;
 
+  /// Whether no two blocks of the launch run `a` and `b`: every op of both
+  /// lies in the branch of one gate (see Gate), which one block at most
+  /// enters.
+  bool inOneBlock(llvm::ArrayRef<Operation *> a,
+                  llvm::ArrayRef<Operation *> b) const;
+
   struct Point;
 
 private:
@@ -160,6 +166,51 @@ private:
   std::vector<Gather> gathers;
   void collectGathers();
   llvm::DenseMap<const Point *, int64_t> instances;
+
+  /// Gates (the last block to arrive): a signal run once per block, by
+  /// one thread, whose returned count (the count before its add: its
+  /// arrival) is tested for equality, `arrival + offset == T`, with T the
+  /// same in every block. The adds of an element are all positive, so no
+  /// two signals see one count: one block at most passes the test. When T -
+  /// offset + the signal's amount is the sum of the element's signals, the
+  /// block that passes is the last to arrive: every signal of the launch
+  /// landed before its own, so, after a fence in the signalling thread, it
+  /// has acquired all of them (getEdges). The test holds where `conditions`
+  /// hold: the comparison in the signalling thread, or a flag in shared
+  /// memory that thread alone stores from it and the block reads after a
+  /// barrier (the last-block reduction of CUDA's threadFenceReduction).
+  struct Gate {
+    const Point *signal;
+    Value threshold;
+    int64_t offset = 0;
+    llvm::SmallVector<Value, 2> conditions;
+    /// The signalling thread (linear id).
+    int64_t thread = 0;
+    /// Gpu fences after the signal that the signalling thread runs in the
+    /// gated block.
+    llvm::SmallVector<Operation *, 2> fences;
+    /// Whether the counts proved one block at most passes (a threshold the
+    /// same in every block), and whether that block is the last.
+    bool exclusive = false, last = false;
+  };
+  std::vector<Gate> gates;
+  /// Counters that only gates read, and the stores of 0 that reset them
+  /// for the next launch.
+  llvm::DenseSet<const void *> gatedCounters;
+  llvm::SmallVector<memref::StoreOp, 1> resets;
+  /// The counters gates test (before the other points are collected).
+  void collectGatedCounters();
+  void collectGates();
+  /// After the counts: the resets lie past the last arrival, and a counter
+  /// starts at zero (the launch zeroes it, or its last block resets it).
+  bool checkCounterStarts();
+  /// Whether `op` runs only where the gate's test held.
+  bool isGated(const Gate &gate, Operation *op) const;
+  /// Whether `op` follows one of the gate's fences (its signal) in the
+  /// signalling thread, or a block barrier after it.
+  bool isAcquired(const Gate &gate, Operation *op) const;
+  bool followsArrival(const Gate &gate, Operation *op) const;
+  bool runsAfter(const Gate &gate, Operation *from, Operation *op) const;
 };
 
 } // namespace mlir::amk

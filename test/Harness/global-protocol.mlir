@@ -449,7 +449,7 @@ gpu.module @m {
     gpu.barrier
     %x = memref.load %data[%j] : memref<1024xf32>
     memref.store %x, %out[%i] : memref<1024xf32>
-    // expected-error @+1 {{[AMK-GLOBAL-SYNC] 'memref.store' at line 453 touches kernel argument #2, a counter that blocks poll}}
+    // expected-error @+1 {{[AMK-GLOBAL-SYNC] 'memref.store' at line 453 touches kernel argument #2, a counter of the protocol between blocks}}
     memref.store %zero, %ctr[%c0] : memref<1xi32>
     gpu.return
   }

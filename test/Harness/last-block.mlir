@@ -1,0 +1,725 @@
+// RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics
+// The last block to arrive (GlobalProtocol::Gate, GlobalGates.cpp): blocks
+// publish a part, fence and signal a counter; the count a signal returns
+// tells its block whether it is the last, and that block alone reads every
+// part. Each planted bug next to its correct twin.
+// SANITIZE: tool=run,memcheck args=f32[16384],f32[64],f32[1],i32[1]@zero
+// Twin: CUDA's threadFenceReduction. Every block sums its slice, thread 0
+// publishes the block's part, fences and signals %ctr; the count it got
+// back tells it whether its block is the last to arrive (gridDim - 1), and
+// it stores that into a shared flag the block reads after a barrier. The
+// last block sums every part (each thread a strided share, then thread 0),
+// and resets the counter for the next launch (so it needs no amk.counter
+// mark: it starts at zero if the first launch's did). The fence after the
+// signal makes it an acquire.
+gpu.module @m {
+  gpu.func @reduce(%in: memref<16384xf32>, %partial: memref<64xf32>, %out: memref<1xf32>, %ctr: memref<1xi32>) workgroup(%sm: memref<256xf32, #gpu.address_space<workgroup>>, %last: memref<1xi1, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %nb = gpu.grid_dim x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<16384xf32>
+    memref.store %v, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      memref.store %s, %partial[%bid] : memref<64xf32>
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %n = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %blocks = arith.index_cast %nb : index to i32
+      %final = arith.subi %blocks, %one : i32
+      %isLast = arith.cmpi eq, %n, %final : i32
+      memref.store %isLast, %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %am = memref.load %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    scf.if %am {
+      %p = scf.for %j = %tid to %c64 step %c256 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %partial[%j] : memref<64xf32>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      memref.store %p, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      scf.if %first {
+        %t = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+          %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+          %a = arith.addf %acc, %x : f32
+          scf.yield %a : f32
+        }
+        memref.store %t, %out[%c0] : memref<1xf32>
+        %zi = arith.constant 0 : i32
+        memref.store %zi, %ctr[%c0] : memref<1xi32>
+      }
+    }
+
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[16384],f32[64],f32[1],i32[1]@zero
+// Twin: the same with the counter marked (the launch zeroes it) and no
+// reset.
+gpu.module @m {
+  gpu.func @reduce(%in: memref<16384xf32>, %partial: memref<64xf32>, %out: memref<1xf32>, %ctr: memref<1xi32> {amk.counter}) workgroup(%sm: memref<256xf32, #gpu.address_space<workgroup>>, %last: memref<1xi1, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %nb = gpu.grid_dim x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<16384xf32>
+    memref.store %v, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      memref.store %s, %partial[%bid] : memref<64xf32>
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %n = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %blocks = arith.index_cast %nb : index to i32
+      %final = arith.subi %blocks, %one : i32
+      %isLast = arith.cmpi eq, %n, %final : i32
+      memref.store %isLast, %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %am = memref.load %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    scf.if %am {
+      %p = scf.for %j = %tid to %c64 step %c256 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %partial[%j] : memref<64xf32>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      memref.store %p, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      scf.if %first {
+        %t = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+          %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+          %a = arith.addf %acc, %x : f32
+          scf.yield %a : f32
+        }
+        memref.store %t, %out[%c0] : memref<1xf32>
+
+      }
+    }
+
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[16384],f32[64],f32[1],i32[1]@zero
+// Bug: no fence after the signal: the relaxed atomic acquires nothing, so
+// the last block may read parts older than the signals it counted (the PTX
+// memory model; no sanitizer sees a missing fence: expect=clean).
+gpu.module @m {
+  gpu.func @reduce(%in: memref<16384xf32>, %partial: memref<64xf32>, %out: memref<1xf32>, %ctr: memref<1xi32>) workgroup(%sm: memref<256xf32, #gpu.address_space<workgroup>>, %last: memref<1xi1, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %nb = gpu.grid_dim x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<16384xf32>
+    memref.store %v, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      // expected-error @+1 {{races with the 'memref.load' at line}}
+      memref.store %s, %partial[%bid] : memref<64xf32>
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %n = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      %blocks = arith.index_cast %nb : index to i32
+      %final = arith.subi %blocks, %one : i32
+      %isLast = arith.cmpi eq, %n, %final : i32
+      memref.store %isLast, %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %am = memref.load %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    scf.if %am {
+      %p = scf.for %j = %tid to %c64 step %c256 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %partial[%j] : memref<64xf32>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      memref.store %p, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      scf.if %first {
+        %t = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+          %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+          %a = arith.addf %acc, %x : f32
+          scf.yield %a : f32
+        }
+        memref.store %t, %out[%c0] : memref<1xf32>
+        %zi = arith.constant 0 : i32
+        memref.store %zi, %ctr[%c0] : memref<1xi32>
+      }
+    }
+
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[16384],f32[64],f32[1],i32[1]@zero
+// Bug: the test is gridDim - 2: the block that passes is the second to
+// last, and reads one part that may not be written yet (sanitizers see no
+// race between blocks: expect=clean); its reset lands before the last
+// signal, so the next launch starts at 1.
+gpu.module @m {
+  gpu.func @reduce(%in: memref<16384xf32>, %partial: memref<64xf32>, %out: memref<1xf32>, %ctr: memref<1xi32>) workgroup(%sm: memref<256xf32, #gpu.address_space<workgroup>>, %last: memref<1xi1, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %nb = gpu.grid_dim x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<16384xf32>
+    memref.store %v, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      // expected-error @+1 {{races with the 'memref.load' at line}}
+      memref.store %s, %partial[%bid] : memref<64xf32>
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      // expected-error @+1 {{as a counter, but the argument is not marked `amk.counter`}}
+      %n = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %blocks = arith.index_cast %nb : index to i32
+      %two = arith.constant 2 : i32
+      %final = arith.subi %blocks, %two : i32
+      %isLast = arith.cmpi eq, %n, %final : i32
+      memref.store %isLast, %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %am = memref.load %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    scf.if %am {
+      %p = scf.for %j = %tid to %c64 step %c256 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %partial[%j] : memref<64xf32>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      memref.store %p, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      scf.if %first {
+        %t = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+          %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+          %a = arith.addf %acc, %x : f32
+          scf.yield %a : f32
+        }
+        // expected-error @+1 {{races with itself in another block on kernel argument #2}}
+        memref.store %t, %out[%c0] : memref<1xf32>
+        %zi = arith.constant 0 : i32
+        // expected-error @+1 {{resets a counter outside the branch only the last block to arrive runs}}
+        memref.store %zi, %ctr[%c0] : memref<1xi32>
+      }
+    }
+
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[16384],f32[64],f32[1],i32[1]@zero
+// Bug: the test is the block's own id: a block passes whenever its count
+// happens to equal its id, so any number of blocks sum and write %out.
+gpu.module @m {
+  gpu.func @reduce(%in: memref<16384xf32>, %partial: memref<64xf32>, %out: memref<1xf32>, %ctr: memref<1xi32>) workgroup(%sm: memref<256xf32, #gpu.address_space<workgroup>>, %last: memref<1xi1, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %nb = gpu.grid_dim x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<16384xf32>
+    memref.store %v, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      // expected-error @+1 {{races with the 'memref.load' at line}}
+      memref.store %s, %partial[%bid] : memref<64xf32>
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      // expected-error @+1 {{as a counter, but the argument is not marked `amk.counter`}}
+      %n = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %final = arith.index_cast %bid : index to i32
+      %isLast = arith.cmpi eq, %n, %final : i32
+      memref.store %isLast, %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %am = memref.load %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    scf.if %am {
+      %p = scf.for %j = %tid to %c64 step %c256 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %partial[%j] : memref<64xf32>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      memref.store %p, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      scf.if %first {
+        %t = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+          %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+          %a = arith.addf %acc, %x : f32
+          scf.yield %a : f32
+        }
+        // expected-error @+1 {{races with itself in another block on kernel argument #2}}
+        memref.store %t, %out[%c0] : memref<1xf32>
+        %zi = arith.constant 0 : i32
+        // expected-error @+1 {{resets a counter outside the branch only the last block to arrive runs}}
+        memref.store %zi, %ctr[%c0] : memref<1xi32>
+      }
+    }
+
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[16384],f32[64],f32[1],i32[1]@zero
+// Bug: every block resets the counter at its end, outside the last block's
+// branch: a block that signals after another's reset counts from zero again.
+gpu.module @m {
+  gpu.func @reduce(%in: memref<16384xf32>, %partial: memref<64xf32>, %out: memref<1xf32>, %ctr: memref<1xi32> {amk.counter}) workgroup(%sm: memref<256xf32, #gpu.address_space<workgroup>>, %last: memref<1xi1, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %nb = gpu.grid_dim x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<16384xf32>
+    memref.store %v, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      // expected-error @+1 {{races with the 'memref.load' at line}}
+      memref.store %s, %partial[%bid] : memref<64xf32>
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %n = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %blocks = arith.index_cast %nb : index to i32
+      %final = arith.subi %blocks, %one : i32
+      %isLast = arith.cmpi eq, %n, %final : i32
+      memref.store %isLast, %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %am = memref.load %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    scf.if %am {
+      %p = scf.for %j = %tid to %c64 step %c256 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %partial[%j] : memref<64xf32>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      memref.store %p, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      scf.if %first {
+        %t = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+          %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+          %a = arith.addf %acc, %x : f32
+          scf.yield %a : f32
+        }
+        // expected-error @+1 {{races with itself in another block on kernel argument #2}}
+        memref.store %t, %out[%c0] : memref<1xf32>
+
+      }
+    }
+    scf.if %first {
+      %zi = arith.constant 0 : i32
+      // expected-error @+1 {{resets a counter outside the branch only the last block to arrive runs}}
+      memref.store %zi, %ctr[%c0] : memref<1xi32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[16384],f32[64],f32[1],i32[1]@zero
+// Bug: a block publishes its part after it signals: the last block may sum
+// before it lands.
+gpu.module @m {
+  gpu.func @reduce(%in: memref<16384xf32>, %partial: memref<64xf32>, %out: memref<1xf32>, %ctr: memref<1xi32>) workgroup(%sm: memref<256xf32, #gpu.address_space<workgroup>>, %last: memref<1xi1, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %nb = gpu.grid_dim x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<16384xf32>
+    memref.store %v, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %n = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      // expected-error @+1 {{races with the 'memref.load' at line}}
+      memref.store %s, %partial[%bid] : memref<64xf32>
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %blocks = arith.index_cast %nb : index to i32
+      %final = arith.subi %blocks, %one : i32
+      %isLast = arith.cmpi eq, %n, %final : i32
+      memref.store %isLast, %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %am = memref.load %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    scf.if %am {
+      %p = scf.for %j = %tid to %c64 step %c256 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %partial[%j] : memref<64xf32>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      memref.store %p, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      scf.if %first {
+        %t = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+          %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+          %a = arith.addf %acc, %x : f32
+          scf.yield %a : f32
+        }
+        memref.store %t, %out[%c0] : memref<1xf32>
+        %zi = arith.constant 0 : i32
+        memref.store %zi, %ctr[%c0] : memref<1xi32>
+      }
+    }
+
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[16384],f32[64],f32[1],i32[1]@zero
+// Bug: no reset and no amk.counter mark: nothing says the counter starts at
+// zero (the launch zeroes it here, so memcheck sees nothing: the defect is
+// the next launch's).
+gpu.module @m {
+  gpu.func @reduce(%in: memref<16384xf32>, %partial: memref<64xf32>, %out: memref<1xf32>, %ctr: memref<1xi32>) workgroup(%sm: memref<256xf32, #gpu.address_space<workgroup>>, %last: memref<1xi1, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %nb = gpu.grid_dim x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<16384xf32>
+    memref.store %v, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      // expected-error @+1 {{races with the 'memref.load' at line}}
+      memref.store %s, %partial[%bid] : memref<64xf32>
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      // expected-error @+1 {{as a counter, but the argument is not marked `amk.counter`}}
+      %n = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %blocks = arith.index_cast %nb : index to i32
+      %final = arith.subi %blocks, %one : i32
+      %isLast = arith.cmpi eq, %n, %final : i32
+      memref.store %isLast, %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %am = memref.load %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    scf.if %am {
+      %p = scf.for %j = %tid to %c64 step %c256 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %partial[%j] : memref<64xf32>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      memref.store %p, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      scf.if %first {
+        %t = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+          %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+          %a = arith.addf %acc, %x : f32
+          scf.yield %a : f32
+        }
+        // expected-error @+1 {{races with itself in another block on kernel argument #2}}
+        memref.store %t, %out[%c0] : memref<1xf32>
+
+      }
+    }
+
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[16384],f32[64],f32[1],i32[1]@zero
+// Twin: one thread per block, the test in the signalling thread itself
+// (`count - 62 == 1`), the fence inside the last block's branch.
+gpu.module @m {
+  gpu.func @reduce_direct(%in: memref<16384xf32>, %partial: memref<64xf32>, %out: memref<1xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %c62 = arith.constant 62 : i32
+    %zero = arith.constant 0.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %base = arith.muli %bid, %c256 : index
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+        %i = arith.addi %base, %k : index
+        %v = memref.load %in[%i] : memref<16384xf32>
+        %a = arith.addf %acc, %v : f32
+        scf.yield %a : f32
+      }
+      memref.store %s, %partial[%bid] : memref<64xf32>
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %n = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      %after = arith.subi %n, %c62 : i32
+      %z = arith.constant 1 : i32
+      %isLast = arith.cmpi eq, %after, %z : i32
+      scf.if %isLast {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %t = scf.for %b = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> f32 {
+          %p = memref.load %partial[%b] : memref<64xf32>
+          %a = arith.addf %acc, %p : f32
+          scf.yield %a : f32
+        }
+        memref.store %t, %out[%c0] : memref<1xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[16384],f32[64],f32[1],i32[1]@zero
+// Bug: the same testing `count - 62 == 0`: the second to last block sums.
+gpu.module @m {
+  gpu.func @reduce_direct(%in: memref<16384xf32>, %partial: memref<64xf32>, %out: memref<1xf32>, %ctr: memref<1xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %c62 = arith.constant 62 : i32
+    %zero = arith.constant 0.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %base = arith.muli %bid, %c256 : index
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+        %i = arith.addi %base, %k : index
+        %v = memref.load %in[%i] : memref<16384xf32>
+        %a = arith.addf %acc, %v : f32
+        scf.yield %a : f32
+      }
+      // expected-error @+1 {{races with the 'memref.load' at line}}
+      memref.store %s, %partial[%bid] : memref<64xf32>
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %n = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      %after = arith.subi %n, %c62 : i32
+      %z = arith.constant 0 : i32
+      %isLast = arith.cmpi eq, %after, %z : i32
+      scf.if %isLast {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %t = scf.for %b = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> f32 {
+          %p = memref.load %partial[%b] : memref<64xf32>
+          %a = arith.addf %acc, %p : f32
+          scf.yield %a : f32
+        }
+        memref.store %t, %out[%c0] : memref<1xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[16384],f32[64],f32[1],i32[1]@zero
+// Twin: the flag widened to i32 (extui) and read back `!= 0`; thread 0 of
+// the last block fences inside the branch (the signalling thread: the
+// branch tests the flag and tid == 0), then sums the parts alone.
+gpu.module @m {
+  gpu.func @last_block_sum(%in: memref<16384xf32>, %partial: memref<64xf32>, %out: memref<1xf32>, %ctr: memref<1xi32> {amk.counter}) workgroup(%flag : memref<1xi32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %last = arith.constant 63 : i32
+    %zero = arith.constant 0.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %base = arith.muli %bid, %c256 : index
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+        %i = arith.addi %base, %k : index
+        %v = memref.load %in[%i] : memref<16384xf32>
+        %a = arith.addf %acc, %v : f32
+        scf.yield %a : f32
+      }
+      memref.store %s, %partial[%bid] : memref<64xf32>
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %t = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      %isLast = arith.cmpi eq, %t, %last : i32
+      %f = arith.extui %isLast : i1 to i32
+      memref.store %f, %flag[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %fl = memref.load %flag[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
+    %z = arith.constant 0 : i32
+    %go = arith.cmpi ne, %fl, %z : i32
+    %both = arith.andi %go, %first : i1
+    scf.if %both {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %tot = scf.for %b = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> f32 {
+        %p = memref.load %partial[%b] : memref<64xf32>
+        %a = arith.addf %acc, %p : f32
+        scf.yield %a : f32
+      }
+      memref.store %tot, %out[%c0] : memref<1xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[16384],f32[64],f32[1],i32[1]@zero
+// Bug: the same, but thread 1 fences and sums: an acquire of the PTX memory
+// model is a read that saw the signals, then a fence in the same thread;
+// thread 1 read nothing (no sanitizer sees it).
+gpu.module @m {
+  gpu.func @last_block_sum(%in: memref<16384xf32>, %partial: memref<64xf32>, %out: memref<1xf32>, %ctr: memref<1xi32> {amk.counter}) workgroup(%flag : memref<1xi32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %last = arith.constant 63 : i32
+    %zero = arith.constant 0.0 : f32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %base = arith.muli %bid, %c256 : index
+      %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+        %i = arith.addi %base, %k : index
+        %v = memref.load %in[%i] : memref<16384xf32>
+        %a = arith.addf %acc, %v : f32
+        scf.yield %a : f32
+      }
+      // expected-error @+1 {{races with the 'memref.load' at line}}
+      memref.store %s, %partial[%bid] : memref<64xf32>
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %t = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+      %isLast = arith.cmpi eq, %t, %last : i32
+      %f = arith.extui %isLast : i1 to i32
+      memref.store %f, %flag[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %fl = memref.load %flag[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
+    %z = arith.constant 0 : i32
+    %go = arith.cmpi ne, %fl, %z : i32
+    %second = arith.cmpi eq, %tid, %c1 : index
+    %both = arith.andi %go, %second : i1
+    scf.if %both {
+      nvvm.memory.barrier #nvvm.mem_scope<gpu>
+      %tot = scf.for %b = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> f32 {
+        %p = memref.load %partial[%b] : memref<64xf32>
+        %a = arith.addf %acc, %p : f32
+        scf.yield %a : f32
+      }
+      memref.store %tot, %out[%c0] : memref<1xf32>
+    }
+    gpu.return
+  }
+}
