@@ -159,38 +159,67 @@ std::optional<Lin> RelationalBounds::sizeOf(SystemBuilder &builder,
   return Lin::var(builder.sys.var(0, std::nullopt));
 }
 
-bool RelationalBounds::prove(const MemoryAccess &access, Value index,
-                             int64_t width, const SymbolicSize &size,
-                             bool lowerOnly) {
-  if (!fitsWithoutWrap(index, 0))
-    return false;
-  // Each loop around the access runs lb + step k below ub: those bounds
-  // too must be what the system computes.
-  for (scf::ForOp loop : enclosingLoops(access.op, model.kernel))
+bool RelationalBounds::refuteAll(
+    Operation *at, Value condition,
+    function_ref<std::optional<SmallVector<Lin, 2>>(SystemBuilder &,
+                                                    const Instance &)>
+        forms) {
+  // Each loop around `at` runs lb + step k below ub: those bounds too must
+  // be what the system computes.
+  for (scf::ForOp loop : enclosingLoops(at, model.kernel))
     if (!fitsWithoutWrap(loop.getLowerBound(), 0) ||
         !fitsWithoutWrap(loop.getUpperBound(), 0))
       return false;
   SystemBuilder builder(model);
   llvm::DenseMap<Operation *, Lin> none;
-  Instance in = builder.instance(access.op, 0, none);
-  // The branches around the access, each as its condition says where its
+  Instance in = builder.instance(at, 0, none);
+  // The branches around `at`, each as its condition says where its
   // arithmetic cannot wrap (a condition left out only loses precision).
   builder.addGuards(in, [&](Value cond) { return fitsWithoutWrap(cond, 0); });
-  if (access.condition && fitsWithoutWrap(access.condition, 0))
-    builder.condition(access.condition, true, in);
-  Lin x = builder.expr(index, in);
-  std::optional<Lin> bound;
-  if (!lowerOnly && !(bound = sizeOf(builder, in, size)))
+  if (condition && fitsWithoutWrap(condition, 0))
+    builder.condition(condition, true, in);
+  std::optional<SmallVector<Lin, 2>> violations = forms(builder, in);
+  if (!violations)
     return false;
-  // The cases of each select and min/max the index or guards went through.
+  // The cases of each select and min/max the values or guards went through.
   SmallVector<SmallVector<Alternative, 2>, 4> splits = getCaseSplits(builder);
-  auto refuted = [&](const Lin &violation) {
+  return llvm::all_of(*violations, [&](const Lin &violation) {
     System s = builder.sys;
     s.ge0(violation);
     unsigned systems = 0;
     return infeasible(std::move(s), splits, 0, systems);
-  };
-  // index <= -1; index + width - 1 >= size.
-  return refuted(x * -1 - 1) &&
-         (lowerOnly || refuted(x + (width - 1) - *bound));
+  });
+}
+
+bool RelationalBounds::prove(const MemoryAccess &access, Value index,
+                             int64_t width, const SymbolicSize &size,
+                             bool lowerOnly) {
+  if (!fitsWithoutWrap(index, 0))
+    return false;
+  return refuteAll(access.op, access.condition,
+                   [&](SystemBuilder &builder, const Instance &in)
+                       -> std::optional<SmallVector<Lin, 2>> {
+                     Lin x = builder.expr(index, in);
+                     // index <= -1; index + width - 1 >= size.
+                     SmallVector<Lin, 2> violations = {x * -1 - 1};
+                     if (lowerOnly)
+                       return violations;
+                     std::optional<Lin> bound = sizeOf(builder, in, size);
+                     if (!bound)
+                       return std::nullopt;
+                     violations.push_back(x + (width - 1) - *bound);
+                     return violations;
+                   });
+}
+
+bool RelationalBounds::proveWithin(Operation *at, Value v, int64_t lo,
+                                   int64_t hi) {
+  if (!fitsWithoutWrap(v, 0) || lo == INT64_MIN || hi == INT64_MAX)
+    return false;
+  return refuteAll(at, {}, [&](SystemBuilder &builder, const Instance &in) {
+    Lin x = builder.expr(v, in);
+    // v <= lo - 1; v >= hi + 1.
+    return std::optional<SmallVector<Lin, 2>>(
+        {x * -1 + (lo - 1), x - (hi + 1)});
+  });
 }

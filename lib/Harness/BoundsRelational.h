@@ -27,7 +27,19 @@ public:
   bool prove(const MemoryAccess &access, Value index, int64_t width,
              const SymbolicSize &size, bool lowerOnly);
 
+  /// Whether `lo` <= `v` <= `hi` holds wherever `at` runs, in every launch
+  /// (a shift's amount, say, where its loops relate it to their bounds).
+  bool proveWithin(Operation *at, Value v, int64_t lo, int64_t hi);
+
 private:
+  /// Whether each of `violations` (forms over `v`'s system at `at`,
+  /// each >= 0 where it is violated) is infeasible: built by `forms`
+  /// from the builder and the instance; false when a value may wrap.
+  bool
+  refuteAll(Operation *at, Value condition,
+            llvm::function_ref<std::optional<llvm::SmallVector<smem::Lin, 2>>(
+                smem::SystemBuilder &, const smem::Instance &)>
+                forms);
   /// Whether `v` and the arithmetic the system translates below it stay
   /// within 62 bits (so no 64-bit operation wraps).
   bool fitsWithoutWrap(Value v, int depth);

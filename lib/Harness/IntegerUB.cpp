@@ -56,6 +56,7 @@ static std::string formatRange(std::pair<int64_t, int64_t> range) {
 
 void mlir::amk::checkIntegerArithmetic(
     Operation *kernel, const DataFlowSolver &solver,
+    llvm::function_ref<bool(Operation *, Value, int64_t, int64_t)> proveWithin,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report) {
   kernel->walk([&](Operation *op) {
     if (isa<arith::DivUIOp, arith::DivSIOp, arith::RemUIOp, arith::RemSIOp,
@@ -88,7 +89,8 @@ void mlir::amk::checkIntegerArithmetic(
       if (!ranges)
         return;
       std::pair<int64_t, int64_t> amount = getSignedRange(*ranges);
-      if (amount.first < 0 || amount.second >= int64_t(width))
+      if ((amount.first < 0 || amount.second >= int64_t(width)) &&
+          !proveWithin(op, op->getOperand(1), 0, width - 1))
         report(check::kIntegerUB, op,
                llvm::formatv("{0} shifts a {1}-bit value by {2}: a shift by "
                              "a negative amount or by {1} or more is poison "

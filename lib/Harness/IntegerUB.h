@@ -19,8 +19,12 @@ namespace mlir::amk {
 /// can be zero and every shift whose amount can be negative or at least the
 /// bit width, where `solver`'s integer ranges bound the divisor or amount
 /// (IntegerUB.cpp says which ranges count as bounded).
+/// A shift whose amount the ranges do not keep inside the width is asked of
+/// `proveWithin(op, amount, 0, width - 1)` (relations between loop
+/// variables and their bounds) before it is reported.
 void checkIntegerArithmetic(
     Operation *kernel, const DataFlowSolver &solver,
+    llvm::function_ref<bool(Operation *, Value, int64_t, int64_t)> proveWithin,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report);
 
 } // namespace mlir::amk

@@ -10,6 +10,7 @@
 #include "AMK/Analysis/Uniformity.h"
 #include "Alignment.h"
 #include "Bounds.h"
+#include "BoundsRelational.h"
 #include "GlobalMemory.h"
 #include "GlobalProtocol.h"
 #include "IntegerUB.h"
@@ -828,7 +829,13 @@ checkMemoryAccesses(Operation *kernel, const UniformityInfo &uniformity,
   // Ops the bounds check cannot model are not asked about again.
   llvm::DenseSet<Operation *> unprovable;
   timed("bounds", [&] {
-    checkIntegerArithmetic(kernel, solver, report);
+    std::optional<bounds::RelationalBounds> relational;
+    auto proveWithin = [&](Operation *at, Value v, int64_t lo, int64_t hi) {
+      if (!relational)
+        relational.emplace(kernel, uniformity, solver, phases, grid);
+      return relational->proveWithin(at, v, lo, hi);
+    };
+    checkIntegerArithmetic(kernel, solver, proveWithin, report);
     checkKernelBounds(kernel, uniformity, solver, phases, grid,
                       [&](StringRef check, Operation *at, const Twine &message,
                           int64_t found, int64_t limit,

@@ -223,3 +223,60 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Twin: a triangular loop's shift (the steps of a bitonic network): jj runs
+// below kk, so kk - jj is in [1, 7]; the ranges alone say [-6, 7], the
+// loops' relation proves it.
+gpu.module @m {
+  gpu.func @shift_triangular(%out: memref<1024xi32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c1 = arith.constant 1 : index
+    %c9 = arith.constant 9 : index
+    %c255 = arith.constant 255 : index
+    %c256 = arith.constant 256 : index
+    %base = arith.muli %bid, %c256 : index
+    %at = arith.addi %base, %tid : index
+    scf.for %kk = %c1 to %c9 step %c1 {
+      scf.for %jj = %c1 to %kk step %c1 {
+        %s = arith.subi %kk, %jj : index
+        %j = arith.shli %c1, %s : index
+        %m = arith.andi %j, %c255 : index
+        %w = arith.index_cast %m : index to i32
+        memref.store %w, %out[%at] : memref<1024xi32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the same shifted by kk - jj - 2, which is -1 where jj = kk - 1.
+gpu.module @m {
+  gpu.func @shift_triangular_negative(%out: memref<1024xi32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c9 = arith.constant 9 : index
+    %c255 = arith.constant 255 : index
+    %c256 = arith.constant 256 : index
+    %base = arith.muli %bid, %c256 : index
+    %at = arith.addi %base, %tid : index
+    scf.for %kk = %c1 to %c9 step %c1 {
+      scf.for %jj = %c1 to %kk step %c1 {
+        %d = arith.subi %kk, %jj : index
+        %s = arith.subi %d, %c2 : index
+        // expected-error @+1 {{shifts a 64-bit value by [-8, 5]: a shift by a negative amount}}
+        %j = arith.shli %c1, %s : index
+        %m = arith.andi %j, %c255 : index
+        %w = arith.index_cast %m : index to i32
+        memref.store %w, %out[%at] : memref<1024xi32>
+      }
+    }
+    gpu.return
+  }
+}
