@@ -214,11 +214,15 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   // the rate is the bytes in flight over it).
   double stageBytes = double(bm + bn) * bk * inBytes;
   double feedPerNs = 0;
+  // (A TMA load waits longer where the operands stream from HBM than where
+  // they stay in L2.)
+  bool streamed = aUnique + bUnique > l2;
   for (bool isA : {true, false}) {
     int64_t stages = std::max<int64_t>(config.getStages() - 1, 1);
-    double latency = config.getMath() == MathInst::wgmma
-                         ? params.tmaLatencyNs
-                         : params.asyncCopyLatencyNs;
+    double latency = config.getMath() != MathInst::wgmma
+                         ? params.asyncCopyLatencyNs
+                     : streamed ? params.tmaStreamLatencyNs
+                                : params.tmaLatencyNs;
     if (config.getMath() == MathInst::simt) {
       stages = 1;
       latency = params.memLatencyNs;

@@ -185,6 +185,7 @@ void mlir::amk::forEachCalibratedParam(
   fn("mem_latency_ns", params.memLatencyNs);
   fn("async_copy_latency_ns", params.asyncCopyLatencyNs);
   fn("tma_latency_ns", params.tmaLatencyNs);
+  fn("tma_stream_latency_ns", params.tmaStreamLatencyNs);
   fn("async_copy_hbm_share", params.asyncCopyHbmShare);
   fn("l2_bandwidth_per_hbm", params.l2BandwidthPerHbm);
   fn("lone_block_efficiency", params.loneBlockEfficiency);

@@ -78,6 +78,12 @@ struct GemmCostParams {
   /// study, 2026-12-06: wgmma kernels of 32-64 blocks streamed as Little's
   /// law says at about 1000 ns).
   double tmaLatencyNs = 1000;
+  /// The same where the operands do not stay in L2 and stream from HBM
+  /// (H100 stream study, 2026-12-07: unsplit wgmma kernels at M = 96-256
+  /// against 4096 x 4096 weights ran as a ~2 us load says; at 1750 ns the
+  /// planner's split-2 kernels ran 0.83-0.93 of cuBLAS where 1000 ns picked
+  /// unsplit ones at 0.69-0.82, and the LLM prefill plans measured alike).
+  double tmaStreamLatencyNs = 1750;
   /// Fraction of a TMA-fed kernel's HBM rate that a kernel fed by cp.async
   /// or plain loads reaches on a target with TMA (the same study: mma.sync
   /// kernels at 0.93-0.94 of the wgmma ones on HBM-bound decode shapes).
