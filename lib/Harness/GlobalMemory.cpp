@@ -43,6 +43,7 @@
 #include "GlobalProtocol.h"
 #include "MBarrierChecker.h"
 #include "SharedMemoryModel.h"
+#include "SlotCounters.h"
 
 #include "AMK/Analysis/Address.h"
 #include "AMK/Analysis/Uniformity.h"
@@ -125,8 +126,10 @@ public:
       ArrayRef<int64_t> grid,
       llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
       : model(kernel, uniformity, solver, phases),
-        inBlock(kernel, uniformity, solver, phases), report(report) {
+        inBlock(kernel, uniformity, solver, phases), slots(kernel),
+        report(report) {
     model.sharing = ThreadScope::Grid;
+    model.slots = inBlock.slots = &slots;
     for (auto [d, size] : llvm::enumerate(grid))
       if (d < 3)
         model.grid[d] = size;
@@ -276,6 +279,7 @@ private:
   /// The same kernel for two threads of one block (the values uniform over
   /// the block shared): the questions within a block.
   Model inBlock;
+  SlotCounters slots;
   ThreadEvaluator threads{model};
   /// known_cluster_size (empty: clusters of one block) and the kernel's
   /// cluster barriers.
@@ -690,6 +694,7 @@ static bool isScreen(const Box &box) {
 bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
                          std::string &why) {
   SystemBuilder builder(model);
+  builder.distinctSlots = true; // (two blocks)
   System &sys = builder.sys;
   llvm::DenseMap<Operation *, Lin> independent;
   Instance ia = builder.instance(a.representative, 0, independent);
@@ -1493,6 +1498,7 @@ std::optional<std::string> GlobalChecker::twoThreads(
         relate,
     int64_t unit) {
   SystemBuilder builder(inBlock);
+  builder.distinctSlots = true; // (two threads)
   llvm::DenseMap<Operation *, Lin> none;
   Instance ia = builder.instance(a.op, 0, none);
   Instance ib = builder.instance(b.op, 1, sameInstance ? ia.iteration : none);

@@ -17,6 +17,7 @@
 #include "MBarrier.h"
 #include "Normalize.h"
 #include "SharedMemory.h"
+#include "SlotCounters.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlow/Utils.h"
 #include "mlir/Analysis/DataFlowFramework.h"
@@ -184,7 +185,8 @@ namespace {
 /// a block's dimensions.
 class KernelRangeAnalysis : public dataflow::IntegerRangeAnalysis {
 public:
-  using IntegerRangeAnalysis::IntegerRangeAnalysis;
+  KernelRangeAnalysis(DataFlowSolver &solver, Operation *kernel)
+      : IntegerRangeAnalysis(solver), slots(kernel) {}
 
   LogicalResult visitOperation(
       Operation *op,
@@ -194,6 +196,14 @@ public:
     if (auto constant = dyn_cast<LLVM::ConstantOp>(op))
       if (auto value = dyn_cast<IntegerAttr>(constant.getValue()))
         known = ConstantIntRanges::constant(value.getValue());
+    // A slot of a counter the launch zeroes: below the launch's adds.
+    if (std::optional<std::pair<int64_t, int64_t>> slot = slots.getRange(op)) {
+      unsigned width =
+          ConstantIntRanges::getStorageBitwidth(op->getResult(0).getType());
+      known = ConstantIntRanges::fromSigned(
+          APInt(width, slot->first, /*isSigned=*/true),
+          APInt(width, slot->second, /*isSigned=*/true));
+    }
     if (known) {
       dataflow::IntegerValueRangeLattice *result = results.front();
       propagateIfChanged(result, result->join(IntegerValueRange(*known)));
@@ -237,6 +247,8 @@ public:
   }
 
 private:
+  SlotCounters slots;
+
   /// The last of lb, lb + step, ... below `ub` (signed), when the loop runs
   /// at least once and nothing overflows.
   static bool tryLastValue(int64_t lb, int64_t step, const APInt &ub,
@@ -784,7 +796,7 @@ private:
 LogicalResult mlir::amk::runKernelRangeAnalysis(DataFlowSolver &solver,
                                                 Operation *kernel) {
   dataflow::loadBaselineAnalyses(solver);
-  solver.load<KernelRangeAnalysis>();
+  solver.load<KernelRangeAnalysis>(kernel);
   return solver.initializeAndRun(kernel);
 }
 

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SharedMemoryModel.h"
+#include "SlotCounters.h"
 
 #include "AMK/Analysis/Address.h"
 #include "AMK/Analysis/LaunchIndex.h"
@@ -151,6 +152,10 @@ unsigned SystemBuilder::leaf(Value v, const Instance &in, bool *created) {
     std::optional<std::pair<int64_t, int64_t>> r = model.range(v);
     it->second = sys.var(r ? std::optional(r->first) : std::nullopt,
                          r ? std::optional(r->second) : std::nullopt);
+    if (std::optional<SlotCounters::Slot> slot =
+            model.slots ? model.slots->getSlot(v) : std::nullopt)
+      slotLeaves.push_back(
+          {it->second, slot->element, in.thread, slot->amount});
   }
   return it->second;
 }
@@ -676,6 +681,16 @@ smem::getCaseSplits(const SystemBuilder &builder) {
     }
   for (const SystemBuilder::ChoiceTerm &c : builder.choices)
     splits.push_back({{{c.m - c.a, true}}, {{c.m - c.b, true}}});
+  // Two executions take different slots of one counter element: the one
+  // that lands first at least its amount below the other.
+  if (builder.distinctSlots)
+    for (auto [i, a] : llvm::enumerate(builder.slotLeaves))
+      for (const SystemBuilder::SlotLeaf &b :
+           llvm::drop_begin(builder.slotLeaves, i + 1))
+        if (a.element == b.element && a.thread != b.thread)
+          splits.push_back(
+              {{{Lin::var(b.var) - Lin::var(a.var) - a.amount, false}},
+               {{Lin::var(a.var) - Lin::var(b.var) - b.amount, false}}});
   return splits;
 }
 

@@ -36,6 +36,10 @@ namespace mlir {
 class DataFlowSolver;
 } // namespace mlir
 
+namespace mlir::amk {
+class SlotCounters;
+} // namespace mlir::amk
+
 namespace mlir::amk::smem {
 
 //===----------------------------------------------------------------------===//
@@ -138,6 +142,9 @@ public:
   ThreadScope sharing = ThreadScope::Block;
   /// The grid per dimension, when known (0: any size a launch allows).
   int64_t grid[3] = {0, 0, 0};
+  /// The kernel's slot counters (null: none modelled); see
+  /// SystemBuilder::distinctSlots.
+  const SlotCounters *slots = nullptr;
   mutable llvm::DenseMap<Type, std::optional<Layout>> layouts;
   mutable std::optional<llvm::DenseMap<std::pair<Value, int64_t>, Value>> dims;
   mutable llvm::DenseMap<Operation *, bool> containsCache[kNumEvents];
@@ -200,6 +207,15 @@ public:
   std::vector<SelectTerm> selects;
   /// Why a count or address could not be modelled (empty: fine).
   std::string whyNot;
+  /// Whether the two instances are always different executions (two
+  /// threads, or two blocks): then two slots of one counter element
+  /// (SlotCounters) differ between them, a split of getCaseSplits.
+  bool distinctSlots = false;
+  struct SlotLeaf {
+    unsigned var, element, thread;
+    int64_t amount;
+  };
+  std::vector<SlotLeaf> slotLeaves;
   /// Values that differ between threads and became free variables (loads
   /// from memory, products of two variables, ...): each thread's is any
   /// value in its range, so a solution may be no real pair of threads.

@@ -1,0 +1,53 @@
+//===- SlotCounters.h - Counters that hand out slots ------------*- C++ -*-===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+//
+// Stream compaction, queue appends, binning: a thread takes a slot with
+// `slot = atomic add c[0], 1` and writes `out[slot]`. The counts one counter
+// element returns are all distinct when only adds of positive constants
+// touch it and they cannot wrap, so two such writes never meet; when the
+// launch zeroes the counter (`amk.counter`), the slots also lie below the
+// sum of every add the launch can make.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMK_LIB_HARNESS_SLOTCOUNTERS_H
+#define AMK_LIB_HARNESS_SLOTCOUNTERS_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include <optional>
+
+namespace mlir::amk {
+
+class SlotCounters {
+public:
+  /// The slot counters of `kernel` (a gpu.func; its known block and grid
+  /// sizes bound the adds).
+  explicit SlotCounters(Operation *kernel);
+
+  /// The slot `v` is (through value-preserving casts): its counter element
+  /// as an id, and the amount its op adds. Of two executions that take
+  /// slots of one element, the one that lands first takes the lower, at
+  /// least its amount below the other's. Nullopt for any other value.
+  struct Slot {
+    unsigned element;
+    int64_t amount;
+  };
+  std::optional<Slot> getSlot(Value v) const;
+
+  /// The values the slot op `op` can return: [0, sum of the launch's adds
+  /// to its element - its own add], when the counter starts at zero and
+  /// the adds are counted.
+  std::optional<std::pair<int64_t, int64_t>> getRange(Operation *op) const;
+
+private:
+  llvm::DenseMap<Operation *, Slot> slotOf;
+  llvm::DenseMap<Operation *, std::pair<int64_t, int64_t>> ranges;
+};
+
+} // namespace mlir::amk
+
+#endif // AMK_LIB_HARNESS_SLOTCOUNTERS_H

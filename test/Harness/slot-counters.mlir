@@ -1,0 +1,221 @@
+// RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics
+// Slot counters (SlotCounters.cpp): a thread takes a slot with an atomic
+// add on a counter that nothing else touches and writes there. Two slots of
+// one counter element differ, at least the first one's add apart, and a
+// counter the launch zeroes (`amk.counter`) hands out slots below the sum
+// of the launch's adds. Each planted bug next to its correct twin.
+
+// SANITIZE: tool=run,memcheck args=f32[4096],f32[4096],i32[1]@zero
+// Twin: stream compaction. Every thread whose value is not negative takes a
+// slot from %count (zeroed by the launch) and writes its value there. The
+// counts an element returns are all distinct, so no two writes meet; 16 x
+// 256 threads take at most 4096 slots, all inside %out.
+gpu.module @m {
+  gpu.func @compact(%in: memref<4096xf32>, %out: memref<4096xf32>, %count: memref<1xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<4096xf32>
+    %keep = arith.cmpf oge, %v, %zero : f32
+    scf.if %keep {
+      %slot = memref.atomic_rmw addi %one, %count[%c0] : (i32, memref<1xi32>) -> i32
+      %s = arith.index_cast %slot : i32 to index
+      memref.store %v, %out[%s] : memref<4096xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[4096],f32[4000],i32[1]@zero
+// Bug: %out holds 4000 values, but up to 4096 threads take a slot.
+gpu.module @m {
+  gpu.func @compact_short(%in: memref<4096xf32>, %out: memref<4000xf32>, %count: memref<1xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<4096xf32>
+    %keep = arith.cmpf oge, %v, %zero : f32
+    scf.if %keep {
+      %slot = memref.atomic_rmw addi %one, %count[%c0] : (i32, memref<1xi32>) -> i32
+      %s = arith.index_cast %slot : i32 to index
+      // expected-error @+1 {{may leave the buffer in dimension 0: index: its range [0, 4095] + 1 exceeds 4000}}
+      memref.store %v, %out[%s] : memref<4000xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[4096],f32[4096],i32[1]@zero
+// Bug: the slot plus one: the last slot's write lands past %out (every
+// value is kept here, so memcheck sees it).
+gpu.module @m {
+  gpu.func @compact_shifted(%in: memref<4096xf32>, %out: memref<4096xf32>, %count: memref<1xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<4096xf32>
+    %keep = arith.cmpf oge, %v, %zero : f32
+    scf.if %keep {
+      %slot = memref.atomic_rmw addi %one, %count[%c0] : (i32, memref<1xi32>) -> i32
+      %s = arith.index_cast %slot : i32 to index
+      %s1 = arith.addi %s, %c1 : index
+      // expected-error @+1 {{may leave the buffer in dimension 0: index: its range [1, 4096] + 1 exceeds 4096}}
+      memref.store %v, %out[%s1] : memref<4096xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[4096],f32[4096],i32[1]@zero
+// Bug: the counter is not marked `amk.counter`: nothing says the launch
+// zeroes it, so its slots may start anywhere (the launch zeroes it here:
+// memcheck sees nothing).
+gpu.module @m {
+  gpu.func @compact_unmarked(%in: memref<4096xf32>, %out: memref<4096xf32>, %count: memref<1xi32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<4096xf32>
+    %keep = arith.cmpf oge, %v, %zero : f32
+    scf.if %keep {
+      %slot = memref.atomic_rmw addi %one, %count[%c0] : (i32, memref<1xi32>) -> i32
+      %s = arith.index_cast %slot : i32 to index
+      // expected-error @+1 {{may leave the buffer in dimension 0: index: it can be negative}}
+      memref.store %v, %out[%s] : memref<4096xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[4096],f32[4096],i32[16]@zero
+// Bug: a counter element per block: slots of different blocks repeat, so
+// their writes meet. Slots are modelled for constant elements only: here
+// the slot is any count (it can be negative), two blocks' writes meet,
+// and whether two threads of a block do is not decided (no sanitizer sees
+// a race between blocks).
+gpu.module @m {
+  gpu.func @compact_per_block(%in: memref<4096xf32>, %out: memref<4096xf32>, %count: memref<16xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<4096xf32>
+    %keep = arith.cmpf oge, %v, %zero : f32
+    scf.if %keep {
+      %slot = memref.atomic_rmw addi %one, %count[%bid] : (i32, memref<16xi32>) -> i32
+      %s = arith.index_cast %slot : i32 to index
+      // expected-error @+3 {{may leave the buffer in dimension 0: index: it can be negative}}
+      // expected-error @+2 {{the race check within a block gave up}}
+      // expected-error @+1 {{races with itself in another block}}
+      memref.store %v, %out[%s] : memref<4096xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[4096],f32[16384],i32[1]@zero
+// Twin: each kept value reserves four slots at once (an add of 4) and
+// fills them: two reservations lie at least 4 apart, so no two writes meet.
+gpu.module @m {
+  gpu.func @compact_chunks(%in: memref<4096xf32>, %out: memref<16384xf32>, %count: memref<1xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %four = arith.constant 4 : i32
+    %c4 = arith.constant 4 : index
+    %c5 = arith.constant 5 : index
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<4096xf32>
+    %keep = arith.cmpf oge, %v, %zero : f32
+    scf.if %keep {
+      %slot = memref.atomic_rmw addi %four, %count[%c0] : (i32, memref<1xi32>) -> i32
+      %s = arith.index_cast %slot : i32 to index
+      scf.for %j = %c0 to %c4 step %c1 {
+        %at = arith.addi %s, %j : index
+        memref.store %v, %out[%at] : memref<16384xf32>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[4096],f32[16384],i32[1]@zero
+// Bug: it reserves four slots but fills five: the fifth is the next
+// reservation's first, and past %out for the last one (every value is
+// kept here, so memcheck sees that).
+gpu.module @m {
+  gpu.func @compact_chunks_overrun(%in: memref<4096xf32>, %out: memref<16384xf32>, %count: memref<1xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %four = arith.constant 4 : i32
+    %c4 = arith.constant 4 : index
+    %c5 = arith.constant 5 : index
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<4096xf32>
+    %keep = arith.cmpf oge, %v, %zero : f32
+    scf.if %keep {
+      %slot = memref.atomic_rmw addi %four, %count[%c0] : (i32, memref<1xi32>) -> i32
+      %s = arith.index_cast %slot : i32 to index
+      scf.for %j = %c0 to %c5 step %c1 {
+        %at = arith.addi %s, %j : index
+        // expected-error @+3 {{may leave the buffer in dimension 0: index: its range [0, 16384] + 1 exceeds 16384}}
+        // expected-error @+2 {{the race check within a block gave up}}
+        // expected-error @+1 {{races with itself in another block}}
+        memref.store %v, %out[%at] : memref<16384xf32>
+      }
+    }
+    gpu.return
+  }
+}
