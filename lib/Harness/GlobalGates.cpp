@@ -244,6 +244,10 @@ getGateConditions(arith::CmpIOp cmp, Operation *signal, Operation *kernel) {
 
 void GlobalProtocol::collectGates() {
   Operation *kernel = model.kernel;
+  // (Threads are evaluated one by one: a known block, as the counts need.)
+  if (!model.blockKnown || model.block[0] * model.block[1] * model.block[2] >
+                               1024)
+    return;
   for (const Point &s : points) {
     if (s.poll || !gatedCounters.contains(s.counter.getAsOpaquePointer()) ||
         !s.element)
