@@ -23,6 +23,7 @@
 
 #include "BoundsProver.h"
 #include "GlobalProtocolPoints.h"
+#include "ProgramOrder.h"
 #include "SharedMemoryModel.h"
 
 #include "AMK/Analysis/Address.h"
@@ -142,50 +143,6 @@ void GlobalProtocol::collectGatedCounters() {
     gatedCounters.insert(counter);
     counters.insert(counter);
   });
-}
-
-/// The innermost block that holds `a` (or an ancestor) and an ancestor of
-/// `b`, with both ancestors; null when none is below the kernel.
-static std::tuple<Block *, Operation *, Operation *>
-commonBlock(Operation *a, Operation *b, Operation *kernel) {
-  for (Operation *t = b; t && t != kernel; t = t->getParentOp())
-    if (Operation *at = t->getBlock()->findAncestorOpInBlock(*a))
-      return {t->getBlock(), at, t};
-  return {nullptr, nullptr, nullptr};
-}
-
-/// Whether `from` precedes `to` in program order (in a block that holds
-/// ancestors of both, neither containing the other).
-static bool precedes(Operation *from, Operation *to, Operation *kernel) {
-  auto [block, a, b] = commonBlock(from, to, kernel);
-  return block && a != b && a->isBeforeInBlock(b);
-}
-
-/// Whether a block barrier runs after `from` and before `to`: in the block
-/// that holds both (between their ancestors), or in a block on the way
-/// down to `to` (before its ancestor there).
-static bool barrierBetween(Operation *from, Operation *to, Operation *kernel) {
-  auto [common, a, b] = commonBlock(from, to, kernel);
-  if (!common || a == b || !a->isBeforeInBlock(b))
-    return false;
-  for (Operation *t = to; t; t = t->getParentOp()) {
-    Operation *stop = t->getBlock() == common ? a : nullptr;
-    for (Operation *o = t->getPrevNode(); o && o != stop; o = o->getPrevNode())
-      if (isBlockBarrier(o))
-        return true;
-    if (t->getBlock() == common)
-      return false;
-  }
-  return false;
-}
-
-/// The memory space of `memref` is a block's shared memory.
-static bool isWorkgroupMemory(Value memref) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  auto space =
-      type ? dyn_cast_if_present<gpu::AddressSpaceAttr>(type.getMemorySpace())
-           : gpu::AddressSpaceAttr();
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
 }
 
 /// The conditions that hold exactly where the test `cmp` held in the block:

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "SlotCounters.h"
+#include "BoundsProver.h"
+#include "ProgramOrder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -40,6 +42,83 @@ static std::optional<int64_t> runsPerThread(Operation *op, Operation *kernel) {
       return std::nullopt;
   }
   return runs;
+}
+
+/// The thread-id dimension `v` is (through casts), if it is one.
+static std::optional<unsigned> getThreadDim(Value v) {
+  while (Operation *op = v.getDefiningOp()) {
+    if (auto tid = dyn_cast<gpu::ThreadIdOp>(op))
+      return unsigned(tid.getDimension());
+    if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp,
+             arith::ExtSIOp>(op))
+      return std::nullopt;
+    v = op->getOperand(0);
+  }
+  return std::nullopt;
+}
+
+/// The threads along each dimension that a test `thread id == c` (one) or
+/// `thread id < c` (c) keeps, by its conjuncts; `block` where none.
+static void narrowByThreadTests(Value cond, int64_t (&threads)[3]) {
+  SmallVector<Value> parts;
+  bounds::conjuncts(cond, parts);
+  using P = arith::CmpIPredicate;
+  for (Value part : parts) {
+    auto cmp = part.getDefiningOp<arith::CmpIOp>();
+    if (!cmp)
+      continue;
+    std::optional<unsigned> dim = getThreadDim(cmp.getLhs());
+    std::optional<int64_t> c = getConstantIntValue(cmp.getRhs());
+    if (!dim || !c || *c < 0)
+      continue;
+    if (cmp.getPredicate() == P::eq)
+      threads[*dim] = std::min<int64_t>(threads[*dim], 1);
+    else if (cmp.getPredicate() == P::ult || cmp.getPredicate() == P::slt)
+      threads[*dim] = std::min<int64_t>(threads[*dim], *c);
+  }
+}
+
+/// An upper bound on the threads of a block (`block`) that run `op`.
+static int64_t runningThreads(Operation *op, Operation *kernel,
+                              ArrayRef<int64_t> block) {
+  int64_t threads[3] = {block[0], block[1], block[2]};
+  for (Operation *child = op, *p = op->getParentOp(); p && p != kernel;
+       child = p, p = p->getParentOp())
+    if (auto ifOp = dyn_cast<scf::IfOp>(p);
+        ifOp && child->getParentRegion() == &ifOp.getThenRegion())
+      narrowByThreadTests(ifOp.getCondition(), threads);
+  return threads[0] * threads[1] * threads[2];
+}
+
+/// Whether `op` runs in every block that reaches its ancestor in `stop`'s
+/// block: only branches around it, each a test `thread id == c` with c
+/// inside `block` (one thread passes) or `thread id < c` with c >= 1.
+static bool runsInEveryBlock(Operation *op, Operation *stop,
+                             ArrayRef<int64_t> block) {
+  for (Operation *child = op, *p = op->getParentOp(); p && p != stop;
+       child = p, p = p->getParentOp()) {
+    auto ifOp = dyn_cast<scf::IfOp>(p);
+    if (!ifOp || child->getParentRegion() != &ifOp.getThenRegion())
+      return false;
+    SmallVector<Value> parts;
+    bounds::conjuncts(ifOp.getCondition(), parts);
+    for (Value part : parts) {
+      auto cmp = part.getDefiningOp<arith::CmpIOp>();
+      std::optional<unsigned> dim =
+          cmp ? getThreadDim(cmp.getLhs()) : std::nullopt;
+      std::optional<int64_t> c =
+          cmp ? getConstantIntValue(cmp.getRhs()) : std::nullopt;
+      using P = arith::CmpIPredicate;
+      bool passes =
+          dim && c &&
+          ((cmp.getPredicate() == P::eq && *c >= 0 && *c < block[*dim]) ||
+           ((cmp.getPredicate() == P::ult || cmp.getPredicate() == P::slt) &&
+            *c >= 1));
+      if (!passes)
+        return false;
+    }
+  }
+  return true;
 }
 
 /// The product of a known size attribute's entries (nullopt: not known).
@@ -80,7 +159,10 @@ SlotCounters::SlotCounters(Operation *kernel) {
         other.insert(arg);
     }
   });
-  int64_t blockThreads = product(func.getKnownBlockSizeAttr()).value_or(0);
+  SmallVector<int64_t, 3> block = {0, 0, 0};
+  if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr();
+      size && size.size() == 3 && product(size))
+    block.assign(size.asArrayRef().begin(), size.asArrayRef().end());
   int64_t blocks = product(func.getKnownGridSizeAttr()).value_or(0);
   unsigned next = 0;
   for (auto &[counter, ops] : adds) {
@@ -100,9 +182,10 @@ SlotCounters::SlotCounters(Operation *kernel) {
         ++next;
       std::optional<int64_t> runs = runsPerThread(rmw, kernel);
       int64_t amount = *getConstantIntValue(rmw.getValue()), total;
+      int64_t threads = block[0] ? runningThreads(rmw, kernel, block) : 0;
       std::optional<int64_t> &sum = it->second.second;
-      if (!sum || !runs || !blockThreads || !blocks ||
-          llvm::MulOverflow(*runs, blockThreads, total) ||
+      if (!sum || !runs || !threads || !blocks ||
+          llvm::MulOverflow(*runs, threads, total) ||
           llvm::MulOverflow(total, blocks, total) ||
           llvm::MulOverflow(total, amount, total) ||
           llvm::AddOverflow(*sum, total, *sum))
@@ -123,6 +206,49 @@ SlotCounters::SlotCounters(Operation *kernel) {
       slotOf[rmw] = {id, *getConstantIntValue(rmw.getValue())};
       if (zeroed && sum)
         ranges[rmw] = {0, *sum - *getConstantIntValue(rmw.getValue())};
+    }
+  }
+  if (block[0])
+    addBroadcasts(kernel, block);
+}
+
+void SlotCounters::addBroadcasts(Operation *kernel, ArrayRef<int64_t> block) {
+  // (Collected first: the map grows below.)
+  SmallVector<std::pair<Operation *, Slot>> atomics(slotOf.begin(),
+                                                    slotOf.end());
+  for (auto [rmw, slot] : atomics) {
+    for (Operation *user : rmw->getResult(0).getUsers()) {
+      auto store = dyn_cast<memref::StoreOp>(user);
+      Value flag = store ? store.getMemref() : Value();
+      // (The buffer itself, a workgroup attribution or allocation: no
+      // view of it that other ops could write through.)
+      bool buffer = flag && (isa<BlockArgument>(flag) ||
+                             flag.getDefiningOp<memref::AllocaOp>() ||
+                             flag.getDefiningOp<memref::AllocOp>());
+      if (!store || store.getValue() != rmw->getResult(0) || !buffer ||
+          !isWorkgroupMemory(flag))
+        continue;
+      std::optional<SmallVector<int64_t>> at =
+          getConstantIntValues(getAsOpFoldResult(store.getIndices()));
+      bool onlyStore = at && llvm::all_of(flag.getUsers(), [&](Operation *o) {
+                         return o == store || (isa<memref::LoadOp>(o) &&
+                                               o->getOperand(0) == flag);
+                       });
+      if (!onlyStore)
+        continue;
+      for (Operation *o : flag.getUsers()) {
+        auto load = dyn_cast<memref::LoadOp>(o);
+        if (!load ||
+            getConstantIntValues(getAsOpFoldResult(load.getIndices())) != at ||
+            !barrierBetween(store, load, kernel))
+          continue;
+        auto [common, a, b] = getCommonBlock(store, load, kernel);
+        if (!runsInEveryBlock(store, a->getParentOp(), block))
+          continue;
+        slotOf[load] = slot;
+        if (auto it = ranges.find(rmw); it != ranges.end())
+          ranges[load] = it->second;
+      }
     }
   }
 }

@@ -17,6 +17,7 @@
 #define AMK_LIB_HARNESS_SLOTCOUNTERS_H
 
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include <optional>
 
@@ -44,6 +45,11 @@ public:
   std::optional<std::pair<int64_t, int64_t>> getRange(Operation *op) const;
 
 private:
+  /// A slot one thread stores into shared memory, once in every block,
+  /// read back after a barrier (a block's reservation): the loads are that
+  /// slot too.
+  void addBroadcasts(Operation *kernel, ArrayRef<int64_t> block);
+
   llvm::DenseMap<Operation *, Slot> slotOf;
   llvm::DenseMap<Operation *, std::pair<int64_t, int64_t>> ranges;
 };

@@ -219,3 +219,98 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[4096],f32[4096],i32[1]@zero
+// Twin: a block's reservation: thread 0 takes 256 slots for the block and
+// shares the first through shared memory; each thread writes its own. Two
+// blocks' reservations lie at least 256 apart, and 16 of them fit %out.
+gpu.module @m {
+  gpu.func @reserve_block(%in: memref<4096xf32>, %out: memref<4096xf32>, %count: memref<1xi32> {amk.counter}) workgroup(%base: memref<1xi32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %n = arith.constant 256 : i32
+    %blockStart = arith.muli %bid, %c256 : index
+    %i = arith.addi %blockStart, %tid : index
+    %v = memref.load %in[%i] : memref<4096xf32>
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %slot = memref.atomic_rmw addi %n, %count[%c0] : (i32, memref<1xi32>) -> i32
+      memref.store %slot, %base[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %b = memref.load %base[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
+    %bi = arith.index_cast %b : i32 to index
+    %at = arith.addi %bi, %tid : index
+    memref.store %v, %out[%at] : memref<4096xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[4096],f32[4096],i32[1]@zero
+// Bug: the block reserves 128 slots for its 256 threads: the upper half
+// writes into the next block's reservation (no sanitizer sees a race
+// between blocks).
+gpu.module @m {
+  gpu.func @reserve_block_short(%in: memref<4096xf32>, %out: memref<4096xf32>, %count: memref<1xi32> {amk.counter}) workgroup(%base: memref<1xi32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %n = arith.constant 128 : i32
+    %blockStart = arith.muli %bid, %c256 : index
+    %i = arith.addi %blockStart, %tid : index
+    %v = memref.load %in[%i] : memref<4096xf32>
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      %slot = memref.atomic_rmw addi %n, %count[%c0] : (i32, memref<1xi32>) -> i32
+      memref.store %slot, %base[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %b = memref.load %base[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
+    %bi = arith.index_cast %b : i32 to index
+    %at = arith.addi %bi, %tid : index
+    // expected-error @+1 {{races with itself in another block}}
+    memref.store %v, %out[%at] : memref<4096xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[4096],f32[4096],i32[1]@zero
+// Bug: block 0 skips the reservation and reads what its shared memory
+// held (the launch's first block may see zero there and overwrite block
+// 1's slots, or any value).
+gpu.module @m {
+  gpu.func @reserve_block_skipped(%in: memref<4096xf32>, %out: memref<4096xf32>, %count: memref<1xi32> {amk.counter}) workgroup(%base: memref<1xi32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %n = arith.constant 256 : i32
+    %blockStart = arith.muli %bid, %c256 : index
+    %i = arith.addi %blockStart, %tid : index
+    %v = memref.load %in[%i] : memref<4096xf32>
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %notFirstBlock = arith.cmpi ugt, %bid, %c0 : index
+    %take = arith.andi %first, %notFirstBlock : i1
+    scf.if %take {
+      %slot = memref.atomic_rmw addi %n, %count[%c0] : (i32, memref<1xi32>) -> i32
+      memref.store %slot, %base[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    %b = memref.load %base[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
+    %bi = arith.index_cast %b : i32 to index
+    %at = arith.addi %bi, %tid : index
+    // expected-error @+2 {{may leave the buffer in dimension 0: index: it can be negative}}
+    // expected-error @+1 {{races with itself in another block}}
+    memref.store %v, %out[%at] : memref<4096xf32>
+    gpu.return
+  }
+}

@@ -1,0 +1,51 @@
+//===- ProgramOrder.cpp - Ops before others in a thread and a block -------===//
+//
+// Part of AMK (AutoMegaKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProgramOrder.h"
+
+#include "AMK/Harness/KernelSafety.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace mlir::amk;
+
+std::tuple<Block *, Operation *, Operation *>
+mlir::amk::getCommonBlock(Operation *a, Operation *b, Operation *kernel) {
+  for (Operation *t = b; t && t != kernel; t = t->getParentOp())
+    if (Operation *at = t->getBlock()->findAncestorOpInBlock(*a))
+      return {t->getBlock(), at, t};
+  return {nullptr, nullptr, nullptr};
+}
+
+bool mlir::amk::precedes(Operation *from, Operation *to, Operation *kernel) {
+  auto [block, a, b] = getCommonBlock(from, to, kernel);
+  return block && a != b && a->isBeforeInBlock(b);
+}
+
+bool mlir::amk::barrierBetween(Operation *from, Operation *to,
+                               Operation *kernel) {
+  auto [common, a, b] = getCommonBlock(from, to, kernel);
+  if (!common || a == b || !a->isBeforeInBlock(b))
+    return false;
+  for (Operation *t = to; t; t = t->getParentOp()) {
+    Operation *stop = t->getBlock() == common ? a : nullptr;
+    for (Operation *o = t->getPrevNode(); o && o != stop; o = o->getPrevNode())
+      if (isBlockBarrier(o))
+        return true;
+    if (t->getBlock() == common)
+      return false;
+  }
+  return false;
+}
+
+bool mlir::amk::isWorkgroupMemory(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  auto space =
+      type ? dyn_cast_if_present<gpu::AddressSpaceAttr>(type.getMemorySpace())
+           : gpu::AddressSpaceAttr();
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
