@@ -694,7 +694,7 @@ static bool isScreen(const Box &box) {
 bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
                          std::string &why) {
   SystemBuilder builder(model);
-  builder.distinctSlots = true; // (two blocks)
+  builder.distinct = SystemBuilder::Distinct::Blocks;
   System &sys = builder.sys;
   llvm::DenseMap<Operation *, Lin> independent;
   Instance ia = builder.instance(a.representative, 0, independent);
@@ -1498,7 +1498,7 @@ std::optional<std::string> GlobalChecker::twoThreads(
         relate,
     int64_t unit) {
   SystemBuilder builder(inBlock);
-  builder.distinctSlots = true; // (two threads)
+  builder.distinct = SystemBuilder::Distinct::Threads;
   llvm::DenseMap<Operation *, Lin> none;
   Instance ia = builder.instance(a.op, 0, none);
   Instance ib = builder.instance(b.op, 1, sameInstance ? ia.iteration : none);

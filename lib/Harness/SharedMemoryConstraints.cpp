@@ -155,7 +155,7 @@ unsigned SystemBuilder::leaf(Value v, const Instance &in, bool *created) {
     if (std::optional<SlotCounters::Slot> slot =
             model.slots ? model.slots->getSlot(v) : std::nullopt)
       slotLeaves.push_back(
-          {it->second, slot->element, in.thread, slot->amount});
+          {it->second, slot->element, in.thread, slot->amount, slot->shared});
   }
   return it->second;
 }
@@ -683,11 +683,13 @@ smem::getCaseSplits(const SystemBuilder &builder) {
     splits.push_back({{{c.m - c.a, true}}, {{c.m - c.b, true}}});
   // Two executions take different slots of one counter element: the one
   // that lands first at least its amount below the other.
-  if (builder.distinctSlots)
+  using Distinct = SystemBuilder::Distinct;
+  if (builder.distinct != Distinct::None)
     for (auto [i, a] : llvm::enumerate(builder.slotLeaves))
       for (const SystemBuilder::SlotLeaf &b :
            llvm::drop_begin(builder.slotLeaves, i + 1))
-        if (a.element == b.element && a.thread != b.thread)
+        if (a.element == b.element && a.thread != b.thread &&
+            (builder.distinct == Distinct::Blocks || (!a.shared && !b.shared)))
           splits.push_back(
               {{{Lin::var(b.var) - Lin::var(a.var) - a.amount, false}},
                {{Lin::var(a.var) - Lin::var(b.var) - b.amount, false}}});

@@ -143,7 +143,7 @@ public:
   /// The grid per dimension, when known (0: any size a launch allows).
   int64_t grid[3] = {0, 0, 0};
   /// The kernel's slot counters (null: none modelled); see
-  /// SystemBuilder::distinctSlots.
+  /// SystemBuilder::distinct.
   const SlotCounters *slots = nullptr;
   mutable llvm::DenseMap<Type, std::optional<Layout>> layouts;
   mutable std::optional<llvm::DenseMap<std::pair<Value, int64_t>, Value>> dims;
@@ -207,13 +207,17 @@ public:
   std::vector<SelectTerm> selects;
   /// Why a count or address could not be modelled (empty: fine).
   std::string whyNot;
-  /// Whether the two instances are always different executions (two
-  /// threads, or two blocks): then two slots of one counter element
-  /// (SlotCounters) differ between them, a split of getCaseSplits.
-  bool distinctSlots = false;
+  /// What the two instances always are: different executions, in two
+  /// threads of a block or in two blocks. Then two slots of one counter
+  /// element (SlotCounters) differ between them, a split of getCaseSplits;
+  /// a block's reservation differs from another slot only in another
+  /// block (in its own block it is its thread's slot).
+  enum class Distinct { None, Threads, Blocks };
+  Distinct distinct = Distinct::None;
   struct SlotLeaf {
     unsigned var, element, thread;
     int64_t amount;
+    bool shared;
   };
   std::vector<SlotLeaf> slotLeaves;
   /// Values that differ between threads and became free variables (loads

@@ -245,7 +245,7 @@ void SlotCounters::addBroadcasts(Operation *kernel, ArrayRef<int64_t> block) {
         auto [common, a, b] = getCommonBlock(store, load, kernel);
         if (!runsInEveryBlock(store, a->getParentOp(), block))
           continue;
-        slotOf[load] = slot;
+        slotOf[load] = {slot.element, slot.amount, /*shared=*/true};
         if (auto it = ranges.find(rmw); it != ranges.end())
           ranges[load] = it->second;
       }

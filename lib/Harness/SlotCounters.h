@@ -36,6 +36,9 @@ public:
   struct Slot {
     unsigned element;
     int64_t amount;
+    /// A block's reservation read back from shared memory: in its own
+    /// block it is the storing thread's slot.
+    bool shared = false;
   };
   std::optional<Slot> getSlot(Value v) const;
 
