@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Normalize.h"
+#include "SlotCounters.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
@@ -424,9 +425,118 @@ LogicalResult rewriteStridedWhile(scf::WhileOp loop, RewriterBase &rewriter) {
   return success();
 }
 
-/// Whether a while loop is one the rewrites below turn into an scf.for.
+/// Whether `op` waits for or exchanges with other threads (the checks'
+/// one run of a work queue's body would hide its counts).
+bool isConvergent(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  return isa<gpu::BarrierOp, gpu::ShuffleOp, gpu::AllReduceOp,
+             gpu::SubgroupReduceOp>(op) ||
+         (op->getName().getDialectNamespace() == "nvvm" &&
+          (name.contains("bar") || name.contains("shfl") ||
+           name.contains("vote") || name.contains("match") ||
+           name.contains("elect") || name.contains("sync")));
+}
+
+/// A work queue's loop, `t = slot; while (t < n) { ...; t = slot }`: the
+/// one value it carries starts and steps as slots of one counter element
+/// (SlotCounters::isSlotAdd; the next slot taken directly in the body),
+/// the bound is defined before the loop, no op in the body waits for or
+/// exchanges with other threads, and the loop's result is unused. The
+/// take of the next slot, or null.
+memref::AtomicRMWOp matchWorkQueue(scf::WhileOp loop, Operation *kernel) {
+  if (loop.getInits().size() != 1 || !loop->getResult(0).use_empty() ||
+      !llvm::hasSingleElement(loop.getBefore()) ||
+      !llvm::hasSingleElement(loop.getAfter()))
+    return {};
+  auto first = loop.getInits()[0].getDefiningOp<memref::AtomicRMWOp>();
+  Block &before = loop.getBefore().front(), &after = loop.getAfter().front();
+  auto condition = cast<scf::ConditionOp>(before.getTerminator());
+  auto cmp = condition.getCondition().getDefiningOp<arith::CmpIOp>();
+  auto yield = cast<scf::YieldOp>(after.getTerminator());
+  auto next = yield.getResults()[0].getDefiningOp<memref::AtomicRMWOp>();
+  if (!first || !cmp || !next || next->getBlock() != &after ||
+      condition.getArgs().size() != 1 ||
+      condition.getArgs()[0] != before.getArgument(0) ||
+      next.getMemref() != first.getMemref() ||
+      getConstantIntValues(getAsOpFoldResult(next.getIndices())) !=
+          getConstantIntValues(getAsOpFoldResult(first.getIndices())))
+    return {};
+  // t < n (or n > t), n from before the loop; the before block nothing
+  // else.
+  using P = arith::CmpIPredicate;
+  Value t = before.getArgument(0);
+  bool below = (cmp.getLhs() == t && (cmp.getPredicate() == P::slt ||
+                                      cmp.getPredicate() == P::ult)) ||
+               (cmp.getRhs() == t &&
+                (cmp.getPredicate() == P::sgt || cmp.getPredicate() == P::ugt));
+  Value bound = cmp.getLhs() == t ? cmp.getRhs() : cmp.getLhs();
+  bool onlyTest = llvm::all_of(before, [&](Operation &op) {
+    return &op == cmp || &op == condition || isa<arith::ConstantOp>(op);
+  });
+  if (!below || !onlyTest ||
+      loop->isAncestor(bound.getParentBlock()->getParentOp()))
+    return {};
+  bool convergent = loop.getAfter()
+                        .walk([](Operation *op) {
+                          return isConvergent(op) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
+                        })
+                        .wasInterrupted();
+  if (convergent || !SlotCounters::isSlotAdd(first, kernel) ||
+      !SlotCounters::isSlotAdd(next, kernel))
+    return {};
+  return next;
+}
+
+/// Every run of a work queue's body takes a slot no other run takes (in
+/// any thread or block), so the checks see the body once, under `if (t <
+/// n)` on the first slot: two threads' or blocks' runs then stand for any
+/// two of its iterations. The take of the next slot stays, marked with the
+/// bound (SlotCounters::kWorkQueueBound: a constant n bounds the slots
+/// the iterations took).
+LogicalResult rewriteWorkQueue(scf::WhileOp loop, RewriterBase &rewriter) {
+  Operation *kernel = loop->getParentOfType<gpu::GPUFuncOp>();
+  memref::AtomicRMWOp next = kernel ? matchWorkQueue(loop, kernel) : nullptr;
+  if (!next)
+    return failure();
+  Block &before = loop.getBefore().front(), &after = loop.getAfter().front();
+  Value first = loop.getInits()[0];
+  rewriter.setInsertionPoint(loop);
+  IRMapping mapping;
+  mapping.map(before.getArgument(0), first);
+  for (Operation &op : before.without_terminator())
+    rewriter.clone(op, mapping);
+  Value test = mapping.lookup(
+      cast<scf::ConditionOp>(before.getTerminator()).getCondition());
+  auto ifOp = scf::IfOp::create(rewriter, loop.getLoc(), test,
+                                /*withElseRegion=*/false);
+  rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  mapping.map(after.getArgument(0), first);
+  for (Operation &op : after.without_terminator()) {
+    Operation *copy = rewriter.clone(op, mapping);
+    if (&op != next.getOperation())
+      continue;
+    auto cmp =
+        cast<arith::CmpIOp>(cast<scf::ConditionOp>(before.getTerminator())
+                                .getCondition()
+                                .getDefiningOp());
+    Value bound =
+        cmp.getLhs() == before.getArgument(0) ? cmp.getRhs() : cmp.getLhs();
+    std::optional<int64_t> n = getConstantIntValue(bound);
+    copy->setAttr(SlotCounters::kWorkQueueBound,
+                  n ? Attribute(rewriter.getI64IntegerAttr(*n))
+                    : Attribute(rewriter.getUnitAttr()));
+  }
+  rewriter.eraseOp(loop);
+  return success();
+}
+
+/// Whether a while loop is one the rewrites below turn into an scf.for
+/// (or, a work queue, into an scf.if).
 bool isRewritableWhile(scf::WhileOp loop) {
-  return matchCountedWhile(loop) || matchStridedWhile(loop);
+  Operation *kernel = loop->getParentOfType<gpu::GPUFuncOp>();
+  return matchCountedWhile(loop) || matchStridedWhile(loop) ||
+         (kernel && matchWorkQueue(loop, kernel));
 }
 
 bool hasCountedWhile(Operation *root) {
@@ -445,8 +555,9 @@ void rewriteCountedWhiles(Operation *root) {
   // Innermost first (the walk is post-order): an outer loop's body is
   // cloned with its inner loops already rewritten.
   for (scf::WhileOp loop : loops)
-    if (failed(rewriteCountedWhile(loop, rewriter)))
-      (void)rewriteStridedWhile(loop, rewriter);
+    if (failed(rewriteCountedWhile(loop, rewriter)) &&
+        failed(rewriteStridedWhile(loop, rewriter)))
+      (void)rewriteWorkQueue(loop, rewriter);
 }
 
 } // namespace

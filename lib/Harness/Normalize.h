@@ -18,7 +18,10 @@ namespace mlir::amk {
 /// where there is one: branch graphs lifted to scf (CFG-to-SCF; a diamond
 /// becomes an scf.if whose condition guards its arms), n-D vector transfers
 /// unrolled to guarded 1-D ones (VectorToSCF), n-D vector loads and stores
-/// split into rows, affine.apply as arith. No op is folded or dropped, and
+/// split into rows, affine.apply as arith, counted and strided while loops
+/// as scf.for. One rewrite is not exact but sound for the checks: a work
+/// queue's loop becomes one run of its body (each run takes a slot of its
+/// own; Normalize.cpp's rewriteWorkQueue). No op is folded or dropped, and
 /// every op keeps its location, so each finding names the original access.
 /// Null when `func` needs none of it, or a rewrite failed (the checks then
 /// report what they cannot model in the original).

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/MathExtras.h"
 #include <map>
 
@@ -132,14 +133,12 @@ static std::optional<int64_t> product(DenseI32ArrayAttr sizes) {
   return n;
 }
 
-SlotCounters::SlotCounters(Operation *kernel) {
-  auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
-  if (!func)
-    return;
-  // The ops on each argument: slot adds only (any other use, a view
-  // included, makes it no slot counter).
-  llvm::DenseMap<Value, SmallVector<memref::AtomicRMWOp>> adds;
-  llvm::DenseSet<Value> other;
+/// The ops on each argument of `kernel`: slot adds only (`adds`), or also
+/// any other use (`other`; a view included).
+static void
+collectAdds(Operation *kernel,
+            llvm::MapVector<Value, SmallVector<memref::AtomicRMWOp>> &adds,
+            llvm::DenseSet<Value> &other) {
   kernel->walk([&](Operation *op) {
     auto rmw = dyn_cast<memref::AtomicRMWOp>(op);
     for (Value operand : op->getOperands()) {
@@ -159,6 +158,24 @@ SlotCounters::SlotCounters(Operation *kernel) {
         other.insert(arg);
     }
   });
+}
+
+bool SlotCounters::isSlotAdd(memref::AtomicRMWOp rmw, Operation *kernel) {
+  llvm::MapVector<Value, SmallVector<memref::AtomicRMWOp>> adds;
+  llvm::DenseSet<Value> other;
+  collectAdds(kernel, adds, other);
+  auto it = adds.find(rmw.getMemref());
+  return it != adds.end() && !other.contains(rmw.getMemref()) &&
+         llvm::is_contained(it->second, rmw);
+}
+
+SlotCounters::SlotCounters(Operation *kernel) {
+  auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
+  if (!func)
+    return;
+  llvm::MapVector<Value, SmallVector<memref::AtomicRMWOp>> adds;
+  llvm::DenseSet<Value> other;
+  collectAdds(kernel, adds, other);
   SmallVector<int64_t, 3> block = {0, 0, 0};
   if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr();
       size && size.size() == 3 && product(size))
@@ -190,6 +207,18 @@ SlotCounters::SlotCounters(Operation *kernel) {
           llvm::MulOverflow(total, amount, total) ||
           llvm::AddOverflow(*sum, total, *sum))
         sum = std::nullopt;
+      // A work queue's next slot: the copy runs it once per loop (the
+      // slot that ends it); the slots below n it took are at most n more,
+      // counted from a zeroed counter's 0.
+      if (auto bound = rmw->getAttrOfType<IntegerAttr>(kWorkQueueBound)) {
+        int64_t more;
+        if (!sum || !zeroed || bound.getInt() < 0 ||
+            llvm::MulOverflow(bound.getInt(), amount, more) ||
+            llvm::AddOverflow(*sum, more, *sum))
+          sum = std::nullopt;
+      } else if (rmw->hasAttr(kWorkQueueBound)) {
+        sum = std::nullopt;
+      }
     }
     Type type = getElementTypeOrSelf(counter.getType());
     unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();

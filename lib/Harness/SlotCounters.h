@@ -16,6 +16,7 @@
 #ifndef AMK_LIB_HARNESS_SLOTCOUNTERS_H
 #define AMK_LIB_HARNESS_SLOTCOUNTERS_H
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
@@ -41,6 +42,16 @@ public:
     bool shared = false;
   };
   std::optional<Slot> getSlot(Value v) const;
+
+  /// Whether `rmw` takes slots of a counter whose every op does so (an add
+  /// of a positive constant at constant indices), whatever its count.
+  static bool isSlotAdd(memref::AtomicRMWOp rmw, Operation *kernel);
+
+  /// The attribute the checks' copy of a kernel (normalizeForChecks) puts
+  /// on the add that takes a work queue's next slot, with the queue's
+  /// bound n (`while (t < n)`): of such adds at most n return a slot below
+  /// n, and one per run of the loop the slot that ends it.
+  static constexpr llvm::StringLiteral kWorkQueueBound = "amk.work_queue_bound";
 
   /// The values the slot op `op` can return: [0, sum of the launch's adds
   /// to its element - its own add], when the counter starts at zero and

@@ -314,3 +314,125 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[4096],f32[4096],i32[1]@zero
+// Twin: a work queue. Every thread takes items from %next until they run
+// out (`while (t < 4096) { ...; t = atomic add }`): every run of the body
+// has an item of its own, below 4096.
+gpu.module @m {
+  gpu.func @work_queue(%in: memref<4096xf32>, %out: memref<4096xf32>, %next: memref<1xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 132, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1 : i32
+    %n = arith.constant 4096 : i32
+    %t0 = memref.atomic_rmw addi %one, %next[%c0] : (i32, memref<1xi32>) -> i32
+    %r = scf.while (%t = %t0) : (i32) -> i32 {
+      %more = arith.cmpi slt, %t, %n : i32
+      scf.condition(%more) %t : i32
+    } do {
+    ^bb0(%t: i32):
+      %i = arith.index_cast %t : i32 to index
+      %v = memref.load %in[%i] : memref<4096xf32>
+      %w = arith.mulf %v, %v : f32
+      memref.store %w, %out[%i] : memref<4096xf32>
+      %tn = memref.atomic_rmw addi %one, %next[%c0] : (i32, memref<1xi32>) -> i32
+      scf.yield %tn : i32
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[4096],f32[4096],i32[1]@zero
+// Bug: the queue runs to 4097: the last item's load and store lie past the
+// buffers.
+gpu.module @m {
+  gpu.func @work_queue_long(%in: memref<4096xf32>, %out: memref<4096xf32>, %next: memref<1xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 132, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1 : i32
+    %n = arith.constant 4097 : i32
+    %t0 = memref.atomic_rmw addi %one, %next[%c0] : (i32, memref<1xi32>) -> i32
+    %r = scf.while (%t = %t0) : (i32) -> i32 {
+      %more = arith.cmpi slt, %t, %n : i32
+      scf.condition(%more) %t : i32
+    } do {
+    ^bb0(%t: i32):
+      %i = arith.index_cast %t : i32 to index
+      // expected-error @+1 {{may leave the buffer in dimension 0}}
+      %v = memref.load %in[%i] : memref<4096xf32>
+      %w = arith.mulf %v, %v : f32
+      // expected-error @+1 {{may leave the buffer in dimension 0}}
+      memref.store %w, %out[%i] : memref<4096xf32>
+      %tn = memref.atomic_rmw addi %one, %next[%c0] : (i32, memref<1xi32>) -> i32
+      scf.yield %tn : i32
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[4096],f32[4096],i32[1]@zero
+// Bug: every item's result goes to %out[0]: two runs of the body, in any
+// two threads or blocks, write it (no sanitizer sees a race between
+// blocks).
+gpu.module @m {
+  gpu.func @work_queue_one_slot(%in: memref<4096xf32>, %out: memref<4096xf32>, %next: memref<1xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 132, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1 : i32
+    %n = arith.constant 4096 : i32
+    %t0 = memref.atomic_rmw addi %one, %next[%c0] : (i32, memref<1xi32>) -> i32
+    %r = scf.while (%t = %t0) : (i32) -> i32 {
+      %more = arith.cmpi slt, %t, %n : i32
+      scf.condition(%more) %t : i32
+    } do {
+    ^bb0(%t: i32):
+      %i = arith.index_cast %t : i32 to index
+      %v = memref.load %in[%i] : memref<4096xf32>
+      %w = arith.mulf %v, %v : f32
+      // expected-error @+2 {{races with itself in another block}}
+      // expected-error @+1 {{writes the same element in every thread that runs it}}
+      memref.store %w, %out[%c0] : memref<4096xf32>
+      %tn = memref.atomic_rmw addi %one, %next[%c0] : (i32, memref<1xi32>) -> i32
+      scf.yield %tn : i32
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[4096],f32[4096],i32[1]@zero
+// Bug: the queue's counter is not marked `amk.counter`: its first item may
+// be any count (the launch zeroes it here: memcheck sees nothing).
+gpu.module @m {
+  gpu.func @work_queue_unmarked(%in: memref<4096xf32>, %out: memref<4096xf32>, %next: memref<1xi32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 132, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1 : i32
+    %n = arith.constant 4096 : i32
+    %t0 = memref.atomic_rmw addi %one, %next[%c0] : (i32, memref<1xi32>) -> i32
+    %r = scf.while (%t = %t0) : (i32) -> i32 {
+      %more = arith.cmpi slt, %t, %n : i32
+      scf.condition(%more) %t : i32
+    } do {
+    ^bb0(%t: i32):
+      %i = arith.index_cast %t : i32 to index
+      // expected-error @+1 {{it can be negative}}
+      %v = memref.load %in[%i] : memref<4096xf32>
+      %w = arith.mulf %v, %v : f32
+      // expected-error @+3 {{it can be negative}}
+      // expected-error @+2 {{the race check within a block gave up}}
+      // expected-error @+1 {{races with itself in another block}}
+      memref.store %w, %out[%i] : memref<4096xf32>
+      %tn = memref.atomic_rmw addi %one, %next[%c0] : (i32, memref<1xi32>) -> i32
+      scf.yield %tn : i32
+    }
+    gpu.return
+  }
+}
