@@ -440,9 +440,9 @@ bool isConvergent(Operation *op) {
 /// A work queue's loop, `t = slot; while (t < n) { ...; t = slot }`: the
 /// one value it carries starts and steps as slots of one counter element
 /// (SlotCounters::isSlotAdd; the next slot taken directly in the body),
-/// the bound is defined before the loop, no op in the body waits for or
-/// exchanges with other threads, and the loop's result is unused. The
-/// take of the next slot, or null.
+/// the bound is defined before the loop, no op in the body is one whose
+/// count across threads a check follows, and the loop's result is unused.
+/// The take of the next slot, or null.
 memref::AtomicRMWOp matchWorkQueue(scf::WhileOp loop, Operation *kernel) {
   if (loop.getInits().size() != 1 || !loop->getResult(0).use_empty() ||
       !llvm::hasSingleElement(loop.getBefore()) ||
@@ -476,13 +476,32 @@ memref::AtomicRMWOp matchWorkQueue(scf::WhileOp loop, Operation *kernel) {
   if (!below || !onlyTest ||
       loop->isAncestor(bound.getParentBlock()->getParentOp()))
     return {};
-  bool convergent = loop.getAfter()
-                        .walk([](Operation *op) {
-                          return isConvergent(op) ? WalkResult::interrupt()
-                                                  : WalkResult::advance();
-                        })
-                        .wasInterrupted();
-  if (convergent || !SlotCounters::isSlotAdd(first, kernel) ||
+  // The body runs once per thread in the copy: nothing whose count or
+  // order across threads a check follows (barriers and other convergent
+  // ops, polls, the counter protocol's signals and tests, mbarriers and
+  // async copies).
+  auto func = cast<FunctionOpInterface>(kernel);
+  auto counted = [&](Operation *op) {
+    if (isConvergent(op) || isa<scf::WhileOp>(op) ||
+        op->getName().getDialectNamespace() == "nvgpu" ||
+        (op->getName().getDialectNamespace() == "nvvm" &&
+         !op->getName().getStringRef().starts_with("nvvm.read.ptx.sreg")))
+      return true;
+    auto rmw = dyn_cast<memref::AtomicRMWOp>(op);
+    if (!rmw || rmw == next)
+      return false;
+    auto arg = dyn_cast<BlockArgument>(rmw.getMemref());
+    bool counter = arg && arg.getOwner()->getParentOp() == kernel &&
+                   func.getArgAttr(arg.getArgNumber(), "amk.counter");
+    return counter || !rmw->getResult(0).use_empty();
+  };
+  bool uncountable = loop.getAfter()
+                         .walk([&](Operation *op) {
+                           return counted(op) ? WalkResult::interrupt()
+                                              : WalkResult::advance();
+                         })
+                         .wasInterrupted();
+  if (uncountable || !SlotCounters::isSlotAdd(first, kernel) ||
       !SlotCounters::isSlotAdd(next, kernel))
     return {};
   return next;

@@ -436,3 +436,39 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Bug: a barrier in the queue's body: threads run the body different
+// numbers of times, so the barrier waits for threads that left. The loop is
+// not checked as a work queue then: the barrier is divergent, and the
+// accesses in the loop are not modelled.
+gpu.module @m {
+  gpu.func @work_queue_barrier(%in: memref<4096xf32>, %out: memref<4096xf32>, %next: memref<1xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 132, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1 : i32
+    %n = arith.constant 4096 : i32
+    %t0 = memref.atomic_rmw addi %one, %next[%c0] : (i32, memref<1xi32>) -> i32
+    // expected-error @+1 {{a loop that is not an scf.for}}
+    %r = scf.while (%t = %t0) : (i32) -> i32 {
+      %more = arith.cmpi slt, %t, %n : i32
+      scf.condition(%more) %t : i32
+    } do {
+    ^bb0(%t: i32):
+      %i = arith.index_cast %t : i32 to index
+      // expected-error @+1 {{it can be negative}}
+      %v = memref.load %in[%i] : memref<4096xf32>
+      %w = arith.mulf %v, %v : f32
+      // expected-error @+1 {{[AMK-BARRIER-DIVERGENT]}}
+      gpu.barrier
+      // expected-error @+3 {{it can be negative}}
+      // expected-error @+2 {{'scf.while' around an access is not modelled}}
+      // expected-error @+1 {{races with itself in another block}}
+      memref.store %w, %out[%i] : memref<4096xf32>
+      %tn = memref.atomic_rmw addi %one, %next[%c0] : (i32, memref<1xi32>) -> i32
+      scf.yield %tn : i32
+    }
+    gpu.return
+  }
+}
