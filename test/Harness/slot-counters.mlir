@@ -34,7 +34,7 @@ gpu.module @m {
 
 // -----
 
-// SANITIZE: tool=run,memcheck args=f32[4096],f32[4000],i32[1]@zero
+// SANITIZE: tool=memcheck args=f32[4096],f32[4000],i32[1]@zero
 // Bug: %out holds 4000 values, but up to 4096 threads take a slot.
 gpu.module @m {
   gpu.func @compact_short(%in: memref<4096xf32>, %out: memref<4000xf32>, %count: memref<1xi32> {amk.counter}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
@@ -61,7 +61,7 @@ gpu.module @m {
 
 // -----
 
-// SANITIZE: tool=run,memcheck args=f32[4096],f32[4096],i32[1]@zero
+// SANITIZE: tool=memcheck args=f32[4096],f32[4096],i32[1]@zero
 // Bug: the slot plus one: the last slot's write lands past %out (every
 // value is kept here, so memcheck sees it).
 gpu.module @m {
@@ -185,7 +185,7 @@ gpu.module @m {
 
 // -----
 
-// SANITIZE: tool=run,memcheck args=f32[4096],f32[16384],i32[1]@zero
+// SANITIZE: tool=memcheck args=f32[4096],f32[16384],i32[1]@zero
 // Bug: it reserves four slots but fills five: the fifth is the next
 // reservation's first, and past %out for the last one (every value is
 // kept here, so memcheck sees that).
@@ -346,7 +346,7 @@ gpu.module @m {
 
 // -----
 
-// SANITIZE: tool=run,memcheck args=f32[4096],f32[4096],i32[1]@zero
+// SANITIZE: tool=memcheck args=f32[4096],f32[4096],i32[1]@zero
 // Bug: the queue runs to 4097: the last item's load and store lie past the
 // buffers.
 gpu.module @m {
