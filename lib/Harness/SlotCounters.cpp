@@ -36,9 +36,11 @@ static std::optional<int64_t> runsPerThread(Operation *op, Operation *kernel) {
     std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
                            ub = getConstantIntValue(loop.getUpperBound()),
                            step = getConstantIntValue(loop.getStep());
-    if (!lb || !ub || !step || *step <= 0)
+    int64_t span;
+    if (!lb || !ub || !step || *step <= 0 || loop.getUnsignedCmp() ||
+        llvm::SubOverflow(*ub, *lb, span))
       return std::nullopt;
-    int64_t trips = *ub > *lb ? (*ub - *lb - 1) / *step + 1 : 0;
+    int64_t trips = span > 0 ? (span - 1) / *step + 1 : 0;
     if (llvm::MulOverflow(runs, trips, runs))
       return std::nullopt;
   }
