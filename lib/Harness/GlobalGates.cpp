@@ -162,24 +162,9 @@ getGateConditions(arith::CmpIOp cmp, Operation *signal, Operation *kernel) {
       auto store = dyn_cast<memref::StoreOp>(user);
       if (!store || store.getValue() != v ||
           store->getBlock() != signal->getBlock() ||
-          !signal->isBeforeInBlock(store) ||
-          !isWorkgroupMemory(store.getMemref()))
+          !signal->isBeforeInBlock(store))
         continue;
-      Value flag = store.getMemref();
-      std::optional<SmallVector<int64_t>> at =
-          getConstantIntValues(getAsOpFoldResult(store.getIndices()));
-      bool onlyStore = at && llvm::all_of(flag.getUsers(), [&](Operation *o) {
-                         return o == store || (isa<memref::LoadOp>(o) &&
-                                               o->getOperand(0) == flag);
-                       });
-      if (!onlyStore)
-        continue;
-      for (Operation *o : flag.getUsers()) {
-        auto load = dyn_cast<memref::LoadOp>(o);
-        if (!load ||
-            getConstantIntValues(getAsOpFoldResult(load.getIndices())) != at ||
-            !barrierBetween(store, load, kernel))
-          continue;
+      for (memref::LoadOp load : getSharedLoads(store, kernel)) {
         if (v == cmp.getResult()) {
           conditions.push_back(load.getResult());
           continue;

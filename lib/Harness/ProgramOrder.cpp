@@ -8,6 +8,7 @@
 
 #include "AMK/Harness/KernelSafety.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -40,6 +41,32 @@ bool mlir::amk::barrierBetween(Operation *from, Operation *to,
       return false;
   }
   return false;
+}
+
+SmallVector<memref::LoadOp> mlir::amk::getSharedLoads(memref::StoreOp store,
+                                                      Operation *kernel) {
+  Value buffer = store.getMemref();
+  auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
+  bool own =
+      func && (llvm::is_contained(func.getWorkgroupAttributions(), buffer) ||
+               buffer.getDefiningOp<memref::AllocaOp>() ||
+               buffer.getDefiningOp<memref::AllocOp>());
+  std::optional<SmallVector<int64_t>> at =
+      getConstantIntValues(getAsOpFoldResult(store.getIndices()));
+  bool onlyStore = at && llvm::all_of(buffer.getUsers(), [&](Operation *o) {
+                     return o == store || (isa<memref::LoadOp>(o) &&
+                                           o->getOperand(0) == buffer);
+                   });
+  SmallVector<memref::LoadOp> loads;
+  if (!own || !onlyStore || !isWorkgroupMemory(buffer))
+    return loads;
+  for (Operation *o : buffer.getUsers())
+    if (auto load = dyn_cast<memref::LoadOp>(o);
+        load &&
+        getConstantIntValues(getAsOpFoldResult(load.getIndices())) == at &&
+        barrierBetween(store, load, kernel))
+      loads.push_back(load);
+  return loads;
 }
 
 bool mlir::amk::isWorkgroupMemory(Value memref) {

@@ -14,6 +14,7 @@
 #ifndef AMK_LIB_HARNESS_PROGRAMORDER_H
 #define AMK_LIB_HARNESS_PROGRAMORDER_H
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Operation.h"
 #include <tuple>
 
@@ -35,6 +36,14 @@ bool barrierBetween(Operation *from, Operation *to, Operation *kernel);
 
 /// Whether `memref` lives in a block's shared memory.
 bool isWorkgroupMemory(Value memref);
+
+/// The loads that read what `store` alone wrote to a block's shared memory
+/// (a value one thread shares with the block): the store's buffer is a
+/// workgroup attribution of the kernel or an allocation, used by no view
+/// and no other op than loads and this store, and each load, at the same
+/// constant indices, runs after a block barrier that follows the store.
+SmallVector<memref::LoadOp> getSharedLoads(memref::StoreOp store,
+                                           Operation *kernel);
 
 } // namespace mlir::amk
 

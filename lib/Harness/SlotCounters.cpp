@@ -250,29 +250,9 @@ void SlotCounters::addBroadcasts(Operation *kernel, ArrayRef<int64_t> block) {
   for (auto [rmw, slot] : atomics) {
     for (Operation *user : rmw->getResult(0).getUsers()) {
       auto store = dyn_cast<memref::StoreOp>(user);
-      Value flag = store ? store.getMemref() : Value();
-      // (The buffer itself, a workgroup attribution or allocation: no
-      // view of it that other ops could write through.)
-      bool buffer = flag && (isa<BlockArgument>(flag) ||
-                             flag.getDefiningOp<memref::AllocaOp>() ||
-                             flag.getDefiningOp<memref::AllocOp>());
-      if (!store || store.getValue() != rmw->getResult(0) || !buffer ||
-          !isWorkgroupMemory(flag))
+      if (!store || store.getValue() != rmw->getResult(0))
         continue;
-      std::optional<SmallVector<int64_t>> at =
-          getConstantIntValues(getAsOpFoldResult(store.getIndices()));
-      bool onlyStore = at && llvm::all_of(flag.getUsers(), [&](Operation *o) {
-                         return o == store || (isa<memref::LoadOp>(o) &&
-                                               o->getOperand(0) == flag);
-                       });
-      if (!onlyStore)
-        continue;
-      for (Operation *o : flag.getUsers()) {
-        auto load = dyn_cast<memref::LoadOp>(o);
-        if (!load ||
-            getConstantIntValues(getAsOpFoldResult(load.getIndices())) != at ||
-            !barrierBetween(store, load, kernel))
-          continue;
+      for (memref::LoadOp load : getSharedLoads(store, kernel)) {
         auto [common, a, b] = getCommonBlock(store, load, kernel);
         if (!runsInEveryBlock(store, a->getParentOp(), block))
           continue;
