@@ -457,9 +457,12 @@ memref::AtomicRMWOp matchWorkQueue(scf::WhileOp loop, Operation *kernel) {
   if (!first || !cmp || !next || next->getBlock() != &after ||
       condition.getArgs().size() != 1 ||
       condition.getArgs()[0] != before.getArgument(0) ||
-      next.getMemref() != first.getMemref() ||
-      getConstantIntValues(getAsOpFoldResult(next.getIndices())) !=
-          getConstantIntValues(getAsOpFoldResult(first.getIndices())))
+      next.getMemref() != first.getMemref())
+    return {};
+  // (One element, the same constant indices.)
+  std::optional<SmallVector<int64_t>> at =
+      getConstantIntValues(getAsOpFoldResult(first.getIndices()));
+  if (!at || getConstantIntValues(getAsOpFoldResult(next.getIndices())) != at)
     return {};
   // t < n (or n > t), n from before the loop; the before block nothing
   // else.

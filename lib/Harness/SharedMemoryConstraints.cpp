@@ -148,16 +148,22 @@ unsigned SystemBuilder::leaf(Value v, const Instance &in, bool *created) {
       leaves.try_emplace({v.getAsOpaquePointer(), std::move(key)}, 0);
   if (created)
     *created = inserted;
-  if (inserted) {
-    std::optional<std::pair<int64_t, int64_t>> r = model.range(v);
-    it->second = sys.var(r ? std::optional(r->first) : std::nullopt,
+  if (!inserted)
+    return it->second;
+  std::optional<std::pair<int64_t, int64_t>> r = model.range(v);
+  unsigned var = sys.var(r ? std::optional(r->first) : std::nullopt,
                          r ? std::optional(r->second) : std::nullopt);
-    if (std::optional<SlotCounters::Slot> slot =
-            model.slots ? model.slots->getSlot(v) : std::nullopt)
-      slotLeaves.push_back(
-          {it->second, slot->element, in.thread, slot->amount, slot->shared});
+  it->second = var;
+  if (std::optional<SlotCounters::Slot> slot =
+          model.slots ? model.slots->getSlot(v) : std::nullopt) {
+    // (Translating the indices may add leaves: `it` is not used past here.)
+    SlotLeaf leaf{var,          slot->counter, in.thread, slot->element,
+                  slot->amount, slot->shared,  {}};
+    for (Value index : slot->op.getIndices())
+      leaf.at.push_back(expr(index, in));
+    slotLeaves.push_back(std::move(leaf));
   }
-  return it->second;
+  return var;
 }
 
 /// Appends `l` to `key` with its terms merged and ordered by variable, so
@@ -682,17 +688,36 @@ smem::getCaseSplits(const SystemBuilder &builder) {
   for (const SystemBuilder::ChoiceTerm &c : builder.choices)
     splits.push_back({{{c.m - c.a, true}}, {{c.m - c.b, true}}});
   // Two executions take different slots of one counter element: the one
-  // that lands first at least its amount below the other.
+  // that lands first at least its amount below the other. Where an
+  // element's indices vary, the elements differ or the slots do.
   using Distinct = SystemBuilder::Distinct;
   if (builder.distinct != Distinct::None)
     for (auto [i, a] : llvm::enumerate(builder.slotLeaves))
       for (const SystemBuilder::SlotLeaf &b :
-           llvm::drop_begin(builder.slotLeaves, i + 1))
-        if (a.element == b.element && a.thread != b.thread &&
-            (builder.distinct == Distinct::Blocks || (!a.shared && !b.shared)))
-          splits.push_back(
-              {{{Lin::var(b.var) - Lin::var(a.var) - a.amount, false}},
-               {{Lin::var(a.var) - Lin::var(b.var) - b.amount, false}}});
+           llvm::drop_begin(builder.slotLeaves, i + 1)) {
+        if (a.counter != b.counter || a.thread == b.thread ||
+            (builder.distinct != Distinct::Blocks && (a.shared || b.shared)))
+          continue;
+        Alternative aFirst = {{Lin::var(b.var) - Lin::var(a.var) - a.amount,
+                               false}},
+                    bFirst = {
+                        {Lin::var(a.var) - Lin::var(b.var) - b.amount, false}};
+        if (a.element && b.element) {
+          if (*a.element == *b.element)
+            splits.push_back({std::move(aFirst), std::move(bFirst)});
+          continue;
+        }
+        SmallVector<Alternative, 2> alternatives;
+        for (auto [x, y] : llvm::zip(a.at, b.at)) {
+          alternatives.push_back({{x - y - 1, false}});
+          alternatives.push_back({{y - x - 1, false}});
+          aFirst.push_back({x - y, true});
+          bFirst.push_back({x - y, true});
+        }
+        alternatives.push_back(std::move(aFirst));
+        alternatives.push_back(std::move(bFirst));
+        splits.push_back(std::move(alternatives));
+      }
   return splits;
 }
 

@@ -215,9 +215,13 @@ public:
   enum class Distinct { None, Threads, Blocks };
   Distinct distinct = Distinct::None;
   struct SlotLeaf {
-    unsigned var, element, thread;
+    unsigned var, counter, thread;
+    std::optional<unsigned> element;
     int64_t amount;
     bool shared;
+    /// The element's indices, in the instance that took the slot (for a
+    /// block's reservation, a constant element: its op's constants).
+    SmallVector<Lin, 1> at;
   };
   std::vector<SlotLeaf> slotLeaves;
   /// Values that differ between threads and became free variables (loads

@@ -152,14 +152,40 @@ collectAdds(Operation *kernel,
           rmw ? getConstantIntValue(rmw.getValue()) : std::nullopt;
       bool slot = rmw && operand == rmw.getMemref() &&
                   rmw.getKind() == arith::AtomicRMWKind::addi && amount &&
-                  *amount > 0 &&
-                  getConstantIntValues(getAsOpFoldResult(rmw.getIndices()));
+                  *amount > 0;
       if (slot)
         adds[arg].push_back(rmw);
       else
         other.insert(arg);
     }
   });
+}
+
+/// Every add `rmw` can make in a launch of `blocks` blocks of `block`
+/// (nullopt: not counted). A work queue's next slot (kWorkQueueBound) is
+/// run once per loop in the checks' copy; the slots below n it took are at
+/// most n more, counted from a zeroed counter's 0.
+static std::optional<int64_t> countAdds(memref::AtomicRMWOp rmw,
+                                        Operation *kernel,
+                                        ArrayRef<int64_t> block, int64_t blocks,
+                                        bool zeroed) {
+  std::optional<int64_t> runs = runsPerThread(rmw, kernel);
+  int64_t amount = *getConstantIntValue(rmw.getValue()), total;
+  int64_t threads = block[0] ? runningThreads(rmw, kernel, block) : 0;
+  if (!runs || !threads || !blocks ||
+      llvm::MulOverflow(*runs, threads, total) ||
+      llvm::MulOverflow(total, blocks, total) ||
+      llvm::MulOverflow(total, amount, total))
+    return std::nullopt;
+  if (!rmw->hasAttr(SlotCounters::kWorkQueueBound))
+    return total;
+  auto bound = rmw->getAttrOfType<IntegerAttr>(SlotCounters::kWorkQueueBound);
+  int64_t more;
+  if (!bound || !zeroed || bound.getInt() < 0 ||
+      llvm::MulOverflow(bound.getInt(), amount, more) ||
+      llvm::AddOverflow(total, more, total))
+    return std::nullopt;
+  return total;
 }
 
 bool SlotCounters::isSlotAdd(memref::AtomicRMWOp rmw, Operation *kernel) {
@@ -183,60 +209,62 @@ SlotCounters::SlotCounters(Operation *kernel) {
       size && size.size() == 3 && product(size))
     block.assign(size.asArrayRef().begin(), size.asArrayRef().end());
   int64_t blocks = product(func.getKnownGridSizeAttr()).value_or(0);
-  unsigned next = 0;
+  unsigned nextElement = 0, nextCounter = 0;
   for (auto &[counter, ops] : adds) {
     if (other.contains(counter))
       continue;
+    unsigned counterId = nextCounter++;
     auto arg = cast<BlockArgument>(counter);
     bool zeroed =
         static_cast<bool>(func.getArgAttr(arg.getArgNumber(), "amk.counter"));
-    // Per element: its ops and the sum of every add the launch can make.
+    // Every add the launch can make to each constant element, and to the
+    // counter (what bounds an element where some op's element varies).
     std::map<SmallVector<int64_t>, std::pair<unsigned, std::optional<int64_t>>>
         elements;
+    std::optional<int64_t> total = 0;
+    bool varies = false;
+    auto add = [&](std::optional<int64_t> &sum, std::optional<int64_t> adds) {
+      if (!sum || !adds || llvm::AddOverflow(*sum, *adds, *sum))
+        sum = std::nullopt;
+    };
     for (memref::AtomicRMWOp rmw : ops) {
-      SmallVector<int64_t> at =
-          *getConstantIntValues(getAsOpFoldResult(rmw.getIndices()));
-      auto [it, fresh] = elements.try_emplace(at, next, 0);
-      if (fresh)
-        ++next;
-      std::optional<int64_t> runs = runsPerThread(rmw, kernel);
-      int64_t amount = *getConstantIntValue(rmw.getValue()), total;
-      int64_t threads = block[0] ? runningThreads(rmw, kernel, block) : 0;
-      std::optional<int64_t> &sum = it->second.second;
-      if (!sum || !runs || !threads || !blocks ||
-          llvm::MulOverflow(*runs, threads, total) ||
-          llvm::MulOverflow(total, blocks, total) ||
-          llvm::MulOverflow(total, amount, total) ||
-          llvm::AddOverflow(*sum, total, *sum))
-        sum = std::nullopt;
-      // A work queue's next slot: the copy runs it once per loop (the
-      // slot that ends it); the slots below n it took are at most n more,
-      // counted from a zeroed counter's 0.
-      if (auto bound = rmw->getAttrOfType<IntegerAttr>(kWorkQueueBound)) {
-        int64_t more;
-        if (!sum || !zeroed || bound.getInt() < 0 ||
-            llvm::MulOverflow(bound.getInt(), amount, more) ||
-            llvm::AddOverflow(*sum, more, *sum))
-          sum = std::nullopt;
-      } else if (rmw->hasAttr(kWorkQueueBound)) {
-        sum = std::nullopt;
+      std::optional<int64_t> adds =
+          countAdds(rmw, kernel, block, blocks, zeroed);
+      add(total, adds);
+      std::optional<SmallVector<int64_t>> at =
+          getConstantIntValues(getAsOpFoldResult(rmw.getIndices()));
+      if (!at) {
+        varies = true;
+        continue;
       }
+      auto [it, fresh] =
+          elements.try_emplace(*at, nextElement, std::optional<int64_t>(0));
+      if (fresh)
+        ++nextElement;
+      add(it->second.second, adds);
     }
     Type type = getElementTypeOrSelf(counter.getType());
     unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
     for (memref::AtomicRMWOp rmw : ops) {
-      SmallVector<int64_t> at =
-          *getConstantIntValues(getAsOpFoldResult(rmw.getIndices()));
-      auto [id, sum] = elements[at];
+      std::optional<SmallVector<int64_t>> at =
+          getConstantIntValues(getAsOpFoldResult(rmw.getIndices()));
+      std::optional<unsigned> element;
+      std::optional<int64_t> sum = total;
+      if (at) {
+        element = elements[*at].first;
+        if (!varies)
+          sum = elements[*at].second;
+      }
       // Distinct while the adds cannot wrap: counted below the signed
       // limit, or a 64-bit counter (2^63 adds would take a launch years).
       bool noWrap = width >= 64 ||
                     (sum && width > 1 && *sum < (int64_t(1) << (width - 1)));
       if (!noWrap)
         continue;
-      slotOf[rmw] = {id, *getConstantIntValue(rmw.getValue())};
+      int64_t amount = *getConstantIntValue(rmw.getValue());
+      slotOf[rmw] = {counterId, element, rmw, amount};
       if (zeroed && sum)
-        ranges[rmw] = {0, *sum - *getConstantIntValue(rmw.getValue())};
+        ranges[rmw] = {0, *sum - amount};
     }
   }
   if (block[0])
@@ -252,11 +280,15 @@ void SlotCounters::addBroadcasts(Operation *kernel, ArrayRef<int64_t> block) {
       auto store = dyn_cast<memref::StoreOp>(user);
       if (!store || store.getValue() != rmw->getResult(0))
         continue;
-      for (memref::LoadOp load : getSharedLoads(store, kernel)) {
+      // (Of a constant element: its indices are the storing thread's.)
+      for (memref::LoadOp load : slot.element ? getSharedLoads(store, kernel)
+                                              : SmallVector<memref::LoadOp>()) {
         auto [common, a, b] = getCommonBlock(store, load, kernel);
         if (!runsInEveryBlock(store, a->getParentOp(), block))
           continue;
-        slotOf[load] = {slot.element, slot.amount, /*shared=*/true};
+        Slot shared = slot;
+        shared.shared = true;
+        slotOf[load] = shared;
         if (auto it = ranges.find(rmw); it != ranges.end())
           ranges[load] = it->second;
       }

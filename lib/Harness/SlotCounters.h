@@ -30,12 +30,15 @@ public:
   /// sizes bound the adds).
   explicit SlotCounters(Operation *kernel);
 
-  /// The slot `v` is (through value-preserving casts): its counter element
-  /// as an id, and the amount its op adds. Of two executions that take
-  /// slots of one element, the one that lands first takes the lower, at
-  /// least its amount below the other's. Nullopt for any other value.
+  /// The slot `v` is (through value-preserving casts): its counter (an id),
+  /// its element (an id, when its indices are constants), the op that took
+  /// it and the amount that op adds. Of two executions that take slots of
+  /// one element, the one that lands first takes the lower, at least its
+  /// amount below the other's. Nullopt for any other value.
   struct Slot {
-    unsigned element;
+    unsigned counter;
+    std::optional<unsigned> element;
+    memref::AtomicRMWOp op;
     int64_t amount;
     /// A block's reservation read back from shared memory: in its own
     /// block it is the storing thread's slot.
@@ -44,7 +47,7 @@ public:
   std::optional<Slot> getSlot(Value v) const;
 
   /// Whether `rmw` takes slots of a counter whose every op does so (an add
-  /// of a positive constant at constant indices), whatever its count.
+  /// of a positive constant), whatever its count.
   static bool isSlotAdd(memref::AtomicRMWOp rmw, Operation *kernel);
 
   /// The attribute the checks' copy of a kernel (normalizeForChecks) puts
@@ -54,8 +57,8 @@ public:
   static constexpr llvm::StringLiteral kWorkQueueBound = "amk.work_queue_bound";
 
   /// The values the slot op `op` can return: [0, sum of the launch's adds
-  /// to its element - its own add], when the counter starts at zero and
-  /// the adds are counted.
+  /// to its element (to the counter, where some op's element varies) - its
+  /// own add], when the counter starts at zero and the adds are counted.
   std::optional<std::pair<int64_t, int64_t>> getRange(Operation *op) const;
 
 private:
