@@ -148,10 +148,11 @@ void GlobalProtocol::collectGatedCounters() {
 /// The conditions that hold exactly where the test `cmp` held in the block:
 /// `cmp` itself, and where the one thread that runs `cmp` stores it (as an
 /// i1, or widened by extui) into a shared-memory flag no other op writes,
-/// in `signal`'s block after it, the flag read after a barrier (as the i1,
-/// or compared `!= 0`).
+/// in `signal`'s block after it and in every block (`everyBlock`), the
+/// flag read after a barrier (as the i1, or compared `!= 0`).
 static SmallVector<Value, 2>
-getGateConditions(arith::CmpIOp cmp, Operation *signal, Operation *kernel) {
+getGateConditions(arith::CmpIOp cmp, Operation *signal, Operation *kernel,
+                  function_ref<bool(Operation *)> everyBlock) {
   SmallVector<Value, 2> conditions = {cmp.getResult()};
   SmallVector<Value, 2> stored = {cmp.getResult()};
   for (Operation *user : cmp->getUsers())
@@ -162,7 +163,7 @@ getGateConditions(arith::CmpIOp cmp, Operation *signal, Operation *kernel) {
       auto store = dyn_cast<memref::StoreOp>(user);
       if (!store || store.getValue() != v ||
           store->getBlock() != signal->getBlock() ||
-          !signal->isBeforeInBlock(store))
+          !signal->isBeforeInBlock(store) || !everyBlock(store))
         continue;
       for (memref::LoadOp load : getSharedLoads(store, kernel)) {
         if (v == cmp.getResult()) {
@@ -216,7 +217,15 @@ void GlobalProtocol::collectGates() {
       gate.signal = &s;
       gate.threshold = threshold;
       gate.offset = offset;
-      gate.conditions = getGateConditions(cmp, s.access, kernel);
+      // (A flag some block never stores holds whatever its memory held:
+      // the store must run in every block, under tests of the thread
+      // alone that some thread passes.)
+      gate.conditions =
+          getGateConditions(cmp, s.access, kernel, [&](Operation *store) {
+            std::optional<std::vector<bool>> runners =
+                getRunningThreads(store, model, threads, {}, /*must=*/true);
+            return runners && llvm::is_contained(*runners, true);
+          });
       gate.thread = llvm::find(*runs, true) - runs->begin();
       SmallVector<Value> known(gate.conditions.begin(), gate.conditions.end());
       known.append(around);

@@ -723,3 +723,73 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[16384],f32[64],f32[1],i32[1]@zero
+// Bug: block 0 neither signals nor stores the flag (the test waits for 62
+// signals, which the other blocks make): block 0 reads whatever its shared
+// memory held, and may sum the parts early and write %out beside the last
+// block (no sanitizer sees a race between blocks).
+gpu.module @m {
+  gpu.func @reduce(%in: memref<16384xf32>, %partial: memref<64xf32>, %out: memref<1xf32>, %ctr: memref<1xi32> {amk.counter}) workgroup(%sm: memref<256xf32, #gpu.address_space<workgroup>>, %last: memref<1xi1, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>} {
+    %tid = gpu.thread_id x
+    %bid = gpu.block_id x
+    %nb = gpu.grid_dim x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %zero = arith.constant 0.0 : f32
+    %base = arith.muli %bid, %c256 : index
+    %i = arith.addi %base, %tid : index
+    %v = memref.load %in[%i] : memref<16384xf32>
+    memref.store %v, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %notBlock0 = arith.cmpi ugt, %bid, %c0 : index
+    scf.if %notBlock0 {
+      scf.if %first {
+        %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+          %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+          %a = arith.addf %acc, %x : f32
+          scf.yield %a : f32
+        }
+        // expected-error @+1 {{races with the 'memref.load' at line}}
+      memref.store %s, %partial[%bid] : memref<64xf32>
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %n = memref.atomic_rmw addi %one, %ctr[%c0] : (i32, memref<1xi32>) -> i32
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %blocks = arith.index_cast %nb : index to i32
+        %two = arith.constant 2 : i32
+        %final = arith.subi %blocks, %two : i32
+        %isLast = arith.cmpi eq, %n, %final : i32
+        memref.store %isLast, %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+      }
+    }
+    gpu.barrier
+    %am = memref.load %last[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+    scf.if %am {
+      %p = scf.for %j = %tid to %c64 step %c256 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %partial[%j] : memref<64xf32>
+        %a = arith.addf %acc, %x : f32
+        scf.yield %a : f32
+      }
+      memref.store %p, %sm[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      scf.if %first {
+        %t = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> f32 {
+          %x = memref.load %sm[%k] : memref<256xf32, #gpu.address_space<workgroup>>
+          %a = arith.addf %acc, %x : f32
+          scf.yield %a : f32
+        }
+        // expected-error @+1 {{races with itself in another block on kernel argument #2}}
+        memref.store %t, %out[%c0] : memref<1xf32>
+
+      }
+    }
+
+    gpu.return
+  }
+}
