@@ -115,3 +115,42 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Slots (SlotCounters): %count only takes adds, and the launch zeroes it:
+// 16 x 256 adds of 1 to element 0 bound its slots by 4095, 16 adds of 256
+// (one thread per block) element 1's by 3840, and the block's reservation
+// read back from shared memory is element 1's slot too. %bins' elements
+// vary with the data (not zeroed: no range); %seen is also loaded, so its
+// counts are no slots.
+gpu.module @m {
+  gpu.func @slots(%count: memref<2xi32> {amk.counter}, %bins: memref<16xi32>, %seen: memref<1xi32>, %key: memref<4096xi32>) workgroup(%base: memref<1xi32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1 : i32
+    %n = arith.constant 256 : i32
+    // expected-remark @+1 {{result #0: range [0, 4095], divergent in every warp; address 0 bytes; slot of counter 0, element 0, adding 1}}
+    %s = memref.atomic_rmw addi %one, %count[%c0] {amk.test} : (i32, memref<2xi32>) -> i32
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      // expected-remark @+1 {{result #0: range [0, 3840], divergent in every warp; address 4 bytes; slot of counter 0, element 1, adding 256}}
+      %r = memref.atomic_rmw addi %n, %count[%c1] {amk.test} : (i32, memref<2xi32>) -> i32
+      memref.store %r, %base[%c0] : memref<1xi32, #gpu.address_space<workgroup>>
+    }
+    gpu.barrier
+    // expected-remark @+1 {{result #0: range [0, 3840], uniform over block, warpgroup, warp; address 0 bytes; slot of counter 0, element 1, adding 256, shared by the block}}
+    %b = memref.load %base[%c0] {amk.test} : memref<1xi32, #gpu.address_space<workgroup>>
+    %k = memref.load %key[%tid] : memref<4096xi32>
+    %c16 = arith.constant 16 : i32
+    %bin32 = arith.remui %k, %c16 : i32
+    %bin = arith.index_cast %bin32 : i32 to index
+    // expected-remark @+1 {{slot of counter 1, a varying element, adding 1}}
+    %p = memref.atomic_rmw addi %one, %bins[%bin] {amk.test} : (i32, memref<16xi32>) -> i32
+    // expected-remark @+1 {{result #0: range [-2147483648, 2147483647], divergent in every warp; address 0 bytes}}
+    %q = memref.atomic_rmw addi %one, %seen[%c0] {amk.test} : (i32, memref<1xi32>) -> i32
+    %z = memref.load %seen[%c0] : memref<1xi32>
+    gpu.return
+  }
+}

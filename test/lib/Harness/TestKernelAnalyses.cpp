@@ -14,7 +14,9 @@
 //     (UniformityInfo: grid, block, warpgroup, warp);
 //   - for a memref or vector load or store, or a memref atomic, the byte
 //     address AddressModel gives it (the alignment and coalescing checks'
-//     form).
+//     form);
+//   - for a slot (SlotCounters: a counter's count, or a block's
+//     reservation read back), its counter, element and add.
 //
 // Test-only: the lit tests of each analysis check these remarks with
 // -verify-diagnostics.
@@ -24,6 +26,8 @@
 #include "AMK/Analysis/Address.h"
 #include "AMK/Analysis/Uniformity.h"
 #include "AMK/Harness/KernelSafety.h"
+// (A private analysis of the harness: its header is not installed.)
+#include "../../../lib/Harness/SlotCounters.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -117,6 +121,7 @@ struct TestKernelAnalysesPass
       return kernel.emitError("integer range analysis failed");
     UniformityInfo uniformity(kernel);
     AddressModel addresses;
+    SlotCounters slots(kernel);
     kernel.walk([&](Operation *op) {
       if (!op->hasAttr(kTestAttr))
         return;
@@ -139,6 +144,16 @@ struct TestKernelAnalysesPass
                                   " bytes"
                             : "address not modelled: " + whyNot);
       }
+      if (op->getNumResults() == 1)
+        if (std::optional<SlotCounters::Slot> slot =
+                slots.getSlot(op->getResult(0)))
+          parts.push_back(
+              llvm::formatv(
+                  "slot of counter {0}, {1}, adding {2}{3}", slot->counter,
+                  slot->element ? "element " + std::to_string(*slot->element)
+                                : std::string("a varying element"),
+                  slot->amount, slot->shared ? ", shared by the block" : "")
+                  .str());
       if (parts.empty())
         parts.push_back("no integer result and no modelled access");
       op->emitRemark(llvm::join(parts, "; "));
