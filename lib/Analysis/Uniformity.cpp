@@ -88,15 +88,20 @@ static std::optional<unsigned> getThreadIdDim(Operation *op) {
   return std::nullopt;
 }
 
+/// A known size of three positive extents (a malformed one, a zero
+/// extent say, is no size: the launch checks report it).
+static std::optional<std::array<int64_t, 3>> getSize(DenseI32ArrayAttr size) {
+  if (!size || size.size() != 3 ||
+      llvm::any_of(size.asArrayRef(), [](int32_t d) { return d < 1; }))
+    return std::nullopt;
+  return std::array<int64_t, 3>{size[0], size[1], size[2]};
+}
+
 UniformityInfo::UniformityInfo(Operation *kernel) : kernel(kernel) {
-  if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
-    if (DenseI32ArrayAttr size = func.getKnownBlockSizeAttr();
-        size && size.size() == 3)
-      block = {size[0], size[1], size[2]};
-  if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel))
-    if (DenseI32ArrayAttr size = func.getKnownClusterSizeAttr();
-        size && size.size() == 3)
-      cluster = {size[0], size[1], size[2]};
+  if (auto func = dyn_cast<gpu::GPUFuncOp>(kernel)) {
+    block = getSize(func.getKnownBlockSizeAttr());
+    cluster = getSize(func.getKnownClusterSizeAttr());
+  }
   for (ThreadScope scope :
        {ThreadScope::Grid, ThreadScope::Cluster, ThreadScope::Block,
         ThreadScope::Warpgroup, ThreadScope::Warp}) {

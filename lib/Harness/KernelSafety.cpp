@@ -519,9 +519,10 @@ namespace {
 using Report = llvm::function_ref<void(StringRef, Operation *, const Twine &)>;
 } // namespace
 
-/// Whether every dimension of known_block_size and known_grid_size is at
-/// least 1 and, without a target (whose limits the resource check applies),
-/// at most what any GPU launches: 1024 threads. Every check below sizes
+/// Whether every dimension of known_block_size, known_grid_size and
+/// known_cluster_size is at least 1 and, for a block without a target
+/// (whose limits the resource check applies), at most what any GPU
+/// launches: 1024 threads (16 blocks for a cluster). Every check below sizes
 /// threads and blocks by these attributes: a dimension below 1 (which the
 /// GPU dialect accepts) is no launch at all and would size their tables
 /// negatively; one past what a GPU launches would have them enumerate
@@ -534,7 +535,10 @@ static bool checkLaunchDimensions(gpu::GPUFuncOp func, bool hasTarget,
        {std::make_tuple(func.getKnownBlockSizeAttr(), "known_block_size",
                         check::kThreads, int64_t(hasTarget ? INT32_MAX : 1024)),
         std::make_tuple(func.getKnownGridSizeAttr(), "known_grid_size",
-                        check::kGrid, int64_t(INT32_MAX))}) {
+                        check::kGrid, int64_t(INT32_MAX)),
+        // (No GPU makes clusters of more than 16 blocks.)
+        std::make_tuple(func.getKnownClusterSizeAttr(), "known_cluster_size",
+                        check::kGrid, int64_t(16))}) {
     if (!attr)
       continue;
     for (auto [i, size] : llvm::enumerate(attr.asArrayRef()))

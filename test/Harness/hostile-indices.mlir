@@ -118,3 +118,19 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A cluster extent of 0 (found by the fuzzer: the uniformity analysis took
+// a block id modulo it, a division by zero) is no launch at all.
+gpu.module @m {
+  // expected-error @+1 {{[AMK-RES-GRID] known_cluster_size gives dimension x the size 0: every dimension of a launch is in [1, 16]}}
+  gpu.func @zero_cluster(%out: memref<8xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 8, 1, 1>, known_cluster_size = array<i32: 0, 1, 1>} {
+    %bid = gpu.block_id x
+    %c2 = arith.constant 2 : index
+    %half = arith.divui %bid, %c2 : index
+    %one = arith.constant 1.0 : f32
+    memref.store %one, %out[%half] : memref<8xf32>
+    gpu.return
+  }
+}
