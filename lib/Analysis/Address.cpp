@@ -196,6 +196,10 @@ int64_t mlir::amk::naturalAlignment(int64_t bytes) {
 int64_t mlir::amk::elementBytes(Type type) {
   if (type.isIndex())
     return 8;
+  // (An integer narrower than a byte, a bool say, takes a byte in memory:
+  // LLVM's allocation size, by which the lowering steps through memrefs.)
+  if (type.isInteger() && type.getIntOrFloatBitWidth() < 8)
+    return 1;
   if (type.isIntOrFloat())
     return type.getIntOrFloatBitWidth() % 8 ? 0
                                             : type.getIntOrFloatBitWidth() / 8;

@@ -1,4 +1,5 @@
 // RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics
+// RUN: amk-opt %s --split-input-file --amk-target=h200 --amk-verify --verify-diagnostics
 // The last block to arrive (GlobalProtocol::Gate, GlobalGates.cpp): blocks
 // publish a part, fence and signal a counter; the count a signal returns
 // tells its block whether it is the last, and that block alone reads every

@@ -1,4 +1,5 @@
 // RUN: amk-opt %s --split-input-file --amk-verify --verify-diagnostics
+// RUN: amk-opt %s --split-input-file --amk-target=h200 --amk-verify --verify-diagnostics
 // Slot counters (SlotCounters.cpp): a thread takes a slot with an atomic
 // add on a counter that nothing else touches and writes there. Two slots of
 // one counter element differ, at least the first one's add apart, and a

@@ -111,8 +111,10 @@ struct AccessAddress {
 bool isWorkgroupMemRef(Type type);
 bool isGlobalMemRef(Type type);
 
-/// Bytes of one element of a memref (index: 8; a vector: all its
-/// elements), or 0 when it has none (i1, sub-byte or non-numeric types).
+/// Bytes of one element of a memref (index: 8; an integer narrower than a
+/// byte, an i1 say: 1; a vector: all its elements), or 0 when it has none
+/// (floats or integers of widths that are no whole bytes, non-numeric
+/// types).
 int64_t elementBytes(Type type);
 
 /// Bytes of a static memref of `type` (checked), or nullopt when its shape
