@@ -7,8 +7,11 @@
 #include "AMK/Family/KernelBuilding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cmath>
 
@@ -84,4 +87,38 @@ Value mlir::amk::buildActivation(ImplicitLocOpBuilder &b, Activation activation,
   }
   }
   llvm_unreachable("unknown activation");
+}
+
+void mlir::amk::buildSignal(ImplicitLocOpBuilder &b, Value leader,
+                            Value counters, ValueRange index) {
+  gpu::BarrierOp::create(b);
+  auto ifOp = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+  memref::AtomicRMWOp::create(
+      b, arith::AtomicRMWKind::addi,
+      arith::ConstantIntOp::create(b, b.getI32Type(), 1), counters, index);
+}
+
+void mlir::amk::buildWait(ImplicitLocOpBuilder &b, Value leader, Value counters,
+                          ValueRange index, Value threshold) {
+  {
+    auto ifOp = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    auto spin = scf::WhileOp::create(b, TypeRange{}, ValueRange{});
+    b.setInsertionPointToStart(&spin.getBefore().emplaceBlock());
+    Value seen = memref::AtomicRMWOp::create(
+        b, arith::AtomicRMWKind::addi,
+        arith::ConstantIntOp::create(b, b.getI32Type(), 0), counters, index);
+    scf::ConditionOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, seen, threshold),
+        ValueRange{});
+    b.setInsertionPointToStart(&spin.getAfter().emplaceBlock());
+    scf::YieldOp::create(b);
+    b.setInsertionPointAfter(spin);
+    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+  }
+  gpu::BarrierOp::create(b);
 }

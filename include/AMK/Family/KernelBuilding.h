@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // What the families' synthesizers share: the empty kernel function, the
-// view of one batch of an operand, and the guard that keeps blocks inside
-// every operand's dynamic batch.
+// view of one batch of an operand, the guard that keeps blocks inside
+// every operand's dynamic batch, and the counter protocol between blocks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +36,19 @@ Value getBatchGuard(ImplicitLocOpBuilder &b, ValueRange operands, Value batch);
 
 /// `activation` of the f32 value `x` (the epilogues' activations).
 Value buildActivation(ImplicitLocOpBuilder &b, Activation activation, Value x);
+
+/// The counter protocol between blocks (the harness proves it:
+/// AMK-GLOBAL-SYNC). A signal: a block barrier (the block's writes are
+/// done), then the thread where `leader` holds fences at gpu scope and adds
+/// 1 to the i32 `counters[index]` (release).
+void buildSignal(ImplicitLocOpBuilder &b, Value leader, Value counters,
+                 ValueRange index);
+
+/// A wait: the thread where `leader` spins on an atomic read of
+/// `counters[index]` until it reaches the i32 `threshold`, then fences at
+/// gpu scope (acquire); a block barrier brings the acquire to the block.
+void buildWait(ImplicitLocOpBuilder &b, Value leader, Value counters,
+               ValueRange index, Value threshold);
 
 } // namespace mlir::amk
 

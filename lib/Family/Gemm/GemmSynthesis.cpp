@@ -261,39 +261,12 @@ void GemmKernelBuilder::waitForTurn() {
   Value tile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   int64_t tiles = getGemmGrid(config, 1, p.m, p.n)[0];
   counterIndex = m.add(m.mul(batchIndex, tiles), tile);
-  Type i32 = b.getI32Type();
-  Value turn = arith::IndexCastOp::create(b, i32, splitIndex);
-  Value zeroI32 = arith::ConstantIntOp::create(b, i32, 0);
-  Value first = m.lt(tid, m.c(1));
-  {
-    auto ifOp = scf::IfOp::create(b, first, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    auto spin = scf::WhileOp::create(b, TypeRange{}, ValueRange{});
-    b.setInsertionPointToStart(&spin.getBefore().emplaceBlock());
-    Value seen = memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi,
-                                             zeroI32, counters, counterIndex);
-    scf::ConditionOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, seen, turn),
-        ValueRange{});
-    b.setInsertionPointToStart(&spin.getAfter().emplaceBlock());
-    scf::YieldOp::create(b);
-    b.setInsertionPointAfter(spin);
-    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
-  }
-  gpu::BarrierOp::create(b);
+  Value turn = arith::IndexCastOp::create(b, b.getI32Type(), splitIndex);
+  buildWait(b, m.lt(tid, m.c(1)), counters, counterIndex, turn);
 }
 
 void GemmKernelBuilder::signalTurn() {
-  gpu::BarrierOp::create(b);
-  auto ifOp = scf::IfOp::create(b, m.lt(tid, m.c(1)), /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
-  memref::AtomicRMWOp::create(
-      b, arith::AtomicRMWKind::addi,
-      arith::ConstantIntOp::create(b, b.getI32Type(), 1), counters,
-      counterIndex);
+  buildSignal(b, m.lt(tid, m.c(1)), counters, counterIndex);
 }
 
 void GemmKernelBuilder::buildEpilogue(function_ref<void()> stores) {

@@ -913,32 +913,11 @@ void GraphKernelBuilder::buildElementwiseStep(unsigned index, Operation *op) {
 }
 
 void GraphKernelBuilder::signal(unsigned index) {
-  gpu::BarrierOp::create(b);
-  ifThen(first, [&] {
-    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
-    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(1), counters,
-                                ValueRange{c(index)});
-  });
+  buildSignal(b, first, counters, ValueRange{c(index)});
 }
 
 void GraphKernelBuilder::waitFor(unsigned index) {
-  ifThen(first, [&] {
-    auto spin = scf::WhileOp::create(b, TypeRange{}, ValueRange{});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&spin.getBefore().emplaceBlock());
-      Value seen =
-          memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(0),
-                                      counters, ValueRange{c(index)});
-      Value waiting = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, seen,
-                                            i32(config.getBlocks()));
-      scf::ConditionOp::create(b, waiting, ValueRange{});
-      b.setInsertionPointToStart(&spin.getAfter().emplaceBlock());
-      scf::YieldOp::create(b);
-    }
-    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
-  });
-  gpu::BarrierOp::create(b);
+  buildWait(b, first, counters, ValueRange{c(index)}, i32(config.getBlocks()));
 }
 
 void GraphKernelBuilder::build(gpu::GPUFuncOp func) {
