@@ -701,10 +701,7 @@ static bool checkStructure(Operation *kernel, Report report) {
   return structured;
 }
 
-/// The threads a convergent op needs together: the block for barriers and
-/// block reductions, a warpgroup for wgmma, a warp for shuffles, votes,
-/// warp reductions and the warp-wide matrix ops; none for other ops.
-static std::optional<ThreadScope> getConvergenceScope(Operation *op) {
+std::optional<ThreadScope> mlir::amk::getConvergenceScope(Operation *op) {
   if (isa<NVVM::ClusterArriveOp, NVVM::ClusterArriveRelaxedOp,
           NVVM::ClusterWaitOp>(op))
     return ThreadScope::Cluster;

@@ -15,6 +15,8 @@
 #include "Normalize.h"
 #include "SlotCounters.h"
 
+#include "AMK/Harness/KernelSafety.h"
+
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -425,18 +427,6 @@ LogicalResult rewriteStridedWhile(scf::WhileOp loop, RewriterBase &rewriter) {
   return success();
 }
 
-/// Whether `op` waits for or exchanges with other threads (the checks'
-/// one run of a work queue's body would hide its counts).
-bool isConvergent(Operation *op) {
-  StringRef name = op->getName().getStringRef();
-  return isa<gpu::BarrierOp, gpu::ShuffleOp, gpu::AllReduceOp,
-             gpu::SubgroupReduceOp>(op) ||
-         (op->getName().getDialectNamespace() == "nvvm" &&
-          (name.contains("bar") || name.contains("shfl") ||
-           name.contains("vote") || name.contains("match") ||
-           name.contains("elect") || name.contains("sync")));
-}
-
 /// A work queue's loop, `t = slot; while (t < n) { ...; t = slot }`: the
 /// one value it carries starts and steps as slots of one counter element
 /// (SlotCounters::isSlotAdd; the next slot taken directly in the body),
@@ -485,7 +475,7 @@ memref::AtomicRMWOp matchWorkQueue(scf::WhileOp loop, Operation *kernel) {
   // async copies).
   auto func = cast<FunctionOpInterface>(kernel);
   auto counted = [&](Operation *op) {
-    if (isConvergent(op) || isa<scf::WhileOp>(op) ||
+    if (getConvergenceScope(op) || isa<scf::WhileOp>(op) ||
         op->getName().getDialectNamespace() == "nvgpu" ||
         (op->getName().getDialectNamespace() == "nvvm" &&
          !op->getName().getStringRef().starts_with("nvvm.read.ptx.sreg")))

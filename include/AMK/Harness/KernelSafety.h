@@ -38,6 +38,7 @@
 #ifndef AMK_HARNESS_KERNELSAFETY_H
 #define AMK_HARNESS_KERNELSAFETY_H
 
+#include "AMK/Analysis/Uniformity.h"
 #include "AMK/Harness/Harness.h"
 #include "mlir/Interfaces/InferIntRangeInterface.h"
 
@@ -84,6 +85,12 @@ bool isClusterBarrier(Operation *op);
 /// threads that reach it, so it is none; neither is one whose count is not
 /// a constant or whose block size is not known.
 bool isBlockBarrier(Operation *op);
+
+/// The threads a convergent op needs together: the block for barriers and
+/// block reductions, a warpgroup for wgmma, a warp for shuffles, votes,
+/// warp reductions and the warp-wide matrix ops, the cluster for cluster
+/// barriers; none for other ops.
+std::optional<ThreadScope> getConvergenceScope(Operation *op);
 
 /// Runs the integer range analysis every check of a kernel reads: upstream's,
 /// with thread ids and block dimensions bounded by known_block_size (else by
