@@ -259,11 +259,17 @@ bool GlobalProtocol::isGated(const Gate &gate, Operation *op) const {
   return false;
 }
 
-bool GlobalProtocol::runsAfter(const Gate &gate, Operation *from,
-                               Operation *op) const {
-  if (!precedes(from, op, model.kernel))
+bool GlobalProtocol::runsAfterAny(const Gate &gate, ArrayRef<Operation *> from,
+                                  Operation *op) const {
+  SmallVector<Operation *, 2> before;
+  for (Operation *f : from)
+    if (precedes(f, op, model.kernel))
+      before.push_back(f);
+  if (before.empty())
     return false;
-  if (barrierBetween(from, op, model.kernel))
+  if (llvm::any_of(before, [&](Operation *f) {
+        return barrierBetween(f, op, model.kernel);
+      }))
     return true;
   // Or in the signalling thread alone.
   std::optional<std::vector<bool>> runners =
@@ -272,13 +278,12 @@ bool GlobalProtocol::runsAfter(const Gate &gate, Operation *from,
 }
 
 bool GlobalProtocol::isAcquired(const Gate &gate, Operation *op) const {
-  return llvm::any_of(gate.fences, [&](Operation *fence) {
-    return runsAfter(gate, fence, op);
-  });
+  return runsAfterAny(gate, gate.fences, op);
 }
 
 bool GlobalProtocol::followsArrival(const Gate &gate, Operation *op) const {
-  return runsAfter(gate, gate.signal->access, op);
+  Operation *signal = gate.signal->access;
+  return runsAfterAny(gate, signal, op);
 }
 
 bool GlobalProtocol::inOneBlock(ArrayRef<Operation *> a,

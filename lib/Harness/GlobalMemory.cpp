@@ -260,6 +260,10 @@ private:
   /// Whether the two boxes can meet in two blocks (a witness in `why`);
   /// sets `gaveUp` when the cases ran out.
   bool meet(const Box &a, const Box &b, bool cover, std::string &why);
+  /// Whether no two blocks run an op of `a` and one of `b`: versions of a
+  /// kernel chosen uniformly over the grid never meet, nor do the ops of a
+  /// branch one block at most runs.
+  bool neverInTwoBlocks(ArrayRef<Operation *> a, ArrayRef<Operation *> b) const;
   /// The first pair of members of `a` and `b` that meet, as boxes (`why`
   /// then says where); none when no pair does (or the search gave up).
   std::optional<std::pair<Box, Box>> meetMembers(const Box &a, const Box &b,
@@ -914,6 +918,18 @@ static bool inExclusiveBranches(Operation *a, Operation *b,
   return false;
 }
 
+bool GlobalChecker::neverInTwoBlocks(ArrayRef<Operation *> a,
+                                     ArrayRef<Operation *> b) const {
+  return llvm::all_of(a,
+                      [&](Operation *x) {
+                        return llvm::all_of(b, [&](Operation *y) {
+                          return inExclusiveBranches(x, y, model.uniformity,
+                                                     ThreadScope::Grid);
+                        });
+                      }) ||
+         protocol->inOneBlock(a, b);
+}
+
 bool GlobalChecker::clusterBarrierBetween(ArrayRef<Operation *> before,
                                           ArrayRef<Operation *> after) const {
   // Each pair is ordered by a barrier between them, or never meets in one
@@ -958,9 +974,7 @@ std::optional<std::pair<Box, Box>>
 GlobalChecker::meetMembers(const Box &a, const Box &b, std::string &why) {
   for (size_t i = 0; i < a.members.size(); ++i)
     for (size_t j = &a == &b ? i : 0; j < b.members.size(); ++j) {
-      if (inExclusiveBranches(a.members[i], b.members[j], model.uniformity,
-                              ThreadScope::Grid) ||
-          protocol->inOneBlock(a.members[i], b.members[j]))
+      if (neverInTwoBlocks(a.members[i], b.members[j]))
         continue;
       Box ma = memberBox(a, i), mb = memberBox(b, j);
       systems = 0;
@@ -1707,16 +1721,7 @@ void GlobalChecker::run() {
       const Box &other = &writer == &a ? b : a;
       if (reported.contains(writer.representative))
         continue;
-      // Versions of a kernel chosen uniformly over the grid never meet, nor
-      // do the ops of a branch one block at most runs.
-      if (llvm::all_of(a.members,
-                       [&](Operation *x) {
-                         return llvm::all_of(b.members, [&](Operation *y) {
-                           return inExclusiveBranches(x, y, model.uniformity,
-                                                      ThreadScope::Grid);
-                         });
-                       }) ||
-          protocol->inOneBlock(a.members, b.members))
+      if (neverInTwoBlocks(a.members, b.members))
         continue;
       std::string why;
       systems = 0;

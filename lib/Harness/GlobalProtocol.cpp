@@ -833,6 +833,18 @@ static std::optional<int64_t> countThreads(Operation *op, const Model &model,
   return llvm::count(active, true);
 }
 
+/// The bits of a point's counter (index: 64).
+static unsigned getCounterBits(const GlobalProtocol::Point &p) {
+  Type type = p.access.getType();
+  return isa<IndexType>(type) ? 64 : type.getIntOrFloatBitWidth();
+}
+
+/// Whether a counter of `bits` holds the count `sum` (signed: a count at
+/// the sign bit wraps).
+static bool holdsCount(unsigned bits, int64_t sum) {
+  return bits >= 64 || sum < (int64_t(1) << (bits - 1));
+}
+
 bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
   Operation *first = points.front().op();
   bool gridKnown =
@@ -886,12 +898,9 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
         {s.counter.getAsOpaquePointer(),
          std::vector<int64_t>(s.element->begin(), s.element->end())});
     int64_t arrival;
-    Type type = s.access.getType();
-    unsigned width = isa<IndexType>(type) ? 64 : type.getIntOrFloatBitWidth();
     // (Counts that wrap would let two signals see one count.)
-    gate.exclusive =
-        value && s.threads == 1 && it != counts.tallies.end() &&
-        (width >= 64 || it->second.sum < (int64_t(1) << (width - 1)));
+    gate.exclusive = value && s.threads == 1 && it != counts.tallies.end() &&
+                     holdsCount(getCounterBits(s), it->second.sum);
     gate.last = gate.exclusive &&
                 !llvm::SubOverflow(*value, gate.offset, arrival) &&
                 arrival == it->second.sum - s.amount;
@@ -914,8 +923,7 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
                       w.block[0], w.block[1], w.block[2], describeOp(p.poll),
                       describeArgument(p.counter), element, w.threshold)
             .str();
-    Type type = p.access.getType();
-    unsigned width = isa<IndexType>(type) ? 64 : type.getIntOrFloatBitWidth();
+    unsigned width = getCounterBits(p);
     bool turns =
         tally.sum != w.threshold && Enumeration::takesTurns(tally, w.threshold);
     if (turns)
@@ -948,7 +956,7 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
                              : "it can stop waiting before every signal it "
                                "counts on has landed, so it orders nothing")
                          .str());
-    } else if (width < 64 && tally.sum >= (int64_t(1) << (width - 1))) {
+    } else if (!holdsCount(width, tally.sum)) {
       report(check::kGlobalSync, p.poll,
              where +
                  llvm::formatv(", which a {0}-bit counter cannot hold", width)

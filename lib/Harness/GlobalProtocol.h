@@ -210,7 +210,8 @@ private:
   /// signalling thread, or a block barrier after it.
   bool isAcquired(const Gate &gate, Operation *op) const;
   bool followsArrival(const Gate &gate, Operation *op) const;
-  bool runsAfter(const Gate &gate, Operation *from, Operation *op) const;
+  bool runsAfterAny(const Gate &gate, llvm::ArrayRef<Operation *> from,
+                    Operation *op) const;
 };
 
 } // namespace mlir::amk
