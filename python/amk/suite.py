@@ -291,6 +291,9 @@ def launch_study_cases():
     wgmma = ("block = [{bm}, 64, 64], warp = [64, 64], math = wgmma, "
              "inst = [64, 64, 16], stages = 3, vector = 8, threads = {t}, "
              "split_k = {s}, split_reduce = serial")
+    tf32 = ("#amk.gemm_config<block = [64, 64, 32], warp = [64, 64], "
+            "math = wgmma, inst = [64, 64, 8], stages = 3, vector = 4, "
+            "threads = 128, split_k = 2, split_reduce = {reduce}>")
     small = [
         # The last split runs past K; bf16 C through the quad shuffles.
         Case("small_wgmma_nt_17x192x1000_s3", 17, 192, 1000, "bf16", tb=True,
@@ -302,9 +305,7 @@ def launch_study_cases():
              batch=2, tb=True, bias=True, beta=0.5, perf=False,
              config=f"#amk.gemm_config<{wgmma.format(bm=128, t=256, s=2)}>"),
         Case("small_tf32_nt_40x64x256_s2", 40, 64, 256, "tf32", tb=True,
-             perf=False, config="#amk.gemm_config<block = [64, 64, 32], "
-             "warp = [64, 64], math = wgmma, inst = [64, 64, 8], stages = 3, "
-             "vector = 4, threads = 128, split_k = 2, split_reduce = serial>"),
+             perf=False, config=tf32.format(reduce="serial")),
         Case("small_mma_sync_batched_4x100x72x300_s3", 100, 72, 300, "fp16",
              batch=4, bias=True, act="gelu", beta=0.5, perf=False,
              config="#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], "
@@ -326,9 +327,7 @@ def launch_study_cases():
              "math = wgmma, inst = [64, 64, 16], stages = 2, vector = 8, "
              "threads = 128>"),
         Case("small_tf32_nn_96x80x520_s2", 96, 80, 520, "tf32", perf=False,
-             config="#amk.gemm_config<block = [64, 64, 32], warp = [64, 64], "
-             "math = wgmma, inst = [64, 64, 8], stages = 3, vector = 4, "
-             "threads = 128, split_k = 2, split_reduce = workspace>"),
+             config=tf32.format(reduce="workspace")),
     ]
     return cases + small
 
