@@ -10,6 +10,7 @@
 #include "AMK/Harness/KernelSafety.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace mlir {
 class DataFlowSolver;
@@ -76,6 +77,15 @@ struct MemoryAccess {
 /// whole, in any order).
 inline bool isAtomicAccess(const MemoryAccess &access) {
   return isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(access.op);
+}
+
+/// The positive constant an atomic add adds (`memref.atomic_rmw addi c`,
+/// c > 0: a counter's signal, a slot's take); nullopt for any other update.
+inline std::optional<int64_t> getPositiveAdd(memref::AtomicRMWOp rmw) {
+  std::optional<int64_t> amount = getConstantIntValue(rmw.getValue());
+  if (rmw.getKind() != arith::AtomicRMWKind::addi || !amount || *amount <= 0)
+    return std::nullopt;
+  return amount;
 }
 
 /// The elements from an access's first to its last, inclusive of the gaps

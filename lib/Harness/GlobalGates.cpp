@@ -123,17 +123,12 @@ getArrivalTests(memref::AtomicRMWOp rmw) {
   return tests;
 }
 
-/// Whether a signal of a positive constant to a kernel argument: the kind
-/// of atomic a gate tests.
-static bool isSignal(memref::AtomicRMWOp rmw, Operation *kernel) {
-  std::optional<int64_t> amount = getConstantIntValue(rmw.getValue());
-  return rmw.getKind() == arith::AtomicRMWKind::addi && amount && *amount > 0 &&
-         getKernelArgument(rmw.getMemref(), kernel);
-}
-
 void GlobalProtocol::collectGatedCounters() {
   model.kernel->walk([&](memref::AtomicRMWOp rmw) {
-    if (!isSignal(rmw, model.kernel) || getArrivalTests(rmw).empty())
+    // (A signal of a positive constant to a kernel argument.)
+    if (!getPositiveAdd(rmw) ||
+        !getKernelArgument(rmw.getMemref(), model.kernel) ||
+        getArrivalTests(rmw).empty())
       return;
     const void *counter =
         getKernelArgument(rmw.getMemref(), model.kernel).getAsOpaquePointer();

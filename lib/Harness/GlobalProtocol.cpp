@@ -245,8 +245,8 @@ void GlobalProtocol::collect() {
     if (!counter || !isCounter(counter.getAsOpaquePointer()) ||
         reads.contains(rmw))
       return;
-    std::optional<int64_t> amount = getConstantIntValue(rmw.getValue());
-    if (rmw.getKind() != arith::AtomicRMWKind::addi || !amount || *amount <= 0)
+    std::optional<int64_t> amount = getPositiveAdd(rmw);
+    if (!amount)
       return; // checkAccesses reports it.
     Point p;
     p.access = rmw;

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SlotCounters.h"
+#include "Bounds.h"
 #include "BoundsProver.h"
 #include "ProgramOrder.h"
 
@@ -148,11 +149,7 @@ collectAdds(Operation *kernel,
       if (!arg || arg.getOwner()->getParentOp() != kernel ||
           !isa<MemRefType>(arg.getType()))
         continue;
-      std::optional<int64_t> amount =
-          rmw ? getConstantIntValue(rmw.getValue()) : std::nullopt;
-      bool slot = rmw && operand == rmw.getMemref() &&
-                  rmw.getKind() == arith::AtomicRMWKind::addi && amount &&
-                  *amount > 0;
+      bool slot = rmw && operand == rmw.getMemref() && getPositiveAdd(rmw);
       if (slot)
         adds[arg].push_back(rmw);
       else
