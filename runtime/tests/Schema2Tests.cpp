@@ -153,35 +153,32 @@ TEST(Schema2, RefusesAWrittenBufferThatOverlapsAnother) {
       "written"));
 }
 
-TEST(Schema2, ReadsCooperativeKernels) {
-  // A kernel is not cooperative unless the manifest says so.
-  EXPECT_FALSE(loadGemm().manifest().kernels[0].cooperative);
+/// A boolean kernel key: false unless the manifest states it, true where it
+/// does, and a manifest error where its value is `notBool`.
+void expectKernelFlag(const std::string &key, bool KernelSpec::*flag,
+                      const std::string &notBool) {
+  EXPECT_FALSE(loadGemm().manifest().kernels[0].*flag);
+  std::string stated = "\"" + key + "\": true";
   std::string text = replaced(gemmText(), "\"cache_key\": \"k-main\",",
-                              "\"cache_key\": \"k-main\", "
-                              "\"cooperative\": true,");
+                              "\"cache_key\": \"k-main\", " + stated + ",");
   Bundle bundle;
   ASSERT_TRUE(parseInInputs(text, bundle).ok());
-  EXPECT_TRUE(bundle.manifest().kernels[0].cooperative);
+  EXPECT_TRUE(bundle.manifest().kernels[0].*flag);
   EXPECT_TRUE(bundle.warnings().empty());
   // The key has a type.
-  EXPECT_TRUE(contains(manifestError(replaced(text, "\"cooperative\": true",
-                                              "\"cooperative\": 1")),
-                       "cooperative"));
+  EXPECT_TRUE(contains(
+      manifestError(replaced(text, stated, "\"" + key + "\": " + notBool)),
+      key));
+}
+
+TEST(Schema2, ReadsCooperativeKernels) {
+  // A kernel is not cooperative unless the manifest says so.
+  expectKernelFlag("cooperative", &KernelSpec::cooperative, "1");
 }
 
 TEST(Schema2, ReadsProgrammaticKernels) {
   // A kernel waits for the one before it only where the manifest says so.
-  EXPECT_FALSE(loadGemm().manifest().kernels[0].programmatic);
-  std::string text = replaced(gemmText(), "\"cache_key\": \"k-main\",",
-                              "\"cache_key\": \"k-main\", "
-                              "\"programmatic\": true,");
-  Bundle bundle;
-  ASSERT_TRUE(parseInInputs(text, bundle).ok());
-  EXPECT_TRUE(bundle.manifest().kernels[0].programmatic);
-  EXPECT_TRUE(bundle.warnings().empty());
-  EXPECT_TRUE(contains(manifestError(replaced(text, "\"programmatic\": true",
-                                              "\"programmatic\": \"yes\"")),
-                       "programmatic"));
+  expectKernelFlag("programmatic", &KernelSpec::programmatic, "\"yes\"");
 }
 
 TEST(Schema2, WarnsAboutUnknownKeysAndUnverifiedKernels) {
