@@ -80,7 +80,8 @@ static bool isModelled(Operation *op) {
            (isa<nvgpu::WarpgroupAccumulatorType>(from) &&
             isa<LLVM::LLVMStructType>(to));
   }
-  // The NVVM ops AMK's kernels use: special registers, barriers, MMAs.
+  // The NVVM ops AMK's kernels use: special registers, barriers, MMAs;
+  // and warp votes (convergent: checkConvergence).
   // nvgpu: the async copies, their groups and waits, ldmatrix and mma.sync;
   // mbarriers created, initialized, arrived on and waited on by parity
   // (MBarrier.cpp), with transaction bytes (`arrive.expect_tx`) that TMA
@@ -105,7 +106,9 @@ static bool isModelled(Operation *op) {
                NVVM::ElectSyncOp, NVVM::FenceProxyOp, NVVM::MembarOp,
                NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp,
                NVVM::WgmmaWaitGroupSyncOp, NVVM::SetMaxRegisterOp,
-               NVVM::GriddepcontrolOp>(op);
+               NVVM::GriddepcontrolOp, NVVM::VoteSyncOp, NVVM::LaneMaskLtOp,
+               NVVM::LaneMaskLeOp, NVVM::LaneMaskEqOp, NVVM::LaneMaskGeOp,
+               NVVM::LaneMaskGtOp>(op);
   // Value plumbing of the NVVM MMA results, and constants (which the range
   // analysis below reads).
   return isa<LLVM::ExtractValueOp, LLVM::InsertValueOp, LLVM::UndefOp,

@@ -14,6 +14,7 @@
 
 #include "Normalize.h"
 #include "SlotCounters.h"
+#include "WarpAggregation.h"
 
 #include "AMK/Harness/KernelSafety.h"
 
@@ -582,13 +583,15 @@ OwningOpRef<gpu::GPUFuncOp> mlir::amk::normalizeForChecks(gpu::GPUFuncOp func) {
                       })
                       .wasInterrupted();
   bool countedWhiles = hasCountedWhile(func);
-  if (!branches && !multiDim && !countedWhiles)
+  bool aggregated = hasWarpAggregatedTakes(func);
+  if (!branches && !multiDim && !countedWhiles && !aggregated)
     return nullptr;
   OwningOpRef<gpu::GPUFuncOp> copy = cast<gpu::GPUFuncOp>(func->clone());
   if (branches && failed(liftBranches(*copy)))
     return nullptr;
   // (After the lifting: a loop of branches may become such a while loop.)
   rewriteCountedWhiles(*copy);
+  rewriteWarpAggregatedTakes(*copy);
   if (multiDim)
     unrollVectorAccesses(*copy);
   return copy;

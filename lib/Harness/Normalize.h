@@ -21,10 +21,11 @@ namespace mlir::amk {
 /// split into rows, affine.apply as arith, counted and strided while loops
 /// as scf.for. One rewrite is not exact but sound for the checks: a work
 /// queue's loop becomes one run of its body (each run takes a slot of its
-/// own; Normalize.cpp's rewriteWorkQueue). No op is folded or dropped, and
-/// every op keeps its location, so each finding names the original access.
-/// Null when `func` needs none of it, or a rewrite failed (the checks then
-/// report what they cannot model in the original).
+/// own; Normalize.cpp's rewriteWorkQueue), and a warp-aggregated atomic
+/// becomes a slot take per lane (WarpAggregation.h). No op is folded or
+/// dropped, and every op keeps its location, so each finding names the original
+/// access. Null when `func` needs none of it, or a rewrite failed (the checks
+/// then report what they cannot model in the original).
 OwningOpRef<gpu::GPUFuncOp> normalizeForChecks(gpu::GPUFuncOp func);
 
 } // namespace mlir::amk

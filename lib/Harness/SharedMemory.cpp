@@ -390,6 +390,8 @@ void Checker::checkPairs(ArrayRef<Unit> units) {
         // (a span against itself is no screen: each member meets itself).
         bool screen =
             (a.span || b.span) && a.span != b.span && !a.group && !b.group;
+        if (screen && disjointFootprints(a, b))
+          continue;
         if (screen && !mayConflict(a, b)) {
           if (unprovable)
             return;
@@ -425,6 +427,27 @@ Checker::footprint(const SharedAccess &a) {
     }
   footprints[&a] = bytes;
   return bytes;
+}
+
+std::optional<std::pair<int64_t, int64_t>> Checker::footprint(const Unit &u) {
+  if (!u.span)
+    return footprint(*u.access);
+  std::optional<std::pair<int64_t, int64_t>> bytes;
+  for (const SharedAccess *m : u.span->members) {
+    std::optional<std::pair<int64_t, int64_t>> f = footprint(*m);
+    if (!f)
+      return std::nullopt;
+    bytes = bytes ? std::make_pair(std::min(bytes->first, f->first),
+                                   std::max(bytes->second, f->second))
+                  : *f;
+  }
+  return bytes;
+}
+
+bool Checker::disjointFootprints(const Unit &a, const Unit &b) {
+  std::optional<std::pair<int64_t, int64_t>> fa = footprint(a),
+                                             fb = footprint(b);
+  return fa && fb && (fa->second <= fb->first || fb->second <= fa->first);
 }
 
 bool Checker::disjointFootprints(const SharedAccess &a, const SharedAccess &b) {

@@ -509,6 +509,11 @@ private:
   std::optional<std::pair<int64_t, int64_t>> footprint(const SharedAccess &a);
   /// Whether the footprints of `a` and `b` are known and disjoint.
   bool disjointFootprints(const SharedAccess &a, const SharedAccess &b);
+  /// The bytes a unit (an access, or every member of a span) may touch.
+  std::optional<std::pair<int64_t, int64_t>> footprint(const Unit &u);
+  /// Whether the footprints of two units (not groups) are known and
+  /// disjoint: a screen before any system.
+  bool disjointFootprints(const Unit &a, const Unit &b);
   /// Whether any question check() asks can have a solution for the pair
   /// (spans as the union of their members' bytes); reports nothing.
   bool mayConflict(const Unit &a, const Unit &b);
