@@ -27,6 +27,7 @@
 #include "SharedMemoryModel.h"
 
 #include "AMK/Analysis/Address.h"
+#include "AMK/Analysis/LaunchIndex.h"
 #include "AMK/Harness/Harness.h"
 #include "AMK/Harness/KernelSafety.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -34,6 +35,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <set>
 
 using namespace mlir;
 using namespace mlir::amk;
@@ -236,6 +238,75 @@ void GlobalProtocol::collectGates() {
       gates.push_back(std::move(gate));
     }
   }
+}
+
+/// The grid dimension whose size `v` is (through casts to 32 bits or
+/// more, which hold any grid size), if it is one.
+static std::optional<int> getGridDim(Value v) {
+  auto wide = [](Value x) {
+    return x.getType().isIndex() || x.getType().getIntOrFloatBitWidth() >= 32;
+  };
+  while (isa_and_nonnull<arith::IndexCastOp, arith::IndexCastUIOp,
+                         arith::ExtUIOp, arith::ExtSIOp>(v.getDefiningOp())) {
+    if (!wide(v))
+      return std::nullopt;
+    v = v.getDefiningOp()->getOperand(0);
+  }
+  std::optional<LaunchIndex> index = getLaunchIndex(v.getDefiningOp());
+  if (!index || index->kind != LaunchIndex::Kind::GridDim)
+    return std::nullopt;
+  return index->dim;
+}
+
+std::optional<bool> GlobalProtocol::countGatesOverGrid(ArrayRef<int64_t> grid) {
+  // One dimension not known, every other of one block.
+  int unknown = -1;
+  for (int d = 0; d < 3; ++d) {
+    int64_t size = d < int(grid.size()) ? grid[d] : 1;
+    if (size > 1 || (size <= 0 && unknown >= 0))
+      return std::nullopt;
+    if (size <= 0)
+      unknown = d;
+  }
+  if (unknown < 0 || !model.blockKnown ||
+      model.block[0] * model.block[1] * model.block[2] > 1024)
+    return std::nullopt;
+  // Signals of gated counters alone, each to an element no other signals,
+  // run once in every block by one thread: under no loop and no branch but
+  // tests of the thread.
+  std::set<std::pair<const void *, SmallVector<int64_t, 2>>> elements;
+  for (Point &p : points) {
+    if (p.poll || !gatedCounters.contains(p.counter.getAsOpaquePointer()) ||
+        !p.element ||
+        !elements.insert({p.counter.getAsOpaquePointer(), *p.element}).second)
+      return std::nullopt;
+    for (Operation *parent = p.op()->getParentOp(); parent != model.kernel;
+         parent = parent->getParentOp()) {
+      auto ifOp = dyn_cast<scf::IfOp>(parent);
+      if (!ifOp || !threads.isThreadOnly(ifOp.getCondition()))
+        return std::nullopt;
+    }
+    std::optional<std::vector<bool>> runs =
+        getRunningThreads(p.op(), model, threads, {}, /*must=*/true);
+    if (!runs || llvm::count(*runs, true) != 1)
+      return std::nullopt;
+    p.threads = 1;
+  }
+  // Each element's signals add their amount once per block of the grid, G
+  // blocks (below 2^31). A threshold G + k is the same in every block, so
+  // one block at most passes the gate where the counter holds G without
+  // wrapping; the last, for every G, where the add is 1 and G + k - offset
+  // is the last arrival's count, G - 1.
+  for (Gate &gate : gates) {
+    const Point &s = *gate.signal;
+    std::optional<std::pair<Value, int64_t>> split =
+        splitConstantOffset(gate.threshold);
+    std::optional<int> dim = split ? getGridDim(split->first) : std::nullopt;
+    gate.exclusive = dim && *dim == unknown && getCounterBits(s) >= 32;
+    gate.last =
+        gate.exclusive && s.amount == 1 && split->second == gate.offset - 1;
+  }
+  return true;
 }
 
 bool GlobalProtocol::isGated(const Gate &gate, Operation *op) const {

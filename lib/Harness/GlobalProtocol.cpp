@@ -833,24 +833,15 @@ static std::optional<int64_t> countThreads(Operation *op, const Model &model,
   return llvm::count(active, true);
 }
 
-/// The bits of a point's counter (index: 64).
-static unsigned getCounterBits(const GlobalProtocol::Point &p) {
-  Type type = p.access.getType();
-  return isa<IndexType>(type) ? 64 : type.getIntOrFloatBitWidth();
-}
-
-/// Whether a counter of `bits` holds the count `sum` (signed: a count at
-/// the sign bit wraps).
-static bool holdsCount(unsigned bits, int64_t sum) {
-  return bits >= 64 || sum < (int64_t(1) << (bits - 1));
-}
-
 bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
   Operation *first = points.front().op();
   bool gridKnown =
       grid.size() >= 1 && llvm::all_of(grid, [](int64_t g) { return g > 0; });
   // (A block of more threads than CUDA allows is AMK-RES-THREADS; its
   // threads are not counted one by one.)
+  if (!gridKnown)
+    if (std::optional<bool> counted = countGatesOverGrid(grid))
+      return *counted;
   if (!model.blockKnown || !gridKnown ||
       model.block[0] * model.block[1] * model.block[2] > 1024) {
     report(check::kUnprovable, first,

@@ -105,6 +105,10 @@ private:
   bool locateRelease(Point &signal);
   bool locateAcquire(Point &poll);
   bool enumerate(llvm::ArrayRef<int64_t> grid);
+  /// The counts of a protocol of gates alone over a grid one of whose
+  /// dimensions is not known (GlobalGates.cpp); nullopt where it is not
+  /// such a protocol.
+  std::optional<bool> countGatesOverGrid(llvm::ArrayRef<int64_t> grid);
 
   const smem::Model &model;
   smem::ThreadEvaluator &threads;

@@ -80,6 +80,18 @@ getRunningThreads(Operation *op, const smem::Model &model,
                   smem::ThreadEvaluator &threads, llvm::ArrayRef<Value> known,
                   bool must);
 
+/// The bits of a point's counter (index: 64).
+inline unsigned getCounterBits(const GlobalProtocol::Point &p) {
+  Type type = p.access.getType();
+  return isa<IndexType>(type) ? 64 : type.getIntOrFloatBitWidth();
+}
+
+/// Whether a counter of `bits` holds the count `sum` (signed: a count at
+/// the sign bit wraps).
+inline bool holdsCount(unsigned bits, int64_t sum) {
+  return bits >= 64 || sum < (int64_t(1) << (bits - 1));
+}
+
 } // namespace protocol
 } // namespace mlir::amk
 
