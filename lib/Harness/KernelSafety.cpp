@@ -893,6 +893,28 @@ checkMemoryAccesses(Operation *kernel, const UniformityInfo &uniformity,
   return success();
 }
 
+/// Drops the findings after `before` that repeat an earlier one's check,
+/// location and message up to its last parenthesis (the witness).
+static void collapseCopies(SmallVectorImpl<HarnessFinding> &findings,
+                           size_t before) {
+  llvm::StringSet<> seen;
+  auto *kept = findings.begin() + before;
+  for (HarnessFinding &f : llvm::drop_begin(findings, before)) {
+    StringRef message = f.message;
+    if (message.ends_with(")"))
+      message = message.rsplit(" (").first;
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << f.check << '\0' << f.loc << '\0' << message;
+    if (!seen.insert(key).second)
+      continue;
+    if (kept != &f)
+      *kept = std::move(f);
+    ++kept;
+  }
+  findings.erase(kept, findings.end());
+}
+
 LogicalResult
 mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
                              SmallVectorImpl<HarnessFinding> &findings,
@@ -924,6 +946,12 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
   OwningOpRef<gpu::GPUFuncOp> normalized;
   if (func && (normalized = normalizeForChecks(func)))
     kernel = func = *normalized;
+  // An unrolled loop's copies share their ops' locations: one finding per
+  // op and fault, not one per copy (the witnesses differ).
+  auto collapse = llvm::make_scope_exit([&] {
+    if (normalized && (*normalized)->hasAttr(kUnrolledAttrName))
+      collapseCopies(findings, before);
+  });
   if (target) {
     timed("resources", [&] {
       checkResources(kernel, func, *target, name, findings, report);

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Normalize.h"
+#include "MBarrier.h"
 #include "SlotCounters.h"
 #include "WarpAggregation.h"
 
@@ -27,6 +28,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -34,6 +36,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/FoldUtils.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -573,6 +576,111 @@ void rewriteCountedWhiles(Operation *root) {
       (void)rewriteWorkQueue(loop, rewriter);
 }
 
+/// The most iterations a loop unrolled for its bitwise indices may have,
+/// and the most copies of loop bodies the unrolling of one kernel makes.
+constexpr int64_t kMaxUnrolledTrips = 32;
+constexpr int64_t kMaxUnrolledCopies = 1024;
+
+/// Whether `v` depends on `iv` through integer arithmetic.
+bool dependsOn(Value v, Value iv, int depth = 0) {
+  if (v == iv)
+    return true;
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 16 || op->getName().getDialectNamespace() != "arith")
+    return false;
+  return llvm::any_of(op->getOperands(), [&](Value operand) {
+    return dependsOn(operand, iv, depth + 1);
+  });
+}
+
+/// Marks the loops that counted while loops inside an unrolled copy became
+/// (unrollTriangularNests).
+constexpr llvm::StringLiteral kFromUnrolledCopy = "amk.from_unrolled_copy";
+
+/// A loop of a small constant trip count that holds a while loop starting
+/// from its count, which the rewrites above cannot take (a triangular nest:
+/// a bitonic network's `for (k = 2; k <= n; k <<= 1) for (j = k >> 1; j > 0;
+/// j >>= 1)`), or, made from such a while loop in an unrolled copy, whose
+/// count is a shift amount (`j = j0 >> i` around `tid ^ j`). Unrolled, its
+/// copies' counts are constants, which the checks model exactly there
+/// (`tid ^ j`, `tid & k` by bits). Its trip count, or nullopt.
+std::optional<int64_t> getTriangularTrips(scf::ForOp loop) {
+  std::optional<int64_t> trips = mbarrier::constantTripCount(loop);
+  if (!trips || *trips < 1 || *trips > kMaxUnrolledTrips)
+    return std::nullopt;
+  Value iv = loop.getInductionVar();
+  bool marked = loop->hasAttr(kFromUnrolledCopy);
+  bool unroll =
+      loop.getBody()
+          ->walk([&](Operation *op) {
+            bool shiftsByCount =
+                marked &&
+                isa<arith::ShLIOp, arith::ShRUIOp, arith::ShRSIOp>(op) &&
+                !getConstantIntValue(op->getOperand(1)) &&
+                dependsOn(op->getOperand(1), iv);
+            auto inner = dyn_cast<scf::WhileOp>(op);
+            bool whileFromCount =
+                inner && llvm::any_of(inner.getInits(), [&](Value init) {
+                  return dependsOn(init, iv);
+                });
+            return shiftsByCount || whileFromCount ? WalkResult::interrupt()
+                                                   : WalkResult::advance();
+          })
+          .wasInterrupted();
+  return unroll ? trips : std::nullopt;
+}
+
+bool hasTriangularNest(Operation *root) {
+  return root
+      ->walk([](scf::ForOp loop) {
+        return getTriangularTrips(loop) ? WalkResult::interrupt()
+                                        : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Unrolls such loops, outermost first, folding the constants each copy's
+/// count makes (pure arith ops only) and rewriting the while loops that
+/// then count from constants; up to kMaxUnrolledCopies bodies in all.
+void unrollTriangularNests(Operation *root) {
+  int64_t copies = 0;
+  for (int round = 0; round < 64; ++round) {
+    scf::ForOp outer;
+    root->walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+      if (!getTriangularTrips(loop))
+        return WalkResult::advance();
+      outer = loop;
+      return WalkResult::interrupt();
+    });
+    int64_t trips = outer ? *getTriangularTrips(outer) : 0;
+    if (!outer || copies + trips > kMaxUnrolledCopies ||
+        failed(loopUnrollFull(outer)))
+      return;
+    copies += trips;
+    root->setAttr(kUnrolledAttrName, UnitAttr::get(root->getContext()));
+    // (In program order, so a fold's constant feeds the next op's fold.)
+    OperationFolder folder(root->getContext());
+    SmallVector<Operation *> arith;
+    root->walk([&](Operation *op) {
+      if (op->getName().getDialectNamespace() == "arith" &&
+          !isa<arith::ConstantOp>(op) && isPure(op))
+        arith.push_back(op);
+    });
+    for (Operation *op : arith)
+      if (llvm::all_of(op->getOperands(), [](Value v) {
+            return v.getDefiningOp<arith::ConstantOp>();
+          }))
+        (void)folder.tryToFold(op);
+    llvm::DenseSet<Operation *> before;
+    root->walk([&](scf::ForOp loop) { before.insert(loop); });
+    rewriteCountedWhiles(root);
+    root->walk([&](scf::ForOp loop) {
+      if (!before.contains(loop))
+        loop->setAttr(kFromUnrolledCopy, UnitAttr::get(root->getContext()));
+    });
+  }
+}
+
 } // namespace
 
 OwningOpRef<gpu::GPUFuncOp> mlir::amk::normalizeForChecks(gpu::GPUFuncOp func) {
@@ -584,13 +692,15 @@ OwningOpRef<gpu::GPUFuncOp> mlir::amk::normalizeForChecks(gpu::GPUFuncOp func) {
                       .wasInterrupted();
   bool countedWhiles = hasCountedWhile(func);
   bool aggregated = hasWarpAggregatedTakes(func);
-  if (!branches && !multiDim && !countedWhiles && !aggregated)
+  bool triangular = hasTriangularNest(func);
+  if (!branches && !multiDim && !countedWhiles && !aggregated && !triangular)
     return nullptr;
   OwningOpRef<gpu::GPUFuncOp> copy = cast<gpu::GPUFuncOp>(func->clone());
   if (branches && failed(liftBranches(*copy)))
     return nullptr;
   // (After the lifting: a loop of branches may become such a while loop.)
   rewriteCountedWhiles(*copy);
+  unrollTriangularNests(*copy);
   rewriteWarpAggregatedTakes(*copy);
   if (multiDim)
     unrollVectorAccesses(*copy);

@@ -28,6 +28,10 @@ namespace mlir::amk {
 /// then report what they cannot model in the original).
 OwningOpRef<gpu::GPUFuncOp> normalizeForChecks(gpu::GPUFuncOp func);
 
+/// The unit attribute on a copy in which loops were unrolled (a triangular
+/// nest of while loops, Normalize.cpp): its findings repeat per copy.
+constexpr llvm::StringLiteral kUnrolledAttrName = "amk.unrolled";
+
 } // namespace mlir::amk
 
 #endif // AMK_LIB_HARNESS_NORMALIZE_H

@@ -178,6 +178,10 @@ static void appendCanonical(const Lin &l, std::vector<int64_t> &key) {
   key.push_back(l.constant);
 }
 
+/// The most set bits of a constant that `x ^ c` and `x & c` are modelled
+/// by, bit by bit (each bit is two divisions in the system).
+static constexpr int kMaxBitTerms = 4;
+
 Lin SystemBuilder::divMod(const Lin &x, int64_t d, bool wantRemainder) {
   if (d == 1)
     return wantRemainder ? Lin::of(0) : x;
@@ -564,6 +568,31 @@ Lin SystemBuilder::translate(Value v, const Instance &in, int depth) {
       if (nonNegative(op->getOperand(1 - i)))
         return unsignedMin(op, op->getOperand(i), op->getOperand(1 - i), in,
                            depth);
+  // x ^ c and x & c with c a constant of a few set bits and x >= 0: sums
+  // over c's bits of x's bit b, (x / 2^b) mod 2 (exact; a bitonic network's
+  // partner `tid ^ j` and direction `tid & k`).
+  if (isa<arith::XOrIOp, arith::AndIOp>(op)) {
+    for (unsigned side : {1u, 0u}) {
+      std::optional<int64_t> c = getConstantIntValue(op->getOperand(side));
+      Value x = op->getOperand(1 - side);
+      if (!c || *c < 0 || *c >= (int64_t(1) << 30) ||
+          llvm::popcount(uint64_t(*c)) > kMaxBitTerms || !nonNegative(x))
+        continue;
+      bool isXor = isa<arith::XOrIOp>(op);
+      Lin value = expr(x, in, depth + 1);
+      Lin sum = isXor ? value : Lin::of(0);
+      for (int64_t b = 0; b < 30; ++b) {
+        if (!((*c >> b) & 1))
+          continue;
+        int64_t weight = int64_t(1) << b;
+        Lin bit = divMod(divMod(value, weight, false), 2, true);
+        // x ^ 2^b flips the bit: + 2^b where it is 0, - 2^b where it is 1.
+        sum =
+            isXor ? sum + (Lin::of(1) - bit * 2) * weight : sum + bit * weight;
+      }
+      return sum;
+    }
+  }
   // x ^ y with 0 <= y < 2^n: the high bits of x stay and the low n bits are
   // some r in [0, 2^n). What races need of xor is that it is a bijection for
   // a fixed y; solve() adds that between the two threads' instances of the

@@ -364,3 +364,174 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=run,racecheck args=f32[256]
+// Twin: a bitonic sort of 256 values in shared memory, its network as
+// while loops (`for (k = 2; k <= 256; k <<= 1) for (j = k >> 1; j > 0;
+// j >>= 1)`): the inner loop starts from the outer one's count, so the
+// nest is unrolled (8 + 7 + ... + 1 steps), and each step's partner
+// `tid ^ j` and direction `tid & k` are modelled bit by bit: a thread
+// swaps with its partner only when the partner is above it, so no two
+// threads of a step touch one element.
+gpu.module @m {
+  gpu.func @bitonic(%data: memref<256xf32>) workgroup(%s: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %v = memref.load %data[%tid] : memref<256xf32>
+    memref.store %v, %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    %kend = scf.while (%k = %c2) : (index) -> index {
+      %more = arith.cmpi ule, %k, %c256 : index
+      scf.condition(%more) %k : index
+    } do {
+    ^bb0(%k: index):
+      %j0 = arith.shrui %k, %c1 : index
+      %jend = scf.while (%j = %j0) : (index) -> index {
+        %pos = arith.cmpi ugt, %j, %c0 : index
+        scf.condition(%pos) %j : index
+      } do {
+      ^bb0(%j: index):
+        gpu.barrier
+        %ixj = arith.xori %tid, %j : index
+        %up = arith.cmpi ugt, %ixj, %tid : index
+        scf.if %up {
+          %bit = arith.andi %tid, %k : index
+          %asc = arith.cmpi eq, %bit, %c0 : index
+          %a = memref.load %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+          %b = memref.load %s[%ixj] : memref<256xf32, #gpu.address_space<workgroup>>
+          %gt = arith.cmpf ogt, %a, %b : f32
+          %swap = arith.cmpi eq, %gt, %asc : i1
+          scf.if %swap {
+            memref.store %b, %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+            memref.store %a, %s[%ixj] : memref<256xf32, #gpu.address_space<workgroup>>
+          }
+        }
+        %jn = arith.shrui %j, %c1 : index
+        scf.yield %jn : index
+      }
+      %kn = arith.shli %k, %c1 : index
+      scf.yield %kn : index
+    }
+    gpu.barrier
+    %r = memref.load %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %r, %data[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=racecheck args=f32[256]
+// Bug: no barrier between the steps: a step reads what the previous
+// one's partner may still be writing (one finding per op and partner,
+// not one per unrolled copy).
+gpu.module @m {
+  gpu.func @bitonic_no_barrier(%data: memref<256xf32>) workgroup(%s: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %v = memref.load %data[%tid] : memref<256xf32>
+    // expected-error @+1 {{no barrier between them (write-write}}
+    memref.store %v, %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    %kend = scf.while (%k = %c2) : (index) -> index {
+      %more = arith.cmpi ule, %k, %c256 : index
+      scf.condition(%more) %k : index
+    } do {
+    ^bb0(%k: index):
+      %j0 = arith.shrui %k, %c1 : index
+      %jend = scf.while (%j = %j0) : (index) -> index {
+        %pos = arith.cmpi ugt, %j, %c0 : index
+        scf.condition(%pos) %j : index
+      } do {
+      ^bb0(%j: index):
+        %ixj = arith.xori %tid, %j : index
+        %up = arith.cmpi ugt, %ixj, %tid : index
+        scf.if %up {
+          %bit = arith.andi %tid, %k : index
+          %asc = arith.cmpi eq, %bit, %c0 : index
+          // expected-error @+1 {{no barrier between them (write-read}}
+          %a = memref.load %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+          // expected-error @+1 {{no barrier between them (write-read}}
+          %b = memref.load %s[%ixj] : memref<256xf32, #gpu.address_space<workgroup>>
+          %gt = arith.cmpf ogt, %a, %b : f32
+          %swap = arith.cmpi eq, %gt, %asc : i1
+          scf.if %swap {
+            // expected-error @+1 {{no barrier between them (write-write}}
+            memref.store %b, %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+            // expected-error @+1 {{no barrier between them (write-write}}
+            memref.store %a, %s[%ixj] : memref<256xf32, #gpu.address_space<workgroup>>
+          }
+        }
+        %jn = arith.shrui %j, %c1 : index
+        scf.yield %jn : index
+      }
+      %kn = arith.shli %k, %c1 : index
+      scf.yield %kn : index
+    }
+    gpu.barrier
+    %r = memref.load %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %r, %data[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=racecheck args=f32[256]
+// Bug: both threads of a pair swap (partner != tid instead of >).
+gpu.module @m {
+  gpu.func @bitonic_both_swap(%data: memref<256xf32>) workgroup(%s: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %v = memref.load %data[%tid] : memref<256xf32>
+    memref.store %v, %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    %kend = scf.while (%k = %c2) : (index) -> index {
+      %more = arith.cmpi ule, %k, %c256 : index
+      scf.condition(%more) %k : index
+    } do {
+    ^bb0(%k: index):
+      %j0 = arith.shrui %k, %c1 : index
+      %jend = scf.while (%j = %j0) : (index) -> index {
+        %pos = arith.cmpi ugt, %j, %c0 : index
+        scf.condition(%pos) %j : index
+      } do {
+      ^bb0(%j: index):
+        gpu.barrier
+        %ixj = arith.xori %tid, %j : index
+        %up = arith.cmpi ne, %ixj, %tid : index
+        scf.if %up {
+          %bit = arith.andi %tid, %k : index
+          %asc = arith.cmpi eq, %bit, %c0 : index
+          // expected-error @+1 {{no barrier between them (write-read}}
+          %a = memref.load %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+          // expected-error @+1 {{no barrier between them (write-read}}
+          %b = memref.load %s[%ixj] : memref<256xf32, #gpu.address_space<workgroup>>
+          %gt = arith.cmpf ogt, %a, %b : f32
+          %swap = arith.cmpi eq, %gt, %asc : i1
+          scf.if %swap {
+            memref.store %b, %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+            // expected-error @+1 {{no barrier between them (write-write}}
+            memref.store %a, %s[%ixj] : memref<256xf32, #gpu.address_space<workgroup>>
+          }
+        }
+        %jn = arith.shrui %j, %c1 : index
+        scf.yield %jn : index
+      }
+      %kn = arith.shli %k, %c1 : index
+      scf.yield %kn : index
+    }
+    gpu.barrier
+    %r = memref.load %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %r, %data[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
