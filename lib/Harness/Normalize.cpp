@@ -576,8 +576,9 @@ void rewriteCountedWhiles(Operation *root) {
       (void)rewriteWorkQueue(loop, rewriter);
 }
 
-/// The most iterations a loop unrolled for its bitwise indices may have,
-/// and the most copies of loop bodies the unrolling of one kernel makes.
+/// The most iterations a loop of a triangular nest may have to be
+/// unrolled, and the most copies of loop bodies one kernel's unrolling
+/// makes.
 constexpr int64_t kMaxUnrolledTrips = 32;
 constexpr int64_t kMaxUnrolledCopies = 1024;
 

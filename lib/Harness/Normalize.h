@@ -19,13 +19,15 @@ namespace mlir::amk {
 /// becomes an scf.if whose condition guards its arms), n-D vector transfers
 /// unrolled to guarded 1-D ones (VectorToSCF), n-D vector loads and stores
 /// split into rows, affine.apply as arith, counted and strided while loops
-/// as scf.for. One rewrite is not exact but sound for the checks: a work
+/// as scf.for, a triangular nest of while loops (a bitonic network) unrolled
+/// with its constants folded (pure arith ops only: no access is folded or
+/// dropped). Two rewrites are not exact but sound for the checks: a work
 /// queue's loop becomes one run of its body (each run takes a slot of its
 /// own; Normalize.cpp's rewriteWorkQueue), and a warp-aggregated atomic
-/// becomes a slot take per lane (WarpAggregation.h). No op is folded or
-/// dropped, and every op keeps its location, so each finding names the original
-/// access. Null when `func` needs none of it, or a rewrite failed (the checks
-/// then report what they cannot model in the original).
+/// becomes a slot take per lane (WarpAggregation.h). Every op keeps its
+/// location, so each finding names the original access. Null when `func`
+/// needs none of it, or a rewrite failed (the checks then report what they
+/// cannot model in the original).
 OwningOpRef<gpu::GPUFuncOp> normalizeForChecks(gpu::GPUFuncOp func);
 
 /// The unit attribute on a copy in which loops were unrolled (a triangular
