@@ -584,6 +584,22 @@ private:
   llvm::DenseMap<std::pair<Operation *, Operation *>,
                  std::optional<MBarrierOrder>>
       orders;
+
+  /// Straight-line order of a TMA load and an access outside loops, without
+  /// a system (a ring unrolled in straight-line code asks it of every stage
+  /// read): every thread that runs `b` waited first for the load's phase or
+  /// a later one, or a block barrier runs after `b` and before the load is
+  /// issued and the async proxy needs no fence for `b`.
+  bool tmaOrderedInLine(const SharedAccess &load, const SharedAccess &b);
+  /// What the ops of a block before `op` did: the latest phase of each
+  /// barrier they waited for, and the block barriers among them (each block
+  /// walked once).
+  struct InLine {
+    llvm::SmallDenseMap<MBarrierPhases::Barrier, int64_t, 2> waited;
+    int64_t barriers = 0;
+  };
+  const InLine &inLineOf(Operation *op);
+  llvm::DenseMap<Operation *, InLine> inLine;
 };
 
 } // namespace mlir::amk::smem

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ProgramOrder.h"
 #include "SharedMemoryModel.h"
 
 #include "AMK/Analysis/Uniformity.h"
@@ -602,10 +603,63 @@ static void splitXors(const SystemBuilder &builder,
   }
 }
 
+const Checker::InLine &Checker::inLineOf(Operation *op) {
+  if (auto it = inLine.find(op); it != inLine.end())
+    return it->second;
+  InLine facts;
+  for (Operation &x : *op->getBlock()) {
+    inLine[&x] = facts;
+    if (isBlockBarrier(&x))
+      ++facts.barriers;
+    auto wait = model.phases.of.find(&x);
+    if (isa<nvgpu::MBarrierTryWaitParityOp>(x) &&
+        wait != model.phases.of.end() && !wait->second.loop) {
+      int64_t &latest = facts.waited[wait->second.barrier];
+      latest = std::max(latest, wait->second.base);
+    }
+  }
+  return inLine[op];
+}
+
+bool Checker::tmaOrderedInLine(const SharedAccess &load,
+                               const SharedAccess &b) {
+  const MBarrierPhases &phases = model.phases;
+  auto phase = phases.of.find(load.access.op);
+  if (phase == phases.of.end() || phase->second.loop ||
+      !enclosingLoops(load.access.op, model.kernel).empty() ||
+      !enclosingLoops(b.access.op, model.kernel).empty())
+    return false;
+  // A wait before b, in its block or one around it.
+  for (Operation *at = b.access.op; at && at != model.kernel;
+       at = at->getParentOp()) {
+    const InLine &facts = inLineOf(at);
+    auto waited = facts.waited.find(phase->second.barrier);
+    if (waited != facts.waited.end() && waited->second >= phase->second.base)
+      return true;
+  }
+  // A barrier after b and before the load: in their common block (or on
+  // the way down to the load, which barrierBetween walks).
+  if (!barrierOrdersForAsyncProxy(b))
+    return false;
+  auto [common, fromB, toLoad] =
+      getCommonBlock(b.access.op, load.access.op, model.kernel);
+  if (common && fromB != toLoad && fromB->isBeforeInBlock(toLoad)) {
+    // (Counts, not references: a lookup may grow the map.)
+    int64_t atLoad = inLineOf(toLoad).barriers;
+    int64_t afterB = inLineOf(fromB).barriers + (isBlockBarrier(fromB) ? 1 : 0);
+    if (atLoad > afterB)
+      return true;
+  }
+  return barrierBetween(b.access.op, load.access.op, model.kernel);
+}
+
 bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
                     const Relation &relation, Hit &hit) {
   const SharedAccess &a = *ua.access, &b = *ub.access;
   if (inExclusiveBranches(a.access.op, b.access.op, model))
+    return false;
+  if (q == Question::TmaUnwaited && a.access.op != b.access.op &&
+      tmaOrderedInLine(a, b))
     return false;
   hit.a = a.access.op;
   hit.b = b.access.op;

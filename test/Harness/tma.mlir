@@ -932,3 +932,90 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Twin: two rounds of one stage in straight-line code: each read follows
+// the wait for its round's phase, and the first round's read comes
+// before the barrier the second load is issued after (ordered without
+// a system: Checker::tmaOrderedInLine).
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 1>
+!box = memref<64x64xf16, #gpu.address_space<workgroup>>
+gpu.module @m {
+  gpu.func @two_rounds_in_line(%d: !desc) workgroup(%buf: memref<64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %tx = arith.constant 8192 : index
+    %ticks = arith.constant 1000000 : index
+    %false = arith.constant false
+    %true = arith.constant true
+    %bars = nvgpu.mbarrier.create -> !bars
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.remui %tid, %c64 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bars[%c0], %c1 : !bars
+    }
+    gpu.barrier
+    %b0 = memref.subview %buf[0, 0] [64, 64] [1, 1] : memref<64x64xf16, #gpu.address_space<workgroup>> to !box
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      nvgpu.tma.async.load %d[%c0, %c0], %bars[%c0] to %b0 : !desc, !bars -> !box
+    }
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %false, %ticks : !bars
+    %x0 = memref.load %b0[%row, %c0] : !box
+    gpu.barrier
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      nvgpu.tma.async.load %d[%c64, %c0], %bars[%c0] to %b0 : !desc, !bars -> !box
+    }
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %true, %ticks : !bars
+    %y0 = memref.load %b0[%row, %c0] : !box
+    gpu.return
+  }
+}
+
+// -----
+
+// Bug: the second round's read comes before its wait: the thread has
+// waited only for the first round's phase.
+!desc = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 1>
+!box = memref<64x64xf16, #gpu.address_space<workgroup>>
+gpu.module @m {
+  gpu.func @two_rounds_in_line_early(%d: !desc) workgroup(%buf: memref<64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %tx = arith.constant 8192 : index
+    %ticks = arith.constant 1000000 : index
+    %false = arith.constant false
+    %true = arith.constant true
+    %bars = nvgpu.mbarrier.create -> !bars
+    %first = arith.cmpi eq, %tid, %c0 : index
+    %row = arith.remui %tid, %c64 : index
+    scf.if %first {
+      nvgpu.mbarrier.init %bars[%c0], %c1 : !bars
+    }
+    gpu.barrier
+    %b0 = memref.subview %buf[0, 0] [64, 64] [1, 1] : memref<64x64xf16, #gpu.address_space<workgroup>> to !box
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      nvgpu.tma.async.load %d[%c0, %c0], %bars[%c0] to %b0 : !desc, !bars -> !box
+    }
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %false, %ticks : !bars
+    %x0 = memref.load %b0[%row, %c0] : !box
+    gpu.barrier
+    scf.if %first {
+      nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx : !bars
+      nvgpu.tma.async.load %d[%c64, %c0], %bars[%c0] to %b0 : !desc, !bars -> !box
+    }
+    // expected-error-re @+1 {{[AMK-ASYNC-UNWAITED] 'memref.load' at line {{[0-9]+}} touches shared memory that the TMA load ('nvgpu.tma.async.load' at line {{[0-9]+}}) may still be writing}}
+    %y0 = memref.load %b0[%row, %c0] : !box
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %true, %ticks : !bars
+    gpu.return
+  }
+}
