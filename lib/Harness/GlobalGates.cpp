@@ -189,8 +189,9 @@ void GlobalProtocol::collectGates() {
                                1024)
     return;
   for (const Point &s : points) {
-    if (s.poll || !gatedCounters.contains(s.counter.getAsOpaquePointer()) ||
-        !s.element)
+    // (Its element may vary per block: a split-K tile's counter. The counts
+    // then prove each element's last block.)
+    if (s.poll || !gatedCounters.contains(s.counter.getAsOpaquePointer()))
       continue;
     // Once per block, by one thread (the branches around it tell which).
     std::optional<std::vector<bool>> runs =
@@ -356,10 +357,27 @@ bool GlobalProtocol::inOneBlock(ArrayRef<Operation *> a,
                                 ArrayRef<Operation *> b) const {
   if (!proved)
     return false;
+  // (A gate of an element that varies runs in one block per element.)
   return llvm::any_of(gates, [&](const Gate &gate) {
     auto gated = [&](Operation *op) { return isGated(gate, op); };
-    return gate.exclusive && llvm::all_of(a, gated) && llvm::all_of(b, gated);
+    return gate.exclusive && gate.signal->element && llvm::all_of(a, gated) &&
+           llvm::all_of(b, gated);
   });
+}
+
+SmallVector<ValueRange>
+GlobalProtocol::getGateElements(ArrayRef<Operation *> a,
+                                ArrayRef<Operation *> b) const {
+  SmallVector<ValueRange> elements;
+  if (!proved)
+    return elements;
+  for (const Gate &gate : gates) {
+    auto gated = [&](Operation *op) { return isGated(gate, op); };
+    if (gate.exclusive && !gate.signal->element && llvm::all_of(a, gated) &&
+        llvm::all_of(b, gated))
+      elements.push_back(gate.signal->access.getIndices());
+  }
+  return elements;
 }
 
 bool GlobalProtocol::checkCounterStarts() {
@@ -371,11 +389,17 @@ bool GlobalProtocol::checkCounterStarts() {
   for (memref::StoreOp store : resets) {
     std::optional<SmallVector<int64_t>> at =
         getConstantIntValues(getAsOpFoldResult(store.getIndices()));
+    // The gate's element: the same constants, or the same index values.
+    auto sameElement = [&](const Point &signal) {
+      if (signal.element)
+        return at &&
+               ArrayRef<int64_t>(*at) == ArrayRef<int64_t>(*signal.element);
+      return llvm::equal(store.getIndices(), signal.access.getIndices());
+    };
     bool valid = llvm::any_of(gates, [&](const Gate &gate) {
-      return gate.last && gate.signal->counter == store.getMemref() && at &&
-             ArrayRef<int64_t>(*at) ==
-                 ArrayRef<int64_t>(*gate.signal->element) &&
-             isGated(gate, store) && followsArrival(gate, store);
+      return gate.last && gate.signal->counter == store.getMemref() &&
+             sameElement(*gate.signal) && isGated(gate, store) &&
+             followsArrival(gate, store);
     });
     if (valid) {
       reset.insert(store.getMemref().getAsOpaquePointer());

@@ -814,6 +814,25 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
   addOrderings(b, ib, a, ia);
   if (alwaysOrdered)
     return false;
+  // Two blocks in the branch of one gate per element (a split-K tile's
+  // last block) signalled different elements.
+  for (ValueRange index : protocol->getGateElements(a.members, b.members)) {
+    SmallVector<Alternative, 2> differ;
+    bool apart = false;
+    for (Value i : index) {
+      Lin delta = builder.expr(i, ia) - builder.expr(i, ib);
+      std::optional<int64_t> constant = delta.asConstant();
+      if (constant == 0)
+        continue;
+      apart |= constant.has_value();
+      differ.push_back({{delta - 1, false}});
+      differ.push_back({{delta * -1 - 1, false}});
+    }
+    if (differ.empty())
+      return false; // the same element in both blocks: one block
+    if (!apart)
+      unordered.push_back(std::move(differ));
+  }
   // A cluster barrier between the two orders the blocks of one cluster:
   // only blocks of different clusters can race then.
   if (!cluster.empty() && (clusterBarrierBetween(a.members, b.members) ||

@@ -55,6 +55,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <set>
 
 #include <map>
 
@@ -553,6 +554,9 @@ public:
   std::vector<Wait> waits;
   /// How many instances of each point ran over the grid.
   llvm::DenseMap<const GlobalProtocol::Point *, int64_t> instancesOf;
+  /// The counter elements each signal reached.
+  llvm::DenseMap<const GlobalProtocol::Point *, std::set<std::vector<int64_t>>>
+      elementsOf;
   std::map<std::pair<const void *, std::vector<int64_t>>, Tally> tallies;
   /// Each gate threshold's value, the same at every instance of its signal
   /// (nullopt: it differs between them, or is not computed).
@@ -663,6 +667,7 @@ bool Enumeration::record(const GlobalProtocol::Point &p) {
     return true;
   }
   successors[node].push_back(tally.node);
+  elementsOf[&p].insert(index);
   if (auto it = gateThresholds.find(&p); it != gateThresholds.end())
     for (Value threshold : it->second) {
       std::optional<int64_t> value = evaluate(threshold);
@@ -885,16 +890,25 @@ bool GlobalProtocol::enumerate(ArrayRef<int64_t> grid) {
   for (Gate &gate : gates) {
     std::optional<int64_t> value = counts.gateValues.lookup(gate.threshold);
     const Point &s = *gate.signal;
-    auto it = counts.tallies.find(
-        {s.counter.getAsOpaquePointer(),
-         std::vector<int64_t>(s.element->begin(), s.element->end())});
+    // Every element the signal reaches (one, or one per tile), with its
+    // sum: one block at most passes per element; the last where every
+    // element's sum completes at the threshold. (Counts that wrap would
+    // let two signals see one count.)
+    SmallVector<int64_t> sums;
+    for (const std::vector<int64_t> &index : counts.elementsOf.lookup(&s))
+      if (auto it =
+              counts.tallies.find({s.counter.getAsOpaquePointer(), index});
+          it != counts.tallies.end())
+        sums.push_back(it->second.sum);
     int64_t arrival;
-    // (Counts that wrap would let two signals see one count.)
-    gate.exclusive = value && s.threads == 1 && it != counts.tallies.end() &&
-                     holdsCount(getCounterBits(s), it->second.sum);
-    gate.last = gate.exclusive &&
-                !llvm::SubOverflow(*value, gate.offset, arrival) &&
-                arrival == it->second.sum - s.amount;
+    gate.exclusive = value && s.threads == 1 && !sums.empty() &&
+                     llvm::all_of(sums, [&](int64_t sum) {
+                       return holdsCount(getCounterBits(s), sum);
+                     });
+    gate.last =
+        gate.exclusive && !llvm::SubOverflow(*value, gate.offset, arrival) &&
+        llvm::all_of(sums,
+                     [&](int64_t sum) { return arrival == sum - s.amount; });
   }
   bool ok = true;
   llvm::SmallPtrSet<Operation *, 4> reported;

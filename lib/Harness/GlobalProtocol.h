@@ -94,6 +94,14 @@ public:
   bool inOneBlock(llvm::ArrayRef<Operation *> a,
                   llvm::ArrayRef<Operation *> b) const;
 
+  /// The counter indices of the gates whose element varies per block (a
+  /// tile's counter) and whose branch holds every op of `a` and `b`: one
+  /// block at most enters it per element, so two blocks that run `a` and
+  /// `b` signalled different elements.
+  llvm::SmallVector<ValueRange>
+  getGateElements(llvm::ArrayRef<Operation *> a,
+                  llvm::ArrayRef<Operation *> b) const;
+
   struct Point;
 
 private:
