@@ -594,6 +594,19 @@ bool dependsOn(Value v, Value iv, int depth = 0) {
   });
 }
 
+/// Whether `v` reaches an xor, and or or through integer arithmetic.
+bool feedsBitwise(Value v, int depth = 0) {
+  for (Operation *user : v.getUsers()) {
+    if (isa<arith::XOrIOp, arith::AndIOp, arith::OrIOp>(user))
+      return true;
+    if (depth < 8 && user->getName().getDialectNamespace() == "arith" &&
+        user->getNumResults() == 1 &&
+        feedsBitwise(user->getResult(0), depth + 1))
+      return true;
+  }
+  return false;
+}
+
 /// Marks the loops that counted while loops inside an unrolled copy became
 /// (unrollTriangularNests).
 constexpr llvm::StringLiteral kFromUnrolledCopy = "amk.from_unrolled_copy";
@@ -614,11 +627,13 @@ std::optional<int64_t> getTriangularTrips(scf::ForOp loop) {
   bool unroll =
       loop.getBody()
           ->walk([&](Operation *op) {
+            // A shift by the count that a bitwise op takes (`tid ^ (1 <<
+            // i)`), or, in a loop from an unrolled copy, any shift by it.
             bool shiftsByCount =
-                marked &&
                 isa<arith::ShLIOp, arith::ShRUIOp, arith::ShRSIOp>(op) &&
                 !getConstantIntValue(op->getOperand(1)) &&
-                dependsOn(op->getOperand(1), iv);
+                dependsOn(op->getOperand(1), iv) &&
+                (marked || feedsBitwise(op->getResult(0)));
             auto inner = dyn_cast<scf::WhileOp>(op);
             bool whileFromCount =
                 inner && llvm::any_of(inner.getInits(), [&](Value init) {

@@ -535,3 +535,92 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=run,racecheck args=f32[256]
+// Twin: the same network as scf.for loops, the partner `tid ^ (1 << (i -
+// jj))` and direction `tid & (1 << (i + 1))`: a loop whose count is a
+// shift amount that a bitwise op takes is unrolled the same way.
+gpu.module @m {
+  gpu.func @bitonic_for(%data: memref<256xf32>) workgroup(%s: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %v = memref.load %data[%tid] : memref<256xf32>
+    memref.store %v, %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    scf.for %i = %c0 to %c8 step %c1 {
+      %i1 = arith.addi %i, %c1 : index
+      %k = arith.shli %c1, %i1 : index
+      scf.for %jj = %c0 to %i1 step %c1 {
+        %sh = arith.subi %i, %jj : index
+        %j = arith.shli %c1, %sh : index
+        gpu.barrier
+        %ixj = arith.xori %tid, %j : index
+        %up = arith.cmpi ugt, %ixj, %tid : index
+        scf.if %up {
+          %bit = arith.andi %tid, %k : index
+          %asc = arith.cmpi eq, %bit, %c0 : index
+          %a = memref.load %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+          %b = memref.load %s[%ixj] : memref<256xf32, #gpu.address_space<workgroup>>
+          %gt = arith.cmpf ogt, %a, %b : f32
+          %swap = arith.cmpi eq, %gt, %asc : i1
+          scf.if %swap {
+            memref.store %b, %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+            memref.store %a, %s[%ixj] : memref<256xf32, #gpu.address_space<workgroup>>
+          }
+        }
+      }
+    }
+    gpu.barrier
+    %r = memref.load %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %r, %data[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=racecheck args=f32[256]
+// Bug: both threads of a pair swap.
+gpu.module @m {
+  gpu.func @bitonic_for_both_swap(%data: memref<256xf32>) workgroup(%s: memref<256xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %v = memref.load %data[%tid] : memref<256xf32>
+    memref.store %v, %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    scf.for %i = %c0 to %c8 step %c1 {
+      %i1 = arith.addi %i, %c1 : index
+      %k = arith.shli %c1, %i1 : index
+      scf.for %jj = %c0 to %i1 step %c1 {
+        %sh = arith.subi %i, %jj : index
+        %j = arith.shli %c1, %sh : index
+        gpu.barrier
+        %ixj = arith.xori %tid, %j : index
+        %up = arith.cmpi ne, %ixj, %tid : index
+        scf.if %up {
+          %bit = arith.andi %tid, %k : index
+          %asc = arith.cmpi eq, %bit, %c0 : index
+          // expected-error @+1 {{no barrier between them (write-read}}
+          %a = memref.load %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+          // expected-error @+1 {{no barrier between them (write-read}}
+          %b = memref.load %s[%ixj] : memref<256xf32, #gpu.address_space<workgroup>>
+          %gt = arith.cmpf ogt, %a, %b : f32
+          %swap = arith.cmpi eq, %gt, %asc : i1
+          scf.if %swap {
+            memref.store %b, %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+            // expected-error @+1 {{no barrier between them (write-write}}
+            memref.store %a, %s[%ixj] : memref<256xf32, #gpu.address_space<workgroup>>
+          }
+        }
+      }
+    }
+    gpu.barrier
+    %r = memref.load %s[%tid] : memref<256xf32, #gpu.address_space<workgroup>>
+    memref.store %r, %data[%tid] : memref<256xf32>
+    gpu.return
+  }
+}
