@@ -443,6 +443,10 @@ private:
   void checkCast(memref::CastOp castOp);
   /// Every access `op` makes, in every dimension.
   void checkAccesses(Operation *op);
+  /// An atomic update of an integer narrower than 32 bits is a 32-bit
+  /// compare-and-swap loop on the aligned word around its element: that
+  /// word must lie in the buffer too.
+  void checkSubWordAtomic(memref::AtomicRMWOp op);
   /// Threads along x (known_block_size, else CUDA's most): the warps the
   /// warpgroup ops number by thread id x.
   int64_t blockThreads() {
@@ -770,8 +774,45 @@ void BoundsChecker::checkAccesses(Operation *op) {
   }
 }
 
+void BoundsChecker::checkSubWordAtomic(memref::AtomicRMWOp op) {
+  auto type = cast<MemRefType>(op.getMemref().getType());
+  auto element = dyn_cast<IntegerType>(type.getElementType());
+  if (!element || element.getWidth() >= 32)
+    return;
+  // Buffers start on 16 bytes (kernel arguments, shared allocations), so
+  // the last element's word is inside when the buffer's bytes are a
+  // multiple of 4.
+  int64_t bytes = 0;
+  if (type.hasStaticShape() && type.getLayout().isIdentity() &&
+      !llvm::MulOverflow(type.getNumElements(),
+                         int64_t(llvm::divideCeil(element.getWidth(), 8)),
+                         bytes) &&
+      bytes % 4 == 0)
+    return;
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity()) {
+    report(check::kUnprovable, op,
+           llvm::formatv("{0} updates an i{1} by a 32-bit compare-and-swap "
+                         "of the aligned word around it; {2} has no static "
+                         "size of whole words to hold that word",
+                         describeOp(op), element.getWidth(), type),
+           0, 0, {});
+    return;
+  }
+  int64_t word = llvm::alignTo(bytes, 4);
+  report(check::kOOB, op,
+         llvm::formatv("{0} updates an i{1} by a 32-bit compare-and-swap of "
+                       "the aligned 4-byte word around it (sub-word atomics "
+                       "are widened): {2} holds {3} bytes, so its last "
+                       "element's word reaches {4} bytes past the buffer",
+                       describeOp(op), element.getWidth(), type, bytes,
+                       word - bytes),
+         word, bytes, llvm::json::Object{{"unit", "bytes"}, {"bound", bytes}});
+}
+
 void BoundsChecker::run() {
   kernel->walk([&](Operation *op) {
+    if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op))
+      checkSubWordAtomic(rmw);
     if (auto view = dyn_cast<memref::ViewOp>(op))
       return checkView(view);
     // Reinterpreted views must not reach past their source's elements.

@@ -1058,3 +1058,36 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=memcheck args=i16[3]@zero
+// Bug: three i16 counters, six bytes: a 16-bit atomic add is a 32-bit
+// compare-and-swap of the aligned word around its element, and the word
+// of counter 2 holds bytes 4-7 (memcheck sees the read past the buffer).
+gpu.module @m {
+  gpu.func @count_i16_odd(%ctr: memref<3xi16>) kernel attributes {known_block_size = array<i32: 96, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c32 = arith.constant 32 : index
+    %one = arith.constant 1 : i16
+    %which = arith.divui %tid, %c32 : index
+    // expected-error @+1 {{updates an i16 by a 32-bit compare-and-swap of the aligned 4-byte word around it (sub-word atomics are widened): memref<3xi16> holds 6 bytes, so its last element's word reaches 2 bytes past the buffer}}
+    %old = memref.atomic_rmw addi %one, %ctr[%which] : (i16, memref<3xi16>) -> i16
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=i16[4]@zero
+// Twin: four i16 counters fill two whole words.
+gpu.module @m {
+  gpu.func @count_i16_words(%ctr: memref<4xi16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+    %tid = gpu.thread_id x
+    %c32 = arith.constant 32 : index
+    %one = arith.constant 1 : i16
+    %which = arith.divui %tid, %c32 : index
+    %old = memref.atomic_rmw addi %one, %ctr[%which] : (i16, memref<4xi16>) -> i16
+    gpu.return
+  }
+}
