@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../amk-opt/Registration.h"
+#include "../amk-opt/UpstreamCrashes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -81,34 +82,6 @@ extern "C" LLVM_ATTRIBUTE_USED int LLVMFuzzerInitialize(int *, char ***) {
   return 0;
 }
 
-/// Inputs that crash MLIR's own parsers (fuzz/findings/README.md), not
-/// AMK's code: skipped, so that a run goes on to find AMK's bugs.
-static std::optional<llvm::StringRef> knownUpstreamCrash(llvm::StringRef text) {
-  auto skipSpace = [](llvm::StringRef s) { return s.ltrim(" \t\r\n"); };
-  // llvm/llvm-project#179045: `array<index: ...>`.
-  for (size_t at = text.find("array"); at != llvm::StringRef::npos;
-       at = text.find("array", at + 1)) {
-    llvm::StringRef rest = skipSpace(text.substr(at + 5));
-    if (rest.consume_front("<") && skipSpace(rest).starts_with("index"))
-      return llvm::StringRef("llvm/llvm-project#179045");
-  }
-  // llvm/llvm-project#132747: `dimensions = ` not followed by a list of
-  // integers (a linalg op's parser stores the attribute it failed to parse).
-  for (size_t at = text.find("dimensions"); at != llvm::StringRef::npos;
-       at = text.find("dimensions", at + 1)) {
-    llvm::StringRef rest = skipSpace(text.substr(at + 10));
-    if (!rest.consume_front("="))
-      continue;
-    rest = skipSpace(rest);
-    size_t close = rest.find(']');
-    if (!rest.consume_front("[") || close == llvm::StringRef::npos ||
-        rest.take_front(close - 1).find_first_not_of("0123456789, \t\r\n-") !=
-            llvm::StringRef::npos)
-      return llvm::StringRef("llvm/llvm-project#132747");
-  }
-  return std::nullopt;
-}
-
 extern "C" LLVM_ATTRIBUTE_USED int LLVMFuzzerTestOneInput(const uint8_t *data,
                                                           size_t size) {
   if (!registry)
@@ -116,8 +89,11 @@ extern "C" LLVM_ATTRIBUTE_USED int LLVMFuzzerTestOneInput(const uint8_t *data,
   // A std::string ends in the NUL the MLIR lexer expects at the end of its
   // buffer.
   std::string text(reinterpret_cast<const char *>(data), size);
-  if (std::optional<llvm::StringRef> bug = knownUpstreamCrash(text)) {
-    report(("skipped: a known MLIR parser crash, " + *bug).str());
+  // (Inputs that crash MLIR's own parsers are skipped, so that a run goes
+  // on to find AMK's bugs.)
+  if (std::optional<amk::tools::UpstreamCrash> bug =
+          amk::tools::findUpstreamCrash(text)) {
+    report(("skipped: a known MLIR parser crash, " + bug->issue).str());
     return 0;
   }
 
