@@ -216,7 +216,7 @@ def bench_one(path, iters, flush, ceiling_tbps):
     tensors = make_inputs(bundle)
     pointers = [t.data_ptr() for t in tensors]
     stream = torch.cuda.current_stream().cuda_stream
-    run = lambda: bundle.launch(pointers, None, stream)
+    run = bundle.bind(pointers, None, stream)
     run()
     torch.cuda.synchronize()
     err = 0.0

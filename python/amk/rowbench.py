@@ -161,7 +161,7 @@ def bench_one(manifest_path, sizes, iters, flush, triton_run):
     w, b = by_name.get("weight"), by_name.get("bias")
     pointers = [t.data_ptr() for t in tensors]
     stream = torch.cuda.current_stream().cuda_stream
-    run = lambda: bundle.launch(pointers, request, stream)
+    run = bundle.bind(pointers, request, stream)
     run()
     torch.cuda.synchronize()
     ref = reference(kind, x, w, b, p["eps"])

@@ -272,3 +272,27 @@ def test_a_megakernel_runs_a_llama_block():
     err = (d(y) - ref).abs().max().item()
     assert err <= 0.02 * ref.abs().max().item(), err
 
+
+
+def test_a_bound_launch_repeats_the_launch():
+    """runtime.Bundle.bind: the launch's ctypes arguments built once, the
+    same result as the kernel's own launch, again and again."""
+    import torch
+    from amk import runtime
+    from test_compile import MLP
+    k = amk.compile(MLP, amk.target.from_device())
+    torch.manual_seed(0)
+    x = torch.randn(2, 256, device="cuda").bfloat16()
+    w1 = (torch.randn(1000, 256, device="cuda") / 16).bfloat16()
+    w2 = (torch.randn(256, 1000, device="cuda") / 32).bfloat16()
+    y = torch.empty(2, 256, device="cuda", dtype=torch.bfloat16)
+    k(x, w1, w2, y)
+    first = y.clone()
+    y.fill_(float("nan"))
+    pointers, sizes = k.bind([x, w1, w2, y])
+    run = runtime.Bundle(k.path).bind(
+        pointers, sizes, torch.cuda.current_stream().cuda_stream)
+    for _ in range(3):
+        run()
+    torch.cuda.synchronize()
+    assert torch.equal(y, first)
