@@ -226,9 +226,9 @@ def test_strided_bias_on_cached_calls():
         assert close(out, torch_ref(a, w.t(), bias), 128)
 
 
-def test_a_megakernel_runs_the_decode_mlp():
-    """amk.compile of an amk.graph, launched on torch tensors: one
-    cooperative kernel, against torch's Linear-GELU-Linear in fp64."""
+def compiled_mlp():
+    """test_compile's decode MLP compiled for this GPU, and its tensors
+    (x, w1, w2, y)."""
     import torch
     from test_compile import MLP
     k = amk.compile(MLP, amk.target.from_device())
@@ -237,6 +237,14 @@ def test_a_megakernel_runs_the_decode_mlp():
     w1 = (torch.randn(1000, 256, device="cuda") / 16).bfloat16()
     w2 = (torch.randn(256, 1000, device="cuda") / 32).bfloat16()
     y = torch.empty(2, 256, device="cuda", dtype=torch.bfloat16)
+    return k, (x, w1, w2, y)
+
+
+def test_a_megakernel_runs_the_decode_mlp():
+    """amk.compile of an amk.graph, launched on torch tensors: one
+    cooperative kernel, against torch's Linear-GELU-Linear in fp64."""
+    import torch
+    k, (x, w1, w2, y) = compiled_mlp()
     for _ in range(3):  # the counters start from zero at every launch
         k(x, w1, w2, y)
     torch.cuda.synchronize()
@@ -279,13 +287,7 @@ def test_a_bound_launch_repeats_the_launch():
     same result as the kernel's own launch, again and again."""
     import torch
     from amk import runtime
-    from test_compile import MLP
-    k = amk.compile(MLP, amk.target.from_device())
-    torch.manual_seed(0)
-    x = torch.randn(2, 256, device="cuda").bfloat16()
-    w1 = (torch.randn(1000, 256, device="cuda") / 16).bfloat16()
-    w2 = (torch.randn(256, 1000, device="cuda") / 32).bfloat16()
-    y = torch.empty(2, 256, device="cuda", dtype=torch.bfloat16)
+    k, (x, w1, w2, y) = compiled_mlp()
     k(x, w1, w2, y)
     first = y.clone()
     y.fill_(float("nan"))
