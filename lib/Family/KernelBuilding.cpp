@@ -101,6 +101,29 @@ void mlir::amk::buildSignal(ImplicitLocOpBuilder &b, Value leader,
       arith::ConstantIntOp::create(b, b.getI32Type(), 1), counters, index);
 }
 
+Value mlir::amk::buildLastArrival(ImplicitLocOpBuilder &b, Value leader,
+                                  Value counters, ValueRange index,
+                                  int64_t arrivals, Value flag) {
+  Value zero = arith::ConstantIndexOp::create(b, 0);
+  gpu::BarrierOp::create(b);
+  {
+    auto ifOp = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+    Value before = memref::AtomicRMWOp::create(
+        b, arith::AtomicRMWKind::addi,
+        arith::ConstantIntOp::create(b, b.getI32Type(), 1), counters, index);
+    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+    Value last = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq, before,
+        arith::ConstantIntOp::create(b, b.getI32Type(), arrivals - 1));
+    memref::StoreOp::create(b, last, flag, ValueRange{zero});
+  }
+  gpu::BarrierOp::create(b);
+  return memref::LoadOp::create(b, flag, ValueRange{zero});
+}
+
 void mlir::amk::buildWait(ImplicitLocOpBuilder &b, Value leader, Value counters,
                           ValueRange index, Value threshold) {
   {

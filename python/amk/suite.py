@@ -283,7 +283,10 @@ def launch_study_cases():
             for split in splits:
                 # (Serial needs every block resident: one per SM here.)
                 tiles = -(-m // bm) * -(-n // bn) * split
-                for reduce in ("workspace", "serial")[:1 + (tiles <= 132)]:
+                # (Last, like workspace, has no block wait for another.)
+                reduces = ["workspace", "last"] + (["serial"] if tiles <= 132
+                                                   else [])
+                for reduce in reduces:
                     cases.append(Case(
                         f"{name}_{bm}x{bn}_{reduce}{split}", m, n, k, "bf16",
                         tb=tb, config=f"#amk.gemm_config<{tile}, split_k = "
@@ -315,6 +318,22 @@ def launch_study_cases():
              config="#amk.gemm_config<block = [32, 32, 8], warp = [16, 32], "
              "math = simt, thread = [4, 4], stages = 2, vector = 1, "
              "threads = 64, split_k = 4, split_reduce = serial>"),
+        # The same four math paths summed by the last split to arrive.
+        Case("small_last_wgmma_nn_70x128x520_s4", 70, 128, 520, "bf16",
+             perf=False, bias=True, act="silu",
+             config="#amk.gemm_config<" + wgmma.format(bm=128, t=256, s=4)
+             .replace("serial", "last") + ">"),
+        Case("small_last_tf32_nt_40x64x256_s2", 40, 64, 256, "tf32", tb=True,
+             perf=False, config=tf32.format(reduce="last")),
+        Case("small_last_mma_sync_batched_4x100x72x300_s3", 100, 72, 300,
+             "fp16", batch=4, bias=True, act="gelu", beta=0.5, perf=False,
+             config="#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], "
+             "math = mma_sync, inst = [16, 8, 16], stages = 3, vector = 8, "
+             "threads = 128, split_k = 3, split_reduce = last>"),
+        Case("small_last_simt_33x45x70_s4", 33, 45, 70, "fp32", perf=False,
+             config="#amk.gemm_config<block = [32, 32, 8], warp = [16, 32], "
+             "math = simt, thread = [4, 4], stages = 2, vector = 1, "
+             "threads = 64, split_k = 4, split_reduce = last>"),
         # Launches of two and three kernels (each after the first launched
         # while the one before it runs): a workspace split, a repack of
         # both operands (odd rows), a tf32 B as [K, N] with a split.

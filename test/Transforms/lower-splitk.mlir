@@ -179,6 +179,50 @@ func.func @serial(%a: memref<64x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memr
 
 // -----
 
+// Summed by the last split to arrive (split_reduce = last): one kernel, not
+// cooperative. Every split stores its partial tile to its slot of the
+// workspace; then thread 0 fences, adds 1 to its tile's counter, fences
+// again and tells the block, through a shared flag, whether it saw the
+// count of the last arrival (split_k - 1). That block sums the partials of
+// every split in split order and finishes C.
+// CHECK-LABEL: func.func @last
+// CHECK-DAG:     %[[WS:.*]] = gpu.alloc  () : memref<1x2x64x4096xf32>
+// CHECK-DAG:     %[[CTR:.*]] = gpu.alloc  () : memref<64xi32>
+// CHECK:         gpu.memset %[[CTR]]
+// CHECK:         gpu.launch_func @ls::@ls blocks in (%c64{{[_0-9]*}}, %c1{{[_0-9]*}}, %c2{{[_0-9]*}}){{.*}}args({{.*}}, %[[WS]] : memref<1x2x64x4096xf32>, %[[CTR]] : memref<64xi32>)
+// CHECK-NOT:     gpu.launch_func
+// CHECK:       gpu.func @ls({{.*}}, %[[P:.*]]: memref<1x2x64x4096xf32>, %[[C:.*]]: memref<64xi32> {amk.counter}) workgroup(%[[FLAG:.*]] : memref<1xi1, #gpu.address_space<workgroup>>)
+// CHECK-NOT:     amk.cooperative
+// CHECK-SAME:    known_grid_size = array<i32: 64, 1, 2>
+// CHECK:         %[[Z:.*]] = gpu.block_id  z
+// CHECK:         %[[SPLIT:.*]] = arith.remui %[[Z]], %c2
+// CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:         vector.store {{.*}}, %[[P]][%{{.*}}, %[[SPLIT]], {{.*}}] {{.*}} : memref<1x2x64x4096xf32>, vector<2xf32>
+// CHECK-NOT:     memref<64x4096xbf16>
+// CHECK:         gpu.barrier
+// CHECK-NEXT:    scf.if
+// CHECK-NEXT:      nvvm.memory.barrier <gpu>
+// CHECK-NEXT:      %[[N:.*]] = memref.atomic_rmw addi %c1_i32, %[[C]][%[[TILE:.*]]] : (i32, memref<64xi32>) -> i32
+// CHECK-NEXT:      nvvm.memory.barrier <gpu>
+// CHECK-NEXT:      %[[IS:.*]] = arith.cmpi eq, %[[N]], %c1_i32
+// CHECK-NEXT:      memref.store %[[IS]], %[[FLAG]]
+// CHECK:         gpu.barrier
+// CHECK-NEXT:    %[[LAST:.*]] = memref.load %[[FLAG]]
+// CHECK-NEXT:    scf.if %[[LAST]] {
+// CHECK:           vector.load %[[P]][%{{.*}}, %c0{{[_0-9]*}}, {{.*}}] {{.*}} : memref<1x2x64x4096xf32>, vector<8xf32>
+// CHECK:           vector.load %[[P]][%{{.*}}, %c1{{[_0-9]*}}, {{.*}}] {{.*}} : memref<1x2x64x4096xf32>, vector<8xf32>
+// CHECK:           vector.store {{.*}} : memref<64x4096xbf16>, vector<8xbf16>
+module attributes {amk.target = #amk.target<"h100">} {
+func.func @last(%a: memref<64x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<64x4096xbf16>) {
+  amk.kernel "ls" config(#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], math = wgmma, inst = [64, 64, 16], stages = 6, vector = 8, threads = 128, split_k = 2, split_reduce = last>) {
+    amk.matmul %a, %b into %c {transpose_b} : memref<64x4096xbf16>, memref<4096x4096xbf16>, memref<64x4096xbf16>
+  }
+  return
+}
+}
+
+// -----
+
 // Before sm_90 there is no griddepcontrol: the reduction is an ordinary
 // launch after the product.
 // CHECK-LABEL: func.func @workspace_sm80

@@ -246,7 +246,7 @@ func.func @split_k_bf16_out(%a: memref<16x4096xbf16>, %b: memref<4096x256xbf16>,
 // A serial split waits on blocks of its own grid: it must be known...
 module attributes {amk.target = #amk.target<"h100">} {
 func.func @serial_dynamic(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<?x4096xbf16>) {
-  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: split_reduce = serial needs static M, N and batch (its blocks wait for each other: the grid must be known)}}
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: split_reduce = serial needs static M, N and batch (the splits of a tile meet at its counter: the grid must be known)}}
   amk.kernel "sd" config(#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], math = wgmma, inst = [64, 64, 16], stages = 4, vector = 8, threads = 128, split_k = 2, split_reduce = serial>) {
     amk.matmul %a, %b into %c : memref<?x4096xbf16>, memref<4096x4096xbf16>, memref<?x4096xbf16>
   }
@@ -277,6 +277,40 @@ func.func @serial_specialized(%a: memref<128x4096xbf16>, %b: memref<4096x4096xbf
   // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: split_reduce = serial needs every thread in the epilogue: not a warp-specialized wgmma kernel}}
   amk.kernel "ss" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 4, vector = 8, threads = 384, split_k = 2, split_reduce = serial>) {
     amk.matmul %a, %b into %c {transpose_b} : memref<128x4096xbf16>, memref<4096x4096xbf16>, memref<128x4096xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// A split summed by the last to arrive meets at its tile's counter too: a
+// known grid...
+module attributes {amk.target = #amk.target<"h100">} {
+func.func @last_dynamic(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<?x4096xbf16>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: split_reduce = last needs static M, N and batch (the splits of a tile meet at its counter: the grid must be known)}}
+  amk.kernel "ld" config(#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], math = wgmma, inst = [64, 64, 16], stages = 4, vector = 8, threads = 128, split_k = 2, split_reduce = last>) {
+    amk.matmul %a, %b into %c : memref<?x4096xbf16>, memref<4096x4096xbf16>, memref<?x4096xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// ... and every thread in the epilogue; but no block waits for another,
+// so the 256 blocks a serial split could not hold at once are fine.
+module attributes {amk.target = #amk.target<"h100">} {
+func.func @last_specialized(%a: memref<128x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<128x4096xbf16>) {
+  // expected-error @+1 {{[AMK-SYNTH-UNSUPPORTED] the synthesizer cannot generate this config: split_reduce = last needs every thread in the epilogue: not a warp-specialized wgmma kernel}}
+  amk.kernel "ls" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 4, vector = 8, threads = 384, split_k = 2, split_reduce = last>) {
+    amk.matmul %a, %b into %c {transpose_b} : memref<128x4096xbf16>, memref<4096x4096xbf16>, memref<128x4096xbf16>
+  }
+  return
+}
+func.func @last_not_resident(%a: memref<64x4096xbf16>, %b: memref<16384x4096xbf16>, %c: memref<64x16384xbf16>) {
+  amk.kernel "lnr" config(#amk.gemm_config<block = [64, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 6, vector = 8, threads = 128, split_k = 2, split_reduce = last>) {
+    amk.matmul %a, %b into %c {transpose_b} : memref<64x4096xbf16>, memref<16384x4096xbf16>, memref<64x16384xbf16>
   }
   return
 }

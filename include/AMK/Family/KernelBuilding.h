@@ -44,6 +44,14 @@ Value buildActivation(ImplicitLocOpBuilder &b, Activation activation, Value x);
 void buildSignal(ImplicitLocOpBuilder &b, Value leader, Value counters,
                  ValueRange index);
 
+/// An arrival at a gate (the last block to arrive): a signal whose count,
+/// after a second fence (acquire), tells the leader whether its block is
+/// the one that completes `arrivals` adds to `counters[index]`; it stores
+/// that into the i1 shared-memory `flag`, which the block reads after a
+/// barrier. Returns the flag as read: true in the last block to arrive.
+Value buildLastArrival(ImplicitLocOpBuilder &b, Value leader, Value counters,
+                       ValueRange index, int64_t arrivals, Value flag);
+
 /// A wait: the thread where `leader` spins on an atomic read of
 /// `counters[index]` until it reaches the i32 `threshold`, then fences at
 /// gpu scope (acquire); a block barrier brings the acquire to the block.

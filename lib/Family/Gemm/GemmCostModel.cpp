@@ -183,9 +183,10 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   double elements = double(problem.batch) * problem.m * problem.n;
   bool workspace = usesSplitWorkspace(config);
   bool serial = usesSerialSplit(config);
+  bool lastSplit = usesLastSplit(config);
   double cTraffic = elements * outBytes * (problem.beta != 0.0 ? 2 : 1) *
                     (isAtomicSplit(config) ? double(splits + 1) : 1.0);
-  if (workspace)
+  if (workspace || lastSplit)
     cTraffic += elements * 4.0 * 2 * splits;
   if (serial)
     cTraffic += elements * 4.0 * 2 * (splits - 1);
@@ -245,16 +246,22 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   // a second kernel after the first. A serial split zeroes its counters,
   // and the epilogues of a tile's splits follow each other: each turn sees
   // the previous one's signal, then reads and writes its f32 tile at the
-  // SM's share of L2.
+  // SM's share of L2. A last split zeroes its counters too, and only the
+  // last to arrive at a tile reads the tile's partials.
   if (splits > 1)
     cost.fixedNs += params.launchOverheadNs / (workspace ? 2 : 3);
+  double smL2BytesPerNs =
+      target.hbm_gbps * params.l2BandwidthPerHbm / double(sms);
   if (serial) {
-    double smL2BytesPerNs =
-        target.hbm_gbps * params.l2BandwidthPerHbm / double(sms);
     double turnNs =
         2 * params.memLatencyNs + 2.0 * bm * bn * 4.0 / smL2BytesPerNs;
     cost.fixedNs += double(splits - 1) * turnNs;
   }
+  // The last split's arrival (two fences around an atomic), then its read
+  // of every split's partial tile.
+  if (lastSplit)
+    cost.fixedNs += 2 * params.memLatencyNs +
+                    double(splits) * bm * bn * 4.0 / smL2BytesPerNs;
   // A repacked operand is read and written once more, by a kernel of its
   // own (16-bit elements at a fraction of the rate).
   double repackRate = target.hbm_gbps * params.hbmEfficiency *

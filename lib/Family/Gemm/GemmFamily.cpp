@@ -245,8 +245,8 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
     launch.zeroed.push_back("C");
   if (!storesSplitPartials(config))
     return launch;
-  // The f32 partial tiles: one per split (workspace), or the running sum
-  // the splits of a tile add to in turn (serial).
+  // The f32 partial tiles: one per split (workspace, last), or the running
+  // sum the splits of a tile add to in turn (serial).
   int64_t slots = usesSerialSplit(config) ? 1 : config.getSplitK();
   launch.workspace.push_back(
       WorkspaceBuffer{"partials",
@@ -254,15 +254,16 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
                       {SizeExpr::symbol("B"), SizeExpr::constant(slots),
                        SizeExpr::symbol("M"), SizeExpr::symbol("N")}});
   main.params.push_back("partials");
-  if (usesSerialSplit(config)) {
-    // Serial split-K: the turns' counters, one per tile (static sizes), and
-    // a cooperative launch (checkGemmLowerable checked that it fits).
+  if (usesSplitCounters(config)) {
+    // Serial or last split-K: a counter per tile (static sizes), zeroed;
+    // serial's turns wait for each other, so its launch is cooperative
+    // (checkGemmLowerable checked that it fits).
     MemRefType counters = getSplitCounterType(config, p);
     launch.workspace.push_back(WorkspaceBuffer{
         "counters", counters, {SizeExpr::constant(counters.getDimSize(0))}});
     launch.zeroed.push_back("counters");
     main.params.push_back("counters");
-    main.cooperative = true;
+    main.cooperative = usesSerialSplit(config);
     return launch;
   }
   // Workspace split-K: a second kernel sums the partial tiles into C (grid

@@ -306,8 +306,16 @@ bool mlir::amk::usesSerialSplit(GemmConfigAttr config) {
          config.getSplitReduce() == SplitReduce::serial;
 }
 
+bool mlir::amk::usesLastSplit(GemmConfigAttr config) {
+  return config.getSplitK() > 1 && config.getSplitReduce() == SplitReduce::last;
+}
+
+bool mlir::amk::usesSplitCounters(GemmConfigAttr config) {
+  return usesSerialSplit(config) || usesLastSplit(config);
+}
+
 bool mlir::amk::storesSplitPartials(GemmConfigAttr config) {
-  return usesSplitWorkspace(config) || usesSerialSplit(config);
+  return usesSplitWorkspace(config) || usesSplitCounters(config);
 }
 
 MemRefType mlir::amk::getSplitWorkspaceType(GemmConfigAttr config,
@@ -489,22 +497,28 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
       if (!ShapedType::isDynamic(size) && llvm::MulOverflow(bytes, size, bytes))
         return fail("the split-K workspace exceeds 2^63 bytes");
   }
-  if (usesSerialSplit(config)) {
-    // The turns wait on blocks of the same grid: it is known, so that the
-    // launch can be cooperative and the harness can count the turns.
+  if (usesSplitCounters(config)) {
+    StringRef mode = stringifySplitReduce(config.getSplitReduce());
+    // The splits of a tile meet at its counter, which the harness counts
+    // over the known grid (serial: and the launch is cooperative).
     if (ShapedType::isDynamic(problem.m) || ShapedType::isDynamic(problem.n) ||
         (problem.batched && ShapedType::isDynamic(problem.batch)))
-      return fail("split_reduce = serial needs static M, N and batch (its "
-                  "blocks wait for each other: the grid must be known)");
-    // Every thread of the block passes the barriers around each turn.
+      return fail(llvm::formatv(
+          "split_reduce = {0} needs static M, N and batch (the splits of a "
+          "tile meet at its counter: the grid must be known)",
+          mode));
+    // Every thread of the block passes the barriers around the counter.
     if (isWarpSpecialized(config))
-      return fail("split_reduce = serial needs every thread in the epilogue: "
-                  "not a warp-specialized wgmma kernel");
+      return fail(llvm::formatv("split_reduce = {0} needs every thread in the "
+                                "epilogue: not a warp-specialized wgmma kernel",
+                                mode));
     int64_t tiles = 0;
     if (llvm::MulOverflow(getSplitCounterType(config, problem).getDimSize(0),
                           config.getSplitK(), tiles) ||
         tiles > std::numeric_limits<int32_t>::max())
-      return fail("split_reduce = serial: too many blocks for one grid");
+      return fail(llvm::formatv("split_reduce = {0}: too many blocks for one "
+                                "grid",
+                                mode));
   }
   // TMA moves the tiles: no thread loads them, whatever `vector` says.
   if (config.getMath() == MathInst::wgmma) {

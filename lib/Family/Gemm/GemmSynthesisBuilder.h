@@ -109,11 +109,13 @@ public:
 
   // Rank-2 views of this block's batch, and the bias row.
   Value a, bMat, c, bias;
-  /// split_reduce = workspace or serial: the partial tiles (getSplitWorkspace
-  /// Type), and this block's batch (0 unbatched) and split; serial: the turn
-  /// counters, and whether the epilogue being built is the last split's.
-  Value partials, batchIndex, splitIndex, counters, counterIndex;
-  bool finishesSerial = false;
+  /// split_reduce = workspace, serial or last: the partial tiles
+  /// (getSplitWorkspaceType), and this block's batch (0 unbatched) and
+  /// split; serial and last: the tile counters, and whether the epilogue
+  /// being built finishes C (serial: the last turn; last: the last split to
+  /// arrive); last: the shared flag that says which split that is.
+  Value partials, batchIndex, splitIndex, counters, counterIndex, lastFlag;
+  bool finishesTile = false;
   Value sizeM, sizeN, sizeK;
   /// This block's k-tiles: [kTileBegin, kTileBegin + kTiles) (all of K, or
   /// this block's split of it).
@@ -175,20 +177,35 @@ private:
   /// Stores `values` (f32) unfinished to partials[batch, split, row, col..]
   /// (serial: to the running sum, partials[batch, 0, row, col..]).
   void storePartials(Value row, Value col, ArrayRef<Value> values);
-  /// split_reduce = serial: the running sum the earlier turns left at row,
-  /// col .. col + width (zeros in turn 0).
-  SmallVector<Value> loadRunningSum(Value row, Value col, int64_t width);
-  /// split_reduce = serial: runs `stores` (storeOutput calls), each value
-  /// plus the running sum at its place.
-  void storeWithRunningSum(function_ref<void()> stores);
-  /// A storeOutput call held back by storeWithRunningSum.
+  /// A storeOutput call held back by storeWithSums.
   struct PendingStore {
     Value row, col;
     SmallVector<Value> values, biasValues;
   };
   std::optional<SmallVector<PendingStore>> pending;
+  /// The f32 partial tile of workspace slot `slot` at row, col .. col +
+  /// width, where `ok` holds and the row and columns are inside (zeros
+  /// elsewhere).
+  SmallVector<Value> loadPartialTile(Value slot, Value row, Value col,
+                                     int64_t width, Value ok);
+  /// split_reduce = serial: the running sum the earlier turns left at row,
+  /// col .. col + width (zeros in turn 0).
+  SmallVector<Value> loadRunningSum(Value row, Value col, int64_t width);
+  /// Runs `stores` (storeOutput calls) with each run of values replaced by
+  /// the sum, in order, of the run itself (`addOwn`) and the runs `loads`
+  /// returns for its place; every load is issued before any sum.
+  void storeWithSums(
+      function_ref<void()> stores,
+      function_ref<SmallVector<SmallVector<Value>>(const PendingStore &)> loads,
+      bool addOwn);
+  /// split_reduce = serial: runs `stores`, each value plus the running sum
+  /// at its place.
+  void storeWithRunningSum(function_ref<void()> stores);
+  /// split_reduce = last: runs `stores`, each value replaced by the sum of
+  /// every split's partial at its place, in split order.
+  void storeWithSplitSum(function_ref<void()> stores);
   /// Whether this epilogue stores unfinished partial sums.
-  bool storesPartials() const { return partials && !finishesSerial; }
+  bool storesPartials() const { return partials && !finishesTile; }
   /// Whether runs of `width` columns at multiples of `width` stay aligned
   /// and inside the rows: N is a static multiple of `width`.
   bool runsAligned(int64_t width) const;
@@ -200,6 +217,9 @@ private:
   /// and, after the block's stores, signals it.
   void waitForTurn();
   void signalTurn();
+  /// split_reduce = last: every split stores its partial tile and signals
+  /// its tile's counter; the last to arrive finishes C.
+  void buildLastSplitEpilogue(function_ref<void()> stores);
 };
 
 } // namespace mlir::amk::gemm

@@ -84,19 +84,28 @@ bool usesSplitWorkspace(GemmConfigAttr config);
 /// turns through a counter per tile (split_reduce = serial).
 bool usesSerialSplit(GemmConfigAttr config);
 
+/// Whether `config`'s splits sum their partial tiles in the kernel, the
+/// last to arrive at a tile's counter summing them (split_reduce = last).
+bool usesLastSplit(GemmConfigAttr config);
+
+/// Whether `config`'s main kernel keeps a counter per output tile
+/// (split_reduce = serial or last).
+bool usesSplitCounters(GemmConfigAttr config);
+
 /// Whether `config`'s main kernel keeps f32 partial tiles in a workspace
-/// (split_reduce = workspace or serial).
+/// (split_reduce = workspace, serial or last).
 bool storesSplitPartials(GemmConfigAttr config);
 
-/// The workspace of a split_reduce = workspace or serial config: f32
-/// partial tiles [B, split_k, M, N] (workspace: one per split) or [B, 1, M,
-/// N] (serial: one running sum), B = 1 unbatched, static where the problem
-/// is.
+/// The workspace of a split_reduce = workspace, serial or last config: f32
+/// partial tiles [B, split_k, M, N] (workspace, last: one per split) or
+/// [B, 1, M, N] (serial: one running sum), B = 1 unbatched, static where
+/// the problem is.
 MemRefType getSplitWorkspaceType(GemmConfigAttr config,
                                  const GemmProblem &problem);
 
-/// The turn counters of a split_reduce = serial config (static sizes): one
-/// i32 per output tile of each batch, [B * tiles], zeroed by the launch.
+/// The counters of a split_reduce = serial or last config (static sizes):
+/// one i32 per output tile of each batch, [B * tiles], zeroed by the
+/// launch.
 MemRefType getSplitCounterType(GemmConfigAttr config,
                                const GemmProblem &problem);
 

@@ -27,7 +27,8 @@ def AMK_SplitReduce : I32EnumAttr<"SplitReduce",
     "how the K splits of a GEMM are summed", [
     I32EnumAttrCase<"atomic", 0>,
     I32EnumAttrCase<"workspace", 1>,
-    I32EnumAttrCase<"serial", 2>]> {
+    I32EnumAttrCase<"serial", 2>,
+    I32EnumAttrCase<"last", 3>]> {
   let cppNamespace = "::mlir::amk";
   let genSpecializedAttr = 0;
 }
@@ -154,7 +155,11 @@ def AMK_GemmConfigAttr : AMK_Attr<"GemmConfig", "gemm_config",
     order (a counter per tile in global memory), each adding its partial
     tile to the one in an f32 workspace, the last applying the epilogue to
     C; deterministic, one kernel, and all blocks resident at once (the
-    launch is cooperative).
+    launch is cooperative). `last` sums in the kernel with no turns: every
+    split stores its partial tile to the workspace and signals the tile's
+    counter; the split that arrives last sums the tile's partials in split
+    order and applies the epilogue: deterministic, one kernel, no block
+    waits for another.
 
     ```mlir
     #amk.gemm_config<block = [128, 128, 32], warp = [64, 64], math = mma_sync,
