@@ -175,7 +175,7 @@ SmallVector<Value> GemmKernelBuilder::loadPartialTile(Value slot, Value row,
                                                       Value ok) {
   // Guarded like the stores, by the workspace's own sizes.
   Value rows = operandDim(partials, 2), cols = operandDim(partials, 3);
-  ok = m.andi(ok, m.lt(row, rows));
+  ok = ok ? m.andi(ok, m.lt(row, rows)) : m.lt(row, rows);
   Type f32Type = b.getF32Type();
   auto loadIf = [&](Value cond, Type type, function_ref<Value()> load) {
     auto ifOp = scf::IfOp::create(b, type, cond, /*withElseRegion=*/true);
@@ -212,7 +212,7 @@ SmallVector<Value> GemmKernelBuilder::loadRunningSum(Value row, Value col,
                                                      int64_t width) {
   // Turn 0 starts the sum (what the workspace holds then is no earlier
   // turn's): zeros.
-  Value ok = finishesTile ? m.lt(m.c(0), m.c(1)) : m.lt(m.c(0), splitIndex);
+  Value ok = finishesTile ? Value() : m.lt(m.c(0), splitIndex);
   return loadPartialTile(m.c(0), row, col, width, ok);
 }
 
@@ -255,14 +255,13 @@ void GemmKernelBuilder::storeWithRunningSum(function_ref<void()> stores) {
 void GemmKernelBuilder::storeWithSplitSum(function_ref<void()> stores) {
   // Every split's partial, this block's too, summed in split order
   // whichever split arrived last.
-  Value always = m.lt(m.c(0), m.c(1));
   storeWithSums(
       stores,
       [&](const PendingStore &store) {
         SmallVector<SmallVector<Value>> parts;
         for (int64_t s = 0; s < config.getSplitK(); ++s)
           parts.push_back(loadPartialTile(m.c(s), store.row, store.col,
-                                          store.values.size(), always));
+                                          store.values.size(), Value()));
         return parts;
       },
       /*addOwn=*/false);

@@ -184,8 +184,8 @@ private:
   };
   std::optional<SmallVector<PendingStore>> pending;
   /// The f32 partial tile of workspace slot `slot` at row, col .. col +
-  /// width, where `ok` holds and the row and columns are inside (zeros
-  /// elsewhere).
+  /// width, where `ok` (null: always) holds and the row and columns are
+  /// inside (zeros elsewhere).
   SmallVector<Value> loadPartialTile(Value slot, Value row, Value col,
                                      int64_t width, Value ok);
   /// split_reduce = serial: the running sum the earlier turns left at row,
