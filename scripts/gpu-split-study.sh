@@ -19,7 +19,7 @@ small=$(python3 - "$bundles" <<'PY'
 import json, os, sys
 d = json.load(open(os.path.join(sys.argv[1], "suite.json")))
 for c in d["cases"]:
-    if c["manifest"] and not c["perf"] and c["name"].startswith("small_"):
+    if c["manifest"] and not c["perf"] and c["case"].startswith("small_"):
         print(os.path.join(sys.argv[1], c["manifest"]))
 PY
 )
