@@ -577,10 +577,11 @@ void rewriteCountedWhiles(Operation *root) {
 }
 
 /// The most iterations a loop of a triangular nest may have to be
-/// unrolled, and the most copies of loop bodies one kernel's unrolling
-/// makes.
+/// unrolled, and the most copies of loop bodies, and of ops, one kernel's
+/// unrolling makes.
 constexpr int64_t kMaxUnrolledTrips = 32;
 constexpr int64_t kMaxUnrolledCopies = 1024;
+constexpr int64_t kMaxUnrolledOps = 100000;
 
 /// Whether `v` depends on `iv` through integer arithmetic.
 bool dependsOn(Value v, Value iv, int depth = 0) {
@@ -657,9 +658,10 @@ bool hasTriangularNest(Operation *root) {
 
 /// Unrolls such loops, outermost first, folding the constants each copy's
 /// count makes (pure arith ops only) and rewriting the while loops that
-/// then count from constants; up to kMaxUnrolledCopies bodies in all.
+/// then count from constants; up to kMaxUnrolledCopies bodies and
+/// kMaxUnrolledOps ops in all (past them the nest stays, unprovable).
 void unrollTriangularNests(Operation *root) {
-  int64_t copies = 0;
+  int64_t copies = 0, ops = 0;
   for (int round = 0; round < 64; ++round) {
     scf::ForOp outer;
     root->walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
@@ -669,10 +671,15 @@ void unrollTriangularNests(Operation *root) {
       return WalkResult::interrupt();
     });
     int64_t trips = outer ? *getTriangularTrips(outer) : 0;
+    int64_t bodyOps = 0;
+    if (outer)
+      outer.getBody()->walk([&](Operation *) { ++bodyOps; });
     if (!outer || copies + trips > kMaxUnrolledCopies ||
+        ops + trips * bodyOps > kMaxUnrolledOps ||
         failed(loopUnrollFull(outer)))
       return;
     copies += trips;
+    ops += trips * bodyOps;
     root->setAttr(kUnrolledAttrName, UnitAttr::get(root->getContext()));
     // (In program order, so a fold's constant feeds the next op's fold.)
     OperationFolder folder(root->getContext());
