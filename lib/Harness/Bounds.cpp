@@ -783,13 +783,10 @@ void BoundsChecker::checkSubWordAtomic(memref::AtomicRMWOp op) {
   // the last element's word is inside when the buffer's bytes are a
   // multiple of 4.
   int64_t bytes = 0;
-  if (type.hasStaticShape() && type.getLayout().isIdentity() &&
-      !llvm::MulOverflow(type.getNumElements(),
-                         int64_t(llvm::divideCeil(element.getWidth(), 8)),
-                         bytes) &&
-      bytes % 4 == 0)
-    return;
-  if (!type.hasStaticShape() || !type.getLayout().isIdentity()) {
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      llvm::MulOverflow(type.getNumElements(),
+                        int64_t(llvm::divideCeil(element.getWidth(), 8)),
+                        bytes)) {
     report(check::kUnprovable, op,
            llvm::formatv("{0} updates an i{1} by a 32-bit compare-and-swap "
                          "of the aligned word around it; {2} has no static "
@@ -798,6 +795,8 @@ void BoundsChecker::checkSubWordAtomic(memref::AtomicRMWOp op) {
            0, 0, {});
     return;
   }
+  if (bytes % 4 == 0)
+    return;
   int64_t word = llvm::alignTo(bytes, 4);
   report(check::kOOB, op,
          llvm::formatv("{0} updates an i{1} by a 32-bit compare-and-swap of "

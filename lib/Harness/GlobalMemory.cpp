@@ -695,6 +695,25 @@ static bool isScreen(const Box &box) {
   });
 }
 
+/// The alternatives that two counter elements differ, from their
+/// per-dimension differences: one of them at least 1 or at most -1 (a
+/// constant difference needs none: 0 never differs, another always does).
+/// `same` stays true only where every difference is 0, and `apart` becomes
+/// true where one is a constant other than 0.
+static void addDiffering(ArrayRef<Lin> deltas,
+                         SmallVectorImpl<Alternative> &differ, bool &same,
+                         bool &apart) {
+  for (const Lin &delta : deltas) {
+    std::optional<int64_t> constant = delta.asConstant();
+    same &= constant == 0;
+    apart |= constant && *constant != 0;
+    if (constant)
+      continue;
+    differ.push_back({{delta - 1, false}});
+    differ.push_back({{delta * -1 - 1, false}});
+  }
+}
+
 bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
                          std::string &why) {
   SystemBuilder builder(model);
@@ -781,13 +800,7 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
         for (auto [g, c] : llvm::zip(e.pollIndex, e.pollAt))
           deltas.push_back(builder.expr(g, iy) - c);
       }
-      for (const Lin &delta : deltas) {
-        std::optional<int64_t> constant = delta.asConstant();
-        same &= constant == 0;
-        apart |= constant && *constant != 0;
-        differ.push_back({{delta - 1, false}});
-        differ.push_back({{delta * -1 - 1, false}});
-      }
+      addDiffering(deltas, differ, same, apart);
       // A guarded poll: unordered in the blocks its guards skip.
       for (auto [dim, from] : e.pollGuards) {
         same = false;
@@ -817,18 +830,13 @@ bool GlobalChecker::meet(const Box &a, const Box &b, bool cover,
   // Two blocks in the branch of one gate per element (a split-K tile's
   // last block) signalled different elements.
   for (ValueRange index : protocol->getGateElements(a.members, b.members)) {
+    SmallVector<Lin> deltas;
+    for (Value i : index)
+      deltas.push_back(builder.expr(i, ia) - builder.expr(i, ib));
     SmallVector<Alternative, 2> differ;
-    bool apart = false;
-    for (Value i : index) {
-      Lin delta = builder.expr(i, ia) - builder.expr(i, ib);
-      std::optional<int64_t> constant = delta.asConstant();
-      if (constant == 0)
-        continue;
-      apart |= constant.has_value();
-      differ.push_back({{delta - 1, false}});
-      differ.push_back({{delta * -1 - 1, false}});
-    }
-    if (differ.empty())
+    bool same = true, apart = false;
+    addDiffering(deltas, differ, same, apart);
+    if (same)
       return false; // the same element in both blocks: one block
     if (!apart)
       unordered.push_back(std::move(differ));

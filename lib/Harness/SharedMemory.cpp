@@ -400,7 +400,7 @@ void Checker::checkPairs(ArrayRef<Unit> units) {
         for (const Unit &x : expand(a))
           for (const Unit &y : expand(b))
             if (!reported.contains(y.access->access.op) &&
-                !disjointFootprints(*x.access, *y.access) && check(x, y))
+                !disjointFootprints(x, y) && check(x, y))
               break;
       }
       if (unprovable)
@@ -445,12 +445,6 @@ std::optional<std::pair<int64_t, int64_t>> Checker::footprint(const Unit &u) {
 }
 
 bool Checker::disjointFootprints(const Unit &a, const Unit &b) {
-  std::optional<std::pair<int64_t, int64_t>> fa = footprint(a),
-                                             fb = footprint(b);
-  return fa && fb && (fa->second <= fb->first || fb->second <= fa->first);
-}
-
-bool Checker::disjointFootprints(const SharedAccess &a, const SharedAccess &b) {
   std::optional<std::pair<int64_t, int64_t>> fa = footprint(a),
                                              fb = footprint(b);
   return fa && fb && (fa->second <= fb->first || fb->second <= fa->first);

@@ -507,8 +507,6 @@ private:
   /// pairs of a kernel's accesses touch disjoint slices of its shared
   /// memory, which this decides before any question's system is built.
   std::optional<std::pair<int64_t, int64_t>> footprint(const SharedAccess &a);
-  /// Whether the footprints of `a` and `b` are known and disjoint.
-  bool disjointFootprints(const SharedAccess &a, const SharedAccess &b);
   /// The bytes a unit (an access, or every member of a span) may touch.
   std::optional<std::pair<int64_t, int64_t>> footprint(const Unit &u);
   /// Whether the footprints of two units (not groups) are known and

@@ -637,20 +637,22 @@ bool Checker::tmaOrderedInLine(const SharedAccess &load,
     if (waited != facts.waited.end() && waited->second >= phase->second.base)
       return true;
   }
-  // A barrier after b and before the load: in their common block (or on
-  // the way down to the load, which barrierBetween walks).
+  // A barrier after b and before the load (barrierBetween, from the
+  // blocks' counts): in a block on the way down to the load before its
+  // ancestor there, or in their common block between the two.
   if (!barrierOrdersForAsyncProxy(b))
     return false;
   auto [common, fromB, toLoad] =
       getCommonBlock(b.access.op, load.access.op, model.kernel);
-  if (common && fromB != toLoad && fromB->isBeforeInBlock(toLoad)) {
-    // (Counts, not references: a lookup may grow the map.)
-    int64_t atLoad = inLineOf(toLoad).barriers;
-    int64_t afterB = inLineOf(fromB).barriers + (isBlockBarrier(fromB) ? 1 : 0);
-    if (atLoad > afterB)
+  if (!common || fromB == toLoad || !fromB->isBeforeInBlock(toLoad))
+    return false;
+  for (Operation *at = load.access.op; at != toLoad; at = at->getParentOp())
+    if (inLineOf(at).barriers > 0)
       return true;
-  }
-  return barrierBetween(b.access.op, load.access.op, model.kernel);
+  // (Counts, not references: a lookup may grow the map.)
+  int64_t atLoad = inLineOf(toLoad).barriers;
+  int64_t afterB = inLineOf(fromB).barriers + (isBlockBarrier(fromB) ? 1 : 0);
+  return atLoad > afterB;
 }
 
 bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
