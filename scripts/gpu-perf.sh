@@ -4,6 +4,8 @@
 # machine, against cuBLAS, and prints each dir's geomean speed:
 #   scripts/gpu-perf.sh RESULT_DIR BUNDLE_DIR...
 # RESULT_DIR/NAME.log and NAME.json per bundle dir (NAME its basename).
+# AMK_PERF_MATCH, if set, keeps only the cases whose manifest path matches
+# that extended regex.
 set -uo pipefail
 results="$1"; shift
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -12,7 +14,8 @@ bench=$("$root/scripts/build-runtime.sh" "$results/build.log") || exit 1
 status=0
 for dir in "$@"; do
   name=$(basename "$dir")
-  manifests=$(python3 "$root/scripts/perf-manifests.py" "$dir")
+  manifests=$(python3 "$root/scripts/perf-manifests.py" "$dir" | tr ' ' '\n' |
+              grep -E "${AMK_PERF_MATCH:-.}")
   $bench --json "$results/$name.json" --iters 50 $manifests \
     >"$results/$name.log" 2>&1 || status=1
   echo "== $name"

@@ -16,22 +16,6 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$results"
 bench=$("$root/scripts/build-runtime.sh" "$results/build.log") || exit 1
 status=0
-small=$(python3 - "$bundles" <<'PY'
-import json, os, sys
-d = json.load(open(os.path.join(sys.argv[1], "suite.json")))
-for c in d["cases"]:
-    if c["manifest"] and not c["perf"]:
-        print(os.path.join(sys.argv[1], c["manifest"]))
-PY
-)
-echo "== small cases: correctness"
-$bench --iters 2 $small 2>&1 | tee "$results/small.log" | tail -6 ||
-  status=1
-for tool in memcheck racecheck; do
-  echo "== small cases: $tool"
-  compute-sanitizer --tool "$tool" --error-exitcode 9 $bench --iters 1 \
-    $small >"$results/$tool.log" 2>&1 || { status=1; echo "$tool FAIL"; }
-  grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$results/$tool.log"
-done
+"$root/scripts/gpu-small-cases.sh" "$bundles" "$results" "$bench" || status=1
 bash "$root/scripts/gpu-perf.sh" "$results/perf" "$bundles" || status=1
 exit $status

@@ -297,6 +297,12 @@ def launch_study_cases():
     tf32 = ("#amk.gemm_config<block = [64, 64, 32], warp = [64, 64], "
             "math = wgmma, inst = [64, 64, 8], stages = 3, vector = 4, "
             "threads = 128, split_k = 2, split_reduce = {reduce}>")
+    mma_sync = ("#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], "
+                "math = mma_sync, inst = [16, 8, 16], stages = 3, vector = 8, "
+                "threads = 128, split_k = 3, split_reduce = {reduce}>")
+    simt = ("#amk.gemm_config<block = [32, 32, 8], warp = [16, 32], "
+            "math = simt, thread = [4, 4], stages = 2, vector = 1, "
+            "threads = 64, split_k = 4, split_reduce = {reduce}>")
     small = [
         # The last split runs past K; bf16 C through the quad shuffles.
         Case("small_wgmma_nt_17x192x1000_s3", 17, 192, 1000, "bf16", tb=True,
@@ -311,13 +317,9 @@ def launch_study_cases():
              perf=False, config=tf32.format(reduce="serial")),
         Case("small_mma_sync_batched_4x100x72x300_s3", 100, 72, 300, "fp16",
              batch=4, bias=True, act="gelu", beta=0.5, perf=False,
-             config="#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], "
-             "math = mma_sync, inst = [16, 8, 16], stages = 3, vector = 8, "
-             "threads = 128, split_k = 3, split_reduce = serial>"),
+             config=mma_sync.format(reduce="serial")),
         Case("small_simt_33x45x70_s4", 33, 45, 70, "fp32", perf=False,
-             config="#amk.gemm_config<block = [32, 32, 8], warp = [16, 32], "
-             "math = simt, thread = [4, 4], stages = 2, vector = 1, "
-             "threads = 64, split_k = 4, split_reduce = serial>"),
+             config=simt.format(reduce="serial")),
         # The same four math paths summed by the last split to arrive.
         Case("small_last_wgmma_nn_70x128x520_s4", 70, 128, 520, "bf16",
              perf=False, bias=True, act="silu",
@@ -327,13 +329,9 @@ def launch_study_cases():
              perf=False, config=tf32.format(reduce="last")),
         Case("small_last_mma_sync_batched_4x100x72x300_s3", 100, 72, 300,
              "fp16", batch=4, bias=True, act="gelu", beta=0.5, perf=False,
-             config="#amk.gemm_config<block = [64, 64, 32], warp = [32, 32], "
-             "math = mma_sync, inst = [16, 8, 16], stages = 3, vector = 8, "
-             "threads = 128, split_k = 3, split_reduce = last>"),
+             config=mma_sync.format(reduce="last")),
         Case("small_last_simt_33x45x70_s4", 33, 45, 70, "fp32", perf=False,
-             config="#amk.gemm_config<block = [32, 32, 8], warp = [16, 32], "
-             "math = simt, thread = [4, 4], stages = 2, vector = 1, "
-             "threads = 64, split_k = 4, split_reduce = last>"),
+             config=simt.format(reduce="last")),
         # Launches of two and three kernels (each after the first launched
         # while the one before it runs): a workspace split, a repack of
         # both operands (odd rows), a tf32 B as [K, N] with a split.

@@ -247,7 +247,7 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
     return launch;
   // The f32 partial tiles: one per split (workspace, last), or the running
   // sum the splits of a tile add to in turn (serial).
-  int64_t slots = usesSerialSplit(config) ? 1 : config.getSplitK();
+  int64_t slots = getSplitWorkspaceType(config, p).getDimSize(1);
   launch.workspace.push_back(
       WorkspaceBuffer{"partials",
                       getSplitWorkspaceType(config, p),

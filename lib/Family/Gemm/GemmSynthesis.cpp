@@ -295,10 +295,14 @@ bool GemmKernelBuilder::storesRuns(int64_t width) const {
 // Each split's main loop runs at once; only the epilogues follow each other,
 // in a fixed order, so the sum does not depend on scheduling.
 
-void GemmKernelBuilder::waitForTurn() {
+Value GemmKernelBuilder::tileCounterIndex() {
   Value tile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   int64_t tiles = getGemmGrid(config, 1, p.m, p.n)[0];
-  counterIndex = m.add(m.mul(batchIndex, tiles), tile);
+  return m.add(m.mul(batchIndex, tiles), tile);
+}
+
+void GemmKernelBuilder::waitForTurn() {
+  counterIndex = tileCounterIndex();
   Value turn = arith::IndexCastOp::create(b, b.getI32Type(), splitIndex);
   buildWait(b, m.lt(tid, m.c(1)), counters, counterIndex, turn);
 }
@@ -346,11 +350,9 @@ void GemmKernelBuilder::buildEpilogue(function_ref<void()> stores) {
 
 void GemmKernelBuilder::buildLastSplitEpilogue(function_ref<void()> stores) {
   stores();
-  Value tile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
-  int64_t tiles = getGemmGrid(config, 1, p.m, p.n)[0];
-  counterIndex = m.add(m.mul(batchIndex, tiles), tile);
-  Value last = buildLastArrival(b, m.lt(tid, m.c(1)), counters, counterIndex,
-                                config.getSplitK(), lastFlag);
+  Value last =
+      buildLastArrival(b, m.lt(tid, m.c(1)), counters, tileCounterIndex(),
+                       config.getSplitK(), lastFlag);
   auto ifOp = scf::IfOp::create(b, last, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());

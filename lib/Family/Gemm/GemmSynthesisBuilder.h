@@ -111,9 +111,10 @@ public:
   Value a, bMat, c, bias;
   /// split_reduce = workspace, serial or last: the partial tiles
   /// (getSplitWorkspaceType), and this block's batch (0 unbatched) and
-  /// split; serial and last: the tile counters, and whether the epilogue
-  /// being built finishes C (serial: the last turn; last: the last split to
-  /// arrive); last: the shared flag that says which split that is.
+  /// split; serial and last: the tile counters (serial: this block's, for
+  /// its signal after its turn), and whether the epilogue being built
+  /// finishes C (serial: the last turn; last: the last split to arrive);
+  /// last: the shared flag that says which split that is.
   Value partials, batchIndex, splitIndex, counters, counterIndex, lastFlag;
   bool finishesTile = false;
   Value sizeM, sizeN, sizeK;
@@ -217,6 +218,9 @@ private:
   /// and, after the block's stores, signals it.
   void waitForTurn();
   void signalTurn();
+  /// The counter of this block's tile (serial and last split-K): one per
+  /// output tile of each batch.
+  Value tileCounterIndex();
   /// split_reduce = last: every split stores its partial tile and signals
   /// its tile's counter; the last to arrive finishes C.
   void buildLastSplitEpilogue(function_ref<void()> stores);
