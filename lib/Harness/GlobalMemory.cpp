@@ -123,13 +123,14 @@ public:
   GlobalChecker(
       Operation *kernel, const UniformityInfo &uniformity,
       const DataFlowSolver &solver, const MBarrierPhases &phases,
-      ArrayRef<int64_t> grid,
+      const NamedBarriers &named, ArrayRef<int64_t> grid,
       llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
       : model(kernel, uniformity, solver, phases),
         inBlock(kernel, uniformity, solver, phases), slots(kernel),
         report(report) {
     model.sharing = ThreadScope::Grid;
     model.slots = inBlock.slots = &slots;
+    inBlock.named = &named;
     for (auto [d, size] : llvm::enumerate(grid))
       if (d < 3)
         model.grid[d] = size;
@@ -1688,6 +1689,7 @@ GlobalChecker::unorderedPair(const MemoryAccess &write,
             builder.sys.eq0(*ca - *cb);
           else
             uncounted = builder.whyNot;
+          builder.addNamedBarrierSplit(ia, ib);
           if (needExact && !builder.inexact.empty()) {
             Value v = builder.inexact.front();
             inexact = (v.getDefiningOp()
@@ -1840,8 +1842,8 @@ static void checkDependentLaunch(
 void mlir::amk::checkGlobalMemory(
     Operation *kernel, const UniformityInfo &uniformity,
     const DataFlowSolver &solver, const MBarrierPhases &phases,
-    ArrayRef<int64_t> grid,
+    const NamedBarriers &named, ArrayRef<int64_t> grid,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report) {
   checkDependentLaunch(kernel, report);
-  GlobalChecker(kernel, uniformity, solver, phases, grid, report).run();
+  GlobalChecker(kernel, uniformity, solver, phases, named, grid, report).run();
 }

@@ -14,6 +14,7 @@ class DataFlowSolver;
 } // namespace mlir
 
 namespace mlir::amk {
+class NamedBarriers;
 
 class UniformityInfo;
 struct MBarrierPhases;
@@ -27,7 +28,7 @@ struct MBarrierPhases;
 void checkGlobalMemory(
     Operation *kernel, const UniformityInfo &uniformity,
     const DataFlowSolver &solver, const MBarrierPhases &phases,
-    llvm::ArrayRef<int64_t> grid,
+    const NamedBarriers &named, llvm::ArrayRef<int64_t> grid,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report);
 
 } // namespace mlir::amk

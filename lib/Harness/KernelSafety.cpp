@@ -15,6 +15,7 @@
 #include "GlobalProtocol.h"
 #include "IntegerUB.h"
 #include "MBarrier.h"
+#include "NamedBarriers.h"
 #include "Normalize.h"
 #include "SharedMemory.h"
 #include "SlotCounters.h"
@@ -731,10 +732,13 @@ std::optional<ThreadScope> mlir::amk::getConvergenceScope(Operation *op) {
 /// barriers and block reductions (AMK-BARRIER-DIVERGENT) would hang or
 /// read garbage, warp-level ops (AMK-CONVERGENCE) have undefined results.
 static void checkConvergence(Operation *kernel,
-                             const UniformityInfo &uniformity, Report report) {
+                             const UniformityInfo &uniformity,
+                             const NamedBarriers &named, Report report) {
   kernel->walk([&](Operation *op) {
     std::optional<ThreadScope> scope = getConvergenceScope(op);
-    if (!scope)
+    // A barrier of some of the block's threads: NamedBarriers checks that
+    // they are the ones it counts.
+    if (!scope || named.isPartial(op))
       return;
     Operation *branch = uniformity.getDivergentAncestor(op, *scope);
     if (!branch)
@@ -829,10 +833,10 @@ std::string KernelCheckTime::str() const {
 
 static LogicalResult
 checkMemoryAccesses(Operation *kernel, const UniformityInfo &uniformity,
-                    const MBarrierPhases &phases, ArrayRef<int64_t> grid,
-                    const std::string &name, size_t before,
-                    SmallVectorImpl<HarnessFinding> &findings, Report report,
-                    PhaseTimer &timed) {
+                    const MBarrierPhases &phases, const NamedBarriers &named,
+                    ArrayRef<int64_t> grid, const std::string &name,
+                    size_t before, SmallVectorImpl<HarnessFinding> &findings,
+                    Report report, PhaseTimer &timed) {
   // One integer range analysis for every check: thread ids bounded by
   // known_block_size, loop variables by their bounds.
   DataFlowSolver solver;
@@ -880,11 +884,11 @@ checkMemoryAccesses(Operation *kernel, const UniformityInfo &uniformity,
                       return f.check == check::kBarrierDivergent;
                     }))
     timed("races", [&] {
-      checkSharedMemory(kernel, uniformity, solver, phases, report);
+      checkSharedMemory(kernel, uniformity, solver, phases, named, report);
     });
 
   timed("global races", [&] {
-    checkGlobalMemory(kernel, uniformity, solver, phases, grid, report);
+    checkGlobalMemory(kernel, uniformity, solver, phases, named, grid, report);
   });
 
   // Performance, not safety: warnings.
@@ -969,13 +973,15 @@ mlir::amk::checkKernelSafety(Operation *kernel, const TargetSpec *target,
 
   std::optional<UniformityInfo> uniformity;
   timed("uniformity", [&] { uniformity.emplace(kernel); });
+  NamedBarriers named;
   timed("convergence", [&] {
-    checkConvergence(kernel, *uniformity, report);
+    named = NamedBarriers(kernel, *uniformity, report);
+    checkConvergence(kernel, *uniformity, named, report);
     checkRegisterSplit(kernel, report);
   });
   MBarrierPhases phases = timed(
       "mbarriers", [&] { return checkMBarriers(kernel, *uniformity, report); });
-  if (failed(checkMemoryAccesses(kernel, *uniformity, phases, grid, name,
+  if (failed(checkMemoryAccesses(kernel, *uniformity, phases, named, grid, name,
                                  before, findings, report, timed)))
     return failure();
   return success(errors() == 0);

@@ -165,9 +165,13 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
     // A whole view (a TMA box, a wgmma operand, an accumulator store) is
     // one interval from its base, a warp's fragment one over its rows:
     // asked one by one.
-    std::optional<Separated> sep = a.access.wholeView || a.access.warpCollective
-                                       ? std::nullopt
-                                       : separate(a, model, threads);
+    // (Threads a named barrier orders are asked in the full system, where
+    // each is a variable.)
+    bool named = model.named && !model.named->groups().empty();
+    std::optional<Separated> sep =
+        a.access.wholeView || a.access.warpCollective || named
+            ? std::nullopt
+            : separate(a, model, threads);
     if (!sep) {
       units.push_back(Unit{&a});
       continue;
@@ -482,6 +486,7 @@ void Checker::run() {
 void mlir::amk::checkSharedMemory(
     Operation *kernel, const UniformityInfo &uniformity,
     const DataFlowSolver &solver, const MBarrierPhases &phases,
+    const NamedBarriers &named,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report) {
-  Checker(kernel, uniformity, solver, phases, report).run();
+  Checker(kernel, uniformity, solver, phases, named, report).run();
 }

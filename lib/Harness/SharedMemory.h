@@ -14,6 +14,7 @@ class DataFlowSolver;
 } // namespace mlir
 
 namespace mlir::amk {
+class NamedBarriers;
 
 class UniformityInfo;
 struct MBarrierPhases;
@@ -30,6 +31,7 @@ struct MBarrierPhases;
 void checkSharedMemory(
     Operation *kernel, const UniformityInfo &uniformity,
     const DataFlowSolver &solver, const MBarrierPhases &phases,
+    const NamedBarriers &named,
     llvm::function_ref<void(StringRef, Operation *, const Twine &)> report);
 
 } // namespace mlir::amk

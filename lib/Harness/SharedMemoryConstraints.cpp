@@ -716,6 +716,7 @@ smem::getCaseSplits(const SystemBuilder &builder) {
     }
   for (const SystemBuilder::ChoiceTerm &c : builder.choices)
     splits.push_back({{{c.m - c.a, true}}, {{c.m - c.b, true}}});
+  splits.append(builder.orderSplits.begin(), builder.orderSplits.end());
   // Two executions take different slots of one counter element: the one
   // that lands first at least its amount below the other. Where an
   // element's indices vary, the elements differ or the slots do.

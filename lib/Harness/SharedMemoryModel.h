@@ -21,6 +21,7 @@
 #include "Bounds.h"
 #include "IntegerSystem.h"
 #include "MBarrier.h"
+#include "NamedBarriers.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/DenseSet.h"
@@ -50,16 +51,20 @@ namespace mlir::amk::smem {
 /// wgmma's (nvgpu.warpgroup.mma is both: it commits its group, then waits
 /// for all but its waitGroup newest). MBarrierWait: a proved wait on one
 /// mbarrier (SystemBuilder::waitBarrier); only the latest-event search
-/// takes it.
+/// takes it. NamedBarrier: a barrier of one group of threads
+/// (SystemBuilder::group), which counts it like Barrier for its threads.
 enum class Event {
   Barrier,
   Commit,
   Wait,
   MBarrierWait,
   WgmmaCommit,
-  WgmmaWait
+  WgmmaWait,
+  NamedBarrier
 };
-inline constexpr unsigned kNumEvents = 6;
+inline constexpr unsigned kNumEvents = 7;
+/// The counts' caches: one per kind, NamedBarrier's one per barrier id.
+inline constexpr unsigned kNumCounted = kNumEvents + 16;
 
 /// Whether `op` is an event of `kind` (a block barrier, an async-group
 /// commit, an async wait).
@@ -121,7 +126,8 @@ public:
   /// Whether `v` is never negative: by its signed minimum, however large
   /// its maximum (an induction variable up to a dynamic bound is).
   bool nonNegative(Value v) const;
-  /// Whether `op` is or holds an event of `kind`.
+  /// Whether `op` is or holds an event of `kind` (not NamedBarrier's, which
+  /// SystemBuilder::containsHere asks of its group).
   bool contains(Event kind, Operation *op) const;
   /// The first memref.dim in the kernel of dimension `dim` of `memref`
   /// (null: none): every such op's value is that one.
@@ -145,6 +151,9 @@ public:
   /// The kernel's slot counters (null: none modelled); see
   /// SystemBuilder::distinct.
   const SlotCounters *slots = nullptr;
+  /// The kernel's named barriers of some of its threads (null: none
+  /// modelled); their groups order their own threads (Event::NamedBarrier).
+  const NamedBarriers *named = nullptr;
   mutable llvm::DenseMap<Type, std::optional<Layout>> layouts;
   mutable std::optional<llvm::DenseMap<std::pair<Value, int64_t>, Value>> dims;
   mutable llvm::DenseMap<Operation *, bool> containsCache[kNumEvents];
@@ -156,10 +165,10 @@ public:
       std::tuple<Operation *, unsigned, Operation *, int64_t>, Operation *>
       stops;
   /// Event counts of ops that do not depend on symbolic trip counts.
-  mutable llvm::DenseMap<Operation *, int64_t> constantTotals[kNumEvents];
+  mutable llvm::DenseMap<Operation *, int64_t> constantTotals[kNumCounted];
   /// The events the ops before an op in its block run, when a constant.
   mutable llvm::DenseMap<Operation *, std::optional<int64_t>>
-      prefixTotals[kNumEvents];
+      prefixTotals[kNumCounted];
 };
 
 /// Builds one system: variables, translated expressions, counts.
@@ -205,6 +214,8 @@ public:
     SmallVector<Constraint, 2> ifTrue, ifFalse;
   };
   std::vector<SelectTerm> selects;
+  /// Further case splits (getCaseSplits): each a list of alternatives.
+  std::vector<SmallVector<SmallVector<Constraint, 3>, 2>> orderSplits;
   /// Why a count or address could not be modelled (empty: fine).
   std::string whyNot;
   /// What the two instances always are: different executions, in two
@@ -265,7 +276,14 @@ public:
   Lin elementOffset(Value memref, const Instance &in);
 
   // Synchronization (SharedMemorySync.cpp).
+  /// The group whose barriers Event::NamedBarrier counts.
+  const NamedBarriers::Group *group = nullptr;
   std::optional<Lin> count(Event kind, Operation *op, const Instance &in);
+  /// Adds to orderSplits that no named barrier orders `a` and `b` (two
+  /// threads of the known block): a thread is outside the group, or the
+  /// two have run its barriers equally often. Groups whose barriers are
+  /// not counted at either order nothing.
+  void addNamedBarrierSplit(const Instance &a, const Instance &b);
   std::optional<int64_t> prefix(Event kind, Operation *op);
   void latest(Event kind, Operation *op, const Instance &in,
               std::vector<Latest> &out);
@@ -296,7 +314,10 @@ private:
   /// The events a block runs, when a constant.
   std::optional<int64_t> blockTotal(Event kind, Block &block);
   bool unconditional(Event kind, Block &body);
-  /// isEvent and Model::contains, with MBarrierWait's barrier.
+  /// The cache of `kind`'s counts (kNumCounted).
+  unsigned counted(Event kind) const;
+  /// isEvent and Model::contains, with MBarrierWait's barrier and
+  /// NamedBarrier's group.
   bool isEventHere(Event kind, Operation *op) const;
   bool containsHere(Event kind, Operation *op) const;
   bool scanBack(Event kind, Operation *from, Block *block, Instance in,
@@ -353,7 +374,10 @@ struct Separated {
 /// Evaluates thread-only index arithmetic for every thread of the block.
 class ThreadEvaluator {
 public:
-  ThreadEvaluator(const Model &model) : model(model) {}
+  ThreadEvaluator(const Model &model) : ThreadEvaluator(model.block) {}
+  /// For a block of these dimensions (x, y, z).
+  explicit ThreadEvaluator(ArrayRef<int64_t> block)
+      : block{block[0], block[1], block[2]} {}
 
   /// Whether `v` is a function of the thread id and constants alone.
   bool isThreadOnly(Value v, int depth = 0);
@@ -374,7 +398,7 @@ public:
 private:
   std::unique_ptr<std::vector<int64_t>> compute(Value v);
 
-  const Model &model;
+  int64_t block[3];
   llvm::DenseMap<Value, bool> threadOnly;
   llvm::DenseMap<Value, std::unique_ptr<std::vector<int64_t>>> all;
 };
@@ -454,9 +478,12 @@ public:
   Checker(
       Operation *kernel, const UniformityInfo &uniformity,
       const DataFlowSolver &solver, const MBarrierPhases &phases,
+      const NamedBarriers &named,
       llvm::function_ref<void(StringRef, Operation *, const Twine &)> report)
       : model(kernel, uniformity, solver, phases), threads(model),
-        report(report) {}
+        report(report) {
+    model.named = &named;
+  }
 
   void run();
 

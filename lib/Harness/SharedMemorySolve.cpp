@@ -374,7 +374,16 @@ std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p,
   std::vector<System> cases;
   if (q == Question::Race) {
     sys.eq0(*barA - *barB);
-    cases.push_back(sys);
+    builder.addNamedBarrierSplit(ia, ib);
+    if (builder.orderSplits.empty())
+      cases.push_back(sys);
+    else
+      for (const Alternative &alternative : builder.orderSplits.back()) {
+        System s = sys;
+        for (const SystemBuilder::Constraint &c : alternative)
+          c.equality ? s.eq0(c.form) : s.ge0(c.form);
+        cases.push_back(std::move(s));
+      }
     return cases;
   }
   if (q == Question::TmaUnwaited)

@@ -46,6 +46,8 @@ bool smem::isEvent(Event kind, Operation *op) {
     return isa<nvgpu::WarpgroupMmaOp, NVVM::WgmmaGroupSyncAlignedOp>(op);
   case Event::WgmmaWait:
     return isa<nvgpu::WarpgroupMmaOp, NVVM::WgmmaWaitGroupSyncOp>(op);
+  case Event::NamedBarrier:
+    return isa<NVVM::BarrierOp>(op) && !isBlockBarrier(op);
   }
   return false;
 }
@@ -64,6 +66,8 @@ StringRef smem::eventName(Event kind) {
     return "wgmma group commits";
   case Event::WgmmaWait:
     return "wgmma waits";
+  case Event::NamedBarrier:
+    return "named barriers";
   }
   return "";
 }
@@ -85,7 +89,8 @@ std::pair<Event, Event> smem::groupEvents(const MemoryAccess &access) {
 }
 
 bool Model::contains(Event kind, Operation *op) const {
-  assert(kind != Event::MBarrierWait && "per barrier: containsHere");
+  assert(kind != Event::MBarrierWait && kind != Event::NamedBarrier &&
+         "per barrier or group: containsHere");
   auto [it, inserted] = containsCache[int(kind)].try_emplace(op, false);
   if (inserted)
     it->second = op->walk([&](Operation *inner) {
@@ -95,7 +100,14 @@ bool Model::contains(Event kind, Operation *op) const {
   return it->second;
 }
 
+unsigned SystemBuilder::counted(Event kind) const {
+  return kind == Event::NamedBarrier ? kNumEvents + unsigned(group->id)
+                                     : unsigned(kind);
+}
+
 bool SystemBuilder::isEventHere(Event kind, Operation *op) const {
+  if (kind == Event::NamedBarrier)
+    return model.named->isEvent(op, *group);
   if (kind != Event::MBarrierWait)
     return isEvent(kind, op);
   auto it = model.phases.of.find(op);
@@ -104,7 +116,7 @@ bool SystemBuilder::isEventHere(Event kind, Operation *op) const {
 }
 
 bool SystemBuilder::containsHere(Event kind, Operation *op) const {
-  if (kind != Event::MBarrierWait)
+  if (kind != Event::MBarrierWait && kind != Event::NamedBarrier)
     return model.contains(kind, op);
   return op
       ->walk([&](Operation *inner) {
@@ -164,11 +176,11 @@ std::optional<int64_t> SystemBuilder::blockTotal(Event kind, Block &block) {
 }
 
 std::optional<Lin> SystemBuilder::total(Event kind, Operation *op) {
-  if (isEvent(kind, op))
+  if (isEventHere(kind, op))
     return Lin::of(1);
-  if (!model.contains(kind, op))
+  if (!containsHere(kind, op))
     return Lin::of(0);
-  auto &known = model.constantTotals[int(kind)];
+  auto &known = model.constantTotals[counted(kind)];
   if (auto it = known.find(op); it != known.end())
     return Lin::of(it->second);
   std::optional<Lin> result = computeTotal(kind, op);
@@ -199,12 +211,13 @@ std::optional<Lin> SystemBuilder::computeTotal(Event kind, Operation *op) {
 }
 
 std::optional<int64_t> SystemBuilder::prefix(Event kind, Operation *op) {
-  auto &known = model.prefixTotals[int(kind)];
+  auto &known = model.prefixTotals[counted(kind)];
   if (auto it = known.find(op); it != known.end())
     return it->second;
   // One pass over the block fills every op's prefix; a scratch builder keeps
   // symbolic trip counts met on the way out of this system.
   SystemBuilder scratch(model);
+  scratch.group = group;
   std::optional<int64_t> running = 0;
   for (Operation &o : *op->getBlock()) {
     known[&o] = running;
@@ -259,6 +272,55 @@ std::optional<Lin> SystemBuilder::count(Event kind, Operation *op,
     }
     cur = parent;
   }
+}
+
+void SystemBuilder::addNamedBarrierSplit(const Instance &a, const Instance &b) {
+  if (!model.named || !model.blockKnown)
+    return;
+  struct Counted {
+    const NamedBarriers::Group *group;
+    Lin a, b;
+  };
+  SmallVector<Counted> counted;
+  std::string why = whyNot;
+  for (const NamedBarriers::Group &g : model.named->groups()) {
+    group = &g;
+    std::optional<Lin> ca = count(Event::NamedBarrier, a.op, a),
+                       cb = count(Event::NamedBarrier, b.op, b);
+    if (ca && cb)
+      counted.push_back({&g, *ca, *cb});
+  }
+  group = nullptr;
+  whyNot = why;
+  if (counted.empty())
+    return;
+  llvm::sort(counted, [](const Counted &x, const Counted &y) {
+    return x.group->first < y.group->first;
+  });
+  Lin ta = threadId(a), tb = threadId(b);
+  SmallVector<SmallVector<Constraint, 3>, 2> alternatives;
+  // a's thread in no group: before, between or after them.
+  int64_t next = 0;
+  for (const Counted &c : counted) {
+    if (c.group->first > next)
+      alternatives.push_back(
+          {{ta - next, false}, {Lin::of(c.group->first - 1) - ta, false}});
+    next = c.group->last + 1;
+  }
+  alternatives.push_back({{ta - next, false}});
+  // In a group: b's thread outside it, or as far through its barriers.
+  for (const Counted &c : counted) {
+    int64_t first = c.group->first, last = c.group->last;
+    Constraint inA[] = {{ta - first, false}, {Lin::of(last) - ta, false}};
+    alternatives.push_back({inA[0], inA[1], {Lin::of(first - 1) - tb, false}});
+    alternatives.push_back({inA[0], inA[1], {tb - (last + 1), false}});
+    alternatives.push_back({inA[0],
+                            inA[1],
+                            {tb - first, false},
+                            {Lin::of(last) - tb, false},
+                            {c.a - c.b, true}});
+  }
+  orderSplits.push_back(std::move(alternatives));
 }
 
 /// Whether every iteration of a loop with this body runs an event of `kind`

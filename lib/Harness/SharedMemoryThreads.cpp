@@ -60,7 +60,7 @@ const std::vector<int64_t> *ThreadEvaluator::values(Value v) {
 }
 
 std::unique_ptr<std::vector<int64_t>> ThreadEvaluator::compute(Value v) {
-  int64_t count = model.block[0] * model.block[1] * model.block[2];
+  int64_t count = block[0] * block[1] * block[2];
   auto out = std::make_unique<std::vector<int64_t>>(count);
   std::vector<int64_t> &x = *out;
   auto perThread = [&](auto f) {
@@ -71,7 +71,7 @@ std::unique_ptr<std::vector<int64_t>> ThreadEvaluator::compute(Value v) {
   if (std::optional<int64_t> c = getConstantIntValue(v))
     return perThread([&](int64_t) { return *c; });
   Operation *op = v.getDefiningOp();
-  int64_t bx = model.block[0], by = model.block[1];
+  int64_t bx = block[0], by = block[1];
   auto dim = [&](int d) {
     return perThread([&](int64_t t) {
       return d == 0 ? t % bx : d == 1 ? t / bx % by : t / (bx * by);
@@ -88,8 +88,7 @@ std::unique_ptr<std::vector<int64_t>> ThreadEvaluator::compute(Value v) {
   if (isa<gpu::LaneIdOp, NVVM::LaneIdOp>(op))
     return perThread([](int64_t t) { return t % 32; });
   if (auto d = dyn_cast<gpu::BlockDimOp>(op))
-    return perThread(
-        [&](int64_t) { return model.block[int(d.getDimension())]; });
+    return perThread([&](int64_t) { return block[int(d.getDimension())]; });
   SmallVector<const std::vector<int64_t> *, 3> operands;
   for (Value operand : op->getOperands()) {
     const std::vector<int64_t> *e = values(operand);
@@ -111,7 +110,7 @@ std::unique_ptr<std::vector<int64_t>> ThreadEvaluator::compute(Value v) {
 
 std::optional<std::vector<bool>>
 ThreadEvaluator::passing(ArrayRef<std::pair<Value, bool>> guards) {
-  int64_t count = model.block[0] * model.block[1] * model.block[2];
+  int64_t count = block[0] * block[1] * block[2];
   std::vector<bool> active(count, true);
   for (auto [cond, truth] : guards) {
     const std::vector<int64_t> *x = values(cond);
