@@ -157,7 +157,7 @@ module attributes {gpu.container_module} {
 }
 
 // -----
-
+// SANITIZE: tool=racecheck,synccheck args=f32[384],index=4
 // Twin: warp specialization. Warpgroup 0 (the producer) runs on; the two
 // consumer warpgroups exchange through shared memory with barrier 1 of
 // their 256 threads, twice per iteration (write, sync, read, sync).
@@ -194,7 +194,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=racecheck args=f32[384],index=4
 // Bug: the same without the second barrier: the next iteration's write
 // meets this one's read in another consumer thread.
 gpu.module @m {
@@ -227,7 +227,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=racecheck args=f32[384]
 // Bug: the producer warpgroup writes what the consumers read after their
 // barrier, which it never reaches.
 gpu.module @m {
@@ -255,7 +255,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=racecheck,synccheck args=f32[384]
 // Twin: each consumer warpgroup syncs its own 128 threads on barrier
 // 1 + its index (a function of the thread id), exchanging within itself.
 gpu.module @m {
@@ -284,7 +284,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=racecheck args=f32[384]
 // Bug: the same, but a thread reads the other consumer warpgroup's element,
 // which its barrier does not order.
 gpu.module @m {
@@ -314,7 +314,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=memcheck args=f32[256]
 // Twin: the consumers order a global buffer within their block too.
 gpu.module @m {
   gpu.func @consumers_global(%buf: memref<256xf32>) kernel attributes {known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
@@ -339,8 +339,9 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=racecheck expect=clean args=f32[256]
 // Bug: the same with the second barrier missing.
+// (Racecheck sees shared memory only: expect=clean.)
 gpu.module @m {
   gpu.func @consumers_global_late(%buf: memref<256xf32>) kernel attributes {known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
     %tid = gpu.thread_id x
@@ -364,8 +365,10 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=run,synccheck expect=clean args=f32[384]
 // Bug: 256 threads pass the condition, but the barrier counts 128.
+// (Each completion is whole warps and nothing hangs: no sanitizer sees
+// it, expect=clean.)
 gpu.module @m {
   gpu.func @too_many(%out: memref<384xf32>) kernel attributes {known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
     %tid = gpu.thread_id x
@@ -382,7 +385,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=synccheck args=f32[128]
 // Bug: 64 threads reach a barrier of 64, but they split two warps.
 gpu.module @m {
   gpu.func @split_warp(%out: memref<128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
@@ -419,9 +422,10 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=run,synccheck expect=clean args=f32[384]
 // Bug: warpgroups 1 and 2 each sync barrier 1 with a count of their own:
 // the arrivals of both count together.
+// (Both complete, in any mix: no sanitizer sees it, expect=clean.)
 gpu.module @m {
   gpu.func @shared_id(%out: memref<384xf32>) kernel attributes {known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
     %tid = gpu.thread_id x
@@ -445,8 +449,9 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=run,synccheck expect=clean args=f32[256]
 // Bug: a barrier of warpgroup 1 on id 0, which the block's barrier uses.
+// (No hang here: no sanitizer sees it, expect=clean.)
 gpu.module @m {
   gpu.func @block_id(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
     %tid = gpu.thread_id x
@@ -464,7 +469,7 @@ gpu.module @m {
 }
 
 // -----
-
+// SANITIZE: tool=synccheck args=i32[128]
 // Bug: which threads reach it depends on data each thread reads.
 gpu.module @m {
   gpu.func @data_guard(%flags: memref<128xi32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
