@@ -165,7 +165,11 @@ static llvm::json::Object workspaceToJSON(const WorkspaceBuffer &buffer) {
     else
       shape.push_back(extent.str());
   }
-  return bufferToJSON(buffer.name, buffer.kernelType, std::move(shape));
+  llvm::json::Object json =
+      bufferToJSON(buffer.name, buffer.kernelType, std::move(shape));
+  if (buffer.keptZero)
+    json["kept_zero"] = true;
+  return json;
 }
 
 /// The manifest's entry for one kernel of an entry's launch: its binaries

@@ -126,8 +126,14 @@ static void emitEntryLaunch(OpBuilder &b, Location loc, StringRef module,
                                            ValueRange{}, /*hostShared=*/false)
                           .getMemref());
   }
-  // Arguments and workspace buffers (counters) the kernels expect zeroed.
-  for (const std::string &name : launch.zeroed) {
+  // Arguments and workspace buffers (counters) the kernels expect zeroed;
+  // here the workspace is allocated anew, so also what the launches keep
+  // zeroed.
+  SmallVector<std::string> zeroed(launch.zeroed);
+  for (const WorkspaceBuffer &w : launch.workspace)
+    if (w.keptZero)
+      zeroed.push_back(w.name);
+  for (const std::string &name : zeroed) {
     std::optional<unsigned> index = launch.findBuffer(name);
     assert(index && *index < buffers.size() && "zeroes no buffer it has");
     Value buffer = buffers[*index];

@@ -80,7 +80,9 @@ Status BundleLauncher::load(const Bundle &bundle, BundleLauncher &out) {
 
 /// Allocates each workspace buffer the plan needs more of than it has. The
 /// old buffer may still be in use by launches in flight, on any stream, so
-/// the context is synchronized before anything is freed.
+/// the context is synchronized before anything is freed. A buffer the
+/// launches keep zeroed is zeroed here, once, and the zeros are complete
+/// before any launch on any stream.
 Status BundleLauncher::ensureWorkspace() {
   const Manifest &m = source.manifest();
   bindings.workspace.resize(m.workspace.size(), 0);
@@ -103,6 +105,12 @@ Status BundleLauncher::ensureWorkspace() {
     AMK_CU(cuMemAlloc(&bindings.workspace[i], bytes),
            "cuMemAlloc(workspace '" + m.workspace[i].name + "', " +
                std::to_string(bytes) + " bytes)");
+    if (m.workspace[i].keptZero) {
+      AMK_CU(cuMemsetD8(bindings.workspace[i], 0, bytes),
+             "cuMemsetD8(workspace '" + m.workspace[i].name + "')");
+      AMK_CU(cuCtxSynchronize(), "cuCtxSynchronize (after zeroing the "
+                                 "workspace)");
+    }
     workspaceCapacity[i] = need;
   }
   return Status::success();

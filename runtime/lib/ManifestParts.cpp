@@ -106,9 +106,15 @@ static Status readBuffer(const ManifestReader &reader, const JsonValue &json,
   }
   if (s.ok() && json.find("written"))
     s = reader.getBool(json, at, "written", buffer.written);
+  // (What an argument holds is the caller's: only workspace is kept.)
+  if (s.ok() && json.find("kept_zero"))
+    s = path.rfind("workspace", 0) != 0
+            ? reader.error(*json.find("kept_zero"), at + ".kept_zero",
+                           "only a workspace buffer is kept zeroed")
+            : reader.getBool(json, at, "kept_zero", buffer.keptZero);
   if (s.ok())
-    reader.noteUnknownKeys(json, path,
-                           {"name", "kind", "elem", "shape", "written"});
+    reader.noteUnknownKeys(
+        json, path, {"name", "kind", "elem", "shape", "written", "kept_zero"});
   return s;
 }
 

@@ -92,6 +92,21 @@ TEST(BadInput, DuplicateBufferName) {
                 "workspace[0].name: duplicate buffer name 'C' (also args[2])");
 }
 
+TEST(BadInput, KeptZeroIsForWorkspace) {
+  // A workspace buffer the launches keep zeroed reads; an argument is the
+  // caller's, and refused.
+  std::string text = replaced(gemmText(), "[4, \"B\", \"M\", \"N\"]}",
+                              "[4, \"B\", \"M\", \"N\"], \"kept_zero\": true}");
+  Bundle bundle;
+  ASSERT_TRUE(parseInInputs(text, bundle).ok());
+  EXPECT_TRUE(bundle.manifest().workspace[0].keptZero);
+  text = replaced(gemmText(), "\"shape\": [\"B\", \"M\", \"K\"]",
+                  "\"shape\": [\"B\", \"M\", \"K\"], \"kept_zero\": true");
+  EXPECT_EQ(manifestError(text),
+            positionOf(text, "true}") +
+                "args[0].kept_zero: only a workspace buffer is kept zeroed");
+}
+
 TEST(BadInput, DuplicateStepId) {
   std::string text = replaced(gemmText(), "{\"id\": \"k\"", "{\"id\": \"z\"");
   EXPECT_EQ(manifestError(text),

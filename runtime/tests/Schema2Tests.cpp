@@ -64,6 +64,7 @@ TEST(Schema2, ReadsKernelsVariantsAndSteps) {
   ASSERT_EQ(m.workspace[0].shape.size(), size_t(4));
   EXPECT_EQ(m.workspace[0].shape[0].extent, int64_t(4));
   EXPECT_EQ(m.workspace[0].shape[2].symbol, std::string("M"));
+  EXPECT_FALSE(m.workspace[0].keptZero);
   EXPECT_EQ(m.findBuffer("partials"), 3);
 
   ASSERT_EQ(m.kernels.size(), size_t(3));

@@ -183,15 +183,18 @@ func.func @serial(%a: memref<64x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memr
 // cooperative. Every split stores its partial tile to its slot of the
 // workspace; then thread 0 fences, adds 1 to its tile's counter, fences
 // again and tells the block, through a shared flag, whether it saw the
-// count of the last arrival (split_k - 1). That block sums the partials of
-// every split in split order and finishes C.
+// count of the last arrival (split_k - 1). That block resets the tile's
+// counter, sums the partials of every split in split order and finishes C.
+// The counters stay zeroed from their allocation on (the runtime zeroes
+// them once, kept_zero; a launch that allocates them anew, as here, zeroes
+// them first), and are no `amk.counter` the launch must zero.
 // CHECK-LABEL: func.func @last
 // CHECK-DAG:     %[[WS:.*]] = gpu.alloc  () : memref<1x2x64x4096xf32>
 // CHECK-DAG:     %[[CTR:.*]] = gpu.alloc  () : memref<64xi32>
 // CHECK:         gpu.memset %[[CTR]]
 // CHECK:         gpu.launch_func @ls::@ls blocks in (%c64{{[_0-9]*}}, %c1{{[_0-9]*}}, %c2{{[_0-9]*}}){{.*}}args({{.*}}, %[[WS]] : memref<1x2x64x4096xf32>, %[[CTR]] : memref<64xi32>)
 // CHECK-NOT:     gpu.launch_func
-// CHECK:       gpu.func @ls({{.*}}, %[[P:.*]]: memref<1x2x64x4096xf32>, %[[C:.*]]: memref<64xi32> {amk.counter}) workgroup(%[[FLAG:.*]] : memref<1xi1, #gpu.address_space<workgroup>>)
+// CHECK:       gpu.func @ls({{.*}}, %[[P:.*]]: memref<1x2x64x4096xf32>, %[[C:.*]]: memref<64xi32>) workgroup(%[[FLAG:.*]] : memref<1xi1, #gpu.address_space<workgroup>>)
 // CHECK-NOT:     amk.cooperative
 // CHECK-SAME:    known_grid_size = array<i32: 64, 1, 2>
 // CHECK:         %[[Z:.*]] = gpu.block_id  z
@@ -209,6 +212,8 @@ func.func @serial(%a: memref<64x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memr
 // CHECK:         gpu.barrier
 // CHECK-NEXT:    %[[LAST:.*]] = memref.load %[[FLAG]]
 // CHECK-NEXT:    scf.if %[[LAST]] {
+// CHECK-NEXT:      scf.if
+// CHECK-NEXT:        memref.store %c0_i32, %[[C]][%[[TILE]]] : memref<64xi32>
 // CHECK:           vector.load %[[P]][%{{.*}}, %c0{{[_0-9]*}}, {{.*}}] {{.*}} : memref<1x2x64x4096xf32>, vector<8xf32>
 // CHECK:           vector.load %[[P]][%{{.*}}, %c1{{[_0-9]*}}, {{.*}}] {{.*}} : memref<1x2x64x4096xf32>, vector<8xf32>
 // CHECK:           vector.store {{.*}} : memref<64x4096xbf16>, vector<8xbf16>

@@ -128,6 +128,10 @@ struct WorkspaceBuffer {
   MemRefType kernelType;
   /// Each dimension: a size symbol or a constant extent.
   SmallVector<SizeExpr> shape;
+  /// Zeroed when allocated, and every launch leaves it zeroed again (a
+  /// counter the last block to arrive resets): kept across launches, it
+  /// needs no zeroing per launch.
+  bool keptZero = false;
 };
 
 /// A TMA tensor map a kernel takes: a pointer to the 128-byte map in device

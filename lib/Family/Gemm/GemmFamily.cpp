@@ -255,14 +255,23 @@ KernelLaunch GemmFamily::describeLaunch(ProblemOpInterface op,
                        SizeExpr::symbol("M"), SizeExpr::symbol("N")}});
   main.params.push_back("partials");
   if (usesSplitCounters(config)) {
-    // Serial or last split-K: a counter per tile (static sizes), zeroed;
-    // serial's turns wait for each other, so its launch is cooperative
-    // (checkGemmLowerable checked that it fits).
+    // Serial or last split-K: a counter per tile (static sizes). Serial's
+    // turns wait for each other, so its launch is cooperative
+    // (checkGemmLowerable checked that it fits), and zeroes the counters;
+    // the last split to arrive resets its tile's, so they stay zeroed from
+    // their allocation on (another name: no launch shares them with
+    // serial's).
     MemRefType counters = getSplitCounterType(config, p);
-    launch.workspace.push_back(WorkspaceBuffer{
-        "counters", counters, {SizeExpr::constant(counters.getDimSize(0))}});
-    launch.zeroed.push_back("counters");
-    main.params.push_back("counters");
+    bool last = usesLastSplit(config);
+    StringRef name = last ? "arrivals" : "counters";
+    launch.workspace.push_back(
+        WorkspaceBuffer{name.str(),
+                        counters,
+                        {SizeExpr::constant(counters.getDimSize(0))},
+                        /*keptZero=*/last});
+    if (!last)
+      launch.zeroed.push_back(name.str());
+    main.params.push_back(name.str());
     main.cooperative = usesSerialSplit(config);
     return launch;
   }

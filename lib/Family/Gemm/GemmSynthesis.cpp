@@ -337,25 +337,39 @@ void GemmKernelBuilder::buildEpilogue(function_ref<void()> stores) {
 //===----------------------------------------------------------------------===//
 //
 // No turns: every split stores its partial tile, then its tile's counter
-// (zeroed by the launch) tells the split that arrives last, which sums the
+// tells the split that arrives last, which resets the counter, sums the
 // partials and finishes C (the gate the harness's global checks prove):
 //
 //   every split: partial -> workspace[split]
 //   barrier; thread 0: fence.gpu; n = counter += 1; fence.gpu;
 //   flag = n == split_k - 1 (shared); barrier
-//   if (flag): C = epilogue(workspace[0] + ... + workspace[split_k - 1])
+//   if (flag): thread 0: counter = 0;
+//              C = epilogue(workspace[0] + ... + workspace[split_k - 1])
 //
 // The sum runs in split order whichever split arrives last, so it does not
-// depend on scheduling; no block waits for another.
+// depend on scheduling; no block waits for another. The counters start at
+// zero once, when the runtime allocates them (kept_zero), and every launch
+// leaves them so: no launch zeroes them.
 
 void GemmKernelBuilder::buildLastSplitEpilogue(function_ref<void()> stores) {
   stores();
-  Value last =
-      buildLastArrival(b, m.lt(tid, m.c(1)), counters, tileCounterIndex(),
-                       config.getSplitK(), lastFlag);
+  Value index = tileCounterIndex();
+  Value leader = m.lt(tid, m.c(1));
+  Value last = buildLastArrival(b, leader, counters, index, config.getSplitK(),
+                                lastFlag);
   auto ifOp = scf::IfOp::create(b, last, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
+  // Every split of the tile has arrived: its counter is free for the next
+  // launch.
+  {
+    auto reset = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(reset.thenBlock());
+    memref::StoreOp::create(b,
+                            arith::ConstantIntOp::create(b, b.getI32Type(), 0),
+                            counters, ValueRange{index});
+  }
   finishesTile = true;
   storeWithSplitSum(stores);
   finishesTile = false;
@@ -494,7 +508,9 @@ mlir::amk::synthesizeGemmKernel(gpu::GPUModuleOp module, KernelOp kernel,
         {int32_t(grid[0]), int32_t(grid[1]), int32_t(grid[2])}));
     if (usesSerialSplit(config))
       func->setAttr("amk.cooperative", b.getUnitAttr());
-    func.setArgAttr(argTypes.size() - 1, "amk.counter", b.getUnitAttr());
+    // (The last split resets its tile's counter: no launch zeroes them.)
+    if (!usesLastSplit(config))
+      func.setArgAttr(argTypes.size() - 1, "amk.counter", b.getUnitAttr());
   }
   builder.build(func);
   return func;

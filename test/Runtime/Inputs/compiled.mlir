@@ -21,3 +21,9 @@ func.func @split_workspace(%a: memref<16x1024xbf16>, %b: memref<1024x512xbf16>, 
   }
   return
 }
+func.func @split_last_arrival(%a: memref<16x1024xbf16>, %b: memref<1024x512xbf16>, %c: memref<16x512xbf16>) {
+  amk.kernel "split_last" config(#amk.gemm_config<block = [16, 64, 64], warp = [16, 32], math = mma_sync, inst = [16, 8, 16], stages = 4, vector = 8, threads = 64, split_k = 4, split_reduce = last>) {
+    amk.matmul %a, %b into %c : memref<16x1024xbf16>, memref<1024x512xbf16>, memref<16x512xbf16>
+  }
+  return
+}

@@ -57,6 +57,9 @@ struct BufferSpec {
   /// Whether the kernels write it ("written"; without the key, as bundles
   /// before it had, any argument may be written).
   bool written = true;
+  /// Workspace only ("kept_zero"): the runtime zeroes it when it allocates
+  /// it, and every launch leaves it zeroed again, so no launch zeroes it.
+  bool keptZero = false;
 
   /// The extents of the shape at `sizes` (every symbol of the shape given).
   std::vector<int64_t> extents(const Sizes &sizes) const;
