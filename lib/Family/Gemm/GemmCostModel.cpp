@@ -246,9 +246,10 @@ GemmCost mlir::amk::predictGemmTime(GemmConfigAttr config,
   // a second kernel after the first. A serial split zeroes its counters,
   // and the epilogues of a tile's splits follow each other: each turn sees
   // the previous one's signal, then reads and writes its f32 tile at the
-  // SM's share of L2. A last split zeroes its counters too, and only the
-  // last to arrive at a tile reads the tile's partials.
-  if (splits > 1)
+  // SM's share of L2. A last split's counters stay zeroed from their
+  // allocation (no operation before the kernel), and only the last to
+  // arrive at a tile reads the tile's partials.
+  if (splits > 1 && !lastSplit)
     cost.fixedNs += params.launchOverheadNs / (workspace ? 2 : 3);
   double smL2BytesPerNs =
       target.hbm_gbps * params.l2BandwidthPerHbm / double(sms);
