@@ -109,7 +109,7 @@ static bool isModelled(Operation *op) {
                NVVM::WgmmaWaitGroupSyncOp, NVVM::SetMaxRegisterOp,
                NVVM::GriddepcontrolOp, NVVM::VoteSyncOp, NVVM::LaneMaskLtOp,
                NVVM::LaneMaskLeOp, NVVM::LaneMaskEqOp, NVVM::LaneMaskGeOp,
-               NVVM::LaneMaskGtOp>(op);
+               NVVM::LaneMaskGtOp, NVVM::SyncWarpOp>(op);
   // Value plumbing of the NVVM MMA results, and constants (which the range
   // analysis below reads).
   return isa<LLVM::ExtractValueOp, LLVM::InsertValueOp, LLVM::UndefOp,

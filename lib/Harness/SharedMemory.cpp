@@ -165,9 +165,10 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
     // A whole view (a TMA box, a wgmma operand, an accumulator store) is
     // one interval from its base, a warp's fragment one over its rows:
     // asked one by one.
-    // (Threads a named barrier orders are asked in the full system, where
-    // each is a variable.)
-    bool named = model.named && !model.named->groups().empty();
+    // (Threads a named or warp barrier orders are asked in the full
+    // system, where each is a variable.)
+    bool named = (model.named && !model.named->groups().empty()) ||
+                 model.contains(Event::WarpBarrier, model.kernel);
     std::optional<Separated> sep =
         a.access.wholeView || a.access.warpCollective || named
             ? std::nullopt

@@ -52,7 +52,8 @@ namespace mlir::amk::smem {
 /// for all but its waitGroup newest). MBarrierWait: a proved wait on one
 /// mbarrier (SystemBuilder::waitBarrier); only the latest-event search
 /// takes it. NamedBarrier: a barrier of one group of threads
-/// (SystemBuilder::group), which counts it like Barrier for its threads.
+/// (SystemBuilder::group), which counts it like Barrier for its threads;
+/// WarpBarrier: `bar.warp.sync` of the whole warp (isWarpBarrier).
 enum class Event {
   Barrier,
   Commit,
@@ -60,15 +61,20 @@ enum class Event {
   MBarrierWait,
   WgmmaCommit,
   WgmmaWait,
-  NamedBarrier
+  NamedBarrier,
+  WarpBarrier
 };
-inline constexpr unsigned kNumEvents = 7;
+inline constexpr unsigned kNumEvents = 8;
 /// The counts' caches: one per kind, NamedBarrier's one per barrier id.
 inline constexpr unsigned kNumCounted = kNumEvents + 16;
 
 /// Whether `op` is an event of `kind` (a block barrier, an async-group
 /// commit, an async wait).
 bool isEvent(Event kind, Operation *op);
+/// Whether `op` is `bar.warp.sync` of every lane (a constant full mask):
+/// under control the warp shares (the convergence check), it orders the
+/// warp's threads as a block barrier orders the block's.
+bool isWarpBarrier(Operation *op);
 /// The events of `kind`, plural, for messages.
 StringRef eventName(Event kind);
 /// The groups a `wait_group N` (cp.async or wgmma) leaves in flight: N.
@@ -279,10 +285,10 @@ public:
   /// The group whose barriers Event::NamedBarrier counts.
   const NamedBarriers::Group *group = nullptr;
   std::optional<Lin> count(Event kind, Operation *op, const Instance &in);
-  /// Adds to orderSplits that no named barrier orders `a` and `b` (two
-  /// threads of the known block): a thread is outside the group, or the
-  /// two have run its barriers equally often. Groups whose barriers are
-  /// not counted at either order nothing.
+  /// Adds to orderSplits that no named barrier or warp barrier orders `a`
+  /// and `b` (two threads of the known block): a thread is outside the
+  /// group (another warp), or the two have run its barriers equally often.
+  /// Barriers not counted at either order nothing.
   void addNamedBarrierSplit(const Instance &a, const Instance &b);
   std::optional<int64_t> prefix(Event kind, Operation *op);
   void latest(Event kind, Operation *op, const Instance &in,

@@ -375,15 +375,18 @@ std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p,
   if (q == Question::Race) {
     sys.eq0(*barA - *barB);
     builder.addNamedBarrierSplit(ia, ib);
-    if (builder.orderSplits.empty())
-      cases.push_back(sys);
-    else
-      for (const Alternative &alternative : builder.orderSplits.back()) {
-        System s = sys;
-        for (const SystemBuilder::Constraint &c : alternative)
-          c.equality ? s.eq0(c.form) : s.ge0(c.form);
-        cases.push_back(std::move(s));
-      }
+    cases.push_back(sys);
+    for (const auto &split : builder.orderSplits) {
+      std::vector<System> each;
+      for (const System &c : cases)
+        for (const Alternative &alternative : split) {
+          System s = c;
+          for (const SystemBuilder::Constraint &x : alternative)
+            x.equality ? s.eq0(x.form) : s.ge0(x.form);
+          each.push_back(std::move(s));
+        }
+      cases = std::move(each);
+    }
     return cases;
   }
   if (q == Question::TmaUnwaited)

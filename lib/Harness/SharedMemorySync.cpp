@@ -48,8 +48,17 @@ bool smem::isEvent(Event kind, Operation *op) {
     return isa<nvgpu::WarpgroupMmaOp, NVVM::WgmmaWaitGroupSyncOp>(op);
   case Event::NamedBarrier:
     return isa<NVVM::BarrierOp>(op) && !isBlockBarrier(op);
+  case Event::WarpBarrier:
+    return isWarpBarrier(op);
   }
   return false;
+}
+
+bool smem::isWarpBarrier(Operation *op) {
+  auto sync = dyn_cast<NVVM::SyncWarpOp>(op);
+  std::optional<int64_t> mask =
+      sync ? getConstantIntValue(sync.getMask()) : std::nullopt;
+  return mask && uint32_t(*mask) == 0xffffffffu;
 }
 
 StringRef smem::eventName(Event kind) {
@@ -68,6 +77,8 @@ StringRef smem::eventName(Event kind) {
     return "wgmma waits";
   case Event::NamedBarrier:
     return "named barriers";
+  case Event::WarpBarrier:
+    return "warp barriers";
   }
   return "";
 }
@@ -275,7 +286,7 @@ std::optional<Lin> SystemBuilder::count(Event kind, Operation *op,
 }
 
 void SystemBuilder::addNamedBarrierSplit(const Instance &a, const Instance &b) {
-  if (!model.named || !model.blockKnown)
+  if (!model.blockKnown)
     return;
   struct Counted {
     const NamedBarriers::Group *group;
@@ -283,7 +294,10 @@ void SystemBuilder::addNamedBarrierSplit(const Instance &a, const Instance &b) {
   };
   SmallVector<Counted> counted;
   std::string why = whyNot;
-  for (const NamedBarriers::Group &g : model.named->groups()) {
+  ArrayRef<NamedBarriers::Group> groups;
+  if (model.named)
+    groups = model.named->groups();
+  for (const NamedBarriers::Group &g : groups) {
     group = &g;
     std::optional<Lin> ca = count(Event::NamedBarrier, a.op, a),
                        cb = count(Event::NamedBarrier, b.op, b);
@@ -291,7 +305,19 @@ void SystemBuilder::addNamedBarrierSplit(const Instance &a, const Instance &b) {
       counted.push_back({&g, *ca, *cb});
   }
   group = nullptr;
+  // Warp barriers: two threads of one warp as far through them.
+  std::optional<Lin> warpA, warpB;
+  if (model.contains(Event::WarpBarrier, model.kernel)) {
+    warpA = count(Event::WarpBarrier, a.op, a);
+    warpB = count(Event::WarpBarrier, b.op, b);
+  }
   whyNot = why;
+  if (warpA && warpB) {
+    Lin wa = warpOf(a), wb = warpOf(b);
+    orderSplits.push_back({{{wa - wb - 1, false}},
+                           {{wb - wa - 1, false}},
+                           {{wa - wb, true}, {*warpA - *warpB, true}}});
+  }
   if (counted.empty())
     return;
   llvm::sort(counted, [](const Counted &x, const Counted &y) {
