@@ -169,6 +169,25 @@ def cases(sweep, sms):
                 config=ring)
     yield graph("ring_m3_k1000", 3, [1000, 696, 1000], acts=["gelu", "none"],
                 config=ring)
+    # The warp-staged body (hand-set until measured): K = 1000 is three
+    # staged chunks of 256 and a direct tail of 232, N = 696 a partial last
+    # tile; then the MLP and the block at decode sizes.
+    staged = ("#amk.graph_config<blocks = 8, threads = 128, rows_per_warp = 2, "
+              "unroll = 1, math = mma_sync, warp_staged = true>")
+    yield graph("staged_m16_k1000", 16, [1000, 696, 1000],
+                acts=["silu", "none"], config=staged)
+    yield graph("staged_m3_k1000", 3, [1000, 696, 1000], acts=["gelu", "none"],
+                config=staged)
+    for blocks, threads, rows in ((2 * sms, 256, 1), (2 * sms, 128, 2),
+                                  (4 * sms, 128, 1), (sms, 512, 1)):
+        config = (f"#amk.graph_config<blocks = {blocks}, threads = {threads}, "
+                  f"rows_per_warp = {rows}, unroll = 1, math = mma_sync, "
+                  f"warp_staged = true>")
+        suffix = f"_staged_b{blocks}_t{threads}_r{rows}"
+        for m in (1, 16):
+            yield graph(f"mlp_m{m}" + suffix, m, [4096, 14336, 4096],
+                        acts=["gelu", "none"], config=config)
+        yield block("llama_m16" + suffix, 16, 4096, 14336, config=config)
     if not sweep:
         return
     # (math, threads, rows per warp, unroll, TMA stages)

@@ -101,7 +101,8 @@ public:
               if (stages == 0 || unroll == 1)
                 if (auto config = GraphConfigAttr::getChecked(
                         getSilentEmitter(), context, perSM * target.sm_count,
-                        threads, rows, unroll, math, stages))
+                        threads, rows, unroll, math, stages,
+                        /*warpStaged=*/false))
                   fn(config);
   }
 
@@ -119,12 +120,16 @@ public:
     // Bytes in flight: each warp keeps rows x unroll loads of 512 bytes
     // (16 per lane) outstanding; Little's law bounds the stream by them.
     // With a ring: the stages in flight ahead of the one in use.
+    // Warp staged: one chunk of the warp's rows ahead.
     bool ring = c.getStages() > 0;
     double inFlight =
         blocks * c.getWarps() * c.getRowsPerWarp() * c.getUnroll() * 512;
     if (ring)
       inFlight = blocks * (c.getStages() - 1) * c.getWarps() *
                  c.getRowsPerWarp() * 8 * 256 * 2;
+    if (c.getWarpStaged())
+      inFlight = blocks * c.getWarps() * c.getRowsPerWarp() * 8 *
+                 kGraphStagedColumns * 2;
     double perClock = target.sm_count * (target.clock_mhz / 1000.0);
     // The stream also wants warps: on the H200 the decode MLP took 1.33x
     // the time at 4 warps per SM and 1.07x at 8 of what it took at 16.

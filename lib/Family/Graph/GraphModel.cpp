@@ -354,6 +354,11 @@ int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
   // Row and elementwise steps need fewer.
   if (config.getMath() == MathInst::mma_sync && config.getStages() > 0)
     return 64 + 8 * rows + (m > 8 ? 8 : 4);
+  // Warp staged: a chunk's loads of 8 rows per tile slot in flight (4
+  // words each) beside the products of the staged one (ptxas spilled at
+  // 72 for one slot).
+  if (config.getWarpStaged())
+    return 64 + 36 * rows + (m > 8 ? 16 : 8);
   if (config.getMath() == MathInst::mma_sync)
     return 56 + 4 * rows + 4 * unroll * rows + (m > 8 ? 8 : 4) * unroll;
   return 48 + m * rows + 4 * unroll * rows + 4 * m;
@@ -419,9 +424,17 @@ int64_t mlir::amk::getGraphRingBytes(GraphConfigAttr config,
   return bytes;
 }
 
+int64_t mlir::amk::getGraphStagingBytes(GraphConfigAttr config) {
+  if (!config.getWarpStaged())
+    return 0;
+  return config.getWarps() * config.getRowsPerWarp() * 8 *
+         kGraphStagedRowWords * 4;
+}
+
 int64_t mlir::amk::getGraphSmemBytes(GraphConfigAttr config,
                                      const GraphProblem &problem) {
-  // After the ring, one region: every step that uses it ends in a barrier.
+  // After the ring and the staging, one region: every step that uses it
+  // ends in a barrier.
   int64_t bytes = 0;
   for (const GraphStep &s : problem.steps) {
     if (getGraphKSplit(config, s) > 1)
@@ -430,7 +443,8 @@ int64_t mlir::amk::getGraphSmemBytes(GraphConfigAttr config,
     if (s.kind == GraphStepKind::row)
       bytes = std::max(bytes, getRowCombineBytes(getGraphRowConfig(config, s)));
   }
-  return getGraphRingBytes(config, problem) + bytes;
+  return getGraphRingBytes(config, problem) + getGraphStagingBytes(config) +
+         bytes;
 }
 
 KernelResources mlir::amk::getGraphResources(GraphConfigAttr config,
@@ -511,9 +525,10 @@ LogicalResult mlir::amk::checkGraphLowerable(GraphConfigAttr config,
   KernelResources r = getGraphResources(config, problem, target);
   if (r.dynamicSmemBytes > target.smem_per_block_optin_bytes) {
     whyNot = llvm::formatv("the block would take {0} bytes of shared memory "
-                           "(the TMA ring of {1} stages, and the steps' "
-                           "combines), more than the {2} a block of {3} can "
-                           "have (fewer stages, threads or rows_per_warp)",
+                           "(the TMA ring of {1} stages or the warps' "
+                           "staging, and the steps' combines), more than "
+                           "the {2} a block of {3} can have (fewer stages, "
+                           "threads or rows_per_warp)",
                            r.dynamicSmemBytes, config.getStages(),
                            target.smem_per_block_optin_bytes, target.name);
     return failure();

@@ -146,8 +146,12 @@ private:
   void finishMmaTiles(const MmaStep &m, SmallVectorImpl<Value> &acc,
                       ArrayRef<Value> tiles);
   /// The tensor-core body of a step (math = mma_sync), loading the weights
-  /// directly.
+  /// directly or, warp staged, through the warp's shared memory.
   void buildMmaStep(unsigned index, MatmulOp step);
+  /// Warp staged: folds the part's `chunks` chunks of kGraphStagedColumns
+  /// columns, from chunk `first`, into `acc`.
+  void foldStagedChunks(const MmaStep &m, ArrayRef<Value> tiles, Value first,
+                        int64_t chunks, SmallVectorImpl<Value> &acc);
   /// The epilogue of one output element (under the caller's guards).
   void storeElement(const GraphStep &s, const StepBuffers &buffers, Value acc,
                     Value row, Value column);
@@ -539,10 +543,19 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
     }
   };
   auto chunkColumn = [&](Value chunk) { return add(mul(chunk, c(32)), q8); };
+  // Warp staged: the group's share is whole chunks of kGraphStagedColumns.
+  int64_t perStaged = kGraphStagedColumns / 32;
+  int64_t stagedPerPart =
+      config.getWarpStaged() ? s.k / kGraphStagedColumns / split : 0;
+  if (stagedPerPart > 0) {
+    perPart = stagedPerPart * perStaged;
+    foldStagedChunks(m, tiles, mul(m.part, c(stagedPerPart)), stagedPerPart,
+                     acc);
+  }
   // This group's share: whole groups of `unroll` chunks (counted by group,
   // so every column is below the share's end), then the rest one at a time.
   Value partBase = mul(m.part, c(perPart));
-  if (int64_t groups = perPart / unroll) {
+  if (int64_t groups = stagedPerPart > 0 ? 0 : perPart / unroll) {
     auto k = scf::ForOp::create(b, c(0), c(groups), c(1), acc);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(k.getBody());
@@ -556,7 +569,8 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
     b.setInsertionPointAfter(k);
     acc.assign(k.getResults().begin(), k.getResults().end());
   }
-  for (int64_t chunk = perPart / unroll * unroll; chunk < perPart; ++chunk)
+  for (int64_t chunk = stagedPerPart > 0 ? perPart : perPart / unroll * unroll;
+       chunk < perPart; ++chunk)
     foldChunks({chunkColumn(add(partBase, c(chunk)))}, Value(), acc);
   // Group 0: the chunks past the shares, then a partial chunk (lanes past
   // K load a clamped column and add zeros).
@@ -577,6 +591,99 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
       inFirstPart(m, acc, foldTail);
   }
   finishMmaTiles(m, acc, tiles);
+}
+
+/// Warp staged. Load r of the warp (lane l) takes 16 bytes at columns 8l..
+/// 8l+7 of a chunk of the warp's r-th weight row (row r % 8 of tile slot
+/// r / 8): 512 contiguous bytes per load. They go to row r of the warp's
+/// staging, and after a warp barrier lane (g, q) reads back, for each
+/// 32-column piece j of the chunk, the 16 bytes at 32j + 8q of row g of
+/// each tile: the direct body's words, in its K order. The next chunk's
+/// loads are in flight meanwhile; a warp barrier before the next stores
+/// retires this chunk's reads.
+void GraphKernelBuilder::foldStagedChunks(const MmaStep &m,
+                                          ArrayRef<Value> tiles, Value first,
+                                          int64_t chunks,
+                                          SmallVectorImpl<Value> &acc) {
+  const GraphStep &s = m.s;
+  Value a = m.buffers.a, w = m.buffers.weights;
+  int64_t tilesPerWarp = config.getRowsPerWarp(), rows = 8 * tilesPerWarp;
+  auto space =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value staging = memref::ViewOp::create(
+      b,
+      MemRefType::get({config.getWarps() * rows, kGraphStagedRowWords},
+                      b.getI32Type(), AffineMap(), space),
+      smemRaw, c(getGraphRingBytes(config, p)), ValueRange{});
+  Value base = mul(warp, c(rows));
+  SmallVector<Value> weightRows;
+  for (int64_t r = 0; r < rows; ++r)
+    weightRows.push_back(arith::MinUIOp::create(
+        b, add(mul(tiles[r / 8], c(8)), c(r % 8)), c(s.n - 1)));
+  auto words = VectorType::get({4}, b.getI32Type());
+  auto load = [&](Value chunk) {
+    Value col = add(mul(chunk, c(kGraphStagedColumns)), mul(lane, c(8)));
+    SmallVector<Value> runs;
+    for (Value row : weightRows)
+      runs.push_back(vector::BitCastOp::create(
+          b, words,
+          vector::LoadOp::create(b, VectorType::get({8}, s.inType), w,
+                                 ValueRange{row, col},
+                                 /*nontemporal=*/false, llvm::MaybeAlign(16))));
+    return runs;
+  };
+  Value full = i32(-1);
+  Value q4 = mul(m.q, c(4)), q8 = mul(m.q, c(8));
+  // Stages `runs` (chunk `chunk`'s), loads the next chunk's when asked,
+  // and folds this one.
+  auto fold = [&](Value chunk, ArrayRef<Value> runs, bool loadNext,
+                  SmallVectorImpl<Value> &sums) {
+    NVVM::SyncWarpOp::create(b, full);
+    for (auto [r, run] : llvm::enumerate(runs))
+      vector::StoreOp::create(b, run, staging,
+                              ValueRange{add(base, c(r)), mul(lane, c(4))});
+    NVVM::SyncWarpOp::create(b, full);
+    SmallVector<Value> next;
+    if (loadNext)
+      next = load(add(chunk, c(1)));
+    Value chunkCol = mul(chunk, c(kGraphStagedColumns));
+    for (int64_t j = 0; j < kGraphStagedColumns / 32; ++j) {
+      Value col = add(add(chunkCol, c(32 * j)), q8);
+      SmallVector<Value> x0 = loadWords(a, m.rowA0, col);
+      SmallVector<Value> x1 = s.m > 8 ? loadWords(a, m.rowA1, col) : x0;
+      for (int64_t t = 0; t < tilesPerWarp; ++t) {
+        Value staged = vector::LoadOp::create(
+            b, words, staging,
+            ValueRange{add(base, add(c(8 * t), m.g)), add(c(16 * j), q4)});
+        SmallVector<Value> wt;
+        for (int64_t i = 0; i < 4; ++i)
+          wt.push_back(vector::ExtractOp::create(b, staged, i));
+        mmaChunk(m, x0, x1, wt, t, sums);
+      }
+    }
+    return next;
+  };
+  // Every chunk but the last loads its successor; the last, peeled, none.
+  SmallVector<Value> runs = load(first);
+  if (chunks > 1) {
+    SmallVector<Value> init(acc.begin(), acc.end());
+    init.append(runs.begin(), runs.end());
+    auto loop = scf::ForOp::create(b, c(0), c(chunks - 1), c(1), init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    ValueRange args = loop.getRegionIterArgs();
+    SmallVector<Value> sums(args.take_front(acc.size()));
+    SmallVector<Value> pending(args.drop_front(acc.size()));
+    SmallVector<Value> next = fold(add(first, loop.getInductionVar()), pending,
+                                   /*loadNext=*/true, sums);
+    sums.append(next.begin(), next.end());
+    scf::YieldOp::create(b, sums);
+    b.setInsertionPointAfter(loop);
+    ValueRange results = loop.getResults();
+    acc.assign(results.begin(), results.begin() + acc.size());
+    runs.assign(results.begin() + acc.size(), results.end());
+  }
+  fold(add(first, c(chunks - 1)), runs, /*loadNext=*/false, acc);
 }
 
 GraphKernelBuilder::Ring &GraphKernelBuilder::getRing(unsigned index) {
@@ -830,7 +937,8 @@ Value GraphKernelBuilder::getSharedFloats(int64_t floats) {
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   return memref::ViewOp::create(
       b, MemRefType::get({floats}, b.getF32Type(), AffineMap(), space), smemRaw,
-      c(getGraphRingBytes(config, p)), ValueRange{});
+      c(getGraphRingBytes(config, p) + getGraphStagingBytes(config)),
+      ValueRange{});
 }
 
 void GraphKernelBuilder::buildRowStep(unsigned index, RowReduceOp step) {

@@ -297,7 +297,8 @@ std::string GraphOp::getProblemSignature() {
 LogicalResult
 GraphConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         int64_t blocks, int64_t threads, int64_t rowsPerWarp,
-                        int64_t unroll, MathInst math, int64_t stages) {
+                        int64_t unroll, MathInst math, int64_t stages,
+                        bool warpStaged) {
   // Cooperative grids are bounded by residency: no GPU holds more than a
   // few thousand blocks at once.
   if (blocks < 1 || blocks > 65536)
@@ -319,6 +320,9 @@ GraphConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (stages != 0 && math != MathInst::mma_sync)
     return emitError() << "stages (a TMA ring of the weights) needs math = "
                           "mma_sync";
+  if (warpStaged && (math != MathInst::mma_sync || stages != 0))
+    return emitError() << "warp_staged (the weights through each warp's "
+                          "shared memory) needs math = mma_sync and no stages";
   return success();
 }
 

@@ -285,13 +285,19 @@ def AMK_GraphConfigAttr : AMK_Attr<"GraphConfig", "graph_config",
     mma_sync only) streams each product's weights through a ring of S
     shared-memory stages that TMA fills (one box of 8 rows per tile and
     chunk of K, an mbarrier per stage) instead of loading them into
-    registers; 0 (the default) loads them directly. A step that reads an
-    earlier step's result waits for that step's blocks on a counter in
-    global memory (release and acquire, gpu scope).
+    registers; 0 (the default) loads them directly. `warp_staged` (mma_sync
+    without stages) loads each warp's weight rows whole instead, 512
+    contiguous bytes of one row per load (the stream of the simt body),
+    into the warp's own shared memory, and reads them back in the
+    products' K order after a warp barrier (`bar.warp.sync`), one chunk of
+    256 columns ahead. A step that reads an earlier step's result waits for
+    that step's blocks on a counter in global memory (release and acquire,
+    gpu scope).
 
     ```mlir
     #amk.graph_config<blocks = 264, threads = 256, rows_per_warp = 2, unroll = 4>
     #amk.graph_config<blocks = 396, threads = 128, rows_per_warp = 1, unroll = 4, math = mma_sync, stages = 4>
+    #amk.graph_config<blocks = 264, threads = 256, rows_per_warp = 1, unroll = 4, math = mma_sync, warp_staged = true>
     ```
   }];
   let parameters = (ins
@@ -300,7 +306,9 @@ def AMK_GraphConfigAttr : AMK_Attr<"GraphConfig", "graph_config",
     "int64_t":$rows_per_warp,
     "int64_t":$unroll,
     AMK_GraphMathParameter:$math,
-    DefaultValuedParameter<"int64_t", "0", "TMA stages of the weights">:$stages
+    DefaultValuedParameter<"int64_t", "0", "TMA stages of the weights">:$stages,
+    DefaultValuedParameter<"bool", "false",
+                           "weights staged through each warp's shared memory">:$warp_staged
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
