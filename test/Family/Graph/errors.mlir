@@ -99,7 +99,7 @@ func.func @ring_without_tma(%x: memref<16x512xbf16>, %w: memref<256x512xbf16>, %
 module attributes {amk.target = #amk.target<"h200">} {
 func.func @ring_too_large(%x: memref<16x4096xbf16>, %w: memref<4096x4096xbf16>, %y: memref<16x4096xbf16>) {
   // expected-error @+2 {{[AMK-RES-SMEM] dynamic shared memory 266240 B exceeds the opt-in limit 232448 B of target 'h200'}}
-  // expected-error @+1 {{the block would take 266240 bytes of shared memory (the TMA ring of 4 stages, and the steps' combines), more than the 232448 a block of h200 can have (fewer stages, threads or rows_per_warp)}}
+  // expected-error @+1 {{the block would take 266240 bytes of shared memory (the TMA ring of 4 stages or the warps' staging, and the steps' combines), more than the 232448 a block of h200 can have (fewer stages, threads or rows_per_warp)}}
   amk.kernel "k" config(#amk.graph_config<blocks = 264, threads = 256, rows_per_warp = 1, unroll = 1, math = mma_sync, stages = 4>) {
     amk.graph ins(%x, %w : memref<16x4096xbf16>, memref<4096x4096xbf16>) outs(%y : memref<16x4096xbf16>) {
     ^bb0(%xa: memref<16x4096xbf16>, %wa: memref<4096x4096xbf16>, %ya: memref<16x4096xbf16>):
