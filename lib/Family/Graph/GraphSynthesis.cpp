@@ -543,35 +543,34 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
     }
   };
   auto chunkColumn = [&](Value chunk) { return add(mul(chunk, c(32)), q8); };
-  // Warp staged: the group's share is whole chunks of kGraphStagedColumns.
-  int64_t perStaged = kGraphStagedColumns / 32;
+  // This group's share. Warp staged: whole chunks of kGraphStagedColumns.
+  // Else whole groups of `unroll` chunks (counted by group, so every
+  // column is below the share's end), then the rest one at a time.
   int64_t stagedPerPart =
       config.getWarpStaged() ? s.k / kGraphStagedColumns / split : 0;
   if (stagedPerPart > 0) {
-    perPart = stagedPerPart * perStaged;
+    perPart = stagedPerPart * (kGraphStagedColumns / 32);
     foldStagedChunks(m, tiles, mul(m.part, c(stagedPerPart)), stagedPerPart,
                      acc);
+  } else {
+    Value partBase = mul(m.part, c(perPart));
+    if (int64_t groups = perPart / unroll) {
+      auto k = scf::ForOp::create(b, c(0), c(groups), c(1), acc);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(k.getBody());
+      SmallVector<Value> sums(k.getRegionIterArgs());
+      SmallVector<Value> cols;
+      for (int64_t u = 0; u < unroll; ++u)
+        cols.push_back(chunkColumn(
+            add(partBase, add(mul(k.getInductionVar(), c(unroll)), c(u)))));
+      foldChunks(cols, Value(), sums);
+      scf::YieldOp::create(b, sums);
+      b.setInsertionPointAfter(k);
+      acc.assign(k.getResults().begin(), k.getResults().end());
+    }
+    for (int64_t chunk = perPart / unroll * unroll; chunk < perPart; ++chunk)
+      foldChunks({chunkColumn(add(partBase, c(chunk)))}, Value(), acc);
   }
-  // This group's share: whole groups of `unroll` chunks (counted by group,
-  // so every column is below the share's end), then the rest one at a time.
-  Value partBase = mul(m.part, c(perPart));
-  if (int64_t groups = stagedPerPart > 0 ? 0 : perPart / unroll) {
-    auto k = scf::ForOp::create(b, c(0), c(groups), c(1), acc);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(k.getBody());
-    SmallVector<Value> sums(k.getRegionIterArgs());
-    SmallVector<Value> cols;
-    for (int64_t u = 0; u < unroll; ++u)
-      cols.push_back(chunkColumn(
-          add(partBase, add(mul(k.getInductionVar(), c(unroll)), c(u)))));
-    foldChunks(cols, Value(), sums);
-    scf::YieldOp::create(b, sums);
-    b.setInsertionPointAfter(k);
-    acc.assign(k.getResults().begin(), k.getResults().end());
-  }
-  for (int64_t chunk = stagedPerPart > 0 ? perPart : perPart / unroll * unroll;
-       chunk < perPart; ++chunk)
-    foldChunks({chunkColumn(add(partBase, c(chunk)))}, Value(), acc);
   // Group 0: the chunks past the shares, then a partial chunk (lanes past
   // K load a clamped column and add zeros).
   auto foldTail = [&](SmallVectorImpl<Value> &sums) {
