@@ -82,6 +82,33 @@ std::optional<int64_t> getSplitWarp(const ThreadIds &ids) {
       return int64_t(t);
   return std::nullopt;
 }
+/// The ids of the barriers every thread of the block reaches (-1: one
+/// whose id is not a constant), each with one such barrier.
+std::map<int64_t, Operation *> getWholeBlockIds(Operation *kernel) {
+  std::map<int64_t, Operation *> ids;
+  kernel->walk([&](Operation *op) {
+    if (isa<gpu::BarrierOp, NVVM::Barrier0Op>(op))
+      ids.try_emplace(0, op);
+    auto bar = dyn_cast<NVVM::BarrierOp>(op);
+    if (!bar || !isBlockBarrier(bar))
+      return;
+    Value id = bar.getBarrierId();
+    std::optional<int64_t> c =
+        id ? getConstantIntValue(id) : std::optional<int64_t>(0);
+    ids.try_emplace(c ? *c : -1, op);
+  });
+  return ids;
+}
+
+/// The threads of `in` as one run of linear ids [first, last], if they are.
+std::optional<std::pair<int64_t, int64_t>> getRun(const std::vector<bool> &in) {
+  int64_t first = llvm::find(in, true) - in.begin();
+  int64_t n = llvm::count(in, true);
+  for (int64_t t = first; t < first + n; ++t)
+    if (!in[t])
+      return std::nullopt;
+  return std::make_pair(first, first + n - 1);
+}
 } // namespace
 
 NamedBarriers::NamedBarriers(
@@ -109,20 +136,7 @@ NamedBarriers::NamedBarriers(
   smem::ThreadEvaluator threads(dims);
 
   // The ids of the barriers every thread reaches: none may be a group's.
-  std::map<int64_t, Operation *> wholeBlockIds;
-  kernel->walk([&](Operation *op) {
-    if (isa<gpu::BarrierOp, NVVM::Barrier0Op>(op))
-      wholeBlockIds.try_emplace(0, op);
-    auto bar = dyn_cast<NVVM::BarrierOp>(op);
-    if (!bar || !isBlockBarrier(bar))
-      return;
-    Value id = bar.getBarrierId();
-    if (std::optional<int64_t> c =
-            id ? getConstantIntValue(id) : std::optional<int64_t>(0))
-      wholeBlockIds.try_emplace(*c, op);
-    else
-      wholeBlockIds.try_emplace(-1, op);
-  });
+  std::map<int64_t, Operation *> wholeBlockIds = getWholeBlockIds(kernel);
 
   // Per id, the threads of its first barrier and that barrier; ids found
   // wrong order nothing.
@@ -223,16 +237,10 @@ NamedBarriers::NamedBarriers(
     idsOf.clear();
     return;
   }
-  for (auto &[id, entry] : byId) {
-    const std::vector<bool> &in = entry.first;
-    int64_t first = llvm::find(in, true) - in.begin();
-    int64_t n = llvm::count(in, true);
-    bool run = true;
-    for (int64_t t = first; t < first + n; ++t)
-      run = run && in[t];
-    if (!wrong.contains(id) && run)
-      ordering.push_back({id, first, first + n - 1});
-  }
+  for (auto &[id, entry] : byId)
+    if (std::optional<std::pair<int64_t, int64_t>> run = getRun(entry.first);
+        run && !wrong.contains(id))
+      ordering.push_back({id, run->first, run->second});
   for (auto &[op, ids] : idsOf)
     llvm::erase_if(ids, [&](int64_t id) {
       return llvm::none_of(ordering, [&](const Group &g) { return g.id == id; });
