@@ -172,7 +172,7 @@ def cases(sweep, sms):
     # The warp-staged body (hand-set until measured): K = 1000 is three
     # staged chunks of 256 and a direct tail of 232, N = 696 a partial last
     # tile; then the MLP and the block at decode sizes.
-    staged = ("#amk.graph_config<blocks = 8, threads = 128, rows_per_warp = 2, "
+    staged = ("#amk.graph_config<blocks = 8, threads = 128, rows_per_warp = 1, "
               "unroll = 1, math = mma_sync, warp_staged = true>")
     yield graph("staged_m16_k1000", 16, [1000, 696, 1000],
                 acts=["silu", "none"], config=staged)

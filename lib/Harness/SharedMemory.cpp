@@ -165,10 +165,9 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
     // A whole view (a TMA box, a wgmma operand, an accumulator store) is
     // one interval from its base, a warp's fragment one over its rows:
     // asked one by one.
-    // (Threads a named or warp barrier orders are asked in the full
-    // system, where each is a variable.)
-    bool named = (model.named && !model.named->groups().empty()) ||
-                 model.contains(Event::WarpBarrier, model.kernel);
+    // (Threads a named barrier orders are asked in the full system, where
+    // each is a variable.)
+    bool named = model.named && !model.named->groups().empty();
     std::optional<Separated> sep =
         a.access.wholeView || a.access.warpCollective || named
             ? std::nullopt
@@ -184,9 +183,9 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
       for (Operation &op : *block) {
         segment[&op] = n;
         if (llvm::any_of(
-                std::initializer_list<Event>{Event::Barrier, Event::Commit,
-                                             Event::Wait, Event::WgmmaCommit,
-                                             Event::WgmmaWait},
+                std::initializer_list<Event>{
+                    Event::Barrier, Event::Commit, Event::Wait,
+                    Event::WgmmaCommit, Event::WgmmaWait, Event::WarpBarrier},
                 [&](Event e) { return model.contains(e, &op); }))
           ++n;
       }

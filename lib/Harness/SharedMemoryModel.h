@@ -285,11 +285,16 @@ public:
   /// The group whose barriers Event::NamedBarrier counts.
   const NamedBarriers::Group *group = nullptr;
   std::optional<Lin> count(Event kind, Operation *op, const Instance &in);
-  /// Adds to orderSplits that no named barrier or warp barrier orders `a`
-  /// and `b` (two threads of the known block): a thread is outside the
-  /// group (another warp), or the two have run its barriers equally often.
-  /// Barriers not counted at either order nothing.
-  void addNamedBarrierSplit(const Instance &a, const Instance &b);
+  /// Adds to orderSplits that no named barrier or (unless `warps` is false)
+  /// warp barrier orders `a` and `b` (two threads of the known block): a
+  /// thread is outside the group (another warp), or the two have run its
+  /// barriers equally often. Barriers not counted at either order nothing.
+  void addNamedBarrierSplit(const Instance &a, const Instance &b,
+                            bool warps = true);
+  /// The warp barriers `a` and `b` have passed (nullopt: none in the
+  /// kernel, or not counted at one of them).
+  std::optional<std::pair<Lin, Lin>> countWarpBarriers(const Instance &a,
+                                                       const Instance &b);
   std::optional<int64_t> prefix(Event kind, Operation *op);
   void latest(Event kind, Operation *op, const Instance &in,
               std::vector<Latest> &out);
@@ -446,6 +451,9 @@ enum class Question {
 };
 
 enum class Threads { Distinct, Same, Any };
+/// Which warps a case's two threads are in (the thread-separated question
+/// picks its threads concretely).
+enum class Warps { Any, Same, Different };
 
 /// Accesses of one kind (async or not, write or not) in one block between
 /// the same two synchronization ops, with the same uniform address part:
@@ -515,6 +523,10 @@ private:
     const SharedAccess *accessA = nullptr;
     /// Both in the same iteration of every loop around them.
     bool sameIterations = false;
+    /// Thread-separated: the threads are no variables of the systems; a
+    /// case's warps (`warps`, one per case, empty: any) filter them.
+    bool separated = false;
+    std::vector<Warps> warps;
     Instance ia, ib;
     Lin addrA, addrB, delta;
   };

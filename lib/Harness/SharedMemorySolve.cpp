@@ -67,9 +67,10 @@ static std::pair<int64_t, int64_t> badDeltas(const Group &a, const Group &b) {
 }
 
 /// The first two overlapping items of threads t1 != t2, t1 == t2, or any,
-/// at a delta of the uniform parts.
+/// in `warps`, at a delta of the uniform parts.
 static std::optional<std::pair<const Group::Item *, const Group::Item *>>
-itemPair(const Group &a, const Group &b, int64_t delta, Threads threads) {
+itemPair(const Group &a, const Group &b, int64_t delta, Threads threads,
+         Warps warps = Warps::Any) {
   for (const Group::Item &x : a.items) {
     // b's offset in [x + delta - (b width - 1), x + delta + x width - 1].
     int64_t lo = x.offset + delta - (b.maxWidth - 1),
@@ -81,8 +82,10 @@ itemPair(const Group &a, const Group &b, int64_t delta, Threads threads) {
     for (; it != b.items.end() && it->offset <= hi; ++it) {
       if (it->offset + it->width - 1 < x.offset + delta)
         continue;
-      if (threads == Threads::Any ||
-          (threads == Threads::Same) == (it->thread == x.thread))
+      bool sameWarp = it->thread / 32 == x.thread / 32;
+      if ((threads == Threads::Any ||
+           (threads == Threads::Same) == (it->thread == x.thread)) &&
+          (warps == Warps::Any || (warps == Warps::Same) == sameWarp))
         return std::make_pair(&x, &*it);
     }
   }
@@ -374,7 +377,19 @@ std::optional<std::vector<System>> Checker::timingCases(Question q, Pair &p,
   std::vector<System> cases;
   if (q == Question::Race) {
     sys.eq0(*barA - *barB);
-    builder.addNamedBarrierSplit(ia, ib);
+    // Thread-separated, the threads are concrete: another warp's pair, or
+    // one warp's as far through its barriers.
+    if (p.separated) {
+      if (std::optional<std::pair<Lin, Lin>> c =
+              builder.countWarpBarriers(ia, ib)) {
+        cases.push_back(sys);
+        sys.eq0(c->first - c->second);
+        cases.push_back(sys);
+        p.warps = {Warps::Different, Warps::Same};
+        return cases;
+      }
+    }
+    builder.addNamedBarrierSplit(ia, ib, /*warps=*/!p.separated);
     cases.push_back(sys);
     for (const auto &split : builder.orderSplits) {
       std::vector<System> each;
@@ -521,8 +536,8 @@ bool Checker::solveSeparated(const Pair &p, const Group &groupA,
   auto [badLo, badHi] = badDeltas(groupA, groupB);
   if (badLo > badHi)
     return false; // no thread runs one of them
-  auto found = [&](const SmallVector<int64_t> &point, int64_t d) {
-    auto pair = itemPair(groupA, groupB, d, threadsOf);
+  auto found = [&](const SmallVector<int64_t> &point, int64_t d, Warps warps) {
+    auto pair = itemPair(groupA, groupB, d, threadsOf, warps);
     if (!pair)
       return false;
     auto [x, y] = *pair;
@@ -535,14 +550,15 @@ bool Checker::solveSeparated(const Pair &p, const Group &groupA,
                     std::to_string(y->thread), byte);
     return true;
   };
-  for (System &c : cases) {
+  for (auto [i, c] : llvm::enumerate(cases)) {
+    Warps warps = p.warps.empty() ? Warps::Any : p.warps[i];
     // A constant delta: the threads decide, the system only whether
     // the instances exist.
     if (std::optional<int64_t> d = delta.asConstant()) {
-      if (!itemPair(groupA, groupB, *d, threadsOf))
+      if (!itemPair(groupA, groupB, *d, threadsOf, warps))
         continue;
       if (std::optional<SmallVector<int64_t>> point = c.sample())
-        if (found(*point, *d))
+        if (found(*point, *d, warps))
           return true;
       continue;
     }
@@ -571,7 +587,7 @@ bool Checker::solveSeparated(const Pair &p, const Group &groupA,
       if (!point)
         continue;
       int64_t d = System::eval(delta, *point);
-      if (found(*point, d))
+      if (found(*point, d, warps))
         return true;
       ranges.push_back({lo, d - 1});
       ranges.push_back({d + 1, hi});
@@ -702,6 +718,7 @@ bool Checker::solve(Question q, const Unit &ua, const Unit &ub,
     Pair p(model);
     p.accessA = &a;
     p.sameIterations = sameIterations;
+    p.separated = fast;
     addInstances(p, ua, ub, relation, sameThread);
     if (!addOverlap(p, ua, ub, threadsOf, order))
       continue;

@@ -285,7 +285,21 @@ std::optional<Lin> SystemBuilder::count(Event kind, Operation *op,
   }
 }
 
-void SystemBuilder::addNamedBarrierSplit(const Instance &a, const Instance &b) {
+std::optional<std::pair<Lin, Lin>>
+SystemBuilder::countWarpBarriers(const Instance &a, const Instance &b) {
+  if (!model.contains(Event::WarpBarrier, model.kernel))
+    return std::nullopt;
+  std::string why = whyNot;
+  std::optional<Lin> ca = count(Event::WarpBarrier, a.op, a),
+                     cb = count(Event::WarpBarrier, b.op, b);
+  whyNot = why;
+  if (!ca || !cb)
+    return std::nullopt;
+  return std::make_pair(*ca, *cb);
+}
+
+void SystemBuilder::addNamedBarrierSplit(const Instance &a, const Instance &b,
+                                         bool warps) {
   if (!model.blockKnown)
     return;
   struct Counted {
@@ -305,18 +319,14 @@ void SystemBuilder::addNamedBarrierSplit(const Instance &a, const Instance &b) {
       counted.push_back({&g, *ca, *cb});
   }
   group = nullptr;
-  // Warp barriers: two threads of one warp as far through them.
-  std::optional<Lin> warpA, warpB;
-  if (model.contains(Event::WarpBarrier, model.kernel)) {
-    warpA = count(Event::WarpBarrier, a.op, a);
-    warpB = count(Event::WarpBarrier, b.op, b);
-  }
   whyNot = why;
-  if (warpA && warpB) {
+  // Warp barriers: two threads of one warp as far through them.
+  if (std::optional<std::pair<Lin, Lin>> c =
+          warps ? countWarpBarriers(a, b) : std::nullopt) {
     Lin wa = warpOf(a), wb = warpOf(b);
     orderSplits.push_back({{{wa - wb - 1, false}},
                            {{wb - wa - 1, false}},
-                           {{wa - wb, true}, {*warpA - *warpB, true}}});
+                           {{wa - wb, true}, {c->first - c->second, true}}});
   }
   if (counted.empty())
     return;
