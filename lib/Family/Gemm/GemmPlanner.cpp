@@ -406,9 +406,10 @@ private:
     int64_t kTiles = llvm::divideCeil(rep.k, raw.block[2]);
     if (!problem.accType.isF32() || outputTiles > 2 * target.sm_count)
       return splits;
-    bool static_ = !ShapedType::isDynamic(problem.m) &&
-                   !ShapedType::isDynamic(problem.n) &&
-                   !(problem.batched && ShapedType::isDynamic(problem.batch));
+    bool staticSizes =
+        !ShapedType::isDynamic(problem.m) &&
+        !ShapedType::isDynamic(problem.n) &&
+        !(problem.batched && ShapedType::isDynamic(problem.batch));
     for (int64_t s = 2; s <= 32 && kTiles / s >= 4; s *= 2) {
       // (Not serial: on the H100 its turns cost 1.6-2.6 us more than the
       // workspace's second kernel, launched programmatically, at every tile
@@ -416,7 +417,7 @@ private:
       splits.push_back({s, SplitReduce::workspace});
       // (The last split: measured on wgmma tiles only, where it beat the
       // workspace by 0.2-0.8 us at 64 x 64 and 2-4 splits.)
-      if (static_ && raw.math == MathInst::wgmma)
+      if (staticSizes && raw.math == MathInst::wgmma)
         splits.push_back({s, SplitReduce::last});
       if (supportsSplitK(problem))
         splits.push_back({s, SplitReduce::atomic});
