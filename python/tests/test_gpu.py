@@ -62,6 +62,22 @@ def test_matmul_epilogue_and_kernel_object():
     assert "remark: planned" in k.explain() and k.ptx
 
 
+def test_a_last_split_launches_again_and_again():
+    """Decode on Hopper plans split-K summed by the last split to arrive,
+    whose tile counters no launch zeroes (the last arrival resets its
+    tile's): every launch gives the first one's result."""
+    import torch
+    torch.manual_seed(16)
+    a = torch.randn(16, 4096, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    first = amk.ops.matmul(a, w.t())
+    assert close(first, torch_ref(a, w.t()), 4096)
+    if torch.cuda.get_device_capability() == (9, 0):
+        assert "split_reduce = last" in amk.ops.matmul_kernel(a, w.t()).config
+    for _ in range(5):
+        assert torch.equal(amk.ops.matmul(a, w.t()), first)
+
+
 def test_matmul_under_a_cuda_graph():
     import torch
     a = torch.randn(256, 256, device="cuda", dtype=torch.float16)
