@@ -149,7 +149,8 @@ void GlobalProtocol::collectGatedCounters() {
 /// flag read after a barrier (as the i1, or compared `!= 0`).
 static SmallVector<Value, 2>
 getGateConditions(arith::CmpIOp cmp, Operation *signal, Operation *kernel,
-                  function_ref<bool(Operation *)> everyBlock) {
+                  function_ref<bool(Operation *)> everyBlock,
+                  function_ref<bool(Operation *)> isBarrier) {
   SmallVector<Value, 2> conditions = {cmp.getResult()};
   SmallVector<Value, 2> stored = {cmp.getResult()};
   for (Operation *user : cmp->getUsers())
@@ -162,7 +163,7 @@ getGateConditions(arith::CmpIOp cmp, Operation *signal, Operation *kernel,
           store->getBlock() != signal->getBlock() ||
           !signal->isBeforeInBlock(store) || !everyBlock(store))
         continue;
-      for (memref::LoadOp load : getSharedLoads(store, kernel)) {
+      for (memref::LoadOp load : getSharedLoads(store, kernel, isBarrier)) {
         if (v == cmp.getResult()) {
           conditions.push_back(load.getResult());
           continue;
@@ -218,12 +219,14 @@ void GlobalProtocol::collectGates() {
       // (A flag some block never stores holds whatever its memory held:
       // the store must run in every block, under tests of the thread
       // alone that some thread passes.)
-      gate.conditions =
-          getGateConditions(cmp, s.access, kernel, [&](Operation *store) {
+      gate.conditions = getGateConditions(
+          cmp, s.access, kernel,
+          [&](Operation *store) {
             std::optional<std::vector<bool>> runners =
                 getRunningThreads(store, model, threads, {}, /*must=*/true);
             return runners && llvm::is_contained(*runners, true);
-          });
+          },
+          [&](Operation *op) { return isBarrier(op); });
       gate.thread = llvm::find(*runs, true) - runs->begin();
       SmallVector<Value> known(gate.conditions.begin(), gate.conditions.end());
       known.append(around);
@@ -335,7 +338,8 @@ bool GlobalProtocol::runsAfterAny(const Gate &gate, ArrayRef<Operation *> from,
   if (before.empty())
     return false;
   if (llvm::any_of(before, [&](Operation *f) {
-        return barrierBetween(f, op, model.kernel);
+        return barrierBetween(f, op, model.kernel,
+                              [&](Operation *o) { return isBarrier(o); });
       }))
     return true;
   // Or in the signalling thread alone.

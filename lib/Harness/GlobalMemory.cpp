@@ -130,7 +130,7 @@ public:
         report(report) {
     model.sharing = ThreadScope::Grid;
     model.slots = inBlock.slots = &slots;
-    inBlock.named = &named;
+    model.named = inBlock.named = &named;
     for (auto [d, size] : llvm::enumerate(grid))
       if (d < 3)
         model.grid[d] = size;

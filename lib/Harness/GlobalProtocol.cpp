@@ -359,7 +359,22 @@ bool GlobalProtocol::locateRelease(Point &s) {
   Operation *from =
       fence->getBlock() == s.anchor->getBlock() ? fence : s.anchor;
   s.limit = findInBlock(from, /*forward=*/false, isBlockBarrier);
+  // Inside the anchor (the branches on the thread), the nearest barrier of
+  // every thread that runs its block (a named barrier of a warp-specialized
+  // kernel's consumers) brings their writes to the fencing thread too.
+  for (Operation *at = fence; at != s.anchor; at = at->getParentOp())
+    if (Operation *bar = findInBlock(at, /*forward=*/false, [&](Operation *o) {
+          return isBarrier(o);
+        })) {
+      s.innerAnchor = at;
+      s.innerLimit = bar;
+      break;
+    }
   return true;
+}
+
+bool GlobalProtocol::isBarrier(Operation *op) const {
+  return isBlockBarrier(op) || (model.named && model.named->ordersItsBlock(op));
 }
 
 /// What a relay runs along: a block id (`dim`), or the induction variable
@@ -1274,6 +1289,11 @@ GlobalProtocol::getEdges(ArrayRef<Operation *> before,
       Operation *a =
           s.limit ? s.anchor->getBlock()->findAncestorOpInBlock(*op) : nullptr;
       if (a && a->isBeforeInBlock(s.limit))
+        return true;
+      Operation *inner =
+          s.innerLimit ? s.innerAnchor->getBlock()->findAncestorOpInBlock(*op)
+                       : nullptr;
+      if (inner && inner->isBeforeInBlock(s.innerLimit))
         return true;
       Operation *f = s.fence->getBlock()->findAncestorOpInBlock(*op);
       return f && f->isBeforeInBlock(s.fence);

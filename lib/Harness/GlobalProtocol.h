@@ -105,6 +105,9 @@ public:
   struct Point;
 
 private:
+  /// Whether `op` orders every thread that runs its block: a block
+  /// barrier, or a named barrier of every thread that reaches it.
+  bool isBarrier(Operation *op) const;
   void collect();
   /// The chains through constant elements (getEdges), once proved.
   void collectChains();

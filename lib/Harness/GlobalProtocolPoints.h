@@ -34,6 +34,10 @@ struct GlobalProtocol::Point {
   /// A signal releases the ops of the anchor's block before `limit`, a poll
   /// acquires those after it (null: none).
   Operation *limit = nullptr;
+  /// A signal's nearer release, inside its anchor: the ops of
+  /// `innerAnchor`'s block before `innerLimit`, a named barrier of every
+  /// thread that runs that block (null: none).
+  Operation *innerAnchor = nullptr, *innerLimit = nullptr;
   /// The threads of a block that run it.
   int64_t threads = 0;
   /// A poll's gpu-scope fence after it, a signal's before it, in its

@@ -241,8 +241,12 @@ NamedBarriers::NamedBarriers(
     if (std::optional<std::pair<int64_t, int64_t>> run = getRun(entry.first);
         run && !wrong.contains(id))
       ordering.push_back({id, run->first, run->second});
-  for (auto &[op, ids] : idsOf)
+  for (auto &[op, ids] : idsOf) {
+    int64_t only = ids.size() == 1 ? ids.front() : -1;
+    if (llvm::any_of(ordering, [&](const Group &g) { return g.id == only; }))
+      wholeGroup.insert(op);
     llvm::erase_if(ids, [&](int64_t id) {
       return llvm::none_of(ordering, [&](const Group &g) { return g.id == id; });
     });
+  }
 }

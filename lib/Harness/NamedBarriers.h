@@ -56,9 +56,13 @@ public:
     auto it = idsOf.find(op);
     return it != idsOf.end() && llvm::is_contained(it->second, group.id);
   }
+  /// Whether `op` orders every thread that runs its block, as a block
+  /// barrier orders the block: a barrier of one ordering group, which is
+  /// every thread that reaches it.
+  bool ordersItsBlock(Operation *op) const { return wholeGroup.contains(op); }
 
 private:
-  llvm::DenseSet<Operation *> partial;
+  llvm::DenseSet<Operation *> partial, wholeGroup;
   SmallVector<Group> ordering;
   /// The ordering groups' ids each of their barriers runs under.
   llvm::DenseMap<Operation *, SmallVector<int64_t, 2>> idsOf;

@@ -28,14 +28,15 @@ bool mlir::amk::precedes(Operation *from, Operation *to, Operation *kernel) {
 }
 
 bool mlir::amk::barrierBetween(Operation *from, Operation *to,
-                               Operation *kernel) {
+                               Operation *kernel,
+                               function_ref<bool(Operation *)> isBarrier) {
   auto [common, a, b] = getCommonBlock(from, to, kernel);
   if (!common || a == b || !a->isBeforeInBlock(b))
     return false;
   for (Operation *t = to; t; t = t->getParentOp()) {
     Operation *stop = t->getBlock() == common ? a : nullptr;
     for (Operation *o = t->getPrevNode(); o && o != stop; o = o->getPrevNode())
-      if (isBlockBarrier(o))
+      if (isBarrier(o))
         return true;
     if (t->getBlock() == common)
       return false;
@@ -43,8 +44,9 @@ bool mlir::amk::barrierBetween(Operation *from, Operation *to,
   return false;
 }
 
-SmallVector<memref::LoadOp> mlir::amk::getSharedLoads(memref::StoreOp store,
-                                                      Operation *kernel) {
+SmallVector<memref::LoadOp>
+mlir::amk::getSharedLoads(memref::StoreOp store, Operation *kernel,
+                          function_ref<bool(Operation *)> isBarrier) {
   Value buffer = store.getMemref();
   auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
   bool own =
@@ -64,7 +66,7 @@ SmallVector<memref::LoadOp> mlir::amk::getSharedLoads(memref::StoreOp store,
     if (auto load = dyn_cast<memref::LoadOp>(o);
         load &&
         getConstantIntValues(getAsOpFoldResult(load.getIndices())) == at &&
-        barrierBetween(store, load, kernel))
+        barrierBetween(store, load, kernel, isBarrier))
       loads.push_back(load);
   return loads;
 }

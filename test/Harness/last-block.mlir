@@ -1511,3 +1511,228 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// SANITIZE: tool=run,memcheck args=f32[32x128],f32[128x32],f32[32x32],f32[4x32x32],i32[4]@zero
+// Twin: the same summed by the last split in a warp-specialized block:
+// warpgroups 0 and 1 (the consumers) compute, store their partial tile and
+// meet at named barrier 1 of their 256 threads, while warpgroup 2 (a
+// producer) never joins; thread 0 fences and signals, and the flag comes
+// back to the consumers after the named barrier again. A barrier of every
+// thread that runs its block releases their writes to the fencing thread
+// as a block barrier would.
+gpu.module @m {
+  gpu.func @fixup_ws(%a: memref<32x128xf32>, %b: memref<128x32xf32>, %c: memref<32x32xf32>, %ws: memref<4x32x32xf32>, %ctr: memref<4xi32>) workgroup(%flag: memref<1xi1, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 4, 4, 1>} {
+    %tid = gpu.thread_id x
+    %tile = gpu.block_id x
+    %split = gpu.block_id y
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %last = arith.constant 3 : i32
+    %bid = arith.constant 1 : i32
+    %count = arith.constant 256 : i32
+    %zero = arith.constant 0.0 : f32
+    %consumer = arith.cmpi ult, %tid, %c256 : index
+    scf.if %consumer {
+      %tr = arith.divui %tile, %c2 : index
+      %tc = arith.remui %tile, %c2 : index
+      %r = arith.divui %tid, %c16 : index
+      %cc = arith.remui %tid, %c16 : index
+      %r0 = arith.muli %tr, %c16 : index
+      %c0t = arith.muli %tc, %c16 : index
+      %row = arith.addi %r0, %r : index
+      %col = arith.addi %c0t, %cc : index
+      %k0 = arith.muli %split, %c32 : index
+      %k1 = arith.addi %k0, %c32 : index
+      %p = scf.for %k = %k0 to %k1 step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %a[%row, %k] : memref<32x128xf32>
+        %y = memref.load %b[%k, %col] : memref<128x32xf32>
+        %m = arith.mulf %x, %y : f32
+        %s = arith.addf %acc, %m : f32
+        scf.yield %s : f32
+      }
+      memref.store %p, %ws[%split, %row, %col] : memref<4x32x32xf32>
+      nvvm.barrier id = %bid number_of_threads = %count
+      %first = arith.cmpi eq, %tid, %c0 : index
+      scf.if %first {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %n = memref.atomic_rmw addi %one, %ctr[%tile] : (i32, memref<4xi32>) -> i32
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %isLast = arith.cmpi eq, %n, %last : i32
+        memref.store %isLast, %flag[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+      }
+      nvvm.barrier id = %bid number_of_threads = %count
+      %am = memref.load %flag[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+      scf.if %am {
+        %sum = scf.for %q = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> f32 {
+          %v = memref.load %ws[%q, %row, %col] : memref<4x32x32xf32>
+          %t = arith.addf %acc, %v : f32
+          scf.yield %t : f32
+        }
+        memref.store %sum, %c[%row, %col] : memref<32x32xf32>
+        scf.if %first {
+          %zi = arith.constant 0 : i32
+          memref.store %zi, %ctr[%tile] : memref<4xi32>
+        }
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[32x128],f32[128x32],f32[32x32],f32[4x32x32],i32[4]@zero
+// Bug: the consumers' barrier before the signal is missing: the other
+// consumer threads' partials are not released by thread 0's fence. (A
+// race between blocks: no sanitizer sees it.)
+gpu.module @m {
+  gpu.func @fixup_ws_unreleased(%a: memref<32x128xf32>, %b: memref<128x32xf32>, %c: memref<32x32xf32>, %ws: memref<4x32x32xf32>, %ctr: memref<4xi32>) workgroup(%flag: memref<1xi1, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 4, 4, 1>} {
+    %tid = gpu.thread_id x
+    %tile = gpu.block_id x
+    %split = gpu.block_id y
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %last = arith.constant 3 : i32
+    %bid = arith.constant 1 : i32
+    %count = arith.constant 256 : i32
+    %zero = arith.constant 0.0 : f32
+    %consumer = arith.cmpi ult, %tid, %c256 : index
+    scf.if %consumer {
+      %tr = arith.divui %tile, %c2 : index
+      %tc = arith.remui %tile, %c2 : index
+      %r = arith.divui %tid, %c16 : index
+      %cc = arith.remui %tid, %c16 : index
+      %r0 = arith.muli %tr, %c16 : index
+      %c0t = arith.muli %tc, %c16 : index
+      %row = arith.addi %r0, %r : index
+      %col = arith.addi %c0t, %cc : index
+      %k0 = arith.muli %split, %c32 : index
+      %k1 = arith.addi %k0, %c32 : index
+      %p = scf.for %k = %k0 to %k1 step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %a[%row, %k] : memref<32x128xf32>
+        %y = memref.load %b[%k, %col] : memref<128x32xf32>
+        %m = arith.mulf %x, %y : f32
+        %s = arith.addf %acc, %m : f32
+        scf.yield %s : f32
+      }
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #3{{.*}}}}
+      memref.store %p, %ws[%split, %row, %col] : memref<4x32x32xf32>
+      %first = arith.cmpi eq, %tid, %c0 : index
+      scf.if %first {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %n = memref.atomic_rmw addi %one, %ctr[%tile] : (i32, memref<4xi32>) -> i32
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %isLast = arith.cmpi eq, %n, %last : i32
+        memref.store %isLast, %flag[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+      }
+      nvvm.barrier id = %bid number_of_threads = %count
+      %am = memref.load %flag[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+      scf.if %am {
+        %sum = scf.for %q = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> f32 {
+          %v = memref.load %ws[%q, %row, %col] : memref<4x32x32xf32>
+          %t = arith.addf %acc, %v : f32
+          scf.yield %t : f32
+        }
+        memref.store %sum, %c[%row, %col] : memref<32x32xf32>
+        scf.if %first {
+          %zi = arith.constant 0 : i32
+          memref.store %zi, %ctr[%tile] : memref<4xi32>
+        }
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// SANITIZE: tool=run,memcheck expect=clean args=f32[32x128],f32[128x32],f32[32x32],f32[4x32x32],i32[4]@zero
+// Bug: each consumer warpgroup syncs its own barrier (1 + its index): the
+// second warpgroup's partials and its read of the flag are not ordered
+// with thread 0. (No sanitizer sees the races between blocks.)
+gpu.module @m {
+  gpu.func @fixup_ws_per_warpgroup(%a: memref<32x128xf32>, %b: memref<128x32xf32>, %c: memref<32x32xf32>, %ws: memref<4x32x32xf32>, %ctr: memref<4xi32>) workgroup(%flag: memref<1xi1, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 4, 4, 1>} {
+    %tid = gpu.thread_id x
+    %tile = gpu.block_id x
+    %split = gpu.block_id y
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %c256 = arith.constant 256 : index
+    %one = arith.constant 1 : i32
+    %last = arith.constant 3 : i32
+    %count = arith.constant 128 : i32
+    %c128i = arith.constant 128 : index
+    %zero = arith.constant 0.0 : f32
+    %consumer = arith.cmpi ult, %tid, %c256 : index
+    scf.if %consumer {
+      %wg = arith.divui %tid, %c128i : index
+      %wg1 = arith.addi %wg, %c1 : index
+      %bid = arith.index_cast %wg1 : index to i32
+      %tr = arith.divui %tile, %c2 : index
+      %tc = arith.remui %tile, %c2 : index
+      %r = arith.divui %tid, %c16 : index
+      %cc = arith.remui %tid, %c16 : index
+      %r0 = arith.muli %tr, %c16 : index
+      %c0t = arith.muli %tc, %c16 : index
+      %row = arith.addi %r0, %r : index
+      %col = arith.addi %c0t, %cc : index
+      %k0 = arith.muli %split, %c32 : index
+      %k1 = arith.addi %k0, %c32 : index
+      %p = scf.for %k = %k0 to %k1 step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = memref.load %a[%row, %k] : memref<32x128xf32>
+        %y = memref.load %b[%k, %col] : memref<128x32xf32>
+        %m = arith.mulf %x, %y : f32
+        %s = arith.addf %acc, %m : f32
+        scf.yield %s : f32
+      }
+      // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with the 'memref.load' at line {{[0-9]+}} of another block on kernel argument #3{{.*}}}}
+      memref.store %p, %ws[%split, %row, %col] : memref<4x32x32xf32>
+      nvvm.barrier id = %bid number_of_threads = %count
+      %first = arith.cmpi eq, %tid, %c0 : index
+      scf.if %first {
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        // expected-error-re @+1 {{[AMK-GLOBAL-SYNC] 'memref.atomic_rmw' at line {{[0-9]+}} uses kernel argument #4 as a counter, but the argument is not marked `amk.counter`{{.*}}}}
+        %n = memref.atomic_rmw addi %one, %ctr[%tile] : (i32, memref<4xi32>) -> i32
+        nvvm.memory.barrier #nvvm.mem_scope<gpu>
+        %isLast = arith.cmpi eq, %n, %last : i32
+        memref.store %isLast, %flag[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+      }
+      nvvm.barrier id = %bid number_of_threads = %count
+      // expected-error-re @+1 {{[AMK-SMEM-RACE] 'memref.load' at line {{[0-9]+}} races with the 'memref.store' at line {{[0-9]+}}: no barrier between them{{.*}}}}
+      %am = memref.load %flag[%c0] : memref<1xi1, #gpu.address_space<workgroup>>
+      scf.if %am {
+        %sum = scf.for %q = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> f32 {
+          %v = memref.load %ws[%q, %row, %col] : memref<4x32x32xf32>
+          %t = arith.addf %acc, %v : f32
+          scf.yield %t : f32
+        }
+        // expected-error-re @+1 {{[AMK-GLOBAL-RACE] 'memref.store' at line {{[0-9]+}} races with itself in another block on kernel argument #2{{.*}}}}
+        memref.store %sum, %c[%row, %col] : memref<32x32xf32>
+        scf.if %first {
+          %zi = arith.constant 0 : i32
+          // expected-error-re @+1 {{[AMK-GLOBAL-SYNC] 'memref.store' at line {{[0-9]+}} resets a counter outside the branch only the last block to arrive runs{{.*}}}}
+          memref.store %zi, %ctr[%tile] : memref<4xi32>
+        }
+      }
+    }
+    gpu.return
+  }
+}
