@@ -103,9 +103,22 @@ void mlir::amk::buildSignal(ImplicitLocOpBuilder &b, Value leader,
 
 Value mlir::amk::buildLastArrival(ImplicitLocOpBuilder &b, Value leader,
                                   Value counters, ValueRange index,
-                                  int64_t arrivals, Value flag) {
+                                  int64_t arrivals, Value flag,
+                                  int64_t threads) {
   Value zero = arith::ConstantIndexOp::create(b, 0);
-  gpu::BarrierOp::create(b);
+  auto barrier = [&] {
+    if (threads == 0) {
+      gpu::BarrierOp::create(b);
+      return;
+    }
+    auto i32 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, b.getI32Type(), v);
+    };
+    NVVM::BarrierOp::create(b, TypeRange{}, i32(1), i32(threads),
+                            /*reductionOp=*/nullptr,
+                            /*reductionPredicate=*/Value());
+  };
+  barrier();
   {
     auto ifOp = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
@@ -120,7 +133,7 @@ Value mlir::amk::buildLastArrival(ImplicitLocOpBuilder &b, Value leader,
         arith::ConstantIntOp::create(b, b.getI32Type(), arrivals - 1));
     memref::StoreOp::create(b, last, flag, ValueRange{zero});
   }
-  gpu::BarrierOp::create(b);
+  barrier();
   return memref::LoadOp::create(b, flag, ValueRange{zero});
 }
 

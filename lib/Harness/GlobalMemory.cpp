@@ -1391,7 +1391,11 @@ static bool noBarrierBetween(Operation *from, Operation *to) {
 /// them. Barriers directly in that block run whenever it does (one that
 /// only some threads reach is AMK-BARRIER-DIVERGENT). A fast path: the
 /// barrier counts of the constraint system decide the rest.
-static bool separatedByBarriers(Operation *a, Operation *b, Operation *kernel) {
+/// (A barrier here orders every thread that runs its block: a block
+/// barrier, or a named barrier of every thread that reaches it; both
+/// accesses' threads run the block that holds it.)
+static bool separatedByBarriers(Operation *a, Operation *b, Operation *kernel,
+                                const NamedBarriers *named) {
   for (Operation *x = a; x && x != kernel; x = x->getParentOp()) {
     Operation *y = x->getBlock()->findAncestorOpInBlock(*b);
     if (!y)
@@ -1400,9 +1404,9 @@ static bool separatedByBarriers(Operation *a, Operation *b, Operation *kernel) {
       return false;
     Operation *first = x->isBeforeInBlock(y) ? x : y;
     Operation *second = first == x ? y : x;
-    auto barrierIn = [](Operation *from, Operation *to) {
+    auto barrierIn = [&](Operation *from, Operation *to) {
       for (Operation *op = from; op && op != to; op = op->getNextNode())
-        if (isBlockBarrier(op))
+        if (isBlockBarrier(op) || (named && named->ordersItsBlock(op)))
           return true;
       return false;
     };
@@ -1508,7 +1512,7 @@ void GlobalChecker::reportUnorderedPair(
     const MemoryAccess &w, const MemoryAccess &o,
     llvm::SmallPtrSetImpl<Operation *> &reported, StringRef advice,
     bool needExact) {
-  if (separatedByBarriers(w.op, o.op, model.kernel))
+  if (separatedByBarriers(w.op, o.op, model.kernel, inBlock.named))
     return;
   std::optional<std::string> threadsWhy = unorderedPair(w, o, needExact);
   if (gaveUp) {

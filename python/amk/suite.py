@@ -332,6 +332,12 @@ def launch_study_cases():
              config=mma_sync.format(reduce="last")),
         Case("small_last_simt_33x45x70_s4", 33, 45, 70, "fp32", perf=False,
              config=simt.format(reduce="last")),
+        # ... and in a warp-specialized kernel (two consumer warpgroups and
+        # a producer): the arrival at the consumers' named barrier.
+        Case("small_last_specialized_nn_70x128x520_s4", 70, 128, 520, "bf16",
+             perf=False, bias=True, act="silu",
+             config="#amk.gemm_config<" + wgmma.format(bm=128, t=384, s=4)
+             .replace("serial", "last") + ">"),
         # Launches of two and three kernels (each after the first launched
         # while the one before it runs): a workspace split, a repack of
         # both operands (odd rows), a tf32 B as [K, N] with a split.

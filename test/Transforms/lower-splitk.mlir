@@ -245,3 +245,30 @@ func.func @workspace_sm80(%a: memref<16x4096xbf16>, %b: memref<4096x4096xbf16>, 
   return
 }
 }
+
+// -----
+
+// The last split in a warp-specialized kernel: the producer warpgroup
+// (threads 256-383) never reaches the epilogue, so the consumers' arrival
+// meets at named barrier 1 of their 256 threads, before the signal and
+// before the flag is read; the harness proves the gate through them.
+// CHECK-LABEL: func.func @last_specialized
+// CHECK:       gpu.func @lws(
+// CHECK-SAME:    known_block_size = array<i32: 384, 1, 1>
+// CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:         nvvm.barrier id = %[[ID:.*]] number_of_threads = %[[N:.*]]
+// CHECK-NEXT:    scf.if
+// CHECK-NEXT:      nvvm.memory.barrier <gpu>
+// CHECK-NEXT:      memref.atomic_rmw addi
+// CHECK:         nvvm.barrier id = %[[ID]] number_of_threads = %[[N]]
+// CHECK-NEXT:    memref.load
+// CHECK-NOT:     gpu.barrier
+// CHECK:         gpu.return
+module attributes {amk.target = #amk.target<"h100">} {
+func.func @last_specialized(%a: memref<256x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<256x4096xbf16>) {
+  amk.kernel "lws" config(#amk.gemm_config<block = [128, 128, 64], warp = [64, 128], math = wgmma, inst = [64, 128, 16], stages = 4, vector = 8, threads = 384, split_k = 2, split_reduce = last>) {
+    amk.matmul %a, %b into %c {transpose_b} : memref<256x4096xbf16>, memref<4096x4096xbf16>, memref<256x4096xbf16>
+  }
+  return
+}
+}

@@ -49,8 +49,12 @@ void buildSignal(ImplicitLocOpBuilder &b, Value leader, Value counters,
 /// the one that completes `arrivals` adds to `counters[index]`; it stores
 /// that into the i1 shared-memory `flag`, which the block reads after a
 /// barrier. Returns the flag as read: true in the last block to arrive.
+/// With `threads` (> 0), the barriers are named barrier 1 of that many
+/// threads (the leader's: a warp-specialized kernel's consumers) instead
+/// of the block's.
 Value buildLastArrival(ImplicitLocOpBuilder &b, Value leader, Value counters,
-                       ValueRange index, int64_t arrivals, Value flag);
+                       ValueRange index, int64_t arrivals, Value flag,
+                       int64_t threads = 0);
 
 /// A wait: the thread where `leader` spins on an atomic read of
 /// `counters[index]` until it reaches the i32 `threshold`, then fences at

@@ -507,8 +507,10 @@ LogicalResult mlir::amk::checkGemmLowerable(GemmConfigAttr config,
           "split_reduce = {0} needs static M, N and batch (the splits of a "
           "tile meet at its counter: the grid must be known)",
           mode));
-    // Every thread of the block passes the barriers around the counter.
-    if (isWarpSpecialized(config))
+    // Serial's turns: every thread of the block passes the barriers
+    // around the counter. (The last split's arrival takes the consumers'
+    // named barrier in a warp-specialized kernel.)
+    if (usesSerialSplit(config) && isWarpSpecialized(config))
       return fail(llvm::formatv("split_reduce = {0} needs every thread in the "
                                 "epilogue: not a warp-specialized wgmma kernel",
                                 mode));

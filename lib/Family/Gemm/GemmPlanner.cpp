@@ -415,9 +415,13 @@ private:
       // workspace's second kernel, launched programmatically, at every tile
       // up to 128 x 128, and tie at 128 x 256; explicit configs only.)
       splits.push_back({s, SplitReduce::workspace});
-      // (The last split: measured on wgmma tiles only, where it beat the
-      // workspace by 0.2-0.8 us at 64 x 64 and 2-4 splits.)
-      if (staticSizes && raw.math == MathInst::wgmma)
+      // (The last split: measured on wgmma tiles whose every warp computes,
+      // where it beat the workspace by 0.2-0.8 us at 64 x 64 and 2-4
+      // splits; not yet in a warp-specialized kernel.)
+      int64_t warpgroupThreads =
+          raw.block[0] / raw.warp[0] * (raw.block[1] / raw.warp[1]) * 128;
+      if (staticSizes && raw.math == MathInst::wgmma &&
+          raw.threads == warpgroupThreads)
         splits.push_back({s, SplitReduce::last});
       if (supportsSplitK(problem))
         splits.push_back({s, SplitReduce::atomic});

@@ -356,7 +356,7 @@ void GemmKernelBuilder::buildLastSplitEpilogue(function_ref<void()> stores) {
   Value index = tileCounterIndex();
   Value leader = m.lt(tid, m.c(1));
   Value last = buildLastArrival(b, leader, counters, index, config.getSplitK(),
-                                lastFlag);
+                                lastFlag, epilogueThreads);
   auto ifOp = scf::IfOp::create(b, last, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());

@@ -117,6 +117,10 @@ public:
   /// last: the shared flag that says which split that is.
   Value partials, batchIndex, splitIndex, counters, counterIndex, lastFlag;
   bool finishesTile = false;
+  /// The threads that run the epilogue when fewer than the block's (a
+  /// warp-specialized kernel's consumers; 0: the block): its barriers are
+  /// then a named barrier of theirs.
+  int64_t epilogueThreads = 0;
   Value sizeM, sizeN, sizeK;
   /// This block's k-tiles: [kTileBegin, kTileBegin + kTiles) (all of K, or
   /// this block's split of it).

@@ -476,6 +476,9 @@ void WgmmaMainLoop::buildSpecialized(function_ref<void(Value acc)> epilogue) {
   b.setInsertionPoint(consumers.thenBlock()->getTerminator());
   if (split)
     setMaxRegisters(split->consumer, true);
+  // The producer does not join the epilogue: its barriers are the
+  // consumers' own.
+  kb.epilogueThreads = consumerThreads;
   Value falseV = arith::ConstantIntOp::create(b, b.getI1Type(), 0);
   tiles(falseV, [&](Value parity) {
     Value acc = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, accType);
