@@ -291,6 +291,18 @@ def launch_study_cases():
                         f"{name}_{bm}x{bn}_{reduce}{split}", m, n, k, "bf16",
                         tb=tb, config=f"#amk.gemm_config<{tile}, split_k = "
                         f"{split}, split_reduce = {reduce}>"))
+        # K-heavy prefill: the warp-specialized 128 x 128 kernel (two
+        # consumer warpgroups and a producer), split through a workspace
+        # or summed by the last split at the consumers' named barrier.
+        if m >= 512:
+            spec = ("block = [128, 128, 64], warp = [64, 128], math = wgmma, "
+                    "inst = [64, 128, 16], stages = 6, vector = 8, "
+                    "threads = 384")
+            for reduce in ("workspace", "last"):
+                cases.append(Case(
+                    f"{name}_128x128_spec_{reduce}2", m, n, k, "bf16", tb=tb,
+                    config=f"#amk.gemm_config<{spec}, split_k = 2, "
+                    f"split_reduce = {reduce}>"))
     wgmma = ("block = [{bm}, 64, 64], warp = [64, 64], math = wgmma, "
              "inst = [64, 64, 16], stages = 3, vector = 8, threads = {t}, "
              "split_k = {s}, split_reduce = serial")
