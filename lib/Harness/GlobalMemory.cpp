@@ -1406,7 +1406,7 @@ static bool separatedByBarriers(Operation *a, Operation *b, Operation *kernel,
     Operation *second = first == x ? y : x;
     auto barrierIn = [&](Operation *from, Operation *to) {
       for (Operation *op = from; op && op != to; op = op->getNextNode())
-        if (isBlockBarrier(op) || (named && named->ordersItsBlock(op)))
+        if (NamedBarriers::ordersItsBlock(named, op))
           return true;
       return false;
     };

@@ -374,7 +374,7 @@ bool GlobalProtocol::locateRelease(Point &s) {
 }
 
 bool GlobalProtocol::isBarrier(Operation *op) const {
-  return isBlockBarrier(op) || (model.named && model.named->ordersItsBlock(op));
+  return NamedBarriers::ordersItsBlock(model.named, op);
 }
 
 /// What a relay runs along: a block id (`dim`), or the induction variable

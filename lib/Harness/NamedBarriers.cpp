@@ -111,6 +111,10 @@ std::optional<std::pair<int64_t, int64_t>> getRun(const std::vector<bool> &in) {
 }
 } // namespace
 
+bool NamedBarriers::ordersItsBlock(const NamedBarriers *named, Operation *op) {
+  return isBlockBarrier(op) || (named && named->wholeGroup.contains(op));
+}
+
 NamedBarriers::NamedBarriers(
     Operation *kernel, const UniformityInfo &uniformity,
     function_ref<void(StringRef, Operation *, const Twine &)> report) {

@@ -56,10 +56,10 @@ public:
     auto it = idsOf.find(op);
     return it != idsOf.end() && llvm::is_contained(it->second, group.id);
   }
-  /// Whether `op` orders every thread that runs its block, as a block
-  /// barrier orders the block: a barrier of one ordering group, which is
-  /// every thread that reaches it.
-  bool ordersItsBlock(Operation *op) const { return wholeGroup.contains(op); }
+  /// Whether `op` orders every thread that runs its block: a block
+  /// barrier, or a barrier of one ordering group, which is every thread
+  /// that reaches it. (A null `named`: block barriers alone.)
+  static bool ordersItsBlock(const NamedBarriers *named, Operation *op);
 
 private:
   llvm::DenseSet<Operation *> partial, wholeGroup;

@@ -153,6 +153,9 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
   // the order they first appear (the keys hold pointers: ordering by them
   // would make which op of a racing pair is reported vary between runs).
   llvm::DenseMap<Operation *, int64_t> segment;
+  // (Threads a named barrier orders are asked in the full system, where
+  // each is a variable.)
+  bool named = model.named && !model.named->groups().empty();
   for (SharedAccess &a : accesses) {
     FailureOr<Value> root = sharedRoot(a, model);
     if (failed(root)) {
@@ -165,9 +168,6 @@ bool Checker::groupAccesses(std::deque<SharedAccess> &accesses,
     // A whole view (a TMA box, a wgmma operand, an accumulator store) is
     // one interval from its base, a warp's fragment one over its rows:
     // asked one by one.
-    // (Threads a named barrier orders are asked in the full system, where
-    // each is a variable.)
-    bool named = model.named && !model.named->groups().empty();
     std::optional<Separated> sep =
         a.access.wholeView || a.access.warpCollective || named
             ? std::nullopt

@@ -303,9 +303,9 @@ def launch_study_cases():
                     f"{name}_128x128_spec_{reduce}2", m, n, k, "bf16", tb=tb,
                     config=f"#amk.gemm_config<{spec}, split_k = 2, "
                     f"split_reduce = {reduce}>"))
-    wgmma = ("block = [{bm}, 64, 64], warp = [64, 64], math = wgmma, "
-             "inst = [64, 64, 16], stages = 3, vector = 8, threads = {t}, "
-             "split_k = {s}, split_reduce = serial")
+    wgmma = ("#amk.gemm_config<block = [{bm}, 64, 64], warp = [64, 64], "
+             "math = wgmma, inst = [64, 64, 16], stages = 3, vector = 8, "
+             "threads = {t}, split_k = {s}, split_reduce = {reduce}>")
     tf32 = ("#amk.gemm_config<block = [64, 64, 32], warp = [64, 64], "
             "math = wgmma, inst = [64, 64, 8], stages = 3, vector = 4, "
             "threads = 128, split_k = 2, split_reduce = {reduce}>")
@@ -318,13 +318,14 @@ def launch_study_cases():
     small = [
         # The last split runs past K; bf16 C through the quad shuffles.
         Case("small_wgmma_nt_17x192x1000_s3", 17, 192, 1000, "bf16", tb=True,
-             perf=False, config=f"#amk.gemm_config<{wgmma.format(bm=64, t=128, s=3)}>"),
+             perf=False,
+             config=wgmma.format(bm=64, t=128, s=3, reduce="serial")),
         Case("small_wgmma_nn_70x128x520_s4", 70, 128, 520, "bf16", perf=False,
              bias=True, act="silu",
-             config=f"#amk.gemm_config<{wgmma.format(bm=128, t=256, s=4)}>"),
+             config=wgmma.format(bm=128, t=256, s=4, reduce="serial")),
         Case("small_wgmma_batched_2x65x128x512_s2", 65, 128, 512, "fp16",
              batch=2, tb=True, bias=True, beta=0.5, perf=False,
-             config=f"#amk.gemm_config<{wgmma.format(bm=128, t=256, s=2)}>"),
+             config=wgmma.format(bm=128, t=256, s=2, reduce="serial")),
         Case("small_tf32_nt_40x64x256_s2", 40, 64, 256, "tf32", tb=True,
              perf=False, config=tf32.format(reduce="serial")),
         Case("small_mma_sync_batched_4x100x72x300_s3", 100, 72, 300, "fp16",
@@ -335,8 +336,7 @@ def launch_study_cases():
         # The same four math paths summed by the last split to arrive.
         Case("small_last_wgmma_nn_70x128x520_s4", 70, 128, 520, "bf16",
              perf=False, bias=True, act="silu",
-             config="#amk.gemm_config<" + wgmma.format(bm=128, t=256, s=4)
-             .replace("serial", "last") + ">"),
+             config=wgmma.format(bm=128, t=256, s=4, reduce="last")),
         Case("small_last_tf32_nt_40x64x256_s2", 40, 64, 256, "tf32", tb=True,
              perf=False, config=tf32.format(reduce="last")),
         Case("small_last_mma_sync_batched_4x100x72x300_s3", 100, 72, 300,
@@ -348,15 +348,13 @@ def launch_study_cases():
         # a producer): the arrival at the consumers' named barrier.
         Case("small_last_specialized_nn_70x128x520_s4", 70, 128, 520, "bf16",
              perf=False, bias=True, act="silu",
-             config="#amk.gemm_config<" + wgmma.format(bm=128, t=384, s=4)
-             .replace("serial", "last") + ">"),
+             config=wgmma.format(bm=128, t=384, s=4, reduce="last")),
         # Launches of two and three kernels (each after the first launched
         # while the one before it runs): a workspace split, a repack of
         # both operands (odd rows), a tf32 B as [K, N] with a split.
         Case("small_workspace_17x192x1000_s3", 17, 192, 1000, "bf16",
-             tb=True, perf=False, config="#amk.gemm_config<" +
-             wgmma.format(bm=64, t=128, s=3).replace("serial", "workspace") +
-             ">"),
+             tb=True, perf=False,
+             config=wgmma.format(bm=64, t=128, s=3, reduce="workspace")),
         Case("small_pad_70x33x45", 70, 33, 45, "bf16", perf=False,
              config="#amk.gemm_config<block = [64, 64, 64], warp = [64, 64], "
              "math = wgmma, inst = [64, 64, 16], stages = 2, vector = 8, "

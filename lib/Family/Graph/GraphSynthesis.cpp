@@ -106,8 +106,9 @@ private:
   /// mbarriers and fills the first stages.
   void beginRing(unsigned index);
   void buildMmaRingStep(unsigned index, MatmulOp step);
-  /// 16 bytes of `memref` at [row, col] as 4 i32 words, zero where
-  /// `valid` is false (when given).
+  /// 16 bytes of `memref` at [row, col] as a vector of 4 i32 words.
+  Value loadWordVector(Value memref, Value row, Value col);
+  /// The same as 4 i32 words, zero where `valid` is false (when given).
   SmallVector<Value> loadWords(Value memref, Value row, Value col,
                                Value valid = {});
   /// One word as an mma operand register of `elem` (bf16: the i32; f16:
@@ -351,15 +352,19 @@ void GraphKernelBuilder::storeElement(const GraphStep &s,
   memref::StoreOp::create(b, v, buffers.out, ValueRange{row, column});
 }
 
-SmallVector<Value> GraphKernelBuilder::loadWords(Value memref, Value row,
-                                                 Value col, Value valid) {
+Value GraphKernelBuilder::loadWordVector(Value memref, Value row, Value col) {
   Type elem = cast<MemRefType>(memref.getType()).getElementType();
   int64_t vector = 128 / elem.getIntOrFloatBitWidth();
   Value run = vector::LoadOp::create(
       b, VectorType::get({vector}, elem), memref, ValueRange{row, col},
       /*nontemporal=*/false, llvm::MaybeAlign(16));
-  Value words =
-      vector::BitCastOp::create(b, VectorType::get({4}, b.getI32Type()), run);
+  return vector::BitCastOp::create(b, VectorType::get({4}, b.getI32Type()),
+                                   run);
+}
+
+SmallVector<Value> GraphKernelBuilder::loadWords(Value memref, Value row,
+                                                 Value col, Value valid) {
+  Value words = loadWordVector(memref, row, col);
   SmallVector<Value> out;
   for (int64_t i = 0; i < 4; ++i) {
     Value word = vector::ExtractOp::create(b, words, i);
@@ -624,11 +629,7 @@ void GraphKernelBuilder::foldStagedChunks(const MmaStep &m,
     Value col = add(mul(chunk, c(kGraphStagedColumns)), mul(lane, c(8)));
     SmallVector<Value> runs;
     for (Value row : weightRows)
-      runs.push_back(vector::BitCastOp::create(
-          b, words,
-          vector::LoadOp::create(b, VectorType::get({8}, s.inType), w,
-                                 ValueRange{row, col},
-                                 /*nontemporal=*/false, llvm::MaybeAlign(16))));
+      runs.push_back(loadWordVector(w, row, col));
     return runs;
   };
   Value full = i32(-1);
