@@ -5,7 +5,8 @@
 
 The decode MLP y = W2 gelu(W1 x) (H = 4096, F = 14336, bf16) at M = 1 and
 16, the Llama-style block (RMSNorm, gate/up, SiLU times up, down, the
-residual add) at the same sizes, and odd graphs (three steps with bias and
+residual add) at the same sizes, decode attention over a KV cache alone
+and in a Llama-style layer, and odd graphs (three steps with bias and
 silu, K not a multiple of a warp's loads, f16 and f32, LayerNorm and other
 elementwise ops, a softmax between products) each planned by AMK; `--sweep` adds the MLP at
 other configs (blocks per SM, threads, rows per warp, unroll) to check the
@@ -115,6 +116,96 @@ def block(name, m, h, f, dtype="bf16", norm="rms_norm", combine="mul",
     return "\n".join(lines) + "\n"
 
 
+def attention(q, k, v, caches, lengths, o, m, heads, kv_heads, d, cache, t):
+    """An amk.decode_attention line over [m, cache, kv_heads, d] caches."""
+    c = t(m, cache, kv_heads, d)
+    return (f"    amk.decode_attention {q}, {k}, {v} cache({caches}) "
+            f"lengths({lengths}) into {o} {{heads = {heads}, kv_heads = "
+            f"{kv_heads}}} : {t(m, heads * d)}, {t(m, kv_heads * d)}, "
+            f"{t(m, kv_heads * d)}, {c}, {c}, memref<{m}xi32>, "
+            f"{t(m, heads * d)}")
+
+
+def attention_only(name, m, heads, kv_heads, d, cache, dtype="bf16"):
+    """Decode attention alone: o = attention(q, k, v) over the caches."""
+    t = lambda *shape: memref(list(shape), dtype)
+    ins = [("%q", t(m, heads * d)), ("%k", t(m, kv_heads * d)),
+           ("%v", t(m, kv_heads * d)), ("%kc", t(m, cache, kv_heads, d)),
+           ("%vc", t(m, cache, kv_heads, d)), ("%len", f"memref<{m}xi32>")]
+    o = t(m, heads * d)
+    args = ", ".join(f"{v}: {ty}" for v, ty in ins + [("%o", o)])
+    body_args = ", ".join(f"{v}a: {ty}" for v, ty in ins + [("%o", o)])
+    return "\n".join([
+        f"func.func @{name}({args}) {{",
+        f"  amk.graph ins({', '.join(v for v, _ in ins)} : "
+        f"{', '.join(ty for _, ty in ins)}) outs(%o : {o}) {{",
+        f"  ^bb0({body_args}):",
+        attention("%qa", "%ka", "%va", "%kca, %vca", "%lena", "%oa", m, heads,
+                  kv_heads, d, cache, t),
+        "  }", "  return", "}"]) + "\n"
+
+
+def layer(name, m, heads, kv_heads, d, cache, f, dtype="bf16", config=None):
+    """A Llama-style decode layer without rotary embeddings: attention
+    (RMSNorm, the q, k and v products, decode attention over the KV cache,
+    the output product, the residual add), then the MLP block. The new
+    keys and values are outputs (the caller appends them to the caches)."""
+    h = heads * d
+    kv = kv_heads * d
+    t = lambda *shape: memref(list(shape), dtype)
+    ins = [("%x", t(m, h)), ("%g1", t(h)), ("%wq", t(h, h)),
+           ("%wk", t(kv, h)), ("%wv", t(kv, h)),
+           ("%kc", t(m, cache, kv_heads, d)), ("%vc", t(m, cache, kv_heads, d)),
+           ("%len", f"memref<{m}xi32>"), ("%wo", t(h, h)), ("%g2", t(h)),
+           ("%wg", t(f, h)), ("%wu", t(f, h)), ("%wd", t(h, f))]
+    outs = [("%y", t(m, h)), ("%kn", t(m, kv)), ("%vn", t(m, kv))]
+    args = ", ".join(f"{v}: {ty}" for v, ty in ins + outs)
+    body_args = ", ".join(f"{v}a: {ty}" for v, ty in ins + outs)
+    lines = [f"func.func @{name}({args}) {{"]
+    if config:
+        lines.append(f'  amk.kernel "k_{name}" config({config}) {{')
+    lines += [f"  amk.graph ins({', '.join(v for v, _ in ins)} : "
+              f"{', '.join(ty for _, ty in ins)}) outs("
+              f"{', '.join(v for v, _ in outs)} : "
+              f"{', '.join(ty for _, ty in outs)}) {{",
+              f"  ^bb0({body_args}):"]
+    for buf, ty in [("%n1", t(m, h)), ("%q", t(m, h)), ("%att", t(m, h)),
+                    ("%proj", t(m, h)), ("%r", t(m, h)), ("%n2", t(m, h)),
+                    ("%gate", t(m, f)), ("%up", t(m, f)), ("%hid", t(m, f)),
+                    ("%down", t(m, h))]:
+        lines.append(f"    {buf} = amk.graph_buffer : {ty}")
+    norm = ("    amk.row_reduce {x} weight({g}) into {y} "
+            f"{{{{kind = #amk.row_op<rms_norm>, eps = 1.0e-6}}}} : "
+            f"{t(m, h)}, {t(h)}, {t(m, h)}")
+    mm = lambda a, w, c, k, n, act="": (
+        f"    amk.matmul {a}, {w} into {c} {{transpose_b{act}}} : "
+        f"{t(m, k)}, {t(n, k)}, {t(m, n)}")
+    lines += [
+        norm.format(x="%xa", g="%g1a", y="%n1"),
+        mm("%n1", "%wqa", "%q", h, h),
+        mm("%n1", "%wka", "%kna", h, kv),
+        mm("%n1", "%wva", "%vna", h, kv),
+        attention("%q", "%kna", "%vna", "%kca, %vca", "%lena", "%att", m,
+                  heads, kv_heads, d, cache, t),
+        mm("%att", "%woa", "%proj", h, h),
+        f"    linalg.add ins(%xa, %proj : {t(m, h)}, {t(m, h)}) "
+        f"outs(%r : {t(m, h)})",
+        norm.format(x="%r", g="%g2a", y="%n2"),
+        mm("%n2", "%wga", "%gate", h, f,
+           ", activation = #amk.activation<silu>"),
+        mm("%n2", "%wua", "%up", h, f),
+        f"    linalg.mul ins(%gate, %up : {t(m, f)}, {t(m, f)}) "
+        f"outs(%hid : {t(m, f)})",
+        mm("%hid", "%wda", "%down", f, h),
+        f"    linalg.add ins(%r, %down : {t(m, h)}, {t(m, h)}) "
+        f"outs(%ya : {t(m, h)})",
+        "  }"]
+    if config:
+        lines.append("  }")
+    lines += ["  return", "}"]
+    return "\n".join(lines) + "\n"
+
+
 def scores(name, m, k, n, dtype="f32"):
     """Softmax between two products (attention's shape): y = softmax(x
     W0^T) W1^T."""
@@ -160,6 +251,17 @@ def cases(sweep, sms):
     yield block("block_f32_max", 5, 512, 1536, dtype="f32", combine="max",
                 residual="min", act="relu")
     yield scores("scores_softmax", 4, 256, 1000)
+    # Decode attention over a KV cache: small odd caches with ragged
+    # lengths (f32, f16, grouped and not), then the Llama-style layer
+    # (32 heads of 128, 8 key/value heads) at decode sizes, and the
+    # attention of 16 sequences over 4096 positions alone.
+    yield attention_only("attention_f32_small", 3, 4, 4, 64, 37, "f32")
+    yield attention_only("attention_f16_small", 5, 6, 2, 32, 50, "f16")
+    yield layer("layer_small", 3, 4, 2, 32, 20, 256)
+    yield layer("llama_layer_m1_l1024", 1, 32, 8, 128, 1024, 14336)
+    yield layer("llama_layer_m16_l1024", 16, 32, 8, 128, 1024, 14336)
+    yield attention_only("attention_m16_l4096", 16, 32, 8, 128, 4096)
+    yield attention_only("attention_m1_l4096", 1, 32, 8, 128, 4096)
     # The TMA ring (hand-set: the planner prefers direct loads today) on
     # odd sizes: K = 1000 leaves a partial last box and A chunk (zeros),
     # N = 696 a partial last tile and a K of the next step off 32.

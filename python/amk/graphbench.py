@@ -46,9 +46,26 @@ BINARY = {
 
 
 def kind(step):
-    """"matmul", "row" or "elementwise" (the manifest's "op")."""
+    """"matmul", "row", "attention" or "elementwise" (the manifest's
+    "op")."""
     op = step.get("op", "matmul")
-    return "matmul" if op == "matmul" else "row" if op in ROWS else "elementwise"
+    if op in ("matmul", "attention"):
+        return op
+    return "row" if op in ROWS else "elementwise"
+
+
+def lengths_for(m, cache_length):
+    """Attention's cache lengths: every cache full when it is long (the
+    timed cases, whose bytes moved are then the caches'); ragged when short,
+    with one past the cache and one negative (both clamped) where M
+    allows."""
+    if cache_length >= 256:
+        return torch.full((m,), cache_length, dtype=torch.int32)
+    n = torch.randint(0, cache_length + 1, (m,), dtype=torch.int32)
+    n[0] = cache_length
+    if m >= 3:
+        n[1], n[2] = cache_length + 5, -3
+    return n
 
 
 def make_inputs(bundle):
@@ -59,10 +76,15 @@ def make_inputs(bundle):
     weights = {s["weights"]: s["k"] for s in steps if kind(s) == "matmul"}
     divisors = {s["b_input"] for s in steps
                 if s.get("op") == "div" and "b_input" in s}
+    lengths = {s["lengths"]: s["cache_length"] for s in steps
+               if kind(s) == "attention"}
     tensors = []
     for index, arg in enumerate(bundle.manifest["args"]):
         shape = [bundle.manifest["sizes"][s] if isinstance(s, str) else s
                  for s in arg["shape"]]
+        if index in lengths:
+            tensors.append(lengths_for(shape[0], lengths[index]).cuda())
+            continue
         dtype = TORCH[arg["elem"]]
         if arg["written"]:
             tensors.append(torch.full(shape, float("nan"), device="cuda",
@@ -152,6 +174,42 @@ def elementwise_ref(s, a, e_a, b, e_b):
     return y, 1.5 * e + 2 * F32 * y.abs()
 
 
+def attention_ref(s, tensors, q, e_q, k, e_k, v, e_v):
+    """Decode attention in fp64 over each sequence's n_m cached positions
+    and its new token. The allowance: the scores' errors (the inputs' and
+    f32 dots) move the softmax by at most twice the largest, f32 exp2 and
+    sums add theirs, the new values carry their own."""
+    kc = tensors[s["key_cache"]].double()
+    vc = tensors[s["value_cache"]].double()
+    m, cache, kv_heads, d = kc.shape
+    heads, scale = s["heads"], s["scale"]
+    group = heads // kv_heads
+    n = tensors[s["lengths"]].long().clamp(0, cache).tolist()
+    out = torch.empty(m, heads * d, dtype=torch.float64, device=q.device)
+    allowed = torch.empty_like(out)
+    for i in range(m):
+        def positions(cached, new):
+            both = torch.cat([cached[i, :n[i]], new[i].view(1, kv_heads, d)])
+            return both.repeat_interleave(group, dim=1)  # [P, heads, D]
+        keys, values = positions(kc, k), positions(vc, v)
+        e_keys = positions(torch.zeros_like(kc), e_k)
+        e_values = positions(torch.zeros_like(vc), e_v)
+        qi, e_qi = q[i].view(heads, d), e_q[i].view(heads, d)
+        dot = lambda a, b: torch.einsum("hd,phd->hp", a, b)
+        scores = scale * dot(qi, keys)
+        e_scores = scale * (dot(e_qi, keys.abs()) + dot(qi.abs(), e_keys) +
+                            8 * math.sqrt(d) * F32 * dot(qi.abs(), keys.abs()))
+        p = torch.softmax(scores, -1)
+        mix = lambda w, x: torch.einsum("hp,phd->hd", w, x)
+        out[i] = mix(p, values).flatten()
+        spread = (2 * e_scores.amax(-1, keepdim=True) +
+                  16 * F32 * (scores.abs().amax(-1, keepdim=True) + 1) +
+                  8 * math.sqrt(keys.shape[0]) * F32)
+        allowed[i] = (2 * spread * mix(p, values.abs()) +
+                      mix(p, e_values)).flatten()
+    return out, allowed
+
+
 def reference(steps, tensors):
     """Each output in fp64, with an allowance per element: its own
     rounding, f32 accumulation, and what the errors of the intermediates it
@@ -164,6 +222,10 @@ def reference(steps, tensors):
             y, allowed = matmul_ref(s, tensors, a, e_a)
         elif kind(s) == "row":
             y, allowed = row_ref(s, tensors, a, e_a)
+        elif kind(s) == "attention":
+            y, allowed = attention_ref(s, tensors, a, e_a,
+                                       *source(s, "b", tensors, results),
+                                       *source(s, "v", tensors, results))
         else:
             b, e_b = source(s, "b", tensors, results)
             y, allowed = elementwise_ref(s, a, e_a, b, e_b)
@@ -175,12 +237,57 @@ def reference(steps, tensors):
     return out
 
 
-def torch_step(s, tensors, results):
+def torch_cache(s, tensors):
+    """torch's static KV cache for an attention step (made once, untimed):
+    heads first as scaled_dot_product_attention takes them, one more
+    position for the new token, and the mask of each sequence's n_m + 1
+    positions."""
+    kc, vc = tensors[s["key_cache"]], tensors[s["value_cache"]]
+    m, cache, kv_heads, d = kc.shape
+    n = tensors[s["lengths"]].long().clamp(0, cache)
+    def padded(c):
+        t = torch.zeros(m, kv_heads, cache + 1, d, dtype=c.dtype,
+                        device=c.device)
+        t[:, :, :cache] = c.transpose(1, 2)
+        return t
+    mask = torch.arange(cache + 1, device=kc.device)[None, :] <= n[:, None]
+    # Full caches need no mask (SDPA may then take its flash kernel).
+    mask = None if bool(mask.all()) else mask[:, None, None, :]
+    return padded(kc), padded(vc), n, mask
+
+
+def torch_attention(s, q, k, v, cache):
+    """Decode attention as a torch user writes it: the new token into the
+    static cache, then SDPA (grouped-query) under the lengths' mask."""
+    keys, values, n, mask = cache
+    m, kv_heads, _, d = keys.shape
+    heads = s["heads"]
+    rows = torch.arange(m, device=q.device)
+    keys[rows, :, n] = k.view(m, kv_heads, d)
+    values[rows, :, n] = v.view(m, kv_heads, d)
+    query = q.view(m, heads, 1, d)
+    try:
+        o = F.scaled_dot_product_attention(query, keys, values, attn_mask=mask,
+                                           scale=s["scale"],
+                                           enable_gqa=heads != kv_heads)
+    except TypeError:  # torch before 2.5: the heads' copies of the cache
+        group = heads // kv_heads
+        o = F.scaled_dot_product_attention(
+            query, keys.repeat_interleave(group, dim=1),
+            values.repeat_interleave(group, dim=1), attn_mask=mask,
+            scale=s["scale"])
+    return o.reshape(m, heads * d)
+
+
+def torch_step(s, tensors, results, caches=None):
     """One step as torch ops (the eager and CUDA-graph baselines)."""
     def get(key):
         return (tensors[s[f"{key}_input"]] if f"{key}_input" in s
                 else results[s[f"{key}_step"]])
     a = get("a")
+    if kind(s) == "attention":
+        return torch_attention(s, a, get("b"), get("v"),
+                               caches[id(s)]).to(TORCH[s["out_type"]])
     weight = tensors[s["weights"]] if "weights" in s else None
     bias = tensors[s["bias"]] if "bias" in s else None
     if kind(s) == "matmul":
@@ -201,10 +308,12 @@ def torch_step(s, tensors, results):
 
 def torch_graph(steps, tensors):
     """The same graph as torch ops, writing the outputs in place."""
+    caches = {id(s): torch_cache(s, tensors) for s in steps
+              if kind(s) == "attention"}
     def run():
         results = {}
         for i, s in enumerate(steps):
-            results[i] = torch_step(s, tensors, results)
+            results[i] = torch_step(s, tensors, results, caches)
             if "c_output" in s:
                 tensors[s["c_output"]].copy_(results[i])
     return run

@@ -142,6 +142,25 @@ public:
     for (const GraphStep &s : problem.steps) {
       if (s.waitsOn)
         syncNs += params.syncNs;
+      if (s.kind == GraphStepKind::attention) {
+        // The caches stream once (the heads of a group re-read them from
+        // L2); a block's (sequence, head) pairs one after another, each a
+        // round trip per round of its warps' positions.
+        double bytes =
+            2.0 * s.m * s.cacheLength * s.kvHeads * s.k * s.inBytes();
+        double hbm =
+            bytes / (target.hbm_gbps * params.hbmEfficiency * efficiency);
+        double perRound = c.getWarps() *
+                          std::max<int64_t>(1, s.getAttentionSlots()) *
+                          kGraphAttentionUnroll;
+        double latency = std::ceil(double(s.m) * s.heads / blocks) *
+                         std::ceil((s.cacheLength + 1) / perRound) *
+                         params.memLatencyNs;
+        stepsNs += std::max(hbm, latency);
+        hbmNs += hbm;
+        latencyNs += latency;
+        continue;
+      }
       if (s.kind != GraphStepKind::matmul) {
         // Activations, mostly from L2 (an earlier step just wrote them):
         // a memory round trip per pass over them, a block reduction each
@@ -270,6 +289,15 @@ public:
                              stringifyElementwiseOp(s.binary), s.m, s.n,
                              source(s.a), source(s.b));
         break;
+      case GraphStepKind::attention:
+        what = llvm::formatv(
+            "decode attention of {0} sequences, {1} heads of {2} ({3} "
+            "key/value heads), over caches of {4} positions (inputs #{5}, "
+            "#{6}, lengths #{7}); queries from {8}, new keys from {9}, new "
+            "values from {10}; a (sequence, head) per block at a time",
+            s.m, s.heads, s.k, s.kvHeads, s.cacheLength, *s.keyCache,
+            *s.valueCache, *s.lengths, source(s.a), source(s.b), source(s.v));
+        break;
       }
       std::string order =
           s.waitsOn
@@ -357,15 +385,20 @@ public:
     return sizes;
   }
 
-  /// Flops of the products.
+  /// Flops of the products and of attention (two per score and per
+  /// value element, at the caches' capacity).
   double getWork(const llvm::json::Object &json) const override {
     double work = 0;
     if (const llvm::json::Array *steps = json.getArray("steps"))
       for (const llvm::json::Value &step : *steps)
-        if (const llvm::json::Object *o = step.getAsObject())
-          work += 2.0 * o->getInteger("m").value_or(0) *
-                  o->getInteger("n").value_or(0) *
-                  o->getInteger("k").value_or(0);
+        if (const llvm::json::Object *o = step.getAsObject()) {
+          double mn = double(o->getInteger("m").value_or(0)) *
+                      o->getInteger("n").value_or(0);
+          work +=
+              o->getString("op") == "attention"
+                  ? 4.0 * mn * (o->getInteger("cache_length").value_or(0) + 1)
+                  : 2.0 * mn * o->getInteger("k").value_or(0);
+        }
     return work;
   }
 
@@ -413,6 +446,19 @@ KernelLaunch GraphFamily::describeLaunch(ProblemOpInterface op,
         shapes.try_emplace(value, name == "bias"
                                       ? SmallVector<std::string>{n}
                                       : SmallVector<std::string>{n, k});
+    } else if (s.kind == GraphStepKind::attention) {
+      // The caches [M, L, kv_heads, D], the lengths [M], the new keys and
+      // values [M, kv_heads * D].
+      std::string l = addSymbol(llvm::formatv("L{0}", i), s.cacheLength);
+      std::string h = addSymbol(llvm::formatv("H{0}", i), s.kvHeads);
+      std::string d = addSymbol(llvm::formatv("D{0}", i), s.k);
+      std::string kv = addSymbol(llvm::formatv("KV{0}", i), s.kvHeads * s.k);
+      for (auto [name, value] : operands.parameters)
+        shapes.try_emplace(value, name == "lengths"
+                                      ? SmallVector<std::string>{m}
+                                      : SmallVector<std::string>{m, l, h, d});
+      for (Value read : ArrayRef(operands.reads).drop_front())
+        shapes.try_emplace(read, SmallVector<std::string>{m, kv});
     } else {
       for (auto [name, value] : operands.parameters)
         shapes.try_emplace(value, SmallVector<std::string>{n});

@@ -12,13 +12,17 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::amk;
 
 int64_t GraphStep::getVector() const {
-  int64_t length = kind == GraphStepKind::matmul ? k : n;
+  bool byDepth =
+      kind == GraphStepKind::matmul || kind == GraphStepKind::attention;
+  int64_t length = byDepth ? k : n;
   int64_t widest = std::max(inBytes(), outBytes());
-  int64_t vector = 16 / (kind == GraphStepKind::matmul ? inBytes() : widest);
+  int64_t vector = 16 / (byDepth ? inBytes() : widest);
   while (length % vector)
     vector /= 2;
   return vector;
@@ -89,6 +93,16 @@ GraphProblem GraphProblem::get(GraphOp op) {
       s.kind = GraphStepKind::row;
       s.rowOp = row.getKind();
       s.eps = row.getEpsValue();
+    } else if (auto attention = dyn_cast<DecodeAttentionOp>(step)) {
+      s.kind = GraphStepKind::attention;
+      s.k = attention.getHeadDim();
+      s.alpha = attention.getScaleValue();
+      s.heads = attention.getHeads();
+      s.kvHeads = attention.getKvHeads();
+      s.cacheLength = attention.getCacheLength();
+      s.b = sourceOf(operands.reads[1]);
+      s.v = sourceOf(operands.reads[2]);
+      s.bType = s.inType;
     } else {
       s.kind = GraphStepKind::elementwise;
       s.binary = *getElementwiseOp(step);
@@ -96,7 +110,11 @@ GraphProblem GraphProblem::get(GraphOp op) {
       s.bType = elementType(operands.reads[1]);
     }
     for (auto [name, value] : operands.parameters)
-      (name == "bias" ? s.bias : s.weights) = operandIndex(value);
+      (name == "bias"          ? s.bias
+       : name == "key_cache"   ? s.keyCache
+       : name == "value_cache" ? s.valueCache
+       : name == "lengths"     ? s.lengths
+                               : s.weights) = operandIndex(value);
     if (auto buffer = operands.result.getDefiningOp<GraphBufferOp>())
       s.buffer = llvm::find(buffers, buffer) - buffers.begin();
     else
@@ -128,7 +146,7 @@ void GraphProblem::connect() {
   for (GraphStep &s : steps) {
     bool ownBlock = false;
     std::optional<unsigned> needs;
-    for (const GraphSource *source : {&s.a, &s.b}) {
+    for (const GraphSource *source : {&s.a, &s.b, &s.v}) {
       if (!source->step)
         continue;
       // An elementwise step reads a column-owning step's result where its
@@ -148,10 +166,14 @@ void GraphProblem::connect() {
   }
 }
 
-/// A step's "op": "matmul", a row op or an elementwise op.
+/// A step's "op": "matmul", "attention", a row op or an elementwise op.
 static bool parseStepOp(StringRef name, GraphStep &s) {
   if (name == "matmul")
     return true;
+  if (name == "attention") {
+    s.kind = GraphStepKind::attention;
+    return true;
+  }
   if (std::optional<RowOp> row = symbolizeRowOp(name)) {
     s.kind = GraphStepKind::row;
     s.rowOp = *row;
@@ -179,17 +201,27 @@ FailureOr<GraphProblem> GraphProblem::fromJSON(MLIRContext *context,
     GraphStep s;
     bool ok = parseStepOp(o->getString("op").value_or("matmul"), s);
     bool matmul = s.kind == GraphStepKind::matmul;
+    bool attention = s.kind == GraphStepKind::attention;
     for (auto [key, out] : {std::pair<StringRef, int64_t *>{"m", &s.m},
                             {"n", &s.n},
-                            {"k", &s.k}}) {
+                            {"k", &s.k},
+                            {"heads", &s.heads},
+                            {"kv_heads", &s.kvHeads},
+                            {"cache_length", &s.cacheLength}}) {
       std::optional<int64_t> v = o->getInteger(key);
-      if (key == "k" && !matmul) {
+      bool wanted =
+          key == "m" || key == "n" || (key == "k" && matmul) || attention;
+      if (!wanted) {
         ok &= !v;
         continue;
       }
       ok &= v && *v >= 1 && *v <= (int64_t(1) << 40);
       *out = v.value_or(1);
     }
+    // Attention: n is heads of k elements, shared by groups of heads.
+    if (attention)
+      ok &= s.heads <= (1 << 16) && s.heads % s.kvHeads == 0 &&
+            s.n == s.heads * s.k;
     // Graph steps compute in f16, bf16 or f32.
     auto typeOf = [&](StringRef key) {
       std::optional<StringRef> name = o->getString(key);
@@ -229,6 +261,17 @@ FailureOr<GraphProblem> GraphProblem::fromJSON(MLIRContext *context,
       s.b = readSource("b");
       s.bType = typeOf("b_type");
       ok &= bool(s.bType);
+    }
+    if (attention) {
+      s.b = readSource("b");
+      s.v = readSource("v");
+      s.bType = s.inType;
+      s.alpha = o->getNumber("scale").value_or(0.0);
+      ok &= std::isfinite(s.alpha) && s.alpha > 0 && s.alpha <= 1e4;
+      s.keyCache = readIndex("key_cache");
+      s.valueCache = readIndex("value_cache");
+      s.lengths = readIndex("lengths");
+      ok &= s.keyCache && s.valueCache && s.lengths;
     }
     s.weights = readIndex("weights");
     s.bias = readIndex("bias");
@@ -273,6 +316,21 @@ llvm::json::Object GraphProblem::toJSON() const {
       put("b_input", s.b.input);
       put("b_step", s.b.step);
       break;
+    case GraphStepKind::attention:
+      o["op"] = "attention";
+      o["k"] = s.k;
+      o["heads"] = s.heads;
+      o["kv_heads"] = s.kvHeads;
+      o["cache_length"] = s.cacheLength;
+      o["scale"] = s.alpha;
+      put("b_input", s.b.input);
+      put("b_step", s.b.step);
+      put("v_input", s.v.input);
+      put("v_step", s.v.step);
+      put("key_cache", s.keyCache);
+      put("value_cache", s.valueCache);
+      put("lengths", s.lengths);
+      break;
     }
     put("a_input", s.a.input);
     put("a_step", s.a.step);
@@ -313,9 +371,21 @@ double GraphProblem::getBytes() const {
                    (s.inBytes() + s.bType.getIntOrFloatBitWidth() / 8) +
                out;
       break;
+    case GraphStepKind::attention:
+      // The caches at their capacity (the lengths are known at run time),
+      // the queries, the new keys and values.
+      bytes += double(s.m) * s.kvHeads * s.k * s.inBytes() *
+                   (2.0 * s.cacheLength + 2) +
+               double(s.m) * s.n * s.inBytes() + out;
+      break;
     }
   }
   return bytes;
+}
+
+int64_t mlir::amk::getGraphAttentionFloats(GraphConfigAttr config,
+                                           const GraphStep &step) {
+  return config.getWarps() * (step.k + 2);
 }
 
 RowConfigAttr mlir::amk::getGraphRowConfig(GraphConfigAttr config,
@@ -359,9 +429,18 @@ int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
   // 72 for one slot).
   if (config.getWarpStaged())
     return 64 + 36 * rows + (m > 8 ? 16 : 8);
-  if (config.getMath() == MathInst::mma_sync)
-    return 56 + 4 * rows + 4 * unroll * rows + (m > 8 ? 8 : 4) * unroll;
-  return 48 + m * rows + 4 * unroll * rows + 4 * m;
+  int64_t regs =
+      config.getMath() == MathInst::mma_sync
+          ? 56 + 4 * rows + 4 * unroll * rows + (m > 8 ? 8 : 4) * unroll
+          : 48 + m * rows + 4 * unroll * rows + 4 * m;
+  // Attention: the query and output runs, then each position's key and
+  // value runs in flight (a word per two 16-bit elements).
+  for (const GraphStep &s : problem.steps)
+    if (s.kind == GraphStepKind::attention)
+      regs = std::max(regs, 48 + 2 * s.getVector() +
+                                kGraphAttentionUnroll * 2 * s.getVector() *
+                                    s.inBytes() / 4);
+  return regs;
 }
 
 int64_t mlir::amk::getGraphKSplit(GraphConfigAttr config,
@@ -442,6 +521,8 @@ int64_t mlir::amk::getGraphSmemBytes(GraphConfigAttr config,
                        config.getThreads() * 4 * config.getRowsPerWarp() * 4);
     if (s.kind == GraphStepKind::row)
       bytes = std::max(bytes, getRowCombineBytes(getGraphRowConfig(config, s)));
+    if (s.kind == GraphStepKind::attention)
+      bytes = std::max(bytes, getGraphAttentionFloats(config, s) * 4);
   }
   return getGraphRingBytes(config, problem) + getGraphStagingBytes(config) +
          bytes;
@@ -486,6 +567,25 @@ LogicalResult mlir::amk::checkGraphLowerable(GraphConfigAttr config,
         failed(checkRowLowerable(getGraphRowConfig(config, s),
                                  getGraphRowProblem(s), whyNot)))
       return failure();
+  for (const GraphStep &s : problem.steps) {
+    if (s.kind != GraphStepKind::attention)
+      continue;
+    // A position's D elements in 16-byte runs over a power of two of
+    // lanes, so a warp takes whole positions at a time.
+    int64_t lanes = s.getAttentionLanes();
+    if (lanes > 32 || 32 % lanes) {
+      whyNot = llvm::formatv("attention reads a head's {0} elements as runs "
+                             "of {1} on as many lanes, which must divide a "
+                             "warp's 32 (head sizes such as 32, 64, 128, "
+                             "256)",
+                             s.k, s.getVector());
+      return failure();
+    }
+    if (s.m * s.heads > (int64_t(1) << 31)) {
+      whyNot = "attention of more than 2^31 (sequence, head) pairs";
+      return failure();
+    }
+  }
   if (config.getMath() == MathInst::mma_sync)
     for (const GraphStep &s : problem.steps)
       if (s.kind == GraphStepKind::matmul &&

@@ -85,9 +85,12 @@ private:
     return v.getType().isF32() ? v
                                : arith::ExtFOp::create(b, b.getF32Type(), v);
   }
-  /// `vector` elements of `memref` at [row, col], as f32.
+  /// `vector` elements of `memref` at [row, col] (or `indices`), as f32.
   SmallVector<Value> loadRun(Value memref, Value row, Value col,
-                             int64_t vector);
+                             int64_t vector) {
+    return loadRun(memref, ValueRange{row, col}, vector);
+  }
+  SmallVector<Value> loadRun(Value memref, ValueRange indices, int64_t vector);
   /// Folds the runs `runs` (run indices of K) of each weight row against
   /// A's rows into `acc` (row-major [rows][M]).
   void foldRuns(const GraphStep &s, Value a, Value w, ArrayRef<Value> rows,
@@ -99,6 +102,9 @@ private:
   /// Block b computes the columns it owns in products (buildStep,
   /// buildMmaStep), so it reads what its own block wrote there.
   void buildElementwiseStep(unsigned index, Operation *step);
+  /// Block b computes the (sequence, head) pairs b, b + blocks, ... of a
+  /// decode attention; buildAttentionStep says how.
+  void buildAttentionStep(unsigned index, DecodeAttentionOp step);
   /// The dynamic shared memory as `floats` f32.
   Value getSharedFloats(int64_t floats);
   /// The same on the weights a TMA ring stages (stages > 0): beginRing
@@ -199,17 +205,17 @@ private:
 
 } // namespace
 
-SmallVector<Value> GraphKernelBuilder::loadRun(Value memref, Value row,
-                                               Value col, int64_t vector) {
+SmallVector<Value> GraphKernelBuilder::loadRun(Value memref, ValueRange indices,
+                                               int64_t vector) {
   Type elem = cast<MemRefType>(memref.getType()).getElementType();
   SmallVector<Value> values;
   if (vector == 1) {
-    values.push_back(loadF32(memref, ValueRange{row, col}));
+    values.push_back(loadF32(memref, indices));
     return values;
   }
   int64_t align = vector * elem.getIntOrFloatBitWidth() / 8;
   Value run = vector::LoadOp::create(
-      b, VectorType::get({vector}, elem), memref, ValueRange{row, col},
+      b, VectorType::get({vector}, elem), memref, indices,
       /*nontemporal=*/false, llvm::MaybeAlign(align));
   // bf16 widens exactly by shifting its bits into the top half of an f32:
   // two integer ops per pair, where cvt.f32.bf16 takes the conversion pipe
@@ -1020,6 +1026,193 @@ void GraphKernelBuilder::buildElementwiseStep(unsigned index, Operation *op) {
   });
 }
 
+// Decode attention, per (sequence m, head h) pair of the block: the head's
+// D elements are runs of `vector` on `lanes` lanes, so a warp takes
+// `slots` positions at a time; warp w's slot j takes positions
+// w * slots + j, + warps * slots, ... (kGraphAttentionUnroll of them per
+// iteration, their loads in flight together) with an online softmax of
+// its own (the running maximum, sum and D outputs, in base 2). The new
+// token seeds warp 0's slot 0; the slots then merge by xor shuffles, the
+// warps through shared memory, and the block's threads write o's D
+// elements. The loop bound n_m is the warp's; a lane past it loads the
+// clamped position L - 1 and keeps its state, so every access stays in
+// the caches whatever `lengths` holds.
+void GraphKernelBuilder::buildAttentionStep(unsigned index,
+                                            DecodeAttentionOp op) {
+  const GraphStep &s = p.steps[index];
+  Value q = kernelValue.lookup(op.getQ());
+  Value newKeys = kernelValue.lookup(op.getK());
+  Value newValues = kernelValue.lookup(op.getV());
+  Value keys = kernelValue.lookup(op.getKeyCache());
+  Value values = kernelValue.lookup(op.getValueCache());
+  Value lengths = kernelValue.lookup(op.getLengths());
+  Value out = kernelValue.lookup(op.getO());
+  int64_t d = s.k, vector = s.getVector(), lanes = s.getAttentionLanes();
+  int64_t slots = s.getAttentionSlots(), warps = config.getWarps();
+  int64_t unroll = kGraphAttentionUnroll, stride = warps * slots;
+  int64_t group = s.heads / s.kvHeads, threads = config.getThreads();
+  Value slot = arith::DivUIOp::create(b, lane, c(lanes));
+  Value column = mul(arith::RemUIOp::create(b, lane, c(lanes)), c(vector));
+  Value smem = getSharedFloats(getGraphAttentionFloats(config, s));
+  // An empty state's maximum: finite, so that merging two empty states
+  // gives weights of 1 on sums of 0 (not inf - inf).
+  const double kEmpty = -1e30;
+  auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
+    return arith::CmpIOp::create(b, pred, x, y);
+  };
+  auto shuffle = [&](Value v, int64_t offset) {
+    return gpu::ShuffleOp::create(b, v, i32(offset), i32(32),
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  auto exp2 = [&](Value x) { return math::Exp2Op::create(b, x); };
+  auto fma = [&](Value x, Value y, Value z) {
+    return math::FmaOp::create(b, x, y, z);
+  };
+
+  auto units =
+      scf::ForOp::create(b, bid, c(s.m * s.heads), c(config.getBlocks()));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(units.getBody());
+  Value unit = units.getInductionVar();
+  Value row = arith::DivUIOp::create(b, unit, c(s.heads));
+  Value head = arith::RemUIOp::create(b, unit, c(s.heads));
+  Value kvHead = arith::DivUIOp::create(b, head, c(group));
+  Value kvColumn = add(mul(kvHead, c(d)), column);
+  // The query, scaled so that scores are base-2 exponents.
+  SmallVector<Value> query =
+      loadRun(q, row, add(mul(head, c(d)), column), vector);
+  Value scale = f32(s.alpha * M_LOG2E);
+  for (Value &x : query)
+    x = arith::MulFOp::create(b, x, scale);
+  // A position's score: the lanes' partial dots summed over its lanes.
+  auto score = [&](ArrayRef<Value> key) {
+    Value sum = f32(0.0);
+    for (int64_t e = 0; e < vector; ++e)
+      sum = fma(query[e], key[e], sum);
+    for (int64_t offset = lanes / 2; offset >= 1; offset /= 2)
+      sum = arith::AddFOp::create(b, sum, shuffle(sum, offset));
+    return sum;
+  };
+
+  // The state: maximum, sum, then the D / lanes outputs of this lane.
+  SmallVector<Value> state;
+  {
+    Value seeded =
+        arith::AndIOp::create(b, cmp(arith::CmpIPredicate::eq, warp, c(0)),
+                              cmp(arith::CmpIPredicate::eq, slot, c(0)));
+    Value newScore = score(loadRun(newKeys, row, kvColumn, vector));
+    SmallVector<Value> newValue = loadRun(newValues, row, kvColumn, vector);
+    state.push_back(arith::SelectOp::create(b, seeded, newScore, f32(kEmpty)));
+    state.push_back(arith::SelectOp::create(b, seeded, f32(1.0), f32(0.0)));
+    for (Value x : newValue)
+      state.push_back(arith::SelectOp::create(b, seeded, x, f32(0.0)));
+  }
+  // Folds position score `x` with value `value` into `st` (unchanged
+  // where `valid` is false).
+  auto fold = [&](SmallVectorImpl<Value> &st, Value x, ArrayRef<Value> value,
+                  Value valid) {
+    Value top = arith::SelectOp::create(
+        b, valid, arith::MaximumFOp::create(b, st[0], x), st[0]);
+    Value keep = exp2(arith::SubFOp::create(b, st[0], top));
+    Value weight = arith::SelectOp::create(
+        b, valid, exp2(arith::SubFOp::create(b, x, top)), f32(0.0));
+    st[0] = top;
+    st[1] = fma(st[1], keep, weight);
+    for (int64_t e = 0; e < vector; ++e)
+      st[2 + e] =
+          fma(value[e], weight, arith::MulFOp::create(b, st[2 + e], keep));
+  };
+
+  // n_m, lengths[m] clamped to [0, L].
+  Value length = memref::LoadOp::create(b, lengths, ValueRange{row});
+  length = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, length, i32(0)),
+                                  i32(s.cacheLength));
+  Value n = arith::IndexCastUIOp::create(b, b.getIndexType(), length);
+  auto positions =
+      scf::ForOp::create(b, mul(warp, c(slots)), n, c(stride * unroll), state);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(positions.getBody());
+    SmallVector<Value> st(positions.getRegionIterArgs());
+    Value first = add(positions.getInductionVar(), slot);
+    SmallVector<Value> valid;
+    SmallVector<SmallVector<Value>> keyRuns, valueRuns;
+    for (int64_t u = 0; u < unroll; ++u) {
+      Value position = add(first, c(u * stride));
+      valid.push_back(cmp(arith::CmpIPredicate::ult, position, n));
+      Value at = arith::MinUIOp::create(b, position, c(s.cacheLength - 1));
+      keyRuns.push_back(
+          loadRun(keys, ValueRange{row, at, kvHead, column}, vector));
+      valueRuns.push_back(
+          loadRun(values, ValueRange{row, at, kvHead, column}, vector));
+    }
+    for (int64_t u = 0; u < unroll; ++u)
+      fold(st, score(keyRuns[u]), valueRuns[u], valid[u]);
+    scf::YieldOp::create(b, st);
+  }
+  state.assign(positions.getResults().begin(), positions.getResults().end());
+
+  // Merges the states of lanes `offset` apart.
+  auto merge = [&](SmallVectorImpl<Value> &st, ArrayRef<Value> other) {
+    Value top = arith::MaximumFOp::create(b, st[0], other[0]);
+    Value mine = exp2(arith::SubFOp::create(b, st[0], top));
+    Value theirs = exp2(arith::SubFOp::create(b, other[0], top));
+    st[0] = top;
+    for (size_t e = 1; e < st.size(); ++e)
+      st[e] = fma(other[e], theirs, arith::MulFOp::create(b, st[e], mine));
+  };
+  for (int64_t offset = lanes; offset < 32; offset *= 2) {
+    SmallVector<Value> other;
+    for (Value x : state)
+      other.push_back(shuffle(x, offset));
+    merge(state, other);
+  }
+  // Each warp's state in shared memory: outputs at [w * (D + 2), + D),
+  // then its maximum and sum.
+  Value base = mul(warp, c(d + 2));
+  ifThen(cmp(arith::CmpIPredicate::eq, slot, c(0)), [&] {
+    for (int64_t e = 0; e < vector; ++e)
+      memref::StoreOp::create(b, state[2 + e], smem,
+                              ValueRange{add(base, add(column, c(e)))});
+  });
+  ifThen(cmp(arith::CmpIPredicate::eq, lane, c(0)), [&] {
+    memref::StoreOp::create(b, state[0], smem, ValueRange{add(base, c(d))});
+    memref::StoreOp::create(b, state[1], smem, ValueRange{add(base, c(d + 1))});
+  });
+  gpu::BarrierOp::create(b);
+  auto elements = scf::ForOp::create(b, tid, c(d), c(threads));
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(elements.getBody());
+    Value e = elements.getInductionVar();
+    SmallVector<Value> tops;
+    Value top = f32(kEmpty);
+    for (int64_t w = 0; w < warps; ++w) {
+      tops.push_back(
+          memref::LoadOp::create(b, smem, ValueRange{c(w * (d + 2) + d)}));
+      top = arith::MaximumFOp::create(b, top, tops.back());
+    }
+    Value sum = f32(0.0), acc = f32(0.0);
+    for (int64_t w = 0; w < warps; ++w) {
+      Value weight = exp2(arith::SubFOp::create(b, tops[w], top));
+      Value total =
+          memref::LoadOp::create(b, smem, ValueRange{c(w * (d + 2) + d + 1)});
+      Value part =
+          memref::LoadOp::create(b, smem, ValueRange{add(e, c(w * (d + 2)))});
+      sum = fma(total, weight, sum);
+      acc = fma(part, weight, acc);
+    }
+    Value o = arith::DivFOp::create(b, acc, sum);
+    if (!s.outType.isF32())
+      o = arith::TruncFOp::create(b, s.outType, o);
+    memref::StoreOp::create(b, o, out,
+                            ValueRange{row, add(mul(head, c(d)), e)});
+  }
+  // The next pair's warps write the shared memory this one read.
+  gpu::BarrierOp::create(b);
+}
+
 void GraphKernelBuilder::signal(unsigned index) {
   buildSignal(b, first, counters, ValueRange{c(index)});
 }
@@ -1065,6 +1258,8 @@ void GraphKernelBuilder::build(gpu::GPUFuncOp func) {
       gpu::BarrierOp::create(b);
     if (auto row = dyn_cast<RowReduceOp>(op))
       buildRowStep(index, row);
+    else if (auto attention = dyn_cast<DecodeAttentionOp>(op))
+      buildAttentionStep(index, attention);
     else if (!isa<MatmulOp>(op))
       buildElementwiseStep(index, op);
     else if (ring)

@@ -116,7 +116,7 @@ func.func @dynamic(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x6
 func.func @unknown_step(%x: memref<2x64xbf16>, %y: memref<2x64xbf16>) {
   amk.graph ins(%x : memref<2x64xbf16>) outs(%y : memref<2x64xbf16>) {
   ^bb0(%xa: memref<2x64xbf16>, %ya: memref<2x64xbf16>):
-    // expected-error @+1 {{'linalg.copy' op cannot be a step of amk.graph (its steps are amk.matmul, amk.row_reduce and the elementwise linalg.add, sub, mul, div, max and min; amk.graph_buffer declares buffers)}}
+    // expected-error @+1 {{'linalg.copy' op cannot be a step of amk.graph (its steps are amk.matmul, amk.row_reduce, amk.decode_attention and the elementwise linalg.add, sub, mul, div, max and min; amk.graph_buffer declares buffers)}}
     linalg.copy ins(%xa : memref<2x64xbf16>) outs(%ya : memref<2x64xbf16>)
   }
   return

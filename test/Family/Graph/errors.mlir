@@ -109,3 +109,76 @@ func.func @ring_too_large(%x: memref<16x4096xbf16>, %w: memref<4096x4096xbf16>, 
   return
 }
 }
+
+// -----
+
+// Decode attention: heads that kv_heads do not divide.
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @attention_heads(%q: memref<2x192xbf16>, %k: memref<2x128xbf16>, %kc: memref<2x8x2x64xbf16>, %len: memref<2xi32>, %o: memref<2x192xbf16>) {
+  amk.graph ins(%q, %k, %kc, %len : memref<2x192xbf16>, memref<2x128xbf16>, memref<2x8x2x64xbf16>, memref<2xi32>) outs(%o : memref<2x192xbf16>) {
+  ^bb0(%qa: memref<2x192xbf16>, %ka: memref<2x128xbf16>, %kca: memref<2x8x2x64xbf16>, %lena: memref<2xi32>, %oa: memref<2x192xbf16>):
+    // expected-error @+1 {{'amk.decode_attention' op heads (3) must be in [1, 65536] and a multiple of kv_heads (2)}}
+    amk.decode_attention %qa, %ka, %ka cache(%kca, %kca) lengths(%lena) into %oa {heads = 3, kv_heads = 2} : memref<2x192xbf16>, memref<2x128xbf16>, memref<2x128xbf16>, memref<2x8x2x64xbf16>, memref<2x8x2x64xbf16>, memref<2xi32>, memref<2x192xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Decode attention: a cache whose head size is not q's.
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @attention_cache(%q: memref<2x256xbf16>, %k: memref<2x128xbf16>, %kc: memref<2x8x2x32xbf16>, %len: memref<2xi32>, %o: memref<2x256xbf16>) {
+  amk.graph ins(%q, %k, %kc, %len : memref<2x256xbf16>, memref<2x128xbf16>, memref<2x8x2x32xbf16>, memref<2xi32>) outs(%o : memref<2x256xbf16>) {
+  ^bb0(%qa: memref<2x256xbf16>, %ka: memref<2x128xbf16>, %kca: memref<2x8x2x32xbf16>, %lena: memref<2xi32>, %oa: memref<2x256xbf16>):
+    // expected-error @+1 {{'amk.decode_attention' op key_cache must be [M, L, kv_heads, D] (M = 2, D = 64), got 'memref<2x8x2x32xbf16>'}}
+    amk.decode_attention %qa, %ka, %ka cache(%kca, %kca) lengths(%lena) into %oa {heads = 4, kv_heads = 2} : memref<2x256xbf16>, memref<2x128xbf16>, memref<2x128xbf16>, memref<2x8x2x32xbf16>, memref<2x8x2x32xbf16>, memref<2xi32>, memref<2x256xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Decode attention: lengths that are not i32.
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @attention_lengths(%q: memref<2x256xbf16>, %k: memref<2x128xbf16>, %kc: memref<2x8x2x64xbf16>, %len: memref<2xi64>, %o: memref<2x256xbf16>) {
+  amk.graph ins(%q, %k, %kc, %len : memref<2x256xbf16>, memref<2x128xbf16>, memref<2x8x2x64xbf16>, memref<2xi64>) outs(%o : memref<2x256xbf16>) {
+  ^bb0(%qa: memref<2x256xbf16>, %ka: memref<2x128xbf16>, %kca: memref<2x8x2x64xbf16>, %lena: memref<2xi64>, %oa: memref<2x256xbf16>):
+    // expected-error @+1 {{'amk.decode_attention' op lengths must be i32, got 'i64'}}
+    amk.decode_attention %qa, %ka, %ka cache(%kca, %kca) lengths(%lena) into %oa {heads = 4, kv_heads = 2} : memref<2x256xbf16>, memref<2x128xbf16>, memref<2x128xbf16>, memref<2x8x2x64xbf16>, memref<2x8x2x64xbf16>, memref<2xi64>, memref<2x256xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Decode attention: a scale that is not a positive finite number.
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @attention_scale(%q: memref<2x256xbf16>, %k: memref<2x128xbf16>, %kc: memref<2x8x2x64xbf16>, %len: memref<2xi32>, %o: memref<2x256xbf16>) {
+  amk.graph ins(%q, %k, %kc, %len : memref<2x256xbf16>, memref<2x128xbf16>, memref<2x8x2x64xbf16>, memref<2xi32>) outs(%o : memref<2x256xbf16>) {
+  ^bb0(%qa: memref<2x256xbf16>, %ka: memref<2x128xbf16>, %kca: memref<2x8x2x64xbf16>, %lena: memref<2xi32>, %oa: memref<2x256xbf16>):
+    // expected-error @+1 {{'amk.decode_attention' op scale must be in (0, 1e4], got -1}}
+    amk.decode_attention %qa, %ka, %ka cache(%kca, %kca) lengths(%lena) into %oa {heads = 4, kv_heads = 2, scale = -1.0} : memref<2x256xbf16>, memref<2x128xbf16>, memref<2x128xbf16>, memref<2x8x2x64xbf16>, memref<2x8x2x64xbf16>, memref<2xi32>, memref<2x256xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Decode attention: a head of 40 bf16 is 5 runs of 8, which do not divide
+// a warp.
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @attention_head_size(%q: memref<2x160xbf16>, %k: memref<2x80xbf16>, %kc: memref<2x8x2x40xbf16>, %len: memref<2xi32>, %o: memref<2x160xbf16>) {
+  // expected-error @+1 {{attention reads a head's 40 elements as runs of 8 on as many lanes, which must divide a warp's 32}}
+  amk.kernel "k" config(#amk.graph_config<blocks = 132, threads = 128, rows_per_warp = 1, unroll = 1>) {
+  amk.graph ins(%q, %k, %kc, %len : memref<2x160xbf16>, memref<2x80xbf16>, memref<2x8x2x40xbf16>, memref<2xi32>) outs(%o : memref<2x160xbf16>) {
+  ^bb0(%qa: memref<2x160xbf16>, %ka: memref<2x80xbf16>, %kca: memref<2x8x2x40xbf16>, %lena: memref<2xi32>, %oa: memref<2x160xbf16>):
+    amk.decode_attention %qa, %ka, %ka cache(%kca, %kca) lengths(%lena) into %oa {heads = 4, kv_heads = 2} : memref<2x160xbf16>, memref<2x80xbf16>, memref<2x80xbf16>, memref<2x8x2x40xbf16>, memref<2x8x2x40xbf16>, memref<2xi32>, memref<2x160xbf16>
+  }
+  }
+  return
+}
+}

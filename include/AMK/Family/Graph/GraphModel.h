@@ -43,6 +43,9 @@ enum class GraphStepKind {
   row,
   /// C[M, N] = A[M, N] op B[M, N] (add, sub, mul, div, max, min).
   elementwise,
+  /// C[M, heads * D] = decode attention (amk.decode_attention) of the
+  /// queries A over the caches and the new keys B and values V.
+  attention,
 };
 
 enum class ElementwiseOp { add, sub, mul, div, max, min };
@@ -67,6 +70,13 @@ struct GraphStep {
   GraphSource a, b;
   /// A product's weights, a norm's weight, and the bias of either.
   std::optional<unsigned> weights, bias;
+  /// Attention: k is the head size D, alpha the scores' scale. Its heads
+  /// (query and key/value), the positions L the caches hold, the source
+  /// of the new values (the new keys are b), the caches and the lengths
+  /// (graph inputs).
+  int64_t heads = 0, kvHeads = 0, cacheLength = 0;
+  GraphSource v;
+  std::optional<unsigned> keyCache, valueCache, lengths;
   /// Where C goes: an output (its operand index) or internal buffer `buffer`.
   std::optional<unsigned> output, buffer;
 
@@ -86,8 +96,15 @@ struct GraphStep {
   /// Elements per 16-byte load of a row: the largest that divides K (a
   /// product's depth, the row length otherwise).
   int64_t getVector() const;
-  /// Whether the step writes by output columns (products, elementwise).
-  bool ownsColumns() const { return kind != GraphStepKind::row; }
+  /// Whether the step writes by output columns (products, elementwise);
+  /// row steps own rows, attention (row, head) pairs.
+  bool ownsColumns() const {
+    return kind == GraphStepKind::matmul || kind == GraphStepKind::elementwise;
+  }
+  /// Attention: the lanes that hold one position's D elements (a 16-byte
+  /// run each), and the positions a warp takes at a time.
+  int64_t getAttentionLanes() const { return k / getVector(); }
+  int64_t getAttentionSlots() const { return 32 / getAttentionLanes(); }
 };
 
 struct GraphProblem {
@@ -150,6 +167,13 @@ constexpr int64_t kMaxGraphRingIterations = 8;
 /// The alignment of shared memory the ring asks for (TMA boxes land on
 /// 128-byte boundaries).
 constexpr int64_t kGraphSmemAlignBytes = 128;
+
+/// Attention: the positions each lane group takes per iteration of its
+/// loop (their loads are in flight together).
+constexpr int64_t kGraphAttentionUnroll = 4;
+/// The f32 a block's attention combine takes: each warp's maximum, sum
+/// and D partial outputs.
+int64_t getGraphAttentionFloats(GraphConfigAttr config, const GraphStep &step);
 
 /// The row-tile design of a row step: the block's threads on one row.
 RowConfigAttr getGraphRowConfig(GraphConfigAttr config, const GraphStep &step);

@@ -16,6 +16,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::amk;
 
@@ -31,6 +33,78 @@ LogicalResult GraphBufferOp::verify() {
            << type;
   if (llvm::any_of(type.getShape(), [](int64_t d) { return d <= 0; }))
     return emitOpError("has an empty dimension: ") << type;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// amk.decode_attention
+//===----------------------------------------------------------------------===//
+
+LogicalResult DecodeAttentionOp::verify() {
+  int64_t heads = getHeads(), kvHeads = getKvHeads();
+  if (heads < 1 || heads > (1 << 16) || kvHeads < 1 || heads % kvHeads)
+    return emitOpError() << "heads (" << heads << ") must be in [1, 65536] "
+                         << "and a multiple of kv_heads (" << kvHeads << ")";
+  MemRefType q = getQ().getType(), o = getO().getType();
+  struct Expected {
+    StringRef name;
+    MemRefType type;
+    int64_t rank;
+    StringRef shape;
+  };
+  Expected operands[] = {
+      {"q", q, 2, "[M, heads * D]"},
+      {"k", getK().getType(), 2, "[M, kv_heads * D]"},
+      {"v", getV().getType(), 2, "[M, kv_heads * D]"},
+      {"key_cache", getKeyCache().getType(), 4, "[M, L, kv_heads, D]"},
+      {"value_cache", getValueCache().getType(), 4, "[M, L, kv_heads, D]"},
+      {"lengths", getLengths().getType(), 1, "[M]"},
+      {"o", o, 2, "[M, heads * D]"}};
+  for (const Expected &e : operands) {
+    if (e.type.getRank() != e.rank)
+      return emitOpError() << e.name << " must be " << e.shape << ", got "
+                           << e.type;
+    if (!e.type.hasStaticShape() ||
+        llvm::any_of(e.type.getShape(), [](int64_t d) { return d <= 0; }))
+      return emitOpError() << e.name << " must have static, non-empty "
+                           << "sizes, got " << e.type;
+    if (!e.type.getLayout().isIdentity())
+      return emitOpError() << e.name << " must be contiguous and row-major, "
+                           << "got " << e.type;
+  }
+  int64_t m = q.getDimSize(0), width = q.getDimSize(1);
+  if (width % heads)
+    return emitOpError() << "q's " << width << " columns are not " << heads
+                         << " heads of equal size";
+  int64_t d = width / heads;
+  SmallVector<int64_t> kvShape = {m, kvHeads * d};
+  SmallVector<int64_t> cacheShape = {m, getCacheLength(), kvHeads, d};
+  for (const Expected &e : operands) {
+    ArrayRef<int64_t> want = e.rank == 4   ? ArrayRef<int64_t>(cacheShape)
+                             : e.rank == 1 ? ArrayRef<int64_t>(m)
+                             : e.name == "k" || e.name == "v"
+                                 ? ArrayRef<int64_t>(kvShape)
+                                 : q.getShape();
+    if (e.type.getShape() != want)
+      return emitOpError() << e.name << " must be " << e.shape << " (M = " << m
+                           << ", D = " << d << "), got " << e.type;
+  }
+  if (!getLengths().getType().getElementType().isInteger(32))
+    return emitOpError() << "lengths must be i32, got "
+                         << getLengths().getType().getElementType();
+  Type elem = q.getElementType();
+  auto isFloat = [](Type t) { return t.isF32() || t.isF16() || t.isBF16(); };
+  for (const Expected &e : ArrayRef(operands).drop_back(2))
+    if (e.type.getElementType() != elem || !isFloat(elem))
+      return emitOpError() << "q, k, v and the caches must share one element "
+                           << "type of f32, f16 or bf16; " << e.name << " is "
+                           << e.type.getElementType();
+  if (!isFloat(o.getElementType()))
+    return emitOpError() << "o's element type must be f32, f16 or bf16, got "
+                         << o.getElementType();
+  double scale = getScaleValue();
+  if (!std::isfinite(scale) || scale <= 0 || scale > 1e4)
+    return emitOpError() << "scale must be in (0, 1e4], got " << scale;
   return success();
 }
 
@@ -56,6 +130,14 @@ mlir::amk::getGraphStepOperands(Operation *op) {
     if (row.getBias())
       operands.parameters.push_back({"bias", row.getBias()});
     operands.result = row.getY();
+    return operands;
+  }
+  if (auto attention = dyn_cast<DecodeAttentionOp>(op)) {
+    operands.reads = {attention.getQ(), attention.getK(), attention.getV()};
+    operands.parameters = {{"key_cache", attention.getKeyCache()},
+                           {"value_cache", attention.getValueCache()},
+                           {"lengths", attention.getLengths()}};
+    operands.result = attention.getO();
     return operands;
   }
   if (isa<linalg::AddOp, linalg::SubOp, linalg::MulOp, linalg::DivOp,
@@ -113,6 +195,9 @@ static LogicalResult verifyStepBuffers(Operation *step) {
 /// The step's shape conditions: a decode-shaped product, a row op of an
 /// activation, or an elementwise op of [M, N] activations.
 static LogicalResult verifyStepShape(Operation *op) {
+  // Attention's own verifier checked its buffers (its lengths are i32).
+  if (isa<DecodeAttentionOp>(op))
+    return success();
   if (failed(verifyStepBuffers(op)))
     return failure();
   if (auto step = dyn_cast<MatmulOp>(op)) {
@@ -189,7 +274,8 @@ LogicalResult GraphOp::verifyRegions() {
     std::optional<GraphStepOperands> operands = getGraphStepOperands(&op);
     if (!operands)
       return op.emitOpError("cannot be a step of amk.graph (its steps are "
-                            "amk.matmul, amk.row_reduce and the elementwise "
+                            "amk.matmul, amk.row_reduce, "
+                            "amk.decode_attention and the elementwise "
                             "linalg.add, sub, mul, div, max and min; "
                             "amk.graph_buffer declares buffers)");
     ++steps;
@@ -266,6 +352,11 @@ std::string GraphOp::getProblemSignature() {
     else if (auto row = dyn_cast<RowReduceOp>(op))
       sig += llvm::formatv("_{0}{1}x{2}", stringifyRowOp(row.getKind()),
                            shape[0], shape[1]);
+    else if (auto attention = dyn_cast<DecodeAttentionOp>(op))
+      sig += llvm::formatv(
+          "_attention{0}x{1}x{2}x{3}x{4}_s{5:e}", attention.getM(),
+          attention.getHeads(), attention.getKvHeads(), attention.getHeadDim(),
+          attention.getCacheLength(), attention.getScaleValue());
     else
       sig += llvm::formatv("_{0}{1}x{2}", op->getName().stripDialect().str(),
                            shape[0], shape[1]);

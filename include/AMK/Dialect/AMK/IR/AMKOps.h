@@ -15,6 +15,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <cmath>
+
 #define GET_OP_CLASSES
 #include "AMK/Dialect/AMK/IR/AMKOps.h.inc"
 
@@ -27,9 +29,9 @@ struct GraphStepOperands {
   llvm::SmallVector<std::pair<llvm::StringRef, Value>, 2> parameters;
   Value result;
 };
-/// The operands of a step kind (amk.matmul, amk.row_reduce, and the
-/// elementwise linalg.add, sub, mul, div, max and min); nullopt for any
-/// other op.
+/// The operands of a step kind (amk.matmul, amk.row_reduce,
+/// amk.decode_attention, and the elementwise linalg.add, sub, mul, div, max
+/// and min); nullopt for any other op.
 std::optional<GraphStepOperands> getGraphStepOperands(Operation *op);
 /// The steps of a graph (its body's ops but amk.graph_buffer), in order.
 llvm::SmallVector<Operation *> getGraphSteps(GraphOp graph);

@@ -147,6 +147,68 @@ def AMK_RowReduceOp : AMK_Op<"row_reduce", [AttrSizedOperandSegments,
 }
 
 //===----------------------------------------------------------------------===//
+// amk.decode_attention
+//===----------------------------------------------------------------------===//
+
+def AMK_DecodeAttentionOp : AMK_Op<"decode_attention", []> {
+  let summary = "Attention of one new token per sequence over its KV cache";
+  let description = [{
+    Decode attention of a batch of `M` sequences, one new token each, with
+    `heads` query heads of `D` elements sharing `kv_heads` key/value heads
+    (grouped-query attention: query head `h` reads key/value head
+    `h / (heads / kv_heads)`):
+
+    - `q` is `[M, heads * D]`, the new tokens' queries; `k` and `v` are
+      `[M, kv_heads * D]`, their keys and values;
+    - `key_cache` and `value_cache` are `[M, L, kv_heads, D]`: sequence
+      `m`'s earlier tokens at positions `0 .. n_m - 1`, where `n_m` is
+      `lengths[m]` (`[M]` of i32) clamped to `[0, L]`; the new token is
+      position `n_m` (the caller appends `k` and `v` to the caches after);
+    - `o[m, h * D + d] = sum_p softmax_p(scale * q_h . key_p) value_p[d]`
+      over the `n_m + 1` positions, `scale` defaulting to `1 / sqrt(D)`.
+
+    Scores, softmax and sums are f32. `q`, `k`, `v` and the caches share
+    one element type (f32, f16 or bf16); `o`'s is any of those. It is a
+    step of `amk.graph`.
+
+    ```mlir
+    amk.decode_attention %q, %k, %v cache(%kc, %vc) lengths(%len) into %o
+        {heads = 32, kv_heads = 8}
+      : memref<16x4096xbf16>, memref<16x1024xbf16>, memref<16x1024xbf16>,
+        memref<16x4096x8x128xbf16>, memref<16x4096x8x128xbf16>,
+        memref<16xi32>, memref<16x4096xbf16>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "q", [MemRead]>:$q,
+    Arg<AnyMemRef, "k", [MemRead]>:$k,
+    Arg<AnyMemRef, "v", [MemRead]>:$v,
+    Arg<AnyMemRef, "key_cache", [MemRead]>:$key_cache,
+    Arg<AnyMemRef, "value_cache", [MemRead]>:$value_cache,
+    Arg<AnyMemRef, "lengths", [MemRead]>:$lengths,
+    Arg<AnyMemRef, "o", [MemWrite]>:$o,
+    I64Attr:$heads,
+    I64Attr:$kv_heads,
+    OptionalAttr<F64Attr>:$scale);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `cache` `(` $key_cache `,` $value_cache `)`
+    `lengths` `(` $lengths `)` `into` $o attr-dict `:` type(operands)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getM() { return getQ().getType().getDimSize(0); }
+    /// D, the elements of a head.
+    int64_t getHeadDim() { return getQ().getType().getDimSize(1) / getHeads(); }
+    /// L, the positions a cache holds.
+    int64_t getCacheLength() { return getKeyCache().getType().getDimSize(1); }
+    double getScaleValue() {
+      return getScale() ? getScale()->convertToDouble()
+                        : 1.0 / std::sqrt(double(getHeadDim()));
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // amk.graph
 //===----------------------------------------------------------------------===//
 
