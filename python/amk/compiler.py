@@ -25,7 +25,7 @@ from . import native, runtime
 
 # Manifest element types and the torch dtypes they are.
 _TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32",
-                 "f64": "float64"}
+                 "f64": "float64", "i32": "int32"}
 
 
 class AmkError(RuntimeError):

@@ -210,6 +210,29 @@ def test_a_llama_block_compiles_with_two_grid_waits(cache):
         "buf0", "buf1", "buf2", "buf3", "buf4", "counters"]
 
 
+ATTENTION = """
+func.func @attention(%q: memref<3x128xf16>, %k: memref<3x64xf16>, %v: memref<3x64xf16>, %kc: memref<3x9x2x32xf16>, %vc: memref<3x9x2x32xf16>, %len: memref<3xi32>, %o: memref<3x128xf16>) {
+  amk.graph ins(%q, %k, %v, %kc, %vc, %len : memref<3x128xf16>, memref<3x64xf16>, memref<3x64xf16>, memref<3x9x2x32xf16>, memref<3x9x2x32xf16>, memref<3xi32>) outs(%o : memref<3x128xf16>) {
+  ^bb0(%qa: memref<3x128xf16>, %ka: memref<3x64xf16>, %va: memref<3x64xf16>, %kca: memref<3x9x2x32xf16>, %vca: memref<3x9x2x32xf16>, %lena: memref<3xi32>, %oa: memref<3x128xf16>):
+    amk.decode_attention %qa, %ka, %va cache(%kca, %vca) lengths(%lena) into %oa {heads = 4, kv_heads = 2} : memref<3x128xf16>, memref<3x64xf16>, memref<3x64xf16>, memref<3x9x2x32xf16>, memref<3x9x2x32xf16>, memref<3xi32>, memref<3x128xf16>
+  }
+  return
+}
+"""
+
+
+def test_decode_attention_compiles_with_its_cache_and_lengths(cache):
+    k = amk.compile(ATTENTION, "h200", cache_dir=cache)
+    assert k.verdict["status"] == "verified"
+    args = {a["name"]: a for a in k.manifest["args"]}
+    assert args["in3"]["shape"] == ["M0", "L0", "H0", "D0"]
+    assert args["in5"]["elem"] == "i32" and args["in5"]["shape"] == ["M0"]
+    step = k.manifest["problem"]["steps"][0]
+    assert (step["op"], step["heads"], step["kv_heads"], step["k"],
+            step["cache_length"]) == ("attention", 4, 2, 32, 9)
+    assert step["scale"] == pytest.approx(32 ** -0.5)
+
+
 def test_a_graph_read_before_its_write_is_refused(cache):
     lines = MLP.splitlines()
     first = next(i for i, l in enumerate(lines) if "amk.matmul" in l)

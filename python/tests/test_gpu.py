@@ -314,3 +314,31 @@ def test_a_bound_launch_repeats_the_launch():
         run()
     torch.cuda.synchronize()
     assert torch.equal(y, first)
+
+
+def test_a_megakernel_runs_decode_attention():
+    """Decode attention over f16 KV caches on torch tensors, the lengths
+    ragged and out of range (clamped to [0, L]), against the same
+    attention in fp64 over each sequence's cached positions and its new
+    token."""
+    import torch
+    from test_compile import ATTENTION
+    k = amk.compile(ATTENTION, amk.target.from_device())
+    torch.manual_seed(0)
+    rand = lambda *shape: torch.randn(*shape, device="cuda").half()
+    q, kn, vn = rand(3, 128), rand(3, 64), rand(3, 64)
+    kc, vc = rand(3, 9, 2, 32), rand(3, 9, 2, 32)
+    lengths = torch.tensor([4, 12, -1], device="cuda", dtype=torch.int32)
+    o = torch.empty(3, 128, device="cuda", dtype=torch.float16)
+    for _ in range(2):
+        k(q, kn, vn, kc, vc, lengths, o)
+    torch.cuda.synchronize()
+    for m, n in enumerate([4, 9, 0]):
+        keys = torch.cat([kc[m, :n], kn[m].view(1, 2, 32)]).double()
+        values = torch.cat([vc[m, :n], vn[m].view(1, 2, 32)]).double()
+        for h in range(4):
+            scores = keys[:, h // 2] @ q[m, 32 * h:32 * h + 32].double()
+            p = torch.softmax(scores / 32 ** 0.5, 0)
+            ref = p @ values[:, h // 2]
+            got = o[m, 32 * h:32 * h + 32].double()
+            assert (got - ref).abs().max().item() <= 4e-3, (m, h)
