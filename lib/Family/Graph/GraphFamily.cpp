@@ -143,9 +143,9 @@ public:
       if (s.waitsOn)
         syncNs += params.syncNs;
       if (s.kind == GraphStepKind::attention) {
-        // The caches stream once (the heads of a group re-read them from
-        // L2); a block's (sequence, head) pairs one after another, each a
-        // round trip per round of its warps' positions.
+        // The caches stream once from HBM (units of one key/value head
+        // re-read them from L2); a block's units one after another, each
+        // a round trip per round of its warps' positions.
         double bytes =
             2.0 * s.m * s.cacheLength * s.kvHeads * s.k * s.inBytes();
         double hbm =
@@ -153,7 +153,8 @@ public:
         double perRound = c.getWarps() *
                           std::max<int64_t>(1, s.getAttentionSlots()) *
                           kGraphAttentionUnroll;
-        double latency = std::ceil(double(s.m) * s.heads / blocks) *
+        double units = double(s.m) * s.heads / getGraphAttentionUnitHeads(c, s);
+        double latency = std::ceil(units / blocks) *
                          std::ceil((s.cacheLength + 1) / perRound) *
                          params.memLatencyNs;
         stepsNs += std::max(hbm, latency);

@@ -383,9 +383,22 @@ double GraphProblem::getBytes() const {
   return bytes;
 }
 
+int64_t mlir::amk::getGraphAttentionUnitHeads(GraphConfigAttr config,
+                                              const GraphStep &step) {
+  int64_t group = step.heads / step.kvHeads, best = 1;
+  auto rounds = [&](int64_t h) {
+    return llvm::divideCeil(step.m * (step.heads / h), config.getBlocks());
+  };
+  for (int64_t h = 2; h <= std::min(group, kMaxGraphAttentionUnitHeads); ++h)
+    if (group % h == 0 && rounds(h) < rounds(best))
+      best = h;
+  return best;
+}
+
 int64_t mlir::amk::getGraphAttentionFloats(GraphConfigAttr config,
                                            const GraphStep &step) {
-  return config.getWarps() * (step.k + 2);
+  return config.getWarps() * getGraphAttentionUnitHeads(config, step) *
+         (step.k + 2);
 }
 
 RowConfigAttr mlir::amk::getGraphRowConfig(GraphConfigAttr config,
@@ -433,13 +446,15 @@ int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
       config.getMath() == MathInst::mma_sync
           ? 56 + 4 * rows + 4 * unroll * rows + (m > 8 ? 8 : 4) * unroll
           : 48 + m * rows + 4 * unroll * rows + 4 * m;
-  // Attention: the query and output runs, then each position's key and
-  // value runs in flight (a word per two 16-bit elements).
+  // Attention: per head of the unit a query run and a state (the output
+  // run, maximum and sum), then each position's key and value runs in
+  // flight (a word per two 16-bit elements).
   for (const GraphStep &s : problem.steps)
     if (s.kind == GraphStepKind::attention)
-      regs = std::max(regs, 48 + 2 * s.getVector() +
-                                kGraphAttentionUnroll * 2 * s.getVector() *
-                                    s.inBytes() / 4);
+      regs = std::max(
+          regs,
+          48 + getGraphAttentionUnitHeads(config, s) * (2 * s.getVector() + 2) +
+              kGraphAttentionUnroll * 2 * s.getVector() * s.inBytes() / 4);
   return regs;
 }
 
@@ -583,6 +598,13 @@ LogicalResult mlir::amk::checkGraphLowerable(GraphConfigAttr config,
     }
     if (s.m * s.heads > (int64_t(1) << 31)) {
       whyNot = "attention of more than 2^31 (sequence, head) pairs";
+      return failure();
+    }
+    // Positions are i32 like the lengths that count them.
+    if (s.cacheLength >= (int64_t(1) << 31)) {
+      whyNot = llvm::formatv("attention over caches of {0} positions: the "
+                             "lengths are i32, so at most 2^31 - 1",
+                             s.cacheLength);
       return failure();
     }
   }

@@ -1026,17 +1026,19 @@ void GraphKernelBuilder::buildElementwiseStep(unsigned index, Operation *op) {
   });
 }
 
-// Decode attention, per (sequence m, head h) pair of the block: the head's
-// D elements are runs of `vector` on `lanes` lanes, so a warp takes
-// `slots` positions at a time; warp w's slot j takes positions
-// w * slots + j, + warps * slots, ... (kGraphAttentionUnroll of them per
-// iteration, their loads in flight together) with an online softmax of
-// its own (the running maximum, sum and D outputs, in base 2). The new
-// token seeds warp 0's slot 0; the slots then merge by xor shuffles, the
-// warps through shared memory, and the block's threads write o's D
-// elements. The loop bound n_m is the warp's; a lane past it loads the
-// clamped position L - 1 and keeps its state, so every access stays in
-// the caches whatever `lengths` holds.
+// Decode attention. A unit is a sequence m and `unitHeads` query heads of
+// one key/value head (getGraphAttentionUnitHeads): block b takes units b,
+// b + blocks, .... A head's D elements are runs of `vector` on `lanes`
+// lanes, so a warp takes `slots` positions at a time; warp w's slot j takes
+// positions w * slots + j, + warps * slots, ... (kGraphAttentionUnroll of
+// them per iteration, their loads in flight together), and each key and
+// value run it loads serves every head of the unit, each with an online
+// softmax of its own (running maximum, sum and output run, in base 2). The
+// new token seeds warp 0's slot 0; the slots then merge by xor shuffles,
+// the warps through shared memory, and the block's threads write o. The
+// loop bound n_m is the warp's; a lane past it loads the clamped position
+// L - 1 and keeps its state, so every access stays in the caches whatever
+// `lengths` holds.
 void GraphKernelBuilder::buildAttentionStep(unsigned index,
                                             DecodeAttentionOp op) {
   const GraphStep &s = p.steps[index];
@@ -1050,7 +1052,9 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
   int64_t d = s.k, vector = s.getVector(), lanes = s.getAttentionLanes();
   int64_t slots = s.getAttentionSlots(), warps = config.getWarps();
   int64_t unroll = kGraphAttentionUnroll, stride = warps * slots;
-  int64_t group = s.heads / s.kvHeads, threads = config.getThreads();
+  int64_t group = s.heads / s.kvHeads;
+  int64_t unitHeads = getGraphAttentionUnitHeads(config, s);
+  int64_t unitsPerRow = s.heads / unitHeads, state = vector + 2;
   Value slot = arith::DivUIOp::create(b, lane, c(lanes));
   Value column = mul(arith::RemUIOp::create(b, lane, c(lanes)), c(vector));
   Value smem = getSharedFloats(getGraphAttentionFloats(config, s));
@@ -1066,62 +1070,74 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
         .getShuffleResult();
   };
   auto exp2 = [&](Value x) { return math::Exp2Op::create(b, x); };
+  auto sub = [&](Value x, Value y) { return arith::SubFOp::create(b, x, y); };
   auto fma = [&](Value x, Value y, Value z) {
     return math::FmaOp::create(b, x, y, z);
   };
+  auto select = [&](Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, cond, x, y);
+  };
 
   auto units =
-      scf::ForOp::create(b, bid, c(s.m * s.heads), c(config.getBlocks()));
+      scf::ForOp::create(b, bid, c(s.m * unitsPerRow), c(config.getBlocks()));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(units.getBody());
   Value unit = units.getInductionVar();
-  Value row = arith::DivUIOp::create(b, unit, c(s.heads));
-  Value head = arith::RemUIOp::create(b, unit, c(s.heads));
-  Value kvHead = arith::DivUIOp::create(b, head, c(group));
+  Value row = arith::DivUIOp::create(b, unit, c(unitsPerRow));
+  Value firstHead =
+      mul(arith::RemUIOp::create(b, unit, c(unitsPerRow)), c(unitHeads));
+  Value kvHead = arith::DivUIOp::create(b, firstHead, c(group));
   Value kvColumn = add(mul(kvHead, c(d)), column);
-  // The query, scaled so that scores are base-2 exponents.
-  SmallVector<Value> query =
-      loadRun(q, row, add(mul(head, c(d)), column), vector);
+  // The unit's query runs, scaled so that scores are base-2 exponents.
   Value scale = f32(s.alpha * M_LOG2E);
-  for (Value &x : query)
-    x = arith::MulFOp::create(b, x, scale);
-  // A position's score: the lanes' partial dots summed over its lanes.
-  auto score = [&](ArrayRef<Value> key) {
+  SmallVector<SmallVector<Value>> queries;
+  for (int64_t h = 0; h < unitHeads; ++h) {
+    Value qColumn = add(mul(add(firstHead, c(h)), c(d)), column);
+    queries.push_back(loadRun(q, row, qColumn, vector));
+    for (Value &x : queries.back())
+      x = arith::MulFOp::create(b, x, scale);
+  }
+  // Head h's score of a position: the lanes' partial dots summed over its
+  // lanes.
+  auto score = [&](int64_t h, ArrayRef<Value> key) {
     Value sum = f32(0.0);
     for (int64_t e = 0; e < vector; ++e)
-      sum = fma(query[e], key[e], sum);
+      sum = fma(queries[h][e], key[e], sum);
     for (int64_t offset = lanes / 2; offset >= 1; offset /= 2)
       sum = arith::AddFOp::create(b, sum, shuffle(sum, offset));
     return sum;
   };
 
-  // The state: maximum, sum, then the D / lanes outputs of this lane.
-  SmallVector<Value> state;
+  // The states, per head: maximum, sum, then this lane's output run.
+  SmallVector<Value> st;
   {
     Value seeded =
         arith::AndIOp::create(b, cmp(arith::CmpIPredicate::eq, warp, c(0)),
                               cmp(arith::CmpIPredicate::eq, slot, c(0)));
-    Value newScore = score(loadRun(newKeys, row, kvColumn, vector));
+    SmallVector<Value> newKey = loadRun(newKeys, row, kvColumn, vector);
     SmallVector<Value> newValue = loadRun(newValues, row, kvColumn, vector);
-    state.push_back(arith::SelectOp::create(b, seeded, newScore, f32(kEmpty)));
-    state.push_back(arith::SelectOp::create(b, seeded, f32(1.0), f32(0.0)));
-    for (Value x : newValue)
-      state.push_back(arith::SelectOp::create(b, seeded, x, f32(0.0)));
+    for (int64_t h = 0; h < unitHeads; ++h) {
+      st.push_back(select(seeded, score(h, newKey), f32(kEmpty)));
+      st.push_back(select(seeded, f32(1.0), f32(0.0)));
+      for (Value x : newValue)
+        st.push_back(select(seeded, x, f32(0.0)));
+    }
   }
-  // Folds position score `x` with value `value` into `st` (unchanged
-  // where `valid` is false).
-  auto fold = [&](SmallVectorImpl<Value> &st, Value x, ArrayRef<Value> value,
+  // Folds head h's score `x` of a position with value run `value` into
+  // its state (unchanged where `valid` is false).
+  auto fold = [&](MutableArrayRef<Value> hs, Value x, ArrayRef<Value> value,
                   Value valid) {
-    Value top = arith::SelectOp::create(
-        b, valid, arith::MaximumFOp::create(b, st[0], x), st[0]);
-    Value keep = exp2(arith::SubFOp::create(b, st[0], top));
-    Value weight = arith::SelectOp::create(
-        b, valid, exp2(arith::SubFOp::create(b, x, top)), f32(0.0));
-    st[0] = top;
-    st[1] = fma(st[1], keep, weight);
+    Value top = select(valid, arith::MaximumFOp::create(b, hs[0], x), hs[0]);
+    Value keep = exp2(sub(hs[0], top));
+    Value weight = select(valid, exp2(sub(x, top)), f32(0.0));
+    hs[0] = top;
+    hs[1] = fma(hs[1], keep, weight);
     for (int64_t e = 0; e < vector; ++e)
-      st[2 + e] =
-          fma(value[e], weight, arith::MulFOp::create(b, st[2 + e], keep));
+      hs[2 + e] =
+          fma(value[e], weight, arith::MulFOp::create(b, hs[2 + e], keep));
+  };
+  auto headState = [&](MutableArrayRef<Value> all, int64_t h) {
+    return all.slice(h * state, state);
   };
 
   // n_m, lengths[m] clamped to [0, L].
@@ -1130,11 +1146,11 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
                                   i32(s.cacheLength));
   Value n = arith::IndexCastUIOp::create(b, b.getIndexType(), length);
   auto positions =
-      scf::ForOp::create(b, mul(warp, c(slots)), n, c(stride * unroll), state);
+      scf::ForOp::create(b, mul(warp, c(slots)), n, c(stride * unroll), st);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(positions.getBody());
-    SmallVector<Value> st(positions.getRegionIterArgs());
+    SmallVector<Value> carried(positions.getRegionIterArgs());
     Value first = add(positions.getInductionVar(), slot);
     SmallVector<Value> valid;
     SmallVector<SmallVector<Value>> keyRuns, valueRuns;
@@ -1148,58 +1164,78 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
           loadRun(values, ValueRange{row, at, kvHead, column}, vector));
     }
     for (int64_t u = 0; u < unroll; ++u)
-      fold(st, score(keyRuns[u]), valueRuns[u], valid[u]);
-    scf::YieldOp::create(b, st);
+      for (int64_t h = 0; h < unitHeads; ++h)
+        fold(headState(carried, h), score(h, keyRuns[u]), valueRuns[u],
+             valid[u]);
+    scf::YieldOp::create(b, carried);
   }
-  state.assign(positions.getResults().begin(), positions.getResults().end());
+  st.assign(positions.getResults().begin(), positions.getResults().end());
 
-  // Merges the states of lanes `offset` apart.
-  auto merge = [&](SmallVectorImpl<Value> &st, ArrayRef<Value> other) {
-    Value top = arith::MaximumFOp::create(b, st[0], other[0]);
-    Value mine = exp2(arith::SubFOp::create(b, st[0], top));
-    Value theirs = exp2(arith::SubFOp::create(b, other[0], top));
-    st[0] = top;
-    for (size_t e = 1; e < st.size(); ++e)
-      st[e] = fma(other[e], theirs, arith::MulFOp::create(b, st[e], mine));
-  };
+  // The slots' states merge, lanes `offset` apart.
   for (int64_t offset = lanes; offset < 32; offset *= 2) {
     SmallVector<Value> other;
-    for (Value x : state)
+    for (Value x : st)
       other.push_back(shuffle(x, offset));
-    merge(state, other);
+    for (int64_t h = 0; h < unitHeads; ++h) {
+      MutableArrayRef<Value> mine = headState(st, h);
+      ArrayRef<Value> theirs = ArrayRef(other).slice(h * state, state);
+      Value top = arith::MaximumFOp::create(b, mine[0], theirs[0]);
+      Value keepMine = exp2(sub(mine[0], top));
+      Value keepTheirs = exp2(sub(theirs[0], top));
+      mine[0] = top;
+      for (int64_t e = 1; e < state; ++e)
+        mine[e] = fma(theirs[e], keepTheirs,
+                      arith::MulFOp::create(b, mine[e], keepMine));
+    }
   }
-  // Each warp's state in shared memory: outputs at [w * (D + 2), + D),
-  // then its maximum and sum.
-  Value base = mul(warp, c(d + 2));
+  // Each warp's states in shared memory: per head h, its output run at
+  // [(w * unitHeads + h) * (D + 2), + D), then its maximum and sum.
+  auto stateBase = [&](Value w, int64_t h) {
+    return add(mul(w, c(unitHeads * (d + 2))), c(h * (d + 2)));
+  };
   ifThen(cmp(arith::CmpIPredicate::eq, slot, c(0)), [&] {
-    for (int64_t e = 0; e < vector; ++e)
-      memref::StoreOp::create(b, state[2 + e], smem,
-                              ValueRange{add(base, add(column, c(e)))});
+    for (int64_t h = 0; h < unitHeads; ++h)
+      for (int64_t e = 0; e < vector; ++e)
+        memref::StoreOp::create(
+            b, headState(st, h)[2 + e], smem,
+            ValueRange{add(stateBase(warp, h), add(column, c(e)))});
   });
   ifThen(cmp(arith::CmpIPredicate::eq, lane, c(0)), [&] {
-    memref::StoreOp::create(b, state[0], smem, ValueRange{add(base, c(d))});
-    memref::StoreOp::create(b, state[1], smem, ValueRange{add(base, c(d + 1))});
+    for (int64_t h = 0; h < unitHeads; ++h) {
+      Value base = stateBase(warp, h);
+      memref::StoreOp::create(b, headState(st, h)[0], smem,
+                              ValueRange{add(base, c(d))});
+      memref::StoreOp::create(b, headState(st, h)[1], smem,
+                              ValueRange{add(base, c(d + 1))});
+    }
   });
   gpu::BarrierOp::create(b);
-  auto elements = scf::ForOp::create(b, tid, c(d), c(threads));
+  // Thread t takes the unit's outputs t, t + threads, ...: head e / D,
+  // element e % D.
+  auto elements =
+      scf::ForOp::create(b, tid, c(unitHeads * d), c(config.getThreads()));
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(elements.getBody());
     Value e = elements.getInductionVar();
-    SmallVector<Value> tops;
+    Value h = arith::DivUIOp::create(b, e, c(d));
+    Value element = arith::RemUIOp::create(b, e, c(d));
+    Value headBase = mul(h, c(d + 2));
+    SmallVector<Value> bases, tops;
     Value top = f32(kEmpty);
     for (int64_t w = 0; w < warps; ++w) {
+      bases.push_back(add(headBase, c(w * unitHeads * (d + 2))));
       tops.push_back(
-          memref::LoadOp::create(b, smem, ValueRange{c(w * (d + 2) + d)}));
+          memref::LoadOp::create(b, smem, ValueRange{add(bases.back(), c(d))}));
       top = arith::MaximumFOp::create(b, top, tops.back());
     }
     Value sum = f32(0.0), acc = f32(0.0);
     for (int64_t w = 0; w < warps; ++w) {
-      Value weight = exp2(arith::SubFOp::create(b, tops[w], top));
+      Value weight = exp2(sub(tops[w], top));
       Value total =
-          memref::LoadOp::create(b, smem, ValueRange{c(w * (d + 2) + d + 1)});
+          memref::LoadOp::create(b, smem, ValueRange{add(bases[w], c(d + 1))});
       Value part =
-          memref::LoadOp::create(b, smem, ValueRange{add(e, c(w * (d + 2)))});
+          memref::LoadOp::create(b, smem, ValueRange{add(bases[w], element)});
       sum = fma(total, weight, sum);
       acc = fma(part, weight, acc);
     }
@@ -1207,9 +1243,9 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
     if (!s.outType.isF32())
       o = arith::TruncFOp::create(b, s.outType, o);
     memref::StoreOp::create(b, o, out,
-                            ValueRange{row, add(mul(head, c(d)), e)});
+                            ValueRange{row, add(mul(firstHead, c(d)), e)});
   }
-  // The next pair's warps write the shared memory this one read.
+  // The next unit's warps write the shared memory this one read.
   gpu::BarrierOp::create(b);
 }
 

@@ -171,8 +171,19 @@ constexpr int64_t kGraphSmemAlignBytes = 128;
 /// Attention: the positions each lane group takes per iteration of its
 /// loop (their loads are in flight together).
 constexpr int64_t kGraphAttentionUnroll = 4;
+/// The most query heads of one key/value head a block takes together
+/// (each lane keeps a query run and a state per head).
+constexpr int64_t kMaxGraphAttentionUnitHeads = 4;
+/// The query heads a block takes together, sharing each key and value
+/// load (a divisor of the group, at most kMaxGraphAttentionUnitHeads): a
+/// unit streams one sequence's cache of one key/value head whatever its
+/// heads, so the fewest rounds of units per block, and of those the
+/// fewest heads (units left over run on more SMs, their repeated reads
+/// served by L2).
+int64_t getGraphAttentionUnitHeads(GraphConfigAttr config,
+                                   const GraphStep &step);
 /// The f32 a block's attention combine takes: each warp's maximum, sum
-/// and D partial outputs.
+/// and D partial outputs per head of its unit.
 int64_t getGraphAttentionFloats(GraphConfigAttr config, const GraphStep &step);
 
 /// The row-tile design of a row step: the block's threads on one row.
