@@ -257,6 +257,8 @@ def cases(sweep, sms):
     # attention of 16 sequences over 4096 positions alone.
     yield attention_only("attention_f32_small", 3, 4, 4, 64, 37, "f32")
     yield attention_only("attention_f16_small", 5, 6, 2, 32, 50, "f16")
+    # Fewer units than blocks: positions split into parts (flash decoding).
+    yield attention_only("attention_split_small", 2, 2, 1, 64, 200, "f32")
     yield layer("layer_small", 3, 4, 2, 32, 20, 256)
     yield layer("llama_layer_m1_l1024", 1, 32, 8, 128, 1024, 14336)
     yield layer("llama_layer_m16_l1024", 16, 32, 8, 128, 1024, 14336)

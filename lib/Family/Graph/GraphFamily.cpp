@@ -144,8 +144,9 @@ public:
         syncNs += params.syncNs;
       if (s.kind == GraphStepKind::attention) {
         // The caches stream once from HBM (units of one key/value head
-        // re-read them from L2); a block's units one after another, each
-        // a round trip per round of its warps' positions.
+        // re-read them from L2); a block's tasks (units, or their parts
+        // when split) one after another, each a round trip per round of
+        // its warps' positions; split parts meet after a wait.
         double bytes =
             2.0 * s.m * s.cacheLength * s.kvHeads * s.k * s.inBytes();
         double hbm =
@@ -153,10 +154,16 @@ public:
         double perRound = c.getWarps() *
                           std::max<int64_t>(1, s.getAttentionSlots()) *
                           kGraphAttentionUnroll;
-        double units = double(s.m) * s.heads / getGraphAttentionUnitHeads(c, s);
-        double latency = std::ceil(units / blocks) *
-                         std::ceil((s.cacheLength + 1) / perRound) *
-                         params.memLatencyNs;
+        int64_t splits = getGraphAttentionSplits(c, s);
+        double tasks =
+            double(s.m) * s.heads / getGraphAttentionUnitHeads(c, s) * splits;
+        double latency =
+            std::ceil(tasks / blocks) *
+            std::ceil(std::ceil(double(s.cacheLength + 1) / splits) /
+                      perRound) *
+            params.memLatencyNs;
+        if (splits > 1)
+          syncNs += params.syncNs + params.memLatencyNs;
         stepsNs += std::max(hbm, latency);
         hbmNs += hbm;
         latencyNs += latency;
@@ -492,11 +499,23 @@ KernelLaunch GraphFamily::describeLaunch(ProblemOpInterface op,
   }
   WorkspaceBuffer &counters = launch.workspace.emplace_back();
   counters.name = "counters";
-  int64_t numSteps = p.steps.size();
+  int64_t numCounters = getGraphCounters(config, p);
   counters.kernelType =
-      MemRefType::get({numSteps}, IntegerType::get(graph.getContext(), 32));
-  counters.shape = {SizeExpr::constant(numSteps)};
+      MemRefType::get({numCounters}, IntegerType::get(graph.getContext(), 32));
+  counters.shape = {SizeExpr::constant(numCounters)};
   launch.zeroed.push_back("counters");
+  // Split attention: its parts' states, written before they are read.
+  for (auto [i, s] : llvm::enumerate(p.steps)) {
+    if (s.kind != GraphStepKind::attention ||
+        getGraphAttentionSplits(config, s) == 1)
+      continue;
+    int64_t floats = getGraphAttentionPartials(config, s);
+    WorkspaceBuffer &w = launch.workspace.emplace_back();
+    w.name = llvm::formatv("partials{0}", i);
+    w.kernelType =
+        MemRefType::get({floats}, Float32Type::get(graph.getContext()));
+    w.shape = {SizeExpr::constant(floats)};
+  }
 
   LaunchKernel &kernel = launch.kernels.emplace_back();
   kernel.grid = {SizeExpr::constant(config.getBlocks()), SizeExpr::constant(1),

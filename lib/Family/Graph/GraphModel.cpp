@@ -395,6 +395,33 @@ int64_t mlir::amk::getGraphAttentionUnitHeads(GraphConfigAttr config,
   return best;
 }
 
+int64_t mlir::amk::getGraphAttentionSplits(GraphConfigAttr config,
+                                           const GraphStep &step) {
+  int64_t units =
+      step.m * (step.heads / getGraphAttentionUnitHeads(config, step));
+  int64_t perRound = config.getWarps() *
+                     std::max<int64_t>(1, step.getAttentionSlots()) *
+                     kGraphAttentionUnroll;
+  int64_t rounds = llvm::divideCeil(step.cacheLength, perRound);
+  return std::max<int64_t>(1, std::min(config.getBlocks() / units, rounds));
+}
+
+int64_t mlir::amk::getGraphAttentionPartials(GraphConfigAttr config,
+                                             const GraphStep &step) {
+  return step.m * step.heads * getGraphAttentionSplits(config, step) *
+         (step.k + 2);
+}
+
+int64_t mlir::amk::getGraphCounters(GraphConfigAttr config,
+                                    const GraphProblem &problem) {
+  int64_t counters = problem.steps.size();
+  for (const GraphStep &s : problem.steps)
+    if (s.kind == GraphStepKind::attention &&
+        getGraphAttentionSplits(config, s) > 1)
+      ++counters;
+  return counters;
+}
+
 int64_t mlir::amk::getGraphAttentionFloats(GraphConfigAttr config,
                                            const GraphStep &step) {
   return config.getWarps() * getGraphAttentionUnitHeads(config, step) *
@@ -561,14 +588,6 @@ LogicalResult mlir::amk::checkGraphLowerable(GraphConfigAttr config,
                                              const GraphProblem &problem,
                                              const TargetSpec &target,
                                              std::string &whyNot) {
-  if (problem.paramBytes > kMaxKernelParamBytes) {
-    whyNot = llvm::formatv("the kernel would take {0} bytes of parameters "
-                           "(a memref descriptor per operand and buffer), "
-                           "more than the {1} a kernel takes: split the "
-                           "graph",
-                           problem.paramBytes, kMaxKernelParamBytes);
-    return failure();
-  }
   int64_t m = problem.getMaxRows();
   if (m > kMaxGraphRows) {
     whyNot = llvm::formatv("a step has M = {0}: graph steps are decode "
@@ -582,6 +601,19 @@ LogicalResult mlir::amk::checkGraphLowerable(GraphConfigAttr config,
         failed(checkRowLowerable(getGraphRowConfig(config, s),
                                  getGraphRowProblem(s), whyNot)))
       return failure();
+  int64_t paramBytes = problem.paramBytes;
+  for (const GraphStep &s : problem.steps)
+    if (s.kind == GraphStepKind::attention &&
+        getGraphAttentionSplits(config, s) > 1)
+      paramBytes += (3 + 2) * 8; // the parts' workspace
+  if (paramBytes > kMaxKernelParamBytes) {
+    whyNot = llvm::formatv("the kernel would take {0} bytes of parameters "
+                           "(a memref descriptor per operand and buffer), "
+                           "more than the {1} a kernel takes: split the "
+                           "graph",
+                           paramBytes, kMaxKernelParamBytes);
+    return failure();
+  }
   for (const GraphStep &s : problem.steps) {
     if (s.kind != GraphStepKind::attention)
       continue;

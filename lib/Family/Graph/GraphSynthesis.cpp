@@ -184,10 +184,11 @@ private:
   /// into it (one group; its token).
   Value getAStage(const Ring &r, int64_t stage);
   Value copyA(const Ring &r, Value a, Value j, int64_t stage);
-  /// The release of step `index` (after its writes) and the acquire of it
+  /// The release of counter `counter` (step `counter`'s, after its
+  /// writes; or a split attention step's parts') and the acquire of it
   /// (before a read of them).
-  void signal(unsigned index);
-  void waitFor(unsigned index);
+  void signal(int64_t counter);
+  void waitFor(int64_t counter);
 
   ImplicitLocOpBuilder &b;
   GraphConfigAttr config;
@@ -201,6 +202,8 @@ private:
   Value smemRaw;
   llvm::DenseMap<unsigned, Value> mapPointers;
   llvm::DenseMap<unsigned, Ring> rings;
+  /// Split attention steps' workspace of parts and their counter, by step.
+  llvm::DenseMap<unsigned, std::pair<Value, int64_t>> attentionParts;
 };
 
 } // namespace
@@ -1038,7 +1041,11 @@ void GraphKernelBuilder::buildElementwiseStep(unsigned index, Operation *op) {
 // the warps through shared memory, and the block's threads write o. The
 // loop bound n_m is the warp's; a lane past it loads the clamped position
 // L - 1 and keeps its state, so every access stays in the caches whatever
-// `lengths` holds.
+// `lengths` holds. When units are fewer than blocks, each unit's positions
+// split into parts of ceil(L / splits) (getGraphAttentionSplits), each a
+// task whose block writes its state to the workspace of parts (the new
+// token in part 0's); after a wait on the parts' counter, block b merges
+// the parts of units b, b + blocks, ... into o.
 void GraphKernelBuilder::buildAttentionStep(unsigned index,
                                             DecodeAttentionOp op) {
   const GraphStep &s = p.steps[index];
@@ -1055,6 +1062,9 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
   int64_t group = s.heads / s.kvHeads;
   int64_t unitHeads = getGraphAttentionUnitHeads(config, s);
   int64_t unitsPerRow = s.heads / unitHeads, state = vector + 2;
+  int64_t splits = getGraphAttentionSplits(config, s);
+  int64_t chunk = llvm::divideCeil(s.cacheLength, splits);
+  int64_t units = s.m * unitsPerRow;
   Value slot = arith::DivUIOp::create(b, lane, c(lanes));
   Value column = mul(arith::RemUIOp::create(b, lane, c(lanes)), c(vector));
   Value smem = getSharedFloats(getGraphAttentionFloats(config, s));
@@ -1078,13 +1088,31 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
     return arith::SelectOp::create(b, cond, x, y);
   };
 
-  auto units =
-      scf::ForOp::create(b, bid, c(s.m * unitsPerRow), c(config.getBlocks()));
+  Value parts;
+  int64_t partsCounter = 0;
+  if (splits > 1)
+    std::tie(parts, partsCounter) = attentionParts.lookup(index);
+  // Output e of the unit (head e / D, element e % D) from its sums.
+  Value row, firstHead;
+  auto storeOutput = [&](Value acc, Value sum, Value e) {
+    Value o = arith::DivFOp::create(b, acc, sum);
+    if (!s.outType.isF32())
+      o = arith::TruncFOp::create(b, s.outType, o);
+    memref::StoreOp::create(b, o, out,
+                            ValueRange{row, add(mul(firstHead, c(d)), e)});
+  };
+
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(units.getBody());
-  Value unit = units.getInductionVar();
-  Value row = arith::DivUIOp::create(b, unit, c(unitsPerRow));
-  Value firstHead =
+  auto tasks =
+      scf::ForOp::create(b, bid, c(units * splits), c(config.getBlocks()));
+  b.setInsertionPointToStart(tasks.getBody());
+  Value task = tasks.getInductionVar(), unit = task, part;
+  if (splits > 1) {
+    unit = arith::DivUIOp::create(b, task, c(splits));
+    part = arith::RemUIOp::create(b, task, c(splits));
+  }
+  row = arith::DivUIOp::create(b, unit, c(unitsPerRow));
+  firstHead =
       mul(arith::RemUIOp::create(b, unit, c(unitsPerRow)), c(unitHeads));
   Value kvHead = arith::DivUIOp::create(b, firstHead, c(group));
   Value kvColumn = add(mul(kvHead, c(d)), column);
@@ -1114,6 +1142,9 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
     Value seeded =
         arith::AndIOp::create(b, cmp(arith::CmpIPredicate::eq, warp, c(0)),
                               cmp(arith::CmpIPredicate::eq, slot, c(0)));
+    if (part)
+      seeded = arith::AndIOp::create(b, seeded,
+                                     cmp(arith::CmpIPredicate::eq, part, c(0)));
     SmallVector<Value> newKey = loadRun(newKeys, row, kvColumn, vector);
     SmallVector<Value> newValue = loadRun(newValues, row, kvColumn, vector);
     for (int64_t h = 0; h < unitHeads; ++h) {
@@ -1145,8 +1176,13 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
   length = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, length, i32(0)),
                                   i32(s.cacheLength));
   Value n = arith::IndexCastUIOp::create(b, b.getIndexType(), length);
-  auto positions =
-      scf::ForOp::create(b, mul(warp, c(slots)), n, c(stride * unroll), st);
+  // The task's positions: [begin, end) of [0, n_m).
+  Value begin = mul(warp, c(slots)), end = n;
+  if (part) {
+    begin = add(mul(part, c(chunk)), begin);
+    end = arith::MinUIOp::create(b, n, mul(add(part, c(1)), c(chunk)));
+  }
+  auto positions = scf::ForOp::create(b, begin, end, c(stride * unroll), st);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(positions.getBody());
@@ -1156,7 +1192,7 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
     SmallVector<SmallVector<Value>> keyRuns, valueRuns;
     for (int64_t u = 0; u < unroll; ++u) {
       Value position = add(first, c(u * stride));
-      valid.push_back(cmp(arith::CmpIPredicate::ult, position, n));
+      valid.push_back(cmp(arith::CmpIPredicate::ult, position, end));
       Value at = arith::MinUIOp::create(b, position, c(s.cacheLength - 1));
       keyRuns.push_back(
           loadRun(keys, ValueRange{row, at, kvHead, column}, vector));
@@ -1239,22 +1275,74 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
       sum = fma(total, weight, sum);
       acc = fma(part, weight, acc);
     }
-    Value o = arith::DivFOp::create(b, acc, sum);
-    if (!s.outType.isF32())
-      o = arith::TruncFOp::create(b, s.outType, o);
-    memref::StoreOp::create(b, o, out,
-                            ValueRange{row, add(mul(firstHead, c(d)), e)});
+    if (splits == 1) {
+      storeOutput(acc, sum, e);
+    } else {
+      // The part's state: the unnormalized outputs, then (by each head's
+      // first thread) the maximum and the sum.
+      Value base = mul(add(mul(task, c(unitHeads)), h), c(d + 2));
+      memref::StoreOp::create(b, acc, parts, ValueRange{add(base, element)});
+      ifThen(cmp(arith::CmpIPredicate::eq, element, c(0)), [&] {
+        memref::StoreOp::create(b, top, parts, ValueRange{add(base, c(d))});
+        memref::StoreOp::create(b, sum, parts, ValueRange{add(base, c(d + 1))});
+      });
+    }
   }
-  // The next unit's warps write the shared memory this one read.
+  // The next task's warps write the shared memory this one read.
   gpu::BarrierOp::create(b);
+  b.setInsertionPointAfter(tasks);
+  if (splits == 1)
+    return;
+
+  // Every block's parts are written; block b merges units b, b + blocks,
+  // ..., its threads taking their outputs as above.
+  signal(partsCounter);
+  waitFor(partsCounter);
+  auto merges = scf::ForOp::create(b, bid, c(units), c(config.getBlocks()));
+  b.setInsertionPointToStart(merges.getBody());
+  unit = merges.getInductionVar();
+  row = arith::DivUIOp::create(b, unit, c(unitsPerRow));
+  firstHead =
+      mul(arith::RemUIOp::create(b, unit, c(unitsPerRow)), c(unitHeads));
+  auto outputs =
+      scf::ForOp::create(b, tid, c(unitHeads * d), c(config.getThreads()));
+  b.setInsertionPointToStart(outputs.getBody());
+  Value e = outputs.getInductionVar();
+  Value h = arith::DivUIOp::create(b, e, c(d));
+  Value element = arith::RemUIOp::create(b, e, c(d));
+  auto merge = scf::ForOp::create(b, c(0), c(splits), c(1),
+                                  ValueRange{f32(kEmpty), f32(0.0), f32(0.0)});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(merge.getBody());
+    Value t = add(mul(unit, c(splits)), merge.getInductionVar());
+    Value base = mul(add(mul(t, c(unitHeads)), h), c(d + 2));
+    Value partTop =
+        memref::LoadOp::create(b, parts, ValueRange{add(base, c(d))});
+    Value partSum =
+        memref::LoadOp::create(b, parts, ValueRange{add(base, c(d + 1))});
+    Value partAcc =
+        memref::LoadOp::create(b, parts, ValueRange{add(base, element)});
+    Value oldTop = merge.getRegionIterArg(0);
+    Value top = arith::MaximumFOp::create(b, oldTop, partTop);
+    Value keep = exp2(sub(oldTop, top)), weight = exp2(sub(partTop, top));
+    Value sum = fma(partSum, weight,
+                    arith::MulFOp::create(b, merge.getRegionIterArg(1), keep));
+    Value acc = fma(partAcc, weight,
+                    arith::MulFOp::create(b, merge.getRegionIterArg(2), keep));
+    scf::YieldOp::create(b, ValueRange{top, sum, acc});
+  }
+  storeOutput(merge.getResult(2), merge.getResult(1), e);
+  b.setInsertionPointAfter(merges);
 }
 
-void GraphKernelBuilder::signal(unsigned index) {
-  buildSignal(b, first, counters, ValueRange{c(index)});
+void GraphKernelBuilder::signal(int64_t counter) {
+  buildSignal(b, first, counters, ValueRange{c(counter)});
 }
 
-void GraphKernelBuilder::waitFor(unsigned index) {
-  buildWait(b, first, counters, ValueRange{c(index)}, i32(config.getBlocks()));
+void GraphKernelBuilder::waitFor(int64_t counter) {
+  buildWait(b, first, counters, ValueRange{c(counter)},
+            i32(config.getBlocks()));
 }
 
 void GraphKernelBuilder::build(gpu::GPUFuncOp func) {
@@ -1266,6 +1354,12 @@ void GraphKernelBuilder::build(gpu::GPUFuncOp func) {
   for (GraphBufferOp buffer : getGraphBuffers(graph))
     kernelValue.map(buffer.getBuffer(), func.getArgument(next++));
   counters = func.getArgument(next++);
+  // A split attention step's parts wait on a counter after the steps'.
+  int64_t splitCounter = p.steps.size();
+  for (auto [index, s] : llvm::enumerate(p.steps))
+    if (s.kind == GraphStepKind::attention &&
+        getGraphAttentionSplits(config, s) > 1)
+      attentionParts[index] = {func.getArgument(next++), splitCounter++};
   if (config.getStages() > 0)
     for (auto [index, s] : llvm::enumerate(p.steps))
       if (s.kind == GraphStepKind::matmul)
@@ -1320,8 +1414,14 @@ mlir::amk::synthesizeGraphKernel(gpu::GPUModuleOp module, KernelOp kernel,
     argTypes.push_back(buffer.getBuffer().getType());
   MLIRContext *context = kernel.getContext();
   unsigned counterArg = argTypes.size();
-  argTypes.push_back(MemRefType::get({int64_t(p.steps.size())},
+  argTypes.push_back(MemRefType::get({getGraphCounters(config, p)},
                                      IntegerType::get(context, 32)));
+  // Split attention steps' parts, in step order.
+  for (const GraphStep &s : p.steps)
+    if (s.kind == GraphStepKind::attention &&
+        getGraphAttentionSplits(config, s) > 1)
+      argTypes.push_back(MemRefType::get({getGraphAttentionPartials(config, s)},
+                                         Float32Type::get(context)));
   // The tensor maps come last, as pointers (a pre-outlined gpu.func cannot
   // take !nvgpu.tensormap.descriptor arguments: docs/FACTS.md).
   if (config.getStages() > 0)

@@ -182,6 +182,18 @@ constexpr int64_t kMaxGraphAttentionUnitHeads = 4;
 /// served by L2).
 int64_t getGraphAttentionUnitHeads(GraphConfigAttr config,
                                    const GraphStep &step);
+/// The parts a unit's positions split into when units are fewer than
+/// blocks (each part a task of its own, at least a round of the block's
+/// positions): their states meet in a workspace, combined after a wait on
+/// a counter of their own. 1 when units fill the blocks.
+int64_t getGraphAttentionSplits(GraphConfigAttr config, const GraphStep &step);
+/// A split attention step's workspace: per task and head of its unit, the
+/// D unnormalized outputs, the maximum and the sum (f32).
+int64_t getGraphAttentionPartials(GraphConfigAttr config,
+                                  const GraphStep &step);
+/// The counters: one per step, then one per split attention step (its
+/// parts' wait), in step order.
+int64_t getGraphCounters(GraphConfigAttr config, const GraphProblem &problem);
 /// The f32 a block's attention combine takes: each warp's maximum, sum
 /// and D partial outputs per head of its unit.
 int64_t getGraphAttentionFloats(GraphConfigAttr config, const GraphStep &step);
