@@ -475,12 +475,12 @@ int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
           : 48 + m * rows + 4 * unroll * rows + 4 * m;
   // Attention: per head of the unit a query run and a state (the output
   // run, maximum and sum), then each position's key and value runs in
-  // flight (a word per two 16-bit elements).
+  // flight (a word per two 16-bit elements); ptxas spilled at 48 more.
   for (const GraphStep &s : problem.steps)
     if (s.kind == GraphStepKind::attention)
       regs = std::max(
           regs,
-          48 + getGraphAttentionUnitHeads(config, s) * (2 * s.getVector() + 2) +
+          56 + getGraphAttentionUnitHeads(config, s) * (2 * s.getVector() + 2) +
               kGraphAttentionUnroll * 2 * s.getVector() * s.inBytes() / 4);
   return regs;
 }
