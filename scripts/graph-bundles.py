@@ -116,12 +116,14 @@ def block(name, m, h, f, dtype="bf16", norm="rms_norm", combine="mul",
     return "\n".join(lines) + "\n"
 
 
-def attention(q, k, v, caches, lengths, o, m, heads, kv_heads, d, cache, t):
+def attention(q, k, v, caches, lengths, o, m, heads, kv_heads, d, cache, t,
+              append=False):
     """An amk.decode_attention line over [m, cache, kv_heads, d] caches."""
     c = t(m, cache, kv_heads, d)
+    extra = ", append" if append else ""
     return (f"    amk.decode_attention {q}, {k}, {v} cache({caches}) "
             f"lengths({lengths}) into {o} {{heads = {heads}, kv_heads = "
-            f"{kv_heads}}} : {t(m, heads * d)}, {t(m, kv_heads * d)}, "
+            f"{kv_heads}{extra}}} : {t(m, heads * d)}, {t(m, kv_heads * d)}, "
             f"{t(m, kv_heads * d)}, {c}, {c}, memref<{m}xi32>, "
             f"{t(m, heads * d)}")
 
@@ -148,17 +150,17 @@ def attention_only(name, m, heads, kv_heads, d, cache, dtype="bf16"):
 def layer(name, m, heads, kv_heads, d, cache, f, dtype="bf16", config=None):
     """A Llama-style decode layer without rotary embeddings: attention
     (RMSNorm, the q, k and v products, decode attention over the KV cache,
-    the output product, the residual add), then the MLP block. The new
-    keys and values are outputs (the caller appends them to the caches)."""
+    which it appends the new keys and values to, the output product, the
+    residual add), then the MLP block."""
     h = heads * d
     kv = kv_heads * d
     t = lambda *shape: memref(list(shape), dtype)
     ins = [("%x", t(m, h)), ("%g1", t(h)), ("%wq", t(h, h)),
            ("%wk", t(kv, h)), ("%wv", t(kv, h)),
-           ("%kc", t(m, cache, kv_heads, d)), ("%vc", t(m, cache, kv_heads, d)),
            ("%len", f"memref<{m}xi32>"), ("%wo", t(h, h)), ("%g2", t(h)),
            ("%wg", t(f, h)), ("%wu", t(f, h)), ("%wd", t(h, f))]
-    outs = [("%y", t(m, h)), ("%kn", t(m, kv)), ("%vn", t(m, kv))]
+    outs = [("%y", t(m, h)), ("%kc", t(m, cache, kv_heads, d)),
+            ("%vc", t(m, cache, kv_heads, d))]
     args = ", ".join(f"{v}: {ty}" for v, ty in ins + outs)
     body_args = ", ".join(f"{v}a: {ty}" for v, ty in ins + outs)
     lines = [f"func.func @{name}({args}) {{"]
@@ -169,7 +171,8 @@ def layer(name, m, heads, kv_heads, d, cache, f, dtype="bf16", config=None):
               f"{', '.join(v for v, _ in outs)} : "
               f"{', '.join(ty for _, ty in outs)}) {{",
               f"  ^bb0({body_args}):"]
-    for buf, ty in [("%n1", t(m, h)), ("%q", t(m, h)), ("%att", t(m, h)),
+    for buf, ty in [("%n1", t(m, h)), ("%q", t(m, h)), ("%kn", t(m, kv)),
+                    ("%vn", t(m, kv)), ("%att", t(m, h)),
                     ("%proj", t(m, h)), ("%r", t(m, h)), ("%n2", t(m, h)),
                     ("%gate", t(m, f)), ("%up", t(m, f)), ("%hid", t(m, f)),
                     ("%down", t(m, h))]:
@@ -183,10 +186,10 @@ def layer(name, m, heads, kv_heads, d, cache, f, dtype="bf16", config=None):
     lines += [
         norm.format(x="%xa", g="%g1a", y="%n1"),
         mm("%n1", "%wqa", "%q", h, h),
-        mm("%n1", "%wka", "%kna", h, kv),
-        mm("%n1", "%wva", "%vna", h, kv),
-        attention("%q", "%kna", "%vna", "%kca, %vca", "%lena", "%att", m,
-                  heads, kv_heads, d, cache, t),
+        mm("%n1", "%wka", "%kn", h, kv),
+        mm("%n1", "%wva", "%vn", h, kv),
+        attention("%q", "%kn", "%vn", "%kca, %vca", "%lena", "%att", m,
+                  heads, kv_heads, d, cache, t, append=True),
         mm("%att", "%woa", "%proj", h, h),
         f"    linalg.add ins(%xa, %proj : {t(m, h)}, {t(m, h)}) "
         f"outs(%r : {t(m, h)})",

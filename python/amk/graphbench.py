@@ -78,6 +78,9 @@ def make_inputs(bundle):
                 if s.get("op") == "div" and "b_input" in s}
     lengths = {s["lengths"]: s["cache_length"] for s in steps
                if kind(s) == "attention"}
+    # An appending attention's caches are outputs it reads: random too.
+    caches = {s[key] for s in steps if s.get("append")
+              for key in ("key_cache", "value_cache")}
     tensors = []
     for index, arg in enumerate(bundle.manifest["args"]):
         shape = [bundle.manifest["sizes"][s] if isinstance(s, str) else s
@@ -86,7 +89,7 @@ def make_inputs(bundle):
             tensors.append(lengths_for(shape[0], lengths[index]).cuda())
             continue
         dtype = TORCH[arg["elem"]]
-        if arg["written"]:
+        if arg["written"] and index not in caches:
             tensors.append(torch.full(shape, float("nan"), device="cuda",
                                       dtype=dtype))
             continue
@@ -174,6 +177,24 @@ def elementwise_ref(s, a, e_a, b, e_b):
     return y, 1.5 * e + 2 * F32 * y.abs()
 
 
+def append_ref(s, originals, k, e_k, v, e_v):
+    """An appending attention's caches after the launch: as they were, with
+    the new keys and values (as the graph rounded them) at position n_m
+    where n_m < L; every other element exactly as before."""
+    out = {}
+    for key, new, e_new in (("key_cache", k, e_k), ("value_cache", v, e_v)):
+        cache = originals[s[key]].double()
+        m, length, kv_heads, d = cache.shape
+        expected, allowed = cache.clone(), torch.full_like(cache, 1e-30)
+        n = originals[s["lengths"]].long().clamp(0, length).tolist()
+        for i in range(m):
+            if n[i] < length:
+                expected[i, n[i]] = new[i].view(kv_heads, d)
+                allowed[i, n[i]] = e_new[i].view(kv_heads, d) + 1e-30
+        out[s[key]] = (expected, allowed)
+    return out
+
+
 def attention_ref(s, tensors, q, e_q, k, e_k, v, e_v):
     """Decode attention in fp64 over each sequence's n_m cached positions
     and its new token. The allowance: the scores' errors (the inputs' and
@@ -214,7 +235,7 @@ def reference(steps, tensors):
     """Each output in fp64, with an allowance per element: its own
     rounding, f32 accumulation, and what the errors of the intermediates it
     reads (rounded to their declared types, as the graph states) may
-    carry through."""
+    carry through. `tensors` as they were before the launch."""
     results, out = {}, {}
     for i, s in enumerate(steps):
         a, e_a = source(s, "a", tensors, results)
@@ -223,9 +244,11 @@ def reference(steps, tensors):
         elif kind(s) == "row":
             y, allowed = row_ref(s, tensors, a, e_a)
         elif kind(s) == "attention":
-            y, allowed = attention_ref(s, tensors, a, e_a,
-                                       *source(s, "b", tensors, results),
-                                       *source(s, "v", tensors, results))
+            new = (*source(s, "b", tensors, results),
+                   *source(s, "v", tensors, results))
+            y, allowed = attention_ref(s, tensors, a, e_a, *new)
+            if s.get("append"):
+                out.update(append_ref(s, tensors, *new))
         else:
             b, e_b = source(s, "b", tensors, results)
             y, allowed = elementwise_ref(s, a, e_a, b, e_b)
@@ -326,10 +349,13 @@ def bench_one(path, iters, flush, ceiling_tbps):
     pointers = [t.data_ptr() for t in tensors]
     stream = torch.cuda.current_stream().cuda_stream
     run = bundle.bind(pointers, None, stream)
+    # The reference reads the inputs as they were (an appending attention
+    # updates its caches in place).
+    before = [t.clone() for t in tensors]
     run()
     torch.cuda.synchronize()
     err = 0.0
-    for index, (ref, allowed) in reference(steps, tensors).items():
+    for index, (ref, allowed) in reference(steps, before).items():
         got = tensors[index].double()
         if not torch.isfinite(got).all():
             err = float("inf")

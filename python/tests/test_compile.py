@@ -233,6 +233,29 @@ def test_decode_attention_compiles_with_its_cache_and_lengths(cache):
     assert step["scale"] == pytest.approx(32 ** -0.5)
 
 
+APPENDING_ATTENTION = """
+func.func @attention(%q: memref<3x128xf16>, %k: memref<3x64xf16>, %v: memref<3x64xf16>, %len: memref<3xi32>, %o: memref<3x128xf16>, %kc: memref<3x9x2x32xf16>, %vc: memref<3x9x2x32xf16>) {
+  amk.graph ins(%q, %k, %v, %len : memref<3x128xf16>, memref<3x64xf16>, memref<3x64xf16>, memref<3xi32>) outs(%o, %kc, %vc : memref<3x128xf16>, memref<3x9x2x32xf16>, memref<3x9x2x32xf16>) {
+  ^bb0(%qa: memref<3x128xf16>, %ka: memref<3x64xf16>, %va: memref<3x64xf16>, %lena: memref<3xi32>, %oa: memref<3x128xf16>, %kca: memref<3x9x2x32xf16>, %vca: memref<3x9x2x32xf16>):
+    amk.decode_attention %qa, %ka, %va cache(%kca, %vca) lengths(%lena) into %oa {heads = 4, kv_heads = 2, append} : memref<3x128xf16>, memref<3x64xf16>, memref<3x64xf16>, memref<3x9x2x32xf16>, memref<3x9x2x32xf16>, memref<3xi32>, memref<3x128xf16>
+  }
+  return
+}
+"""
+
+
+def test_appending_attention_updates_its_caches_as_outputs(cache):
+    """With `append`, the caches are graph outputs the kernel reads and
+    then writes (the new token at position n_m), after a wait."""
+    k = amk.compile(APPENDING_ATTENTION, "h200", cache_dir=cache)
+    assert k.verdict["status"] == "verified"
+    args = {a["name"]: a for a in k.manifest["args"]}
+    assert args["out1"]["written"] and args["out1"]["shape"] == [
+        "M0", "L0", "H0", "D0"]
+    step = k.manifest["problem"]["steps"][0]
+    assert step["append"] and (step["key_cache"], step["value_cache"]) == (5, 6)
+
+
 def test_a_graph_read_before_its_write_is_refused(cache):
     lines = MLP.splitlines()
     first = next(i for i, l in enumerate(lines) if "amk.matmul" in l)

@@ -342,3 +342,35 @@ def test_a_megakernel_runs_decode_attention():
             ref = p @ values[:, h // 2]
             got = o[m, 32 * h:32 * h + 32].double()
             assert (got - ref).abs().max().item() <= 4e-3, (m, h)
+
+
+def test_an_appending_attention_writes_the_new_token_into_its_caches():
+    """With `append`: the same attention, then k and v at position n_m of
+    each cache with room (a full cache and every other position keep their
+    values)."""
+    import torch
+    from test_compile import APPENDING_ATTENTION
+    k = amk.compile(APPENDING_ATTENTION, amk.target.from_device())
+    torch.manual_seed(1)
+    rand = lambda *shape: torch.randn(*shape, device="cuda").half()
+    q, kn, vn = rand(3, 128), rand(3, 64), rand(3, 64)
+    kc, vc = rand(3, 9, 2, 32), rand(3, 9, 2, 32)
+    kc0, vc0 = kc.clone(), vc.clone()
+    lengths = torch.tensor([4, 9, 0], device="cuda", dtype=torch.int32)
+    o = torch.empty(3, 128, device="cuda", dtype=torch.float16)
+    k(q, kn, vn, lengths, o, kc, vc)
+    torch.cuda.synchronize()
+    for m, n in enumerate([4, 9, 0]):
+        keys = torch.cat([kc0[m, :n], kn[m].view(1, 2, 32)]).double()
+        values = torch.cat([vc0[m, :n], vn[m].view(1, 2, 32)]).double()
+        for h in range(4):
+            scores = keys[:, h // 2] @ q[m, 32 * h:32 * h + 32].double()
+            ref = torch.softmax(scores / 32 ** 0.5, 0) @ values[:, h // 2]
+            got = o[m, 32 * h:32 * h + 32].double()
+            assert (got - ref).abs().max().item() <= 4e-3, (m, h)
+    expect_k, expect_v = kc0.clone(), vc0.clone()
+    for m, n in enumerate([4, 9, 0]):
+        if n < 9:
+            expect_k[m, n] = kn[m].view(2, 32)
+            expect_v[m, n] = vn[m].view(2, 32)
+    assert torch.equal(kc, expect_k) and torch.equal(vc, expect_v)

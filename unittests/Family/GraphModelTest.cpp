@@ -98,5 +98,22 @@ TEST(GraphModel, AttentionStepRoundTripsThroughJSON) {
   EXPECT_TRUE(broken([](llvm::json::Object &o) { o["n"] = 96; }));
   EXPECT_TRUE(broken([](llvm::json::Object &o) { o["scale"] = -1.0; }));
   EXPECT_TRUE(broken([](llvm::json::Object &o) { o.erase("v_input"); }));
+  // Appending keys and values into one cache.
+  EXPECT_TRUE(broken([](llvm::json::Object &o) { o["append"] = true; }));
+  llvm::json::Object appending = json;
+  llvm::json::Object &step = *(*appending.getArray("steps"))[1].getAsObject();
+  step["append"] = true;
+  step["value_cache"] = 6;
+  FailureOr<GraphProblem> appended =
+      GraphProblem::fromJSON(&context, appending);
+  ASSERT_TRUE(succeeded(appended));
+  EXPECT_TRUE(appended->steps[1].append);
+  // No later step waits on it: the kernel's end waits on its counter.
+  EXPECT_TRUE(appended->steps[1].appendWaits);
+  EXPECT_TRUE(appended->steps[1].signals);
+  EXPECT_EQ(
+      appended->toJSON().getArray("steps")->back().getAsObject()->getBoolean(
+          "append"),
+      true);
 }
 } // namespace

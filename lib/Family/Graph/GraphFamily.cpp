@@ -302,9 +302,10 @@ public:
             "decode attention of {0} sequences, {1} heads of {2} ({3} "
             "key/value heads), over caches of {4} positions (inputs #{5}, "
             "#{6}, lengths #{7}); queries from {8}, new keys from {9}, new "
-            "values from {10}; a (sequence, head) per block at a time",
+            "values from {10}{11}",
             s.m, s.heads, s.k, s.kvHeads, s.cacheLength, *s.keyCache,
-            *s.valueCache, *s.lengths, source(s.a), source(s.b), source(s.v));
+            *s.valueCache, *s.lengths, source(s.a), source(s.b), source(s.v),
+            s.append ? "; appended to the caches at the kernel's end" : "");
         break;
       }
       std::string order =
@@ -461,7 +462,9 @@ KernelLaunch GraphFamily::describeLaunch(ProblemOpInterface op,
       std::string h = addSymbol(llvm::formatv("H{0}", i), s.kvHeads);
       std::string d = addSymbol(llvm::formatv("D{0}", i), s.k);
       std::string kv = addSymbol(llvm::formatv("KV{0}", i), s.kvHeads * s.k);
-      for (auto [name, value] : operands.parameters)
+      SmallVector<std::pair<StringRef, Value>> named(operands.parameters);
+      llvm::append_range(named, operands.updates);
+      for (auto [name, value] : named)
         shapes.try_emplace(value, name == "lengths"
                                       ? SmallVector<std::string>{m}
                                       : SmallVector<std::string>{m, l, h, d});

@@ -103,13 +103,16 @@ GraphProblem GraphProblem::get(GraphOp op) {
       s.b = sourceOf(operands.reads[1]);
       s.v = sourceOf(operands.reads[2]);
       s.bType = s.inType;
+      s.append = attention.getAppend();
     } else {
       s.kind = GraphStepKind::elementwise;
       s.binary = *getElementwiseOp(step);
       s.b = sourceOf(operands.reads[1]);
       s.bType = elementType(operands.reads[1]);
     }
-    for (auto [name, value] : operands.parameters)
+    SmallVector<std::pair<StringRef, Value>> named(operands.parameters);
+    llvm::append_range(named, operands.updates);
+    for (auto [name, value] : named)
       (name == "bias"          ? s.bias
        : name == "key_cache"   ? s.keyCache
        : name == "value_cache" ? s.valueCache
@@ -163,6 +166,17 @@ void GraphProblem::connect() {
     }
     // A wait ends in a barrier, which orders the block's own writes too.
     s.barrierBefore = ownBlock && !s.waitsOn;
+  }
+  // An appending attention writes its caches once every block has read
+  // them: after a later step's wait that covers it, or its own.
+  for (unsigned i = 0; i < steps.size(); ++i) {
+    GraphStep &s = steps[i];
+    if (!s.append)
+      continue;
+    s.appendWaits = llvm::none_of(
+        llvm::drop_begin(steps, i + 1),
+        [&](const GraphStep &later) { return later.waitsOn >= i; });
+    s.signals |= s.appendWaits;
   }
 }
 
@@ -271,7 +285,9 @@ FailureOr<GraphProblem> GraphProblem::fromJSON(MLIRContext *context,
       s.keyCache = readIndex("key_cache");
       s.valueCache = readIndex("value_cache");
       s.lengths = readIndex("lengths");
-      ok &= s.keyCache && s.valueCache && s.lengths;
+      s.append = o->getBoolean("append").value_or(false);
+      ok &= s.keyCache && s.valueCache && s.lengths &&
+            (!s.append || *s.keyCache != *s.valueCache);
     }
     s.weights = readIndex("weights");
     s.bias = readIndex("bias");
@@ -330,6 +346,8 @@ llvm::json::Object GraphProblem::toJSON() const {
       put("key_cache", s.keyCache);
       put("value_cache", s.valueCache);
       put("lengths", s.lengths);
+      if (s.append)
+        o["append"] = true;
       break;
     }
     put("a_input", s.a.input);

@@ -105,6 +105,11 @@ private:
   /// Block b computes the (sequence, head) pairs b, b + blocks, ... of a
   /// decode attention; buildAttentionStep says how.
   void buildAttentionStep(unsigned index, DecodeAttentionOp step);
+  /// An appending attention's writes of the new keys and values into its
+  /// caches at position n_m (where n_m < L), at the kernel's end, after
+  /// every block's reads (a wait on the step's counter, or a later wait
+  /// that covers it): the threads of all blocks take the runs in turn.
+  void buildAppend(unsigned index, DecodeAttentionOp step);
   /// The dynamic shared memory as `floats` f32.
   Value getSharedFloats(int64_t floats);
   /// The same on the weights a TMA ring stages (stages > 0): beginRing
@@ -1336,6 +1341,51 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
   b.setInsertionPointAfter(merges);
 }
 
+void GraphKernelBuilder::buildAppend(unsigned index, DecodeAttentionOp op) {
+  const GraphStep &s = p.steps[index];
+  if (s.appendWaits)
+    waitFor(index);
+  Value newKeys = kernelValue.lookup(op.getK());
+  Value newValues = kernelValue.lookup(op.getV());
+  Value keys = kernelValue.lookup(op.getKeyCache());
+  Value values = kernelValue.lookup(op.getValueCache());
+  Value lengths = kernelValue.lookup(op.getLengths());
+  int64_t d = s.k, vector = s.getVector(), runs = d / vector;
+  int64_t perRow = s.kvHeads * runs, threads = config.getThreads();
+  auto items =
+      scf::ForOp::create(b, add(mul(bid, c(threads)), tid), c(s.m * perRow),
+                         c(config.getBlocks() * threads));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(items.getBody());
+  Value item = items.getInductionVar();
+  Value row = arith::DivUIOp::create(b, item, c(perRow));
+  Value rest = arith::RemUIOp::create(b, item, c(perRow));
+  Value kvHead = arith::DivUIOp::create(b, rest, c(runs));
+  Value column = mul(arith::RemUIOp::create(b, rest, c(runs)), c(vector));
+  Value length = memref::LoadOp::create(b, lengths, ValueRange{row});
+  length = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, length, i32(0)),
+                                  i32(s.cacheLength));
+  Value n = arith::IndexCastUIOp::create(b, b.getIndexType(), length);
+  // A full cache keeps what it holds.
+  ifThen(
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, c(s.cacheLength)),
+      [&] {
+        Value from = add(mul(kvHead, c(d)), column);
+        SmallVector<Value> to = {row, n, kvHead, column};
+        Type elem = s.inType;
+        auto type = VectorType::get({vector}, elem);
+        llvm::MaybeAlign align(vector * s.inBytes());
+        for (auto [source, cache] :
+             {std::pair{newKeys, keys}, std::pair{newValues, values}}) {
+          Value run =
+              vector::LoadOp::create(b, type, source, ValueRange{row, from},
+                                     /*nontemporal=*/false, align);
+          vector::StoreOp::create(b, run, cache, to, /*nontemporal=*/false,
+                                  align);
+        }
+      });
+}
+
 void GraphKernelBuilder::signal(int64_t counter) {
   buildSignal(b, first, counters, ValueRange{c(counter)});
 }
@@ -1401,6 +1451,10 @@ void GraphKernelBuilder::build(gpu::GPUFuncOp func) {
     if (s.signals)
       signal(index);
   }
+  for (auto [index, op] : llvm::enumerate(getGraphSteps(graph)))
+    if (auto attention = dyn_cast<DecodeAttentionOp>(op);
+        attention && attention.getAppend())
+      buildAppend(index, attention);
   gpu::ReturnOp::create(b);
 }
 

@@ -182,3 +182,31 @@ func.func @attention_head_size(%q: memref<2x160xbf16>, %k: memref<2x80xbf16>, %k
   return
 }
 }
+
+// -----
+
+// Decode attention that appends to caches the graph only reads.
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @append_to_input(%q: memref<2x256xbf16>, %k: memref<2x128xbf16>, %kc: memref<2x8x2x64xbf16>, %vc: memref<2x8x2x64xbf16>, %len: memref<2xi32>, %o: memref<2x256xbf16>) {
+  amk.graph ins(%q, %k, %kc, %vc, %len : memref<2x256xbf16>, memref<2x128xbf16>, memref<2x8x2x64xbf16>, memref<2x8x2x64xbf16>, memref<2xi32>) outs(%o : memref<2x256xbf16>) {
+  ^bb0(%qa: memref<2x256xbf16>, %ka: memref<2x128xbf16>, %kca: memref<2x8x2x64xbf16>, %vca: memref<2x8x2x64xbf16>, %lena: memref<2xi32>, %oa: memref<2x256xbf16>):
+    // expected-error @+1 {{'amk.decode_attention' op updates its key_cache in place, so it must be a graph output}}
+    amk.decode_attention %qa, %ka, %ka cache(%kca, %vca) lengths(%lena) into %oa {heads = 4, kv_heads = 2, append} : memref<2x256xbf16>, memref<2x128xbf16>, memref<2x128xbf16>, memref<2x8x2x64xbf16>, memref<2x8x2x64xbf16>, memref<2xi32>, memref<2x256xbf16>
+  }
+  return
+}
+}
+
+// -----
+
+// Decode attention that appends keys and values into one buffer.
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @append_one_cache(%q: memref<2x256xbf16>, %k: memref<2x128xbf16>, %len: memref<2xi32>, %o: memref<2x256xbf16>, %kc: memref<2x8x2x64xbf16>) {
+  amk.graph ins(%q, %k, %len : memref<2x256xbf16>, memref<2x128xbf16>, memref<2xi32>) outs(%o, %kc : memref<2x256xbf16>, memref<2x8x2x64xbf16>) {
+  ^bb0(%qa: memref<2x256xbf16>, %ka: memref<2x128xbf16>, %lena: memref<2xi32>, %oa: memref<2x256xbf16>, %kca: memref<2x8x2x64xbf16>):
+    // expected-error @+1 {{'amk.decode_attention' op appends keys and values into one buffer: key_cache and value_cache must differ}}
+    amk.decode_attention %qa, %ka, %ka cache(%kca, %kca) lengths(%lena) into %oa {heads = 4, kv_heads = 2, append} : memref<2x256xbf16>, memref<2x128xbf16>, memref<2x128xbf16>, memref<2x8x2x64xbf16>, memref<2x8x2x64xbf16>, memref<2xi32>, memref<2x256xbf16>
+  }
+  return
+}
+}

@@ -77,6 +77,11 @@ struct GraphStep {
   int64_t heads = 0, kvHeads = 0, cacheLength = 0;
   GraphSource v;
   std::optional<unsigned> keyCache, valueCache, lengths;
+  /// Attention that appends the new keys and values to its caches (graph
+  /// outputs then): after every block's reads of them, at the kernel's
+  /// end; `appendWaits` when no later step's wait covers this step, so the
+  /// end waits on its counter first.
+  bool append = false, appendWaits = false;
   /// Where C goes: an output (its operand index) or internal buffer `buffer`.
   std::optional<unsigned> output, buffer;
 

@@ -102,6 +102,9 @@ LogicalResult DecodeAttentionOp::verify() {
   if (!isFloat(o.getElementType()))
     return emitOpError() << "o's element type must be f32, f16 or bf16, got "
                          << o.getElementType();
+  if (getAppend() && getKeyCache() == getValueCache())
+    return emitOpError("appends keys and values into one buffer: "
+                       "key_cache and value_cache must differ");
   double scale = getScaleValue();
   if (!std::isfinite(scale) || scale <= 0 || scale > 1e4)
     return emitOpError() << "scale must be in (0, 1e4], got " << scale;
@@ -134,9 +137,14 @@ mlir::amk::getGraphStepOperands(Operation *op) {
   }
   if (auto attention = dyn_cast<DecodeAttentionOp>(op)) {
     operands.reads = {attention.getQ(), attention.getK(), attention.getV()};
-    operands.parameters = {{"key_cache", attention.getKeyCache()},
-                           {"value_cache", attention.getValueCache()},
-                           {"lengths", attention.getLengths()}};
+    SmallVector<std::pair<StringRef, Value>, 2> caches = {
+        {"key_cache", attention.getKeyCache()},
+        {"value_cache", attention.getValueCache()}};
+    if (attention.getAppend())
+      operands.updates = caches;
+    else
+      operands.parameters = caches;
+    operands.parameters.push_back({"lengths", attention.getLengths()});
     operands.result = attention.getO();
     return operands;
   }
@@ -291,6 +299,10 @@ LogicalResult GraphOp::verifyRegions() {
         return op.emitOpError() << "its " << name
                                 << " must be a graph input (steps write "
                                    "outputs and buffers only)";
+    for (auto [name, value] : operands->updates)
+      if (!isOutput(value))
+        return op.emitOpError() << "updates its " << name
+                                << " in place, so it must be a graph output";
     for (Value a : operands->reads)
       if (!isInput(a) && !writer.count(a))
         return op.emitOpError("reads an activation before any step writes "
@@ -306,6 +318,17 @@ LogicalResult GraphOp::verifyRegions() {
       return diag;
     }
     writer[c] = &op;
+    for (auto [name, value] : operands->updates) {
+      if (auto it = writer.find(value); it != writer.end()) {
+        InFlightDiagnostic diag = op.emitOpError()
+                                  << "updates its " << name
+                                  << ", which an earlier step already wrote "
+                                     "(each output and buffer has one writer)";
+        diag.attachNote(it->second->getLoc()) << "written first here";
+        return diag;
+      }
+      writer[value] = &op;
+    }
     read.insert(operands->reads.begin(), operands->reads.end());
   }
   if (steps == 0)
@@ -354,9 +377,10 @@ std::string GraphOp::getProblemSignature() {
                            shape[0], shape[1]);
     else if (auto attention = dyn_cast<DecodeAttentionOp>(op))
       sig += llvm::formatv(
-          "_attention{0}x{1}x{2}x{3}x{4}_s{5:e}", attention.getM(),
+          "_attention{0}x{1}x{2}x{3}x{4}_s{5:e}{6}", attention.getM(),
           attention.getHeads(), attention.getKvHeads(), attention.getHeadDim(),
-          attention.getCacheLength(), attention.getScaleValue());
+          attention.getCacheLength(), attention.getScaleValue(),
+          attention.getAppend() ? "_append" : "");
     else
       sig += llvm::formatv("_{0}{1}x{2}", op->getName().stripDialect().str(),
                            shape[0], shape[1]);

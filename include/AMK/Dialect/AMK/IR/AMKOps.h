@@ -23,11 +23,14 @@
 namespace mlir::amk {
 /// A graph step's operands by role: the activations it reads (graph inputs
 /// or what earlier steps wrote), its parameters (weights, norm weights,
-/// bias: graph inputs only, by name) and the buffer it writes.
+/// bias: graph inputs only, by name), the buffer it writes, and the graph
+/// outputs it reads and updates in place (an appending attention's
+/// caches).
 struct GraphStepOperands {
   llvm::SmallVector<Value, 2> reads;
   llvm::SmallVector<std::pair<llvm::StringRef, Value>, 2> parameters;
   Value result;
+  llvm::SmallVector<std::pair<llvm::StringRef, Value>, 2> updates;
 };
 /// The operands of a step kind (amk.matmul, amk.row_reduce,
 /// amk.decode_attention, and the elementwise linalg.add, sub, mul, div, max

@@ -165,7 +165,12 @@ def AMK_DecodeAttentionOp : AMK_Op<"decode_attention", []> {
       `lengths[m]` (`[M]` of i32) clamped to `[0, L]`; the new token is
       position `n_m` (the caller appends `k` and `v` to the caches after);
     - `o[m, h * D + d] = sum_p softmax_p(scale * q_h . key_p) value_p[d]`
-      over the `n_m + 1` positions, `scale` defaulting to `1 / sqrt(D)`.
+      over the `n_m + 1` positions, `scale` defaulting to `1 / sqrt(D)`;
+    - with `append`, the step also writes `k` and `v` into the caches at
+      position `n_m` (where `n_m < L`; a full cache is left as it is): in
+      an `amk.graph` the caches are then its outputs, and the writes
+      follow every read of them (the kernel orders them after a grid-wide
+      wait), so the caller's next step finds the token in place.
 
     Scores, softmax and sums are f32. `q`, `k`, `v` and the caches share
     one element type (f32, f16 or bf16); `o`'s is any of those. It is a
@@ -189,7 +194,8 @@ def AMK_DecodeAttentionOp : AMK_Op<"decode_attention", []> {
     Arg<AnyMemRef, "o", [MemWrite]>:$o,
     I64Attr:$heads,
     I64Attr:$kv_heads,
-    OptionalAttr<F64Attr>:$scale);
+    OptionalAttr<F64Attr>:$scale,
+    UnitAttr:$append);
   let assemblyFormat = [{
     $q `,` $k `,` $v `cache` `(` $key_cache `,` $value_cache `)`
     `lengths` `(` $lengths `)` `into` $o attr-dict `:` type(operands)
