@@ -1229,26 +1229,26 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
                       arith::MulFOp::create(b, mine[e], keepMine));
     }
   }
-  // Each warp's states in shared memory: per head h, its output run at
-  // [(w * unitHeads + h) * (D + 2), + D), then its maximum and sum.
-  auto stateBase = [&](Value w, int64_t h) {
-    return add(mul(w, c(unitHeads * (d + 2))), c(h * (d + 2)));
+  // Each warp's states in shared memory, one vector store per head: the
+  // output runs of head h at [(w * unitHeads + h) * D, + D), then past all
+  // of them its maximum and sum at stats + (w * unitHeads + h) * 2.
+  int64_t stats = warps * unitHeads * d;
+  auto storeVector = [&](ArrayRef<Value> values, Value at) {
+    Value v = vector::FromElementsOp::create(
+        b, VectorType::get({int64_t(values.size())}, b.getF32Type()), values);
+    vector::StoreOp::create(
+        b, v, smem, ValueRange{at}, /*nontemporal=*/false,
+        llvm::MaybeAlign(std::min<int64_t>(16, values.size() * 4)));
   };
   ifThen(cmp(arith::CmpIPredicate::eq, slot, c(0)), [&] {
     for (int64_t h = 0; h < unitHeads; ++h)
-      for (int64_t e = 0; e < vector; ++e)
-        memref::StoreOp::create(
-            b, headState(st, h)[2 + e], smem,
-            ValueRange{add(stateBase(warp, h), add(column, c(e)))});
+      storeVector(headState(st, h).drop_front(2),
+                  add(mul(add(mul(warp, c(unitHeads)), c(h)), c(d)), column));
   });
   ifThen(cmp(arith::CmpIPredicate::eq, lane, c(0)), [&] {
-    for (int64_t h = 0; h < unitHeads; ++h) {
-      Value base = stateBase(warp, h);
-      memref::StoreOp::create(b, headState(st, h)[0], smem,
-                              ValueRange{add(base, c(d))});
-      memref::StoreOp::create(b, headState(st, h)[1], smem,
-                              ValueRange{add(base, c(d + 1))});
-    }
+    for (int64_t h = 0; h < unitHeads; ++h)
+      storeVector(headState(st, h).take_front(2),
+                  add(mul(add(mul(warp, c(unitHeads)), c(h)), c(2)), c(stats)));
   });
   gpu::BarrierOp::create(b);
   // Thread t takes the unit's outputs t, t + threads, ...: head e / D,
@@ -1261,23 +1261,23 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
     Value e = elements.getInductionVar();
     Value h = arith::DivUIOp::create(b, e, c(d));
     Value element = arith::RemUIOp::create(b, e, c(d));
-    Value headBase = mul(h, c(d + 2));
-    SmallVector<Value> bases, tops;
+    SmallVector<Value> tops, totals;
     Value top = f32(kEmpty);
     for (int64_t w = 0; w < warps; ++w) {
-      bases.push_back(add(headBase, c(w * unitHeads * (d + 2))));
-      tops.push_back(
-          memref::LoadOp::create(b, smem, ValueRange{add(bases.back(), c(d))}));
+      Value at = add(mul(add(h, c(w * unitHeads)), c(2)), c(stats));
+      Value pair = vector::LoadOp::create(
+          b, VectorType::get({2}, b.getF32Type()), smem, ValueRange{at},
+          /*nontemporal=*/false, llvm::MaybeAlign(8));
+      tops.push_back(vector::ExtractOp::create(b, pair, 0));
+      totals.push_back(vector::ExtractOp::create(b, pair, 1));
       top = arith::MaximumFOp::create(b, top, tops.back());
     }
     Value sum = f32(0.0), acc = f32(0.0);
     for (int64_t w = 0; w < warps; ++w) {
       Value weight = exp2(sub(tops[w], top));
-      Value total =
-          memref::LoadOp::create(b, smem, ValueRange{add(bases[w], c(d + 1))});
-      Value part =
-          memref::LoadOp::create(b, smem, ValueRange{add(bases[w], element)});
-      sum = fma(total, weight, sum);
+      Value part = memref::LoadOp::create(
+          b, smem, ValueRange{add(e, c(w * unitHeads * d))});
+      sum = fma(totals[w], weight, sum);
       acc = fma(part, weight, acc);
     }
     if (splits == 1) {

@@ -377,7 +377,7 @@ std::string GraphOp::getProblemSignature() {
                            shape[0], shape[1]);
     else if (auto attention = dyn_cast<DecodeAttentionOp>(op))
       sig += llvm::formatv(
-          "_attention{0}x{1}x{2}x{3}x{4}_s{5:e}{6}", attention.getM(),
+          "_attention{0}x{1}x{2}x{3}x{4}{6}_scale{5:e}", attention.getM(),
           attention.getHeads(), attention.getKvHeads(), attention.getHeadDim(),
           attention.getCacheLength(), attention.getScaleValue(),
           attention.getAppend() ? "_append" : "");
