@@ -70,6 +70,12 @@ private:
     return arith::ConstantIntOp::create(b, b.getI32Type(), v);
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  /// `v` of the lane `offset` away (xor), across the whole warp.
+  Value shuffleXor(Value v, int64_t offset) {
+    return gpu::ShuffleOp::create(b, v, i32(offset), i32(32),
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
   /// Runs `body` in an scf.if on `cond` (no results).
   void ifThen(Value cond, llvm::function_ref<void()> body) {
@@ -102,9 +108,35 @@ private:
   /// Block b computes the columns it owns in products (buildStep,
   /// buildMmaStep), so it reads what its own block wrote there.
   void buildElementwiseStep(unsigned index, Operation *step);
-  /// Block b computes the (sequence, head) pairs b, b + blocks, ... of a
-  /// decode attention; buildAttentionStep says how.
+  /// Decode attention (buildAttentionStep says how): its tasks, each a
+  /// unit of a sequence and query heads of one key/value head (or a part of
+  /// its positions), the parts merged after a wait.
   void buildAttentionStep(unsigned index, DecodeAttentionOp step);
+  /// What an attention step's pieces share: its sizes and buffers, and the
+  /// coordinates of the unit being built.
+  struct Attention {
+    Attention(const GraphStep &s, DecodeAttentionOp op) : s(s), op(op) {}
+    const GraphStep &s;
+    mutable DecodeAttentionOp op;
+    int64_t d = 0, vector = 0, lanes = 0, slots = 0, unitHeads = 0,
+            unitsPerRow = 0, units = 0, splits = 0;
+    Value slot, column, smem, row, firstHead;
+  };
+  /// Task `task`'s states (per head: maximum, sum, this lane's output
+  /// run) over its positions [begin, end) of the cache and, when `seeded`,
+  /// the new token, merged over the warp's slots.
+  SmallVector<Value> foldPositions(const Attention &a, Value part);
+  /// The warps' states meet in shared memory; `finish` gets each of the
+  /// unit's outputs the block's threads take (e, its head h, its element)
+  /// with the unit's maximum, sum and unnormalized output.
+  void combineWarps(const Attention &a, ArrayRef<Value> states,
+                    llvm::function_ref<void(Value e, Value h, Value element,
+                                            Value top, Value sum, Value acc)>
+                        finish);
+  /// Output e of the unit from its sums.
+  void storeAttentionOutput(const Attention &a, Value acc, Value sum, Value e);
+  /// After every block's parts: block b merges units b, b + blocks, ....
+  void mergeAttentionParts(const Attention &a, Value parts, int64_t counter);
   /// An appending attention's writes of the new keys and values into its
   /// caches at position n_m (where n_m < L), at the kernel's end, after
   /// every block's reads (a wait on the step's counter, or a later wait
@@ -1034,6 +1066,10 @@ void GraphKernelBuilder::buildElementwiseStep(unsigned index, Operation *op) {
   });
 }
 
+// An empty attention state's maximum: finite, so that merging two empty
+// states gives weights of 1 on sums of 0 (not inf - inf).
+static constexpr double kEmptyScore = -1e30;
+
 // Decode attention. A unit is a sequence m and `unitHeads` query heads of
 // one key/value head (getGraphAttentionUnitHeads): block b takes units b,
 // b + blocks, .... A head's D elements are runs of `vector` on `lanes`
@@ -1054,79 +1090,88 @@ void GraphKernelBuilder::buildElementwiseStep(unsigned index, Operation *op) {
 void GraphKernelBuilder::buildAttentionStep(unsigned index,
                                             DecodeAttentionOp op) {
   const GraphStep &s = p.steps[index];
-  Value q = kernelValue.lookup(op.getQ());
-  Value newKeys = kernelValue.lookup(op.getK());
-  Value newValues = kernelValue.lookup(op.getV());
-  Value keys = kernelValue.lookup(op.getKeyCache());
-  Value values = kernelValue.lookup(op.getValueCache());
-  Value lengths = kernelValue.lookup(op.getLengths());
-  Value out = kernelValue.lookup(op.getO());
-  int64_t d = s.k, vector = s.getVector(), lanes = s.getAttentionLanes();
-  int64_t slots = s.getAttentionSlots(), warps = config.getWarps();
-  int64_t unroll = kGraphAttentionUnroll, stride = warps * slots;
-  int64_t group = s.heads / s.kvHeads;
   int64_t unitHeads = getGraphAttentionUnitHeads(config, s);
-  int64_t unitsPerRow = s.heads / unitHeads, state = vector + 2;
-  int64_t splits = getGraphAttentionSplits(config, s);
-  int64_t chunk = llvm::divideCeil(s.cacheLength, splits);
-  int64_t units = s.m * unitsPerRow;
-  Value slot = arith::DivUIOp::create(b, lane, c(lanes));
-  Value column = mul(arith::RemUIOp::create(b, lane, c(lanes)), c(vector));
-  Value smem = getSharedFloats(getGraphAttentionFloats(config, s));
-  // An empty state's maximum: finite, so that merging two empty states
-  // gives weights of 1 on sums of 0 (not inf - inf).
-  const double kEmpty = -1e30;
+  Attention a(s, op);
+  a.d = s.k;
+  a.vector = s.getVector();
+  a.lanes = s.getAttentionLanes();
+  a.slots = s.getAttentionSlots();
+  a.unitHeads = unitHeads;
+  a.unitsPerRow = s.heads / unitHeads;
+  a.units = s.m * a.unitsPerRow;
+  a.splits = getGraphAttentionSplits(config, s);
+  a.slot = arith::DivUIOp::create(b, lane, c(a.lanes));
+  a.column = mul(arith::RemUIOp::create(b, lane, c(a.lanes)), c(a.vector));
+  a.smem = getSharedFloats(getGraphAttentionFloats(config, s));
+  Value parts;
+  int64_t partsCounter = 0;
+  if (a.splits > 1)
+    std::tie(parts, partsCounter) = attentionParts.lookup(index);
+
+  auto tasks =
+      scf::ForOp::create(b, bid, c(a.units * a.splits), c(config.getBlocks()));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(tasks.getBody());
+    Value task = tasks.getInductionVar(), unit = task, part;
+    if (a.splits > 1) {
+      unit = arith::DivUIOp::create(b, task, c(a.splits));
+      part = arith::RemUIOp::create(b, task, c(a.splits));
+    }
+    a.row = arith::DivUIOp::create(b, unit, c(a.unitsPerRow));
+    a.firstHead =
+        mul(arith::RemUIOp::create(b, unit, c(a.unitsPerRow)), c(unitHeads));
+    SmallVector<Value> states = foldPositions(a, part);
+    combineWarps(
+        a, states,
+        [&](Value e, Value h, Value element, Value top, Value sum, Value acc) {
+          if (a.splits == 1)
+            return storeAttentionOutput(a, acc, sum, e);
+          // The part's state: the unnormalized outputs, then (by
+          // each head's first thread) the maximum and the sum.
+          Value base = mul(add(mul(task, c(unitHeads)), h), c(a.d + 2));
+          memref::StoreOp::create(b, acc, parts,
+                                  ValueRange{add(base, element)});
+          ifThen(
+              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, element, c(0)),
+              [&] {
+                memref::StoreOp::create(b, top, parts,
+                                        ValueRange{add(base, c(a.d))});
+                memref::StoreOp::create(b, sum, parts,
+                                        ValueRange{add(base, c(a.d + 1))});
+              });
+        });
+  }
+  if (a.splits > 1)
+    mergeAttentionParts(a, parts, partsCounter);
+}
+
+SmallVector<Value> GraphKernelBuilder::foldPositions(const Attention &a,
+                                                     Value part) {
+  const GraphStep &s = a.s;
+  int64_t d = a.d, vector = a.vector, state = vector + 2;
+  int64_t unroll = kGraphAttentionUnroll, stride = config.getWarps() * a.slots;
+  Value q = kernelValue.lookup(a.op.getQ());
+  Value keys = kernelValue.lookup(a.op.getKeyCache());
+  Value values = kernelValue.lookup(a.op.getValueCache());
+  Value kvHead = arith::DivUIOp::create(b, a.firstHead, c(s.heads / s.kvHeads));
+  Value kvColumn = add(mul(kvHead, c(d)), a.column);
   auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
     return arith::CmpIOp::create(b, pred, x, y);
-  };
-  auto shuffle = [&](Value v, int64_t offset) {
-    return gpu::ShuffleOp::create(b, v, i32(offset), i32(32),
-                                  gpu::ShuffleMode::XOR)
-        .getShuffleResult();
-  };
-  auto exp2 = [&](Value x) { return math::Exp2Op::create(b, x); };
-  auto sub = [&](Value x, Value y) { return arith::SubFOp::create(b, x, y); };
-  auto fma = [&](Value x, Value y, Value z) {
-    return math::FmaOp::create(b, x, y, z);
   };
   auto select = [&](Value cond, Value x, Value y) {
     return arith::SelectOp::create(b, cond, x, y);
   };
-
-  Value parts;
-  int64_t partsCounter = 0;
-  if (splits > 1)
-    std::tie(parts, partsCounter) = attentionParts.lookup(index);
-  // Output e of the unit (head e / D, element e % D) from its sums.
-  Value row, firstHead;
-  auto storeOutput = [&](Value acc, Value sum, Value e) {
-    Value o = arith::DivFOp::create(b, acc, sum);
-    if (!s.outType.isF32())
-      o = arith::TruncFOp::create(b, s.outType, o);
-    memref::StoreOp::create(b, o, out,
-                            ValueRange{row, add(mul(firstHead, c(d)), e)});
+  auto exp2 = [&](Value x) { return math::Exp2Op::create(b, x); };
+  auto fma = [&](Value x, Value y, Value z) {
+    return math::FmaOp::create(b, x, y, z);
   };
-
-  OpBuilder::InsertionGuard guard(b);
-  auto tasks =
-      scf::ForOp::create(b, bid, c(units * splits), c(config.getBlocks()));
-  b.setInsertionPointToStart(tasks.getBody());
-  Value task = tasks.getInductionVar(), unit = task, part;
-  if (splits > 1) {
-    unit = arith::DivUIOp::create(b, task, c(splits));
-    part = arith::RemUIOp::create(b, task, c(splits));
-  }
-  row = arith::DivUIOp::create(b, unit, c(unitsPerRow));
-  firstHead =
-      mul(arith::RemUIOp::create(b, unit, c(unitsPerRow)), c(unitHeads));
-  Value kvHead = arith::DivUIOp::create(b, firstHead, c(group));
-  Value kvColumn = add(mul(kvHead, c(d)), column);
   // The unit's query runs, scaled so that scores are base-2 exponents.
   Value scale = f32(s.alpha * M_LOG2E);
   SmallVector<SmallVector<Value>> queries;
-  for (int64_t h = 0; h < unitHeads; ++h) {
-    Value qColumn = add(mul(add(firstHead, c(h)), c(d)), column);
-    queries.push_back(loadRun(q, row, qColumn, vector));
+  for (int64_t h = 0; h < a.unitHeads; ++h) {
+    Value qColumn = add(mul(add(a.firstHead, c(h)), c(d)), a.column);
+    queries.push_back(loadRun(q, a.row, qColumn, vector));
     for (Value &x : queries.back())
       x = arith::MulFOp::create(b, x, scale);
   }
@@ -1136,76 +1181,79 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
     Value sum = f32(0.0);
     for (int64_t e = 0; e < vector; ++e)
       sum = fma(queries[h][e], key[e], sum);
-    for (int64_t offset = lanes / 2; offset >= 1; offset /= 2)
-      sum = arith::AddFOp::create(b, sum, shuffle(sum, offset));
+    for (int64_t offset = a.lanes / 2; offset >= 1; offset /= 2)
+      sum = arith::AddFOp::create(b, sum, shuffleXor(sum, offset));
     return sum;
   };
+  auto headState = [&](MutableArrayRef<Value> all, int64_t h) {
+    return all.slice(h * state, state);
+  };
 
-  // The states, per head: maximum, sum, then this lane's output run.
+  // The states, per head: maximum, sum, then this lane's output run; the
+  // new token seeds warp 0's slot 0 (of part 0).
   SmallVector<Value> st;
-  {
-    Value seeded =
-        arith::AndIOp::create(b, cmp(arith::CmpIPredicate::eq, warp, c(0)),
-                              cmp(arith::CmpIPredicate::eq, slot, c(0)));
-    if (part)
-      seeded = arith::AndIOp::create(b, seeded,
-                                     cmp(arith::CmpIPredicate::eq, part, c(0)));
-    SmallVector<Value> newKey = loadRun(newKeys, row, kvColumn, vector);
-    SmallVector<Value> newValue = loadRun(newValues, row, kvColumn, vector);
-    for (int64_t h = 0; h < unitHeads; ++h) {
-      st.push_back(select(seeded, score(h, newKey), f32(kEmpty)));
-      st.push_back(select(seeded, f32(1.0), f32(0.0)));
-      for (Value x : newValue)
-        st.push_back(select(seeded, x, f32(0.0)));
-    }
+  Value seeded =
+      arith::AndIOp::create(b, cmp(arith::CmpIPredicate::eq, warp, c(0)),
+                            cmp(arith::CmpIPredicate::eq, a.slot, c(0)));
+  if (part)
+    seeded = arith::AndIOp::create(b, seeded,
+                                   cmp(arith::CmpIPredicate::eq, part, c(0)));
+  SmallVector<Value> newKey =
+      loadRun(kernelValue.lookup(a.op.getK()), a.row, kvColumn, vector);
+  SmallVector<Value> newValue =
+      loadRun(kernelValue.lookup(a.op.getV()), a.row, kvColumn, vector);
+  for (int64_t h = 0; h < a.unitHeads; ++h) {
+    st.push_back(select(seeded, score(h, newKey), f32(kEmptyScore)));
+    st.push_back(select(seeded, f32(1.0), f32(0.0)));
+    for (Value x : newValue)
+      st.push_back(select(seeded, x, f32(0.0)));
+  }
+
+  // n_m, lengths[m] clamped to [0, L], and the task's positions [begin,
+  // end) of [0, n_m).
+  Value length = memref::LoadOp::create(
+      b, kernelValue.lookup(a.op.getLengths()), ValueRange{a.row});
+  length = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, length, i32(0)),
+                                  i32(s.cacheLength));
+  Value n = arith::IndexCastUIOp::create(b, b.getIndexType(), length);
+  Value begin = mul(warp, c(a.slots)), end = n;
+  if (part) {
+    int64_t chunk = llvm::divideCeil(s.cacheLength, a.splits);
+    begin = add(mul(part, c(chunk)), begin);
+    end = arith::MinUIOp::create(b, n, mul(add(part, c(1)), c(chunk)));
   }
   // Folds head h's score `x` of a position with value run `value` into
   // its state (unchanged where `valid` is false).
   auto fold = [&](MutableArrayRef<Value> hs, Value x, ArrayRef<Value> value,
                   Value valid) {
     Value top = select(valid, arith::MaximumFOp::create(b, hs[0], x), hs[0]);
-    Value keep = exp2(sub(hs[0], top));
-    Value weight = select(valid, exp2(sub(x, top)), f32(0.0));
+    Value keep = exp2(arith::SubFOp::create(b, hs[0], top));
+    Value weight =
+        select(valid, exp2(arith::SubFOp::create(b, x, top)), f32(0.0));
     hs[0] = top;
     hs[1] = fma(hs[1], keep, weight);
     for (int64_t e = 0; e < vector; ++e)
       hs[2 + e] =
           fma(value[e], weight, arith::MulFOp::create(b, hs[2 + e], keep));
   };
-  auto headState = [&](MutableArrayRef<Value> all, int64_t h) {
-    return all.slice(h * state, state);
-  };
-
-  // n_m, lengths[m] clamped to [0, L].
-  Value length = memref::LoadOp::create(b, lengths, ValueRange{row});
-  length = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, length, i32(0)),
-                                  i32(s.cacheLength));
-  Value n = arith::IndexCastUIOp::create(b, b.getIndexType(), length);
-  // The task's positions: [begin, end) of [0, n_m).
-  Value begin = mul(warp, c(slots)), end = n;
-  if (part) {
-    begin = add(mul(part, c(chunk)), begin);
-    end = arith::MinUIOp::create(b, n, mul(add(part, c(1)), c(chunk)));
-  }
   auto positions = scf::ForOp::create(b, begin, end, c(stride * unroll), st);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(positions.getBody());
     SmallVector<Value> carried(positions.getRegionIterArgs());
-    Value first = add(positions.getInductionVar(), slot);
+    Value first = add(positions.getInductionVar(), a.slot);
     SmallVector<Value> valid;
     SmallVector<SmallVector<Value>> keyRuns, valueRuns;
     for (int64_t u = 0; u < unroll; ++u) {
       Value position = add(first, c(u * stride));
       valid.push_back(cmp(arith::CmpIPredicate::ult, position, end));
       Value at = arith::MinUIOp::create(b, position, c(s.cacheLength - 1));
-      keyRuns.push_back(
-          loadRun(keys, ValueRange{row, at, kvHead, column}, vector));
-      valueRuns.push_back(
-          loadRun(values, ValueRange{row, at, kvHead, column}, vector));
+      SmallVector<Value> indices = {a.row, at, kvHead, a.column};
+      keyRuns.push_back(loadRun(keys, indices, vector));
+      valueRuns.push_back(loadRun(values, indices, vector));
     }
     for (int64_t u = 0; u < unroll; ++u)
-      for (int64_t h = 0; h < unitHeads; ++h)
+      for (int64_t h = 0; h < a.unitHeads; ++h)
         fold(headState(carried, h), score(h, keyRuns[u]), valueRuns[u],
              valid[u]);
     scf::YieldOp::create(b, carried);
@@ -1213,22 +1261,30 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
   st.assign(positions.getResults().begin(), positions.getResults().end());
 
   // The slots' states merge, lanes `offset` apart.
-  for (int64_t offset = lanes; offset < 32; offset *= 2) {
+  for (int64_t offset = a.lanes; offset < 32; offset *= 2) {
     SmallVector<Value> other;
     for (Value x : st)
-      other.push_back(shuffle(x, offset));
-    for (int64_t h = 0; h < unitHeads; ++h) {
+      other.push_back(shuffleXor(x, offset));
+    for (int64_t h = 0; h < a.unitHeads; ++h) {
       MutableArrayRef<Value> mine = headState(st, h);
       ArrayRef<Value> theirs = ArrayRef(other).slice(h * state, state);
       Value top = arith::MaximumFOp::create(b, mine[0], theirs[0]);
-      Value keepMine = exp2(sub(mine[0], top));
-      Value keepTheirs = exp2(sub(theirs[0], top));
+      Value keepMine = exp2(arith::SubFOp::create(b, mine[0], top));
+      Value keepTheirs = exp2(arith::SubFOp::create(b, theirs[0], top));
       mine[0] = top;
       for (int64_t e = 1; e < state; ++e)
         mine[e] = fma(theirs[e], keepTheirs,
                       arith::MulFOp::create(b, mine[e], keepMine));
     }
   }
+  return st;
+}
+
+void GraphKernelBuilder::combineWarps(
+    const Attention &a, ArrayRef<Value> states,
+    llvm::function_ref<void(Value, Value, Value, Value, Value, Value)> finish) {
+  int64_t d = a.d, unitHeads = a.unitHeads, state = a.vector + 2;
+  int64_t warps = config.getWarps();
   // Each warp's states in shared memory, one vector store per head: the
   // output runs of head h at [(w * unitHeads + h) * D, + D), then past all
   // of them its maximum and sum at stats + (w * unitHeads + h) * 2.
@@ -1237,18 +1293,19 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
     Value v = vector::FromElementsOp::create(
         b, VectorType::get({int64_t(values.size())}, b.getF32Type()), values);
     vector::StoreOp::create(
-        b, v, smem, ValueRange{at}, /*nontemporal=*/false,
+        b, v, a.smem, ValueRange{at}, /*nontemporal=*/false,
         llvm::MaybeAlign(std::min<int64_t>(16, values.size() * 4)));
   };
-  ifThen(cmp(arith::CmpIPredicate::eq, slot, c(0)), [&] {
+  Value warpHeads = mul(warp, c(unitHeads));
+  ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, a.slot, c(0)), [&] {
     for (int64_t h = 0; h < unitHeads; ++h)
-      storeVector(headState(st, h).drop_front(2),
-                  add(mul(add(mul(warp, c(unitHeads)), c(h)), c(d)), column));
+      storeVector(states.slice(h * state + 2, a.vector),
+                  add(mul(add(warpHeads, c(h)), c(d)), a.column));
   });
-  ifThen(cmp(arith::CmpIPredicate::eq, lane, c(0)), [&] {
+  ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c(0)), [&] {
     for (int64_t h = 0; h < unitHeads; ++h)
-      storeVector(headState(st, h).take_front(2),
-                  add(mul(add(mul(warp, c(unitHeads)), c(h)), c(2)), c(stats)));
+      storeVector(states.slice(h * state, 2),
+                  add(mul(add(warpHeads, c(h)), c(2)), c(stats)));
   });
   gpu::BarrierOp::create(b);
   // Thread t takes the unit's outputs t, t + threads, ...: head e / D,
@@ -1262,11 +1319,11 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
     Value h = arith::DivUIOp::create(b, e, c(d));
     Value element = arith::RemUIOp::create(b, e, c(d));
     SmallVector<Value> tops, totals;
-    Value top = f32(kEmpty);
+    Value top = f32(kEmptyScore);
     for (int64_t w = 0; w < warps; ++w) {
       Value at = add(mul(add(h, c(w * unitHeads)), c(2)), c(stats));
       Value pair = vector::LoadOp::create(
-          b, VectorType::get({2}, b.getF32Type()), smem, ValueRange{at},
+          b, VectorType::get({2}, b.getF32Type()), a.smem, ValueRange{at},
           /*nontemporal=*/false, llvm::MaybeAlign(8));
       tops.push_back(vector::ExtractOp::create(b, pair, 0));
       totals.push_back(vector::ExtractOp::create(b, pair, 1));
@@ -1274,71 +1331,74 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
     }
     Value sum = f32(0.0), acc = f32(0.0);
     for (int64_t w = 0; w < warps; ++w) {
-      Value weight = exp2(sub(tops[w], top));
+      Value weight =
+          math::Exp2Op::create(b, arith::SubFOp::create(b, tops[w], top));
       Value part = memref::LoadOp::create(
-          b, smem, ValueRange{add(e, c(w * unitHeads * d))});
-      sum = fma(totals[w], weight, sum);
-      acc = fma(part, weight, acc);
+          b, a.smem, ValueRange{add(e, c(w * unitHeads * d))});
+      sum = math::FmaOp::create(b, totals[w], weight, sum);
+      acc = math::FmaOp::create(b, part, weight, acc);
     }
-    if (splits == 1) {
-      storeOutput(acc, sum, e);
-    } else {
-      // The part's state: the unnormalized outputs, then (by each head's
-      // first thread) the maximum and the sum.
-      Value base = mul(add(mul(task, c(unitHeads)), h), c(d + 2));
-      memref::StoreOp::create(b, acc, parts, ValueRange{add(base, element)});
-      ifThen(cmp(arith::CmpIPredicate::eq, element, c(0)), [&] {
-        memref::StoreOp::create(b, top, parts, ValueRange{add(base, c(d))});
-        memref::StoreOp::create(b, sum, parts, ValueRange{add(base, c(d + 1))});
-      });
-    }
+    finish(e, h, element, top, sum, acc);
   }
   // The next task's warps write the shared memory this one read.
   gpu::BarrierOp::create(b);
-  b.setInsertionPointAfter(tasks);
-  if (splits == 1)
-    return;
+}
 
-  // Every block's parts are written; block b merges units b, b + blocks,
-  // ..., its threads taking their outputs as above.
-  signal(partsCounter);
-  waitFor(partsCounter);
-  auto merges = scf::ForOp::create(b, bid, c(units), c(config.getBlocks()));
+void GraphKernelBuilder::storeAttentionOutput(const Attention &a, Value acc,
+                                              Value sum, Value e) {
+  Value o = arith::DivFOp::create(b, acc, sum);
+  if (!a.s.outType.isF32())
+    o = arith::TruncFOp::create(b, a.s.outType, o);
+  memref::StoreOp::create(b, o, kernelValue.lookup(a.op.getO()),
+                          ValueRange{a.row, add(mul(a.firstHead, c(a.d)), e)});
+}
+
+void GraphKernelBuilder::mergeAttentionParts(const Attention &a, Value parts,
+                                             int64_t counter) {
+  int64_t d = a.d, unitHeads = a.unitHeads, splits = a.splits;
+  signal(counter);
+  waitFor(counter);
+  auto merges = scf::ForOp::create(b, bid, c(a.units), c(config.getBlocks()));
+  OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(merges.getBody());
-  unit = merges.getInductionVar();
-  row = arith::DivUIOp::create(b, unit, c(unitsPerRow));
-  firstHead =
-      mul(arith::RemUIOp::create(b, unit, c(unitsPerRow)), c(unitHeads));
+  Value unit = merges.getInductionVar();
+  Attention at = a;
+  at.row = arith::DivUIOp::create(b, unit, c(a.unitsPerRow));
+  at.firstHead =
+      mul(arith::RemUIOp::create(b, unit, c(a.unitsPerRow)), c(unitHeads));
   auto outputs =
       scf::ForOp::create(b, tid, c(unitHeads * d), c(config.getThreads()));
   b.setInsertionPointToStart(outputs.getBody());
   Value e = outputs.getInductionVar();
   Value h = arith::DivUIOp::create(b, e, c(d));
   Value element = arith::RemUIOp::create(b, e, c(d));
-  auto merge = scf::ForOp::create(b, c(0), c(splits), c(1),
-                                  ValueRange{f32(kEmpty), f32(0.0), f32(0.0)});
+  auto merge =
+      scf::ForOp::create(b, c(0), c(splits), c(1),
+                         ValueRange{f32(kEmptyScore), f32(0.0), f32(0.0)});
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(merge.getBody());
     Value t = add(mul(unit, c(splits)), merge.getInductionVar());
     Value base = mul(add(mul(t, c(unitHeads)), h), c(d + 2));
-    Value partTop =
-        memref::LoadOp::create(b, parts, ValueRange{add(base, c(d))});
-    Value partSum =
-        memref::LoadOp::create(b, parts, ValueRange{add(base, c(d + 1))});
-    Value partAcc =
-        memref::LoadOp::create(b, parts, ValueRange{add(base, element)});
+    auto load = [&](Value offset) {
+      return memref::LoadOp::create(b, parts, ValueRange{add(base, offset)});
+    };
+    Value partTop = load(c(d)), partSum = load(c(d + 1));
+    Value partAcc = load(element);
     Value oldTop = merge.getRegionIterArg(0);
     Value top = arith::MaximumFOp::create(b, oldTop, partTop);
-    Value keep = exp2(sub(oldTop, top)), weight = exp2(sub(partTop, top));
-    Value sum = fma(partSum, weight,
-                    arith::MulFOp::create(b, merge.getRegionIterArg(1), keep));
-    Value acc = fma(partAcc, weight,
-                    arith::MulFOp::create(b, merge.getRegionIterArg(2), keep));
-    scf::YieldOp::create(b, ValueRange{top, sum, acc});
+    Value keep = math::Exp2Op::create(b, arith::SubFOp::create(b, oldTop, top));
+    Value weight =
+        math::Exp2Op::create(b, arith::SubFOp::create(b, partTop, top));
+    auto rescale = [&](Value old, Value part) {
+      return math::FmaOp::create(b, part, weight,
+                                 arith::MulFOp::create(b, old, keep));
+    };
+    scf::YieldOp::create(
+        b, ValueRange{top, rescale(merge.getRegionIterArg(1), partSum),
+                      rescale(merge.getRegionIterArg(2), partAcc)});
   }
-  storeOutput(merge.getResult(2), merge.getResult(1), e);
-  b.setInsertionPointAfter(merges);
+  storeAttentionOutput(at, merge.getResult(2), merge.getResult(1), e);
 }
 
 void GraphKernelBuilder::buildAppend(unsigned index, DecodeAttentionOp op) {
