@@ -391,6 +391,100 @@ def row_mean(x, dim=-1, *, out_dtype=None, target=None):
     return _row("mean", x, dim=dim, out_dtype=out_dtype, target=target)
 
 
+def decode_attention_source(m, heads, kv_heads, d, cache, elem, out_elem,
+                            scale=None, append=False):
+    """The MLIR of decode attention as a one-step amk.graph: q [m, heads *
+    d], the new keys and values [m, kv_heads * d], caches [m, cache,
+    kv_heads, d] (graph outputs when `append` writes the new token into
+    them), lengths [m] of i32, o [m, heads * d]."""
+    if min(m, heads, kv_heads, d, cache) < 1 or heads % kv_heads:
+        raise ValueError(f"amk.ops.decode_attention: {heads} query heads of "
+                         f"{d} on {kv_heads} key/value heads, {m} sequences "
+                         f"and caches of {cache}: every size must be "
+                         f"positive and kv_heads must divide heads")
+    t = lambda elem, *shape: "memref<" + "x".join(map(str, shape)) + \
+        f"x{elem}>"
+    q, kv = t(elem, m, heads * d), t(elem, m, kv_heads * d)
+    c, n, o = t(elem, m, cache, kv_heads, d), f"memref<{m}xi32>", \
+        t(out_elem, m, heads * d)
+    ins = [("q", q), ("k", kv), ("v", kv)]
+    outs = [("o", o)]
+    (outs if append else ins).extend([("kc", c), ("vc", c)])
+    ins.append(("len", n))
+    attrs = [f"heads = {heads}", f"kv_heads = {kv_heads}"]
+    if scale is not None:
+        attrs.append(f"scale = {float(scale):.9e}")
+    if append:
+        attrs.append("append")
+    args = ", ".join(f"%{a}: {ty}" for a, ty in ins + outs)
+    body = ", ".join(f"%{a}a: {ty}" for a, ty in ins + outs)
+    names = lambda group: ", ".join(f"%{a}" for a, _ in group)
+    types = lambda group: ", ".join(ty for _, ty in group)
+    return (f"func.func @amk_decode_attention({args}) {{\n"
+            f"  amk.graph ins({names(ins)} : {types(ins)}) "
+            f"outs({names(outs)} : {types(outs)}) {{\n"
+            f"  ^bb0({body}):\n"
+            f"    amk.decode_attention %qa, %ka, %va cache(%kca, %vca) "
+            f"lengths(%lena) into %oa {{{', '.join(attrs)}}} : "
+            f"{q}, {kv}, {kv}, {c}, {c}, {n}, {o}\n"
+            f"  }}\n  return\n}}\n")
+
+
+def decode_attention(q, k, v, key_cache, value_cache, lengths, *, scale=None,
+                     append=False, out_dtype=None, target=None):
+    """Attention of one new token per sequence over its KV cache:
+    q [M, heads, D], k and v [M, kv_heads, D] (the new token's), the caches
+    [M, L, kv_heads, D] holding positions 0 .. lengths[m] - 1 (lengths: int32
+    [M], clamped to [0, L]); the new token is position lengths[m]. Returns
+    o [M, heads, D]. With `append`, k and v are also written into the
+    caches at that position where it is below L (in place)."""
+    import torch
+
+    tensors = {"q": q, "k": k, "v": v, "key_cache": key_cache,
+               "value_cache": value_cache, "lengths": lengths}
+    for name, t in tensors.items():
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"amk.ops.decode_attention: {name} must be a "
+                            f"torch tensor")
+        if t.device.type != "cuda" or not t.is_contiguous():
+            raise ValueError(f"amk.ops.decode_attention: {name} must be a "
+                             f"contiguous CUDA tensor")
+    if q.dim() != 3 or key_cache.dim() != 4:
+        raise ValueError("amk.ops.decode_attention: q must be [M, heads, D] "
+                         "and the caches [M, L, kv_heads, D]")
+    m, heads, d = q.shape
+    cache, kv_heads = key_cache.shape[1], key_cache.shape[2]
+    want = {"k": (m, kv_heads, d), "v": (m, kv_heads, d),
+            "key_cache": (m, cache, kv_heads, d),
+            "value_cache": (m, cache, kv_heads, d), "lengths": (m,)}
+    for name, shape in want.items():
+        if tuple(tensors[name].shape) != shape:
+            raise ValueError(f"amk.ops.decode_attention: {name} must be "
+                             f"{list(shape)} (q is {list(q.shape)}), got "
+                             f"{list(tensors[name].shape)}")
+    if lengths.dtype != torch.int32:
+        raise TypeError("amk.ops.decode_attention: lengths must be int32")
+    elem = _elem(q.dtype, "q", "decode_attention")
+    for name in ("k", "v", "key_cache", "value_cache"):
+        if tensors[name].dtype != q.dtype:
+            raise TypeError(f"amk.ops.decode_attention: {name} must be "
+                            f"{q.dtype} like q")
+    out_dtype = out_dtype or q.dtype
+    out_elem = _elem(out_dtype, "out_dtype", "decode_attention")
+    source = decode_attention_source(m, heads, kv_heads, d, cache, elem,
+                                     out_elem, scale, append)
+    kernel = _kernel(source, target or _device_target(q), "exact",
+                     "sequence count")
+    # The graph's activations are [M, heads * D] (free views here).
+    o = torch.empty(m, heads * d, dtype=out_dtype, device=q.device)
+    rows = [t.view(m, -1) for t in (q, k, v)]
+    if append:
+        kernel(*rows, lengths, o, key_cache, value_cache)
+    else:
+        kernel(*rows, key_cache, value_cache, lengths, o)
+    return o.view(m, heads, d)
+
+
 def _register_torch_ops(torch):
     """torch.ops.amk.matmul: the real implementation and a fake one (shape
     and dtype only), so that torch.compile traces through it."""

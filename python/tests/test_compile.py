@@ -256,6 +256,22 @@ def test_appending_attention_updates_its_caches_as_outputs(cache):
     assert step["append"] and (step["key_cache"], step["value_cache"]) == (5, 6)
 
 
+def test_the_ops_decode_attention_source_compiles_both_ways(cache):
+    from amk.ops import decode_attention_source
+    for append in (False, True):
+        src = decode_attention_source(2, 8, 2, 64, 33, "bf16", "f32",
+                                      scale=0.1, append=append)
+        k = amk.compile(src, "h200", cache_dir=cache)
+        assert k.verdict["status"] == "verified"
+        step = k.manifest["problem"]["steps"][0]
+        assert step["scale"] == pytest.approx(0.1)
+        assert step.get("append", False) == append
+        written = [a["name"] for a in k.manifest["args"] if a["written"]]
+        assert written == (["out0", "out1", "out2"] if append else ["out0"])
+    with pytest.raises(ValueError, match="kv_heads must divide heads"):
+        decode_attention_source(2, 6, 4, 64, 33, "bf16", "bf16")
+
+
 def test_a_graph_read_before_its_write_is_refused(cache):
     lines = MLP.splitlines()
     first = next(i for i, l in enumerate(lines) if "amk.matmul" in l)

@@ -374,3 +374,39 @@ def test_an_appending_attention_writes_the_new_token_into_its_caches():
             expect_k[m, n] = kn[m].view(2, 32)
             expect_v[m, n] = vn[m].view(2, 32)
     assert torch.equal(kc, expect_k) and torch.equal(vc, expect_v)
+
+
+def test_ops_decode_attention_matches_sdpa_and_appends():
+    """amk.ops.decode_attention on torch tensors in the usual decode layout
+    (q [M, heads, D], caches [M, L, kv_heads, D]): the output against
+    torch's SDPA over each sequence's positions and new token (grouped
+    query heads), and with append=True the new token in the caches."""
+    import torch
+    import torch.nn.functional as F
+    torch.manual_seed(2)
+    m, heads, kv_heads, d, length = 3, 8, 2, 64, 40
+    rand = lambda *shape: torch.randn(*shape, device="cuda").bfloat16()
+    q, kn, vn = rand(m, heads, d), rand(m, kv_heads, d), rand(m, kv_heads, d)
+    kc, vc = rand(m, length, kv_heads, d), rand(m, length, kv_heads, d)
+    n = [7, 40, 0]
+    lengths = torch.tensor(n, device="cuda", dtype=torch.int32)
+    refs = []
+    for i in range(m):
+        keys = torch.cat([kc[i, :n[i]], kn[i:i + 1]]).float()
+        values = torch.cat([vc[i, :n[i]], vn[i:i + 1]]).float()
+        group = heads // kv_heads
+        refs.append(F.scaled_dot_product_attention(
+            q[i].float()[:, None], keys.transpose(0, 1).repeat_interleave(
+                group, 0), values.transpose(0, 1).repeat_interleave(group, 0))
+            [:, 0])
+    ref = torch.stack(refs)
+    o = amk.ops.decode_attention(q, kn, vn, kc, vc, lengths,
+                                 out_dtype=torch.float32)
+    assert (o - ref).abs().max().item() <= 2e-3
+    before_k, before_v = kc.clone(), vc.clone()
+    o2 = amk.ops.decode_attention(q, kn, vn, kc, vc, lengths, append=True)
+    assert (o2.float() - ref).abs().max().item() <= 2e-2
+    for i in range(m):
+        if n[i] < length:
+            before_k[i, n[i]], before_v[i, n[i]] = kn[i], vn[i]
+    assert torch.equal(kc, before_k) and torch.equal(vc, before_v)
