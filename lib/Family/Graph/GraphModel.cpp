@@ -401,27 +401,55 @@ double GraphProblem::getBytes() const {
   return bytes;
 }
 
+int64_t mlir::amk::getGraphAttentionRegisters(const GraphStep &step,
+                                              int64_t unitHeads) {
+  // Per head of the unit a query run and a state (the output run, maximum
+  // and sum), then each position's key and value runs in flight (a word
+  // per two 16-bit elements); ptxas spilled at 48 more.
+  int64_t vector = step.getVector();
+  return 56 + unitHeads * (2 * vector + 2) +
+         kGraphAttentionUnroll * 2 * vector * step.inBytes() / 4;
+}
+
+/// The parts of each unit's positions when a unit is `unitHeads` heads:
+/// as many as leave a task for every block, each at least a round of the
+/// block's positions.
+static int64_t getSplits(GraphConfigAttr config, const GraphStep &step,
+                         int64_t unitHeads) {
+  int64_t units = step.m * (step.heads / unitHeads);
+  int64_t perRound = config.getWarps() *
+                     std::max<int64_t>(1, step.getAttentionSlots()) *
+                     kGraphAttentionUnroll;
+  int64_t rounds = llvm::divideCeil(step.cacheLength, perRound);
+  return std::max<int64_t>(1, std::min(config.getBlocks() / units, rounds));
+}
+
 int64_t mlir::amk::getGraphAttentionUnitHeads(GraphConfigAttr config,
                                               const GraphStep &step) {
-  int64_t group = step.heads / step.kvHeads, best = 1;
+  // A block's rounds of positions: its tasks one after another, each a
+  // round trip per round of its warps' positions.
+  int64_t perRound = config.getWarps() *
+                     std::max<int64_t>(1, step.getAttentionSlots()) *
+                     kGraphAttentionUnroll;
   auto rounds = [&](int64_t h) {
-    return llvm::divideCeil(step.m * (step.heads / h), config.getBlocks());
+    int64_t splits = getSplits(config, step, h);
+    int64_t tasks = step.m * (step.heads / h) * splits;
+    return llvm::divideCeil(tasks, config.getBlocks()) *
+           llvm::divideCeil(llvm::divideCeil(step.cacheLength, splits),
+                            perRound);
   };
+  int64_t group = step.heads / step.kvHeads, best = 1;
   for (int64_t h = 2; h <= std::min(group, kMaxGraphAttentionUnitHeads); ++h)
-    if (group % h == 0 && rounds(h) < rounds(best))
+    if (group % h == 0 &&
+        getGraphAttentionRegisters(step, h) <= kMaxGraphAttentionRegisters &&
+        rounds(h) <= rounds(best))
       best = h;
   return best;
 }
 
 int64_t mlir::amk::getGraphAttentionSplits(GraphConfigAttr config,
                                            const GraphStep &step) {
-  int64_t units =
-      step.m * (step.heads / getGraphAttentionUnitHeads(config, step));
-  int64_t perRound = config.getWarps() *
-                     std::max<int64_t>(1, step.getAttentionSlots()) *
-                     kGraphAttentionUnroll;
-  int64_t rounds = llvm::divideCeil(step.cacheLength, perRound);
-  return std::max<int64_t>(1, std::min(config.getBlocks() / units, rounds));
+  return getSplits(config, step, getGraphAttentionUnitHeads(config, step));
 }
 
 int64_t mlir::amk::getGraphAttentionPartials(GraphConfigAttr config,
@@ -491,15 +519,10 @@ int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
       config.getMath() == MathInst::mma_sync
           ? 56 + 4 * rows + 4 * unroll * rows + (m > 8 ? 8 : 4) * unroll
           : 48 + m * rows + 4 * unroll * rows + 4 * m;
-  // Attention: per head of the unit a query run and a state (the output
-  // run, maximum and sum), then each position's key and value runs in
-  // flight (a word per two 16-bit elements); ptxas spilled at 48 more.
   for (const GraphStep &s : problem.steps)
     if (s.kind == GraphStepKind::attention)
-      regs = std::max(
-          regs,
-          56 + getGraphAttentionUnitHeads(config, s) * (2 * s.getVector() + 2) +
-              kGraphAttentionUnroll * 2 * s.getVector() * s.inBytes() / 4);
+      regs = std::max(regs, getGraphAttentionRegisters(
+                                s, getGraphAttentionUnitHeads(config, s)));
   return regs;
 }
 

@@ -2,8 +2,9 @@
 // RUN: amk-opt %s --amk-verify --amk-lower=stop-at=gpu | amk-opt --amk-verify -o /dev/null
 // Decode attention with fewer units than blocks (flash decoding): one
 // sequence, 2 query heads on one key/value head, a cache of 50 positions,
-// 8 blocks. Each head's positions split into 2 parts of 25 (a round of a
-// block's positions is 32), 4 tasks; each task's state (32 outputs, the
+// 8 blocks. Both heads make one unit (each key and value load serves
+// both); its positions split into 2 parts of 25 (a round of a block's
+// positions is 32), 2 tasks. Each task's state (per head 32 outputs, the
 // maximum, the sum) goes to the workspace of parts, then every block
 // signals the parts' counter (counter 2, after the steps' two), waits for
 // all 8, and merges the parts of its units into o. The product after it
@@ -13,7 +14,7 @@
 // CHECK-NEXT:  %[[PARTS:.*]] = gpu.alloc  () : memref<136xf32>
 // CHECK-LABEL: gpu.func @k_split(
 // CHECK-SAME:    %{{[^:]*}}: memref<1x50x1x32xf32>, %{{[^:]*}}: memref<1x50x1x32xf32>, %[[LEN:[^:]*]]: memref<1xi32>, %{{[^:]*}}: memref<16x64xf32>, %{{[^:]*}}: memref<1x16xf32>, %[[ATT:[^:]*]]: memref<1x64xf32>, %[[C:[^:]*]]: memref<3xi32> {amk.counter}, %[[P:[^:]*]]: memref<136xf32>)
-// CHECK:         scf.for %[[T:.*]] = %block_id_x to %c4 step %c8 {
+// CHECK:         scf.for %[[T:.*]] = %block_id_x to %c2 step %c8 {
 // CHECK-NEXT:      %[[UNIT:.*]] = arith.divui %[[T]], %c2
 // CHECK-NEXT:      %[[PART:.*]] = arith.remui %[[T]], %c2
 // The new token seeds part 0 only.
@@ -38,7 +39,7 @@
 // CHECK-NEXT:      memref.atomic_rmw addi %c0_i32, %[[C]][%c2]
 // CHECK-NEXT:      arith.cmpi ult, %{{.*}}, %c8_i32
 // CHECK:         gpu.barrier
-// CHECK-NEXT:    scf.for %[[U:.*]] = %block_id_x to %c2 step %c8 {
+// CHECK-NEXT:    scf.for %[[U:.*]] = %block_id_x to %c1 step %c8 {
 // CHECK:           scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(
 // CHECK:             memref.load %[[P]]
 // CHECK:           arith.divf

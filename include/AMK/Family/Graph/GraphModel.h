@@ -179,12 +179,18 @@ constexpr int64_t kGraphAttentionUnroll = 4;
 /// The most query heads of one key/value head a block takes together
 /// (each lane keeps a query run and a state per head).
 constexpr int64_t kMaxGraphAttentionUnitHeads = 4;
+/// The registers a lane of an attention step takes with `unitHeads` heads
+/// a unit.
+int64_t getGraphAttentionRegisters(const GraphStep &step, int64_t unitHeads);
+/// The most registers a unit's heads may take: 16 warps of them fit an
+/// SM, and the whole megakernel is sized by its widest step.
+constexpr int64_t kMaxGraphAttentionRegisters = 128;
 /// The query heads a block takes together, sharing each key and value
-/// load (a divisor of the group, at most kMaxGraphAttentionUnitHeads): a
-/// unit streams one sequence's cache of one key/value head whatever its
-/// heads, so the fewest rounds of units per block, and of those the
-/// fewest heads (units left over run on more SMs, their repeated reads
-/// served by L2).
+/// load (a divisor of the group, at most kMaxGraphAttentionUnitHeads, in
+/// kMaxGraphAttentionRegisters): a unit, or a part of one, streams one
+/// sequence's cache of one key/value head whatever its heads, so the
+/// fewest rounds of positions per block (its tasks times each task's
+/// rounds), and of those the most heads (no repeated reads).
 int64_t getGraphAttentionUnitHeads(GraphConfigAttr config,
                                    const GraphStep &step);
 /// The parts a unit's positions split into when units are fewer than
