@@ -300,9 +300,9 @@ public:
       case GraphStepKind::attention:
         what = llvm::formatv(
             "decode attention of {0} sequences, {1} heads of {2} ({3} "
-            "key/value heads), over caches of {4} positions (inputs #{5}, "
-            "#{6}, lengths #{7}); queries from {8}, new keys from {9}, new "
-            "values from {10}{11}",
+            "key/value heads), over caches of {4} positions (operands #{5} "
+            "and #{6}, lengths input #{7}); queries from {8}, new keys from "
+            "{9}, new values from {10}{11}",
             s.m, s.heads, s.k, s.kvHeads, s.cacheLength, *s.keyCache,
             *s.valueCache, *s.lengths, source(s.a), source(s.b), source(s.v),
             s.append ? "; appended to the caches at the kernel's end" : "");
