@@ -19,7 +19,7 @@ python3 -m amk.graphbench "$bundles" --json "$results/graph.json" \
   >"$results/graph.log" 2>&1 || status=1
 cat "$results/graph.log"
 echo "== memcheck on the small graphs"
-for case in _bias_silu_ _f16_relu_ _f32_gelu_ 2x64x64 layer_norm3x1000 rms_norm5x512 softmax4x1000 k_ring_m16 k_ring_m3 k_staged_m16 k_staged_m3 attention3x4x4x64x37 attention5x6x2x32x50 attention3x4x2x32x20 attention2x2x1x64x200; do
+for case in _bias_silu_ _f16_relu_ _f32_gelu_ 2x64x64 layer_norm3x1000 rms_norm5x512 softmax4x1000 k_ring_m16 k_ring_m3 k_staged_m16 k_staged_m3 attention3x4x4x64x37 attention5x6x2x32x50 attention3x4x2x32x20 attention2x2x1x64x200 attention3x4x2x64x37_rotary attention3x4x2x8x20_append_rotary; do
   compute-sanitizer --tool memcheck --error-exitcode 9 \
     python3 -m amk.graphbench "$bundles" --iters 1 --only "$case" \
     >"$results/memcheck-$case.log" 2>&1 || { status=1; echo "memcheck $case FAIL"; }

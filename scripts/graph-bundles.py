@@ -6,7 +6,7 @@
 The decode MLP y = W2 gelu(W1 x) (H = 4096, F = 14336, bf16) at M = 1 and
 16, the Llama-style block (RMSNorm, gate/up, SiLU times up, down, the
 residual add) at the same sizes, decode attention over a KV cache alone
-and in a Llama-style layer, and odd graphs (three steps with bias and
+and in a Llama decode layer (rotary, appending), and odd graphs (three steps with bias and
 silu, K not a multiple of a warp's loads, f16 and f32, LayerNorm and other
 elementwise ops, a softmax between products) each planned by AMK; `--sweep` adds the MLP at
 other configs (blocks per SM, threads, rows per warp, unroll) to check the
@@ -117,47 +117,70 @@ def block(name, m, h, f, dtype="bf16", norm="rms_norm", combine="mul",
 
 
 def attention(q, k, v, caches, lengths, o, m, heads, kv_heads, d, cache, t,
-              append=False):
-    """An amk.decode_attention line over [m, cache, kv_heads, d] caches."""
+              append=False, rotary=None):
+    """An amk.decode_attention line over [m, cache, kv_heads, d] caches;
+    `rotary` names its cos and sin tables ([cache + 1, d] f32)."""
     c = t(m, cache, kv_heads, d)
     extra = ", append" if append else ""
+    table = memref([cache + 1, d], "f32")
+    rot = f" rotary({rotary})" if rotary else ""
+    tables = f", {table}, {table}" if rotary else ""
     return (f"    amk.decode_attention {q}, {k}, {v} cache({caches}) "
-            f"lengths({lengths}) into {o} {{heads = {heads}, kv_heads = "
+            f"lengths({lengths}){rot} into {o} {{heads = {heads}, kv_heads = "
             f"{kv_heads}{extra}}} : {t(m, heads * d)}, {t(m, kv_heads * d)}, "
-            f"{t(m, kv_heads * d)}, {c}, {c}, memref<{m}xi32>, "
+            f"{t(m, kv_heads * d)}, {c}, {c}, memref<{m}xi32>{tables}, "
             f"{t(m, heads * d)}")
 
 
-def attention_only(name, m, heads, kv_heads, d, cache, dtype="bf16"):
-    """Decode attention alone: o = attention(q, k, v) over the caches."""
+def attention_only(name, m, heads, kv_heads, d, cache, dtype="bf16",
+                   append=False, rotary=False, config=None):
+    """Decode attention alone: o = attention(q, k, v) over the caches
+    (outputs when it appends), rotated by cos and sin tables if asked."""
     t = lambda *shape: memref(list(shape), dtype)
+    caches = [("%kc", t(m, cache, kv_heads, d)),
+              ("%vc", t(m, cache, kv_heads, d))]
     ins = [("%q", t(m, heads * d)), ("%k", t(m, kv_heads * d)),
-           ("%v", t(m, kv_heads * d)), ("%kc", t(m, cache, kv_heads, d)),
-           ("%vc", t(m, cache, kv_heads, d)), ("%len", f"memref<{m}xi32>")]
-    o = t(m, heads * d)
-    args = ", ".join(f"{v}: {ty}" for v, ty in ins + [("%o", o)])
-    body_args = ", ".join(f"{v}a: {ty}" for v, ty in ins + [("%o", o)])
-    return "\n".join([
-        f"func.func @{name}({args}) {{",
+           ("%v", t(m, kv_heads * d))] + ([] if append else caches)
+    ins.append(("%len", f"memref<{m}xi32>"))
+    if rotary:
+        ins += [("%cos", memref([cache + 1, d], "f32")),
+                ("%sin", memref([cache + 1, d], "f32"))]
+    outs = [("%o", t(m, heads * d))] + (caches if append else [])
+    args = ", ".join(f"{v}: {ty}" for v, ty in ins + outs)
+    body_args = ", ".join(f"{v}a: {ty}" for v, ty in ins + outs)
+    lines = [f"func.func @{name}({args}) {{"]
+    if config:
+        lines.append(f'  amk.kernel "k_{name}" config({config}) {{')
+    lines += [
         f"  amk.graph ins({', '.join(v for v, _ in ins)} : "
-        f"{', '.join(ty for _, ty in ins)}) outs(%o : {o}) {{",
+        f"{', '.join(ty for _, ty in ins)}) outs("
+        f"{', '.join(v for v, _ in outs)} : "
+        f"{', '.join(ty for _, ty in outs)}) {{",
         f"  ^bb0({body_args}):",
         attention("%qa", "%ka", "%va", "%kca, %vca", "%lena", "%oa", m, heads,
-                  kv_heads, d, cache, t),
-        "  }", "  return", "}"]) + "\n"
+                  kv_heads, d, cache, t, append=append,
+                  rotary="%cosa, %sina" if rotary else None),
+        "  }"]
+    if config:
+        lines.append("  }")
+    lines += ["  return", "}"]
+    return "\n".join(lines) + "\n"
 
 
 def layer(name, m, heads, kv_heads, d, cache, f, dtype="bf16", config=None):
-    """A Llama-style decode layer without rotary embeddings: attention
-    (RMSNorm, the q, k and v products, decode attention over the KV cache,
-    which it appends the new keys and values to, the output product, the
-    residual add), then the MLP block."""
+    """A Llama decode layer: attention (RMSNorm, the q, k and v products,
+    rotary embeddings and decode attention over the KV cache, which it
+    appends the new keys and values to, the output product, the residual
+    add), then the MLP block."""
     h = heads * d
     kv = kv_heads * d
     t = lambda *shape: memref(list(shape), dtype)
     ins = [("%x", t(m, h)), ("%g1", t(h)), ("%wq", t(h, h)),
            ("%wk", t(kv, h)), ("%wv", t(kv, h)),
-           ("%len", f"memref<{m}xi32>"), ("%wo", t(h, h)), ("%g2", t(h)),
+           ("%len", f"memref<{m}xi32>"),
+           ("%cos", memref([cache + 1, d], "f32")),
+           ("%sin", memref([cache + 1, d], "f32")), ("%wo", t(h, h)),
+           ("%g2", t(h)),
            ("%wg", t(f, h)), ("%wu", t(f, h)), ("%wd", t(h, f))]
     outs = [("%y", t(m, h)), ("%kc", t(m, cache, kv_heads, d)),
             ("%vc", t(m, cache, kv_heads, d))]
@@ -189,7 +212,8 @@ def layer(name, m, heads, kv_heads, d, cache, f, dtype="bf16", config=None):
         mm("%n1", "%wka", "%kn", h, kv),
         mm("%n1", "%wva", "%vn", h, kv),
         attention("%q", "%kn", "%vn", "%kca, %vca", "%lena", "%att", m,
-                  heads, kv_heads, d, cache, t, append=True),
+                  heads, kv_heads, d, cache, t, append=True,
+                  rotary="%cosa, %sina"),
         mm("%att", "%woa", "%proj", h, h),
         f"    linalg.add ins(%xa, %proj : {t(m, h)}, {t(m, h)}) "
         f"outs(%r : {t(m, h)})",
@@ -262,6 +286,12 @@ def cases(sweep, sms):
     yield attention_only("attention_f16_small", 5, 6, 2, 32, 50, "f16")
     # Fewer units than blocks: positions split into parts (flash decoding).
     yield attention_only("attention_split_small", 2, 2, 1, 64, 200, "f32")
+    # Rotary embeddings: f32 on 16 lanes, bf16 appending with one lane a
+    # head (the partner within the run).
+    yield attention_only("attention_rotary_small", 3, 4, 2, 64, 37, "f32",
+                         rotary=True)
+    yield attention_only("attention_rotary_one_lane", 3, 4, 2, 8, 20,
+                         append=True, rotary=True)
     yield layer("layer_small", 3, 4, 2, 32, 20, 256)
     yield layer("llama_layer_m1_l1024", 1, 32, 8, 128, 1024, 14336)
     yield layer("llama_layer_m16_l1024", 16, 32, 8, 128, 1024, 14336)

@@ -81,12 +81,23 @@ def make_inputs(bundle):
     # An appending attention's caches are outputs it reads: random too.
     caches = {s[key] for s in steps if s.get("append")
               for key in ("key_cache", "value_cache")}
+    # Rotary tables: Llama's (theta 10000), cos and sin by position.
+    tables = {s[key]: key for s in steps if "cos" in s
+              for key in ("cos", "sin")}
     tensors = []
     for index, arg in enumerate(bundle.manifest["args"]):
         shape = [bundle.manifest["sizes"][s] if isinstance(s, str) else s
                  for s in arg["shape"]]
         if index in lengths:
             tensors.append(lengths_for(shape[0], lengths[index]).cuda())
+            continue
+        if index in tables:
+            rows, d = shape
+            theta = 10000.0 ** (-torch.arange(0, d // 2).double() * 2 / d)
+            angles = torch.arange(rows).double()[:, None] * theta[None, :]
+            angles = torch.cat([angles, angles], -1)
+            table = angles.cos() if tables[index] == "cos" else angles.sin()
+            tensors.append(table.to(TORCH[arg["elem"]]).cuda())
             continue
         dtype = TORCH[arg["elem"]]
         if arg["written"] and index not in caches:
@@ -195,6 +206,23 @@ def append_ref(s, originals, k, e_k, v, e_v):
     return out
 
 
+def rotate(s, tensors, x, e_x, heads):
+    """x [M, heads * D] rotated at each sequence's position n_m (Llama's
+    rotate-half), and its allowance."""
+    if "cos" not in s:
+        return x, e_x
+    m, d = x.shape[0], s["k"]
+    n = tensors[s["lengths"]].long().clamp(0, s["cache_length"])
+    cos = tensors[s["cos"]].double()[n][:, None, :]
+    sin = tensors[s["sin"]].double()[n][:, None, :]
+    x3, e3 = x.view(m, heads, d), e_x.view(m, heads, d)
+    half = lambda t: torch.cat([-t[..., d // 2:], t[..., :d // 2]], -1)
+    y = x3 * cos + half(x3) * sin
+    e = e3 * cos.abs() + half(e3).abs() * sin.abs() + 4 * F32 * (
+        x3.abs() * cos.abs() + half(x3).abs() * sin.abs())
+    return y.reshape(m, -1), e.reshape(m, -1)
+
+
 def attention_ref(s, tensors, q, e_q, k, e_k, v, e_v):
     """Decode attention in fp64 over each sequence's n_m cached positions
     and its new token. The allowance: the scores' errors (the inputs' and
@@ -244,11 +272,17 @@ def reference(steps, tensors):
         elif kind(s) == "row":
             y, allowed = row_ref(s, tensors, a, e_a)
         elif kind(s) == "attention":
-            new = (*source(s, "b", tensors, results),
-                   *source(s, "v", tensors, results))
+            a, e_a = rotate(s, tensors, a, e_a, s["heads"])
+            k, e_k = rotate(s, tensors, *source(s, "b", tensors, results),
+                            s["kv_heads"])
+            new = (k, e_k, *source(s, "v", tensors, results))
             y, allowed = attention_ref(s, tensors, a, e_a, *new)
             if s.get("append"):
-                out.update(append_ref(s, tensors, *new))
+                # The cache holds the rotated keys as its type rounds them.
+                cache = TORCH[s["in_type"]]
+                k = k.to(cache).double()
+                e_k = e_k + 2 * ROUNDOFF[s["in_type"]] * k.abs()
+                out.update(append_ref(s, tensors, k, e_k, *new[2:]))
         else:
             b, e_b = source(s, "b", tensors, results)
             y, allowed = elementwise_ref(s, a, e_a, b, e_b)
@@ -263,8 +297,8 @@ def reference(steps, tensors):
 def torch_cache(s, tensors):
     """torch's static KV cache for an attention step (made once, untimed):
     heads first as scaled_dot_product_attention takes them, one more
-    position for the new token, and the mask of each sequence's n_m + 1
-    positions."""
+    position for the new token, the mask of each sequence's n_m + 1
+    positions, and the rotary tables if the step rotates."""
     kc, vc = tensors[s["key_cache"]], tensors[s["value_cache"]]
     m, cache, kv_heads, d = kc.shape
     n = tensors[s["lengths"]].long().clamp(0, cache)
@@ -276,16 +310,24 @@ def torch_cache(s, tensors):
     mask = torch.arange(cache + 1, device=kc.device)[None, :] <= n[:, None]
     # Full caches need no mask (SDPA may then take its flash kernel).
     mask = None if bool(mask.all()) else mask[:, None, None, :]
-    return padded(kc), padded(vc), n, mask
+    tables = (tensors[s["cos"]], tensors[s["sin"]]) if "cos" in s else None
+    return padded(kc), padded(vc), n, mask, tables
 
 
 def torch_attention(s, q, k, v, cache):
     """Decode attention as a torch user writes it: the new token into the
     static cache, then SDPA (grouped-query) under the lengths' mask."""
-    keys, values, n, mask = cache
+    keys, values, n, mask, tables = cache
     m, kv_heads, _, d = keys.shape
     heads = s["heads"]
     rows = torch.arange(m, device=q.device)
+    if tables:  # Llama's rotate-half at each sequence's position
+        cos, sin = tables
+        def rotary(x, h):
+            x = x.view(m, h, d)
+            half = torch.cat([-x[..., d // 2:], x[..., :d // 2]], -1)
+            return (x * cos[n][:, None] + half * sin[n][:, None]).to(x.dtype)
+        q, k = rotary(q, heads), rotary(k, kv_heads)
     keys[rows, :, n] = k.view(m, kv_heads, d)
     values[rows, :, n] = v.view(m, kv_heads, d)
     query = q.view(m, heads, 1, d)

@@ -392,11 +392,12 @@ def row_mean(x, dim=-1, *, out_dtype=None, target=None):
 
 
 def decode_attention_source(m, heads, kv_heads, d, cache, elem, out_elem,
-                            scale=None, append=False):
+                            scale=None, append=False, rotary_elem=None):
     """The MLIR of decode attention as a one-step amk.graph: q [m, heads *
     d], the new keys and values [m, kv_heads * d], caches [m, cache,
     kv_heads, d] (graph outputs when `append` writes the new token into
-    them), lengths [m] of i32, o [m, heads * d]."""
+    them), lengths [m] of i32, o [m, heads * d]; with `rotary_elem`, cos
+    and sin tables [cache + 1, d] of that type rotate q and the keys."""
     if min(m, heads, kv_heads, d, cache) < 1 or heads % kv_heads:
         raise ValueError(f"amk.ops.decode_attention: {heads} query heads of "
                          f"{d} on {kv_heads} key/value heads, {m} sequences "
@@ -411,6 +412,9 @@ def decode_attention_source(m, heads, kv_heads, d, cache, elem, out_elem,
     outs = [("o", o)]
     (outs if append else ins).extend([("kc", c), ("vc", c)])
     ins.append(("len", n))
+    table = t(rotary_elem, cache + 1, d) if rotary_elem else None
+    if table:
+        ins += [("cos", table), ("sin", table)]
     attrs = [f"heads = {heads}", f"kv_heads = {kv_heads}"]
     if scale is not None:
         attrs.append(f"scale = {float(scale):.9e}")
@@ -425,19 +429,24 @@ def decode_attention_source(m, heads, kv_heads, d, cache, elem, out_elem,
             f"outs({names(outs)} : {types(outs)}) {{\n"
             f"  ^bb0({body}):\n"
             f"    amk.decode_attention %qa, %ka, %va cache(%kca, %vca) "
-            f"lengths(%lena) into %oa {{{', '.join(attrs)}}} : "
-            f"{q}, {kv}, {kv}, {c}, {c}, {n}, {o}\n"
+            f"lengths(%lena){' rotary(%cosa, %sina)' if table else ''} "
+            f"into %oa {{{', '.join(attrs)}}} : "
+            f"{q}, {kv}, {kv}, {c}, {c}, {n}"
+            f"{f', {table}, {table}' if table else ''}, {o}\n"
             f"  }}\n  return\n}}\n")
 
 
 def decode_attention(q, k, v, key_cache, value_cache, lengths, *, scale=None,
-                     append=False, out_dtype=None, target=None):
+                     append=False, cos=None, sin=None, out_dtype=None,
+                     target=None):
     """Attention of one new token per sequence over its KV cache:
     q [M, heads, D], k and v [M, kv_heads, D] (the new token's), the caches
     [M, L, kv_heads, D] holding positions 0 .. lengths[m] - 1 (lengths: int32
     [M], clamped to [0, L]); the new token is position lengths[m]. Returns
     o [M, heads, D]. With `append`, k and v are also written into the
-    caches at that position where it is below L (in place)."""
+    caches at that position where it is below L (in place). With `cos` and
+    `sin` ([L + 1, D], float32 or q's dtype), q and k are first rotated at
+    that position (Llama's rotate-half); the caches hold rotated keys."""
     import torch
 
     tensors = {"q": q, "k": k, "v": v, "key_cache": key_cache,
@@ -471,17 +480,30 @@ def decode_attention(q, k, v, key_cache, value_cache, lengths, *, scale=None,
                             f"{q.dtype} like q")
     out_dtype = out_dtype or q.dtype
     out_elem = _elem(out_dtype, "out_dtype", "decode_attention")
+    if (cos is None) != (sin is None):
+        raise ValueError("amk.ops.decode_attention: rotary takes both cos "
+                         "and sin")
+    tables = [] if cos is None else [cos, sin]
+    for name, t in zip(("cos", "sin"), tables):
+        if (not isinstance(t, torch.Tensor) or t.device.type != "cuda" or
+                not t.is_contiguous() or tuple(t.shape) != (cache + 1, d) or
+                t.dtype not in (torch.float32, q.dtype)):
+            raise ValueError(f"amk.ops.decode_attention: {name} must be a "
+                             f"contiguous CUDA tensor [{cache + 1}, {d}] of "
+                             f"float32 or {q.dtype}")
+    rotary_elem = _elem(cos.dtype, "cos", "decode_attention") if tables \
+        else None
     source = decode_attention_source(m, heads, kv_heads, d, cache, elem,
-                                     out_elem, scale, append)
+                                     out_elem, scale, append, rotary_elem)
     kernel = _kernel(source, target or _device_target(q), "exact",
                      "sequence count")
     # The graph's activations are [M, heads * D] (free views here).
     o = torch.empty(m, heads * d, dtype=out_dtype, device=q.device)
     rows = [t.view(m, -1) for t in (q, k, v)]
     if append:
-        kernel(*rows, lengths, o, key_cache, value_cache)
+        kernel(*rows, lengths, *tables, o, key_cache, value_cache)
     else:
-        kernel(*rows, key_cache, value_cache, lengths, o)
+        kernel(*rows, key_cache, value_cache, lengths, *tables, o)
     return o.view(m, heads, d)
 
 

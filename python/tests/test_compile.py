@@ -270,6 +270,13 @@ def test_the_ops_decode_attention_source_compiles_both_ways(cache):
         assert written == (["out0", "out1", "out2"] if append else ["out0"])
     with pytest.raises(ValueError, match="kv_heads must divide heads"):
         decode_attention_source(2, 6, 4, 64, 33, "bf16", "bf16")
+    src = decode_attention_source(2, 8, 2, 64, 33, "bf16", "bf16",
+                                  append=True, rotary_elem="f32")
+    k = amk.compile(src, "h200", cache_dir=cache)
+    step = k.manifest["problem"]["steps"][0]
+    assert (step["cos"], step["sin"]) == (4, 5)
+    args = {a["name"]: a for a in k.manifest["args"]}
+    assert args["in4"]["shape"] == ["P0", "D0"] and args["in4"]["elem"] == "f32"
 
 
 def test_a_graph_read_before_its_write_is_refused(cache):

@@ -410,3 +410,37 @@ def test_ops_decode_attention_matches_sdpa_and_appends():
         if n[i] < length:
             before_k[i, n[i]], before_v[i, n[i]] = kn[i], vn[i]
     assert torch.equal(kc, before_k) and torch.equal(vc, before_v)
+
+
+def test_ops_decode_attention_rotates_q_and_the_keys():
+    """With cos and sin tables (Llama's, theta 10000), q and the new key
+    are rotated at each sequence's position before attention, and the
+    cache receives the rotated key: against the same in float32."""
+    import torch
+    import torch.nn.functional as F
+    torch.manual_seed(3)
+    m, heads, kv_heads, d, length = 2, 4, 2, 64, 16
+    rand = lambda *shape: torch.randn(*shape, device="cuda").bfloat16()
+    q, kn, vn = rand(m, heads, d), rand(m, kv_heads, d), rand(m, kv_heads, d)
+    kc, vc = rand(m, length, kv_heads, d), rand(m, length, kv_heads, d)
+    n = [5, 16]
+    lengths = torch.tensor(n, device="cuda", dtype=torch.int32)
+    theta = 10000.0 ** (-torch.arange(0, d // 2, device="cuda") * 2 / d)
+    angles = torch.arange(length + 1, device="cuda")[:, None] * theta
+    angles = torch.cat([angles, angles], -1)
+    cos, sin = angles.cos(), angles.sin()
+    half = lambda x: torch.cat([-x[..., d // 2:], x[..., :d // 2]], -1)
+    rot = lambda x, p: x.float() * cos[p] + half(x.float()) * sin[p]
+    before = kc.clone()
+    o = amk.ops.decode_attention(q, kn, vn, kc, vc, lengths, append=True,
+                                 cos=cos, sin=sin, out_dtype=torch.float32)
+    for i in range(m):
+        qr, kr = rot(q[i], n[i]), rot(kn[i], n[i])
+        keys = torch.cat([before[i, :n[i]].float(), kr[None]])
+        values = torch.cat([vc[i, :n[i]], vn[i:i + 1]]).float()
+        ref = F.scaled_dot_product_attention(
+            qr[:, None], keys.transpose(0, 1).repeat_interleave(2, 0),
+            values.transpose(0, 1).repeat_interleave(2, 0))[:, 0]
+        assert (o[i] - ref).abs().max().item() <= 2e-3, i
+        if n[i] < length:
+            assert (kc[i, n[i]].float() - kr).abs().max().item() <= 2e-2

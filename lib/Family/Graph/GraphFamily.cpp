@@ -306,6 +306,10 @@ public:
             s.m, s.heads, s.k, s.kvHeads, s.cacheLength, *s.keyCache,
             *s.valueCache, *s.lengths, source(s.a), source(s.b), source(s.v),
             s.append ? "; appended to the caches at the kernel's end" : "");
+        if (s.cos)
+          what += llvm::formatv("; q and the new keys rotated by the tables "
+                                "#{0} and #{1} at position n_m",
+                                *s.cos, *s.sin);
         break;
       }
       std::string order =
@@ -464,9 +468,13 @@ KernelLaunch GraphFamily::describeLaunch(ProblemOpInterface op,
       std::string kv = addSymbol(llvm::formatv("KV{0}", i), s.kvHeads * s.k);
       SmallVector<std::pair<StringRef, Value>> named(operands.parameters);
       llvm::append_range(named, operands.updates);
+      std::string positions =
+          addSymbol(llvm::formatv("P{0}", i), s.cacheLength + 1);
       for (auto [name, value] : named)
         shapes.try_emplace(value, name == "lengths"
                                       ? SmallVector<std::string>{m}
+                                  : name == "cos" || name == "sin"
+                                      ? SmallVector<std::string>{positions, d}
                                       : SmallVector<std::string>{m, l, h, d});
       for (Value read : ArrayRef(operands.reads).drop_front())
         shapes.try_emplace(read, SmallVector<std::string>{m, kv});

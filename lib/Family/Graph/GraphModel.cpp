@@ -117,6 +117,8 @@ GraphProblem GraphProblem::get(GraphOp op) {
        : name == "key_cache"   ? s.keyCache
        : name == "value_cache" ? s.valueCache
        : name == "lengths"     ? s.lengths
+       : name == "cos"         ? s.cos
+       : name == "sin"         ? s.sin
                                : s.weights) = operandIndex(value);
     if (auto buffer = operands.result.getDefiningOp<GraphBufferOp>())
       s.buffer = llvm::find(buffers, buffer) - buffers.begin();
@@ -286,8 +288,11 @@ FailureOr<GraphProblem> GraphProblem::fromJSON(MLIRContext *context,
       s.valueCache = readIndex("value_cache");
       s.lengths = readIndex("lengths");
       s.append = o->getBoolean("append").value_or(false);
+      s.cos = readIndex("cos");
+      s.sin = readIndex("sin");
       ok &= s.keyCache && s.valueCache && s.lengths &&
-            (!s.append || *s.keyCache != *s.valueCache);
+            (!s.append || *s.keyCache != *s.valueCache) &&
+            s.cos.has_value() == s.sin.has_value() && (!s.cos || s.k % 2 == 0);
     }
     s.weights = readIndex("weights");
     s.bias = readIndex("bias");
@@ -346,6 +351,8 @@ llvm::json::Object GraphProblem::toJSON() const {
       put("key_cache", s.keyCache);
       put("value_cache", s.valueCache);
       put("lengths", s.lengths);
+      put("cos", s.cos);
+      put("sin", s.sin);
       if (s.append)
         o["append"] = true;
       break;

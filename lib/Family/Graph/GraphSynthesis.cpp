@@ -135,6 +135,18 @@ private:
                         finish);
   /// Output e of the unit from its sums.
   void storeAttentionOutput(const Attention &a, Value acc, Value sum, Value e);
+  /// A run rotated at position `n` (rotary tables given): run * cos +
+  /// rotate_half(run) * sin, where `partner[e]` is the element D/2 from
+  /// run[e] and `lower[e]` whether run[e] is in the head's first half (its
+  /// partner then enters negated). The tables' runs at [n, column].
+  SmallVector<Value> rotateRun(const GraphStep &s, DecodeAttentionOp op,
+                               ArrayRef<Value> run, ArrayRef<Value> partner,
+                               ArrayRef<Value> lower, Value n, Value column);
+  /// The same for a lane's run of a head in attention's layout: the
+  /// partner run is on the lane lanes / 2 away (or, with one lane a head,
+  /// in the run itself).
+  SmallVector<Value> rotateLaneRun(const Attention &a, ArrayRef<Value> run,
+                                   Value n);
   /// After every block's parts: block b merges units b, b + blocks, ....
   void mergeAttentionParts(const Attention &a, Value parts, int64_t counter);
   /// An appending attention's writes of the new keys and values into its
@@ -142,6 +154,13 @@ private:
   /// every block's reads (a wait on the step's counter, or a later wait
   /// that covers it): the threads of all blocks take the runs in turn.
   void buildAppend(unsigned index, DecodeAttentionOp step);
+  /// An appending, rotating attention's new key run (kv head `kvHead`,
+  /// columns from `column`) of row `row` rotated at position `n`.
+  SmallVector<Value> rotatedKeyRun(const GraphStep &s, DecodeAttentionOp op,
+                                   Value row, Value kvHead, Value column,
+                                   Value n);
+  /// `values` (f32) as a vector of `elem`.
+  Value buildVector(ArrayRef<Value> values, Type elem);
   /// The dynamic shared memory as `floats` f32.
   Value getSharedFloats(int64_t floats);
   /// The same on the weights a TMA ring stages (stages > 0): beginRing
@@ -1166,12 +1185,21 @@ SmallVector<Value> GraphKernelBuilder::foldPositions(const Attention &a,
   auto fma = [&](Value x, Value y, Value z) {
     return math::FmaOp::create(b, x, y, z);
   };
-  // The unit's query runs, scaled so that scores are base-2 exponents.
+  // n_m, lengths[m] clamped to [0, L]: the new token's position.
+  Value length = memref::LoadOp::create(
+      b, kernelValue.lookup(a.op.getLengths()), ValueRange{a.row});
+  length = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, length, i32(0)),
+                                  i32(s.cacheLength));
+  Value n = arith::IndexCastUIOp::create(b, b.getIndexType(), length);
+  // The unit's query runs (rotated at n_m), scaled so that scores are
+  // base-2 exponents.
   Value scale = f32(s.alpha * M_LOG2E);
   SmallVector<SmallVector<Value>> queries;
   for (int64_t h = 0; h < a.unitHeads; ++h) {
     Value qColumn = add(mul(add(a.firstHead, c(h)), c(d)), a.column);
     queries.push_back(loadRun(q, a.row, qColumn, vector));
+    if (s.cos)
+      queries.back() = rotateLaneRun(a, queries.back(), n);
     for (Value &x : queries.back())
       x = arith::MulFOp::create(b, x, scale);
   }
@@ -1200,6 +1228,8 @@ SmallVector<Value> GraphKernelBuilder::foldPositions(const Attention &a,
                                    cmp(arith::CmpIPredicate::eq, part, c(0)));
   SmallVector<Value> newKey =
       loadRun(kernelValue.lookup(a.op.getK()), a.row, kvColumn, vector);
+  if (s.cos)
+    newKey = rotateLaneRun(a, newKey, n);
   SmallVector<Value> newValue =
       loadRun(kernelValue.lookup(a.op.getV()), a.row, kvColumn, vector);
   for (int64_t h = 0; h < a.unitHeads; ++h) {
@@ -1209,13 +1239,7 @@ SmallVector<Value> GraphKernelBuilder::foldPositions(const Attention &a,
       st.push_back(select(seeded, x, f32(0.0)));
   }
 
-  // n_m, lengths[m] clamped to [0, L], and the task's positions [begin,
-  // end) of [0, n_m).
-  Value length = memref::LoadOp::create(
-      b, kernelValue.lookup(a.op.getLengths()), ValueRange{a.row});
-  length = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, length, i32(0)),
-                                  i32(s.cacheLength));
-  Value n = arith::IndexCastUIOp::create(b, b.getIndexType(), length);
+  // The task's positions: [begin, end) of [0, n_m).
   Value begin = mul(warp, c(a.slots)), end = n;
   if (part) {
     int64_t chunk = llvm::divideCeil(s.cacheLength, a.splits);
@@ -1353,6 +1377,46 @@ void GraphKernelBuilder::storeAttentionOutput(const Attention &a, Value acc,
                           ValueRange{a.row, add(mul(a.firstHead, c(a.d)), e)});
 }
 
+SmallVector<Value>
+GraphKernelBuilder::rotateRun(const GraphStep &s, DecodeAttentionOp op,
+                              ArrayRef<Value> run, ArrayRef<Value> partner,
+                              ArrayRef<Value> lower, Value n, Value column) {
+  int64_t vector = run.size();
+  SmallVector<Value> cosRun =
+      loadRun(kernelValue.lookup(op.getCos()), ValueRange{n, column}, vector);
+  SmallVector<Value> sinRun =
+      loadRun(kernelValue.lookup(op.getSin()), ValueRange{n, column}, vector);
+  SmallVector<Value> rotated;
+  for (int64_t e = 0; e < vector; ++e) {
+    Value turned = arith::SelectOp::create(
+        b, lower[e], arith::NegFOp::create(b, partner[e]), partner[e]);
+    rotated.push_back(math::FmaOp::create(
+        b, turned, sinRun[e], arith::MulFOp::create(b, run[e], cosRun[e])));
+  }
+  return rotated;
+}
+
+SmallVector<Value> GraphKernelBuilder::rotateLaneRun(const Attention &a,
+                                                     ArrayRef<Value> run,
+                                                     Value n) {
+  int64_t half = a.d / 2;
+  SmallVector<Value> partner, lower;
+  Value low;
+  if (a.lanes > 1)
+    low =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, a.column, c(half));
+  for (int64_t e = 0; e < a.vector; ++e) {
+    if (a.lanes > 1) {
+      partner.push_back(shuffleXor(run[e], a.lanes / 2));
+      lower.push_back(low);
+    } else {
+      partner.push_back(run[(e + half) % a.d]);
+      lower.push_back(arith::ConstantIntOp::create(b, b.getI1Type(), e < half));
+    }
+  }
+  return rotateRun(a.s, a.op, run, partner, lower, n, a.column);
+}
+
 void GraphKernelBuilder::mergeAttentionParts(const Attention &a, Value parts,
                                              int64_t counter) {
   int64_t d = a.d, unitHeads = a.unitHeads, splits = a.splits;
@@ -1437,13 +1501,54 @@ void GraphKernelBuilder::buildAppend(unsigned index, DecodeAttentionOp op) {
         llvm::MaybeAlign align(vector * s.inBytes());
         for (auto [source, cache] :
              {std::pair{newKeys, keys}, std::pair{newValues, values}}) {
-          Value run =
-              vector::LoadOp::create(b, type, source, ValueRange{row, from},
-                                     /*nontemporal=*/false, align);
+          Value run;
+          if (s.cos && source == newKeys) {
+            run =
+                buildVector(rotatedKeyRun(s, op, row, kvHead, column, n), elem);
+          } else {
+            run = vector::LoadOp::create(b, type, source, ValueRange{row, from},
+                                         /*nontemporal=*/false, align);
+          }
           vector::StoreOp::create(b, run, cache, to, /*nontemporal=*/false,
                                   align);
         }
       });
+}
+
+SmallVector<Value> GraphKernelBuilder::rotatedKeyRun(const GraphStep &s,
+                                                     DecodeAttentionOp op,
+                                                     Value row, Value kvHead,
+                                                     Value column, Value n) {
+  int64_t d = s.k, half = d / 2, vector = s.getVector();
+  Value keys = kernelValue.lookup(op.getK());
+  Value head = mul(kvHead, c(d));
+  SmallVector<Value> run = loadRun(keys, row, add(head, column), vector);
+  SmallVector<Value> partner, lower;
+  if (vector < d) {
+    // The partner run: D/2 on, wrapping within the head (vector divides
+    // D/2 when a head is several runs).
+    Value low =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column, c(half));
+    Value other =
+        arith::SelectOp::create(b, low, add(column, c(half)),
+                                arith::SubIOp::create(b, column, c(half)));
+    partner = loadRun(keys, row, add(head, other), vector);
+    lower.assign(vector, low);
+  } else {
+    for (int64_t e = 0; e < vector; ++e) {
+      partner.push_back(run[(e + half) % d]);
+      lower.push_back(arith::ConstantIntOp::create(b, b.getI1Type(), e < half));
+    }
+  }
+  return rotateRun(s, op, run, partner, lower, n, column);
+}
+
+Value GraphKernelBuilder::buildVector(ArrayRef<Value> values, Type elem) {
+  SmallVector<Value> narrowed;
+  for (Value v : values)
+    narrowed.push_back(elem.isF32() ? v : arith::TruncFOp::create(b, elem, v));
+  return vector::FromElementsOp::create(
+      b, VectorType::get({int64_t(values.size())}, elem), narrowed);
 }
 
 void GraphKernelBuilder::signal(int64_t counter) {

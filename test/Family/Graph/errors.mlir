@@ -210,3 +210,18 @@ func.func @append_one_cache(%q: memref<2x256xbf16>, %k: memref<2x128xbf16>, %len
   return
 }
 }
+
+// -----
+
+// Rotary tables of the cache's length, not one more (the new token's
+// position may be L).
+module attributes {amk.target = #amk.target<"h200">} {
+func.func @rotary_rows(%q: memref<2x256xbf16>, %k: memref<2x128xbf16>, %kc: memref<2x8x2x64xbf16>, %len: memref<2xi32>, %t: memref<8x64xf32>, %o: memref<2x256xbf16>) {
+  amk.graph ins(%q, %k, %kc, %len, %t : memref<2x256xbf16>, memref<2x128xbf16>, memref<2x8x2x64xbf16>, memref<2xi32>, memref<8x64xf32>) outs(%o : memref<2x256xbf16>) {
+  ^bb0(%qa: memref<2x256xbf16>, %ka: memref<2x128xbf16>, %kca: memref<2x8x2x64xbf16>, %lena: memref<2xi32>, %ta: memref<8x64xf32>, %oa: memref<2x256xbf16>):
+    // expected-error @+1 {{'amk.decode_attention' op rotary cos must be [L + 1, D] = [9, 64], contiguous, got 'memref<8x64xf32>'}}
+    amk.decode_attention %qa, %ka, %ka cache(%kca, %kca) lengths(%lena) rotary(%ta, %ta) into %oa {heads = 4, kv_heads = 2} : memref<2x256xbf16>, memref<2x128xbf16>, memref<2x128xbf16>, memref<2x8x2x64xbf16>, memref<2x8x2x64xbf16>, memref<2xi32>, memref<8x64xf32>, memref<8x64xf32>, memref<2x256xbf16>
+  }
+  return
+}
+}

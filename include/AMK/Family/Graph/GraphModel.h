@@ -77,6 +77,9 @@ struct GraphStep {
   int64_t heads = 0, kvHeads = 0, cacheLength = 0;
   GraphSource v;
   std::optional<unsigned> keyCache, valueCache, lengths;
+  /// Attention's rotary tables (graph inputs, [L + 1, D]), when it rotates
+  /// q and the new keys.
+  std::optional<unsigned> cos, sin;
   /// Attention that appends the new keys and values to its caches (graph
   /// outputs then): after every block's reads of them, at the kernel's
   /// end; `appendWaits` when no later step's wait covers this step, so the

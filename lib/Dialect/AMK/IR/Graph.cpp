@@ -102,6 +102,26 @@ LogicalResult DecodeAttentionOp::verify() {
   if (!isFloat(o.getElementType()))
     return emitOpError() << "o's element type must be f32, f16 or bf16, got "
                          << o.getElementType();
+  if (bool(getCos()) != bool(getSin()))
+    return emitOpError("rotary takes both tables, cos and sin");
+  for (Value table : {getCos(), getSin()}) {
+    if (!table)
+      continue;
+    auto type = cast<MemRefType>(table.getType());
+    StringRef name = table == getCos() ? "cos" : "sin";
+    SmallVector<int64_t> want = {getCacheLength() + 1, d};
+    if (type.getShape() != ArrayRef(want) || !type.getLayout().isIdentity())
+      return emitOpError() << "rotary " << name << " must be [L + 1, D] = ["
+                           << want[0] << ", " << d << "], contiguous, got "
+                           << type;
+    Type tableElem = type.getElementType();
+    if (!tableElem.isF32() && tableElem != elem)
+      return emitOpError() << "rotary " << name << " must be f32 or q's "
+                           << elem << ", got " << tableElem;
+    if (d % 2)
+      return emitOpError() << "rotary rotates halves of a head: D (" << d
+                           << ") must be even";
+  }
   if (getAppend() && getKeyCache() == getValueCache())
     return emitOpError("appends keys and values into one buffer: "
                        "key_cache and value_cache must differ");
@@ -145,6 +165,10 @@ mlir::amk::getGraphStepOperands(Operation *op) {
     else
       operands.parameters = caches;
     operands.parameters.push_back({"lengths", attention.getLengths()});
+    if (attention.getCos()) {
+      operands.parameters.push_back({"cos", attention.getCos()});
+      operands.parameters.push_back({"sin", attention.getSin()});
+    }
     operands.result = attention.getO();
     return operands;
   }
@@ -377,10 +401,11 @@ std::string GraphOp::getProblemSignature() {
                            shape[0], shape[1]);
     else if (auto attention = dyn_cast<DecodeAttentionOp>(op))
       sig += llvm::formatv(
-          "_attention{0}x{1}x{2}x{3}x{4}{6}_scale{5:e}", attention.getM(),
+          "_attention{0}x{1}x{2}x{3}x{4}{6}{7}_scale{5:e}", attention.getM(),
           attention.getHeads(), attention.getKvHeads(), attention.getHeadDim(),
           attention.getCacheLength(), attention.getScaleValue(),
-          attention.getAppend() ? "_append" : "");
+          attention.getAppend() ? "_append" : "",
+          attention.getCos() ? "_rotary" : "");
     else
       sig += llvm::formatv("_{0}{1}x{2}", op->getName().stripDialect().str(),
                            shape[0], shape[1]);

@@ -150,7 +150,8 @@ def AMK_RowReduceOp : AMK_Op<"row_reduce", [AttrSizedOperandSegments,
 // amk.decode_attention
 //===----------------------------------------------------------------------===//
 
-def AMK_DecodeAttentionOp : AMK_Op<"decode_attention", []> {
+def AMK_DecodeAttentionOp : AMK_Op<"decode_attention",
+    [AttrSizedOperandSegments]> {
   let summary = "Attention of one new token per sequence over its KV cache";
   let description = [{
     Decode attention of a batch of `M` sequences, one new token each, with
@@ -166,6 +167,11 @@ def AMK_DecodeAttentionOp : AMK_Op<"decode_attention", []> {
       position `n_m` (the caller appends `k` and `v` to the caches after);
     - `o[m, h * D + d] = sum_p softmax_p(scale * q_h . key_p) value_p[d]`
       over the `n_m + 1` positions, `scale` defaulting to `1 / sqrt(D)`;
+    - with `rotary(%cos, %sin)` (`[L + 1, D]`, f32 or q's type, the tables
+      of each position), `q` and `k` are first rotated at position `n_m`
+      as Llama does (rotate-half: `x * cos + rotate_half(x) * sin`, where
+      `rotate_half(x) = [-x[D/2:], x[:D/2]]`); the caches hold rotated
+      keys;
     - with `append`, the step also writes `k` and `v` into the caches at
       position `n_m` (where `n_m < L`; a full cache is left as it is): in
       an `amk.graph` the caches are then its outputs, and the writes
@@ -191,6 +197,8 @@ def AMK_DecodeAttentionOp : AMK_Op<"decode_attention", []> {
     Arg<AnyMemRef, "key_cache", [MemRead]>:$key_cache,
     Arg<AnyMemRef, "value_cache", [MemRead]>:$value_cache,
     Arg<AnyMemRef, "lengths", [MemRead]>:$lengths,
+    Arg<Optional<AnyMemRef>, "rotary cos", [MemRead]>:$cos,
+    Arg<Optional<AnyMemRef>, "rotary sin", [MemRead]>:$sin,
     Arg<AnyMemRef, "o", [MemWrite]>:$o,
     I64Attr:$heads,
     I64Attr:$kv_heads,
@@ -198,7 +206,8 @@ def AMK_DecodeAttentionOp : AMK_Op<"decode_attention", []> {
     UnitAttr:$append);
   let assemblyFormat = [{
     $q `,` $k `,` $v `cache` `(` $key_cache `,` $value_cache `)`
-    `lengths` `(` $lengths `)` `into` $o attr-dict `:` type(operands)
+    `lengths` `(` $lengths `)` (`rotary` `(` $cos^ `,` $sin `)`)? `into` $o
+    attr-dict `:` type(operands)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
