@@ -17,11 +17,11 @@
 // CHECK:         scf.for %[[T:.*]] = %block_id_x to %c2 step %c8 {
 // CHECK-NEXT:      %[[UNIT:.*]] = arith.divui %[[T]], %c2
 // CHECK-NEXT:      %[[PART:.*]] = arith.remui %[[T]], %c2
-// The new token seeds part 0 only.
-// CHECK:           arith.cmpi eq, %[[PART]], %c0
 // CHECK:           memref.load %[[LEN]]
 // CHECK:           %[[N:.*]] = arith.index_castui
-// CHECK-NEXT:      %[[SLOTS:.*]] = arith.muli %{{.*}}, %c4
+// The new token seeds part 0 only.
+// CHECK:           arith.cmpi eq, %[[PART]], %c0
+// CHECK:           %[[SLOTS:.*]] = arith.muli %{{.*}}, %c4
 // CHECK-NEXT:      %[[FROM:.*]] = arith.muli %[[PART]], %c25
 // CHECK-NEXT:      %[[BEGIN:.*]] = arith.addi %[[FROM]], %[[SLOTS]]
 // CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[PART]], %c1

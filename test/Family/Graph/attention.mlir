@@ -24,6 +24,11 @@
 // CHECK-NEXT:      %[[PAIR:.*]] = arith.remui %[[U]], %c2
 // CHECK-NEXT:      %[[HEAD:.*]] = arith.muli %[[PAIR]], %c2
 // CHECK-NEXT:      %[[KVH:.*]] = arith.divui %[[HEAD]], %c2
+// n_m: the length clamped to [0, 5].
+// CHECK:           %[[LOADED:.*]] = memref.load %[[LEN]][%[[ROW]]] : memref<3xi32>
+// CHECK-NEXT:      %[[AT_LEAST:.*]] = arith.maxsi %[[LOADED]], %c0_i32
+// CHECK-NEXT:      %[[CLAMPED:.*]] = arith.minsi %[[AT_LEAST]], %c5_i32
+// CHECK-NEXT:      %[[N:.*]] = arith.index_castui %[[CLAMPED]] : i32 to index
 // The two heads' query runs, scaled by 1/sqrt(64) * log2(e).
 // CHECK:           vector.load %[[Q]][%[[ROW]], %{{.*}}] {alignment = 16 : i64} : memref<3x256xf32>, vector<4xf32>
 // CHECK:           arith.mulf %{{.*}}, %cst
@@ -34,11 +39,7 @@
 // CHECK:           vector.load %[[V]][%[[ROW]], %{{.*}}]
 // CHECK:           gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32
 // CHECK:           gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32
-// CHECK:           %[[LOADED:.*]] = memref.load %[[LEN]][%[[ROW]]] : memref<3xi32>
-// CHECK-NEXT:      %[[AT_LEAST:.*]] = arith.maxsi %[[LOADED]], %c0_i32
-// CHECK-NEXT:      %[[CLAMPED:.*]] = arith.minsi %[[AT_LEAST]], %c5_i32
-// CHECK-NEXT:      %[[N:.*]] = arith.index_castui %[[CLAMPED]] : i32 to index
-// CHECK-NEXT:      %[[START:.*]] = arith.muli %[[WARP]], %c2
+// CHECK:           %[[START:.*]] = arith.muli %[[WARP]], %c2
 // CHECK-NEXT:      scf.for %[[P:.*]] = %[[START]] to %[[N]] step %c16 iter_args(
 // CHECK-NEXT:        %[[FIRST:.*]] = arith.addi %[[P]], %[[SLOT]]
 // CHECK-NEXT:        arith.cmpi ult, %[[FIRST]], %[[N]]
