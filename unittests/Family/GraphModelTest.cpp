@@ -98,6 +98,19 @@ TEST(GraphModel, AttentionStepRoundTripsThroughJSON) {
   EXPECT_TRUE(broken([](llvm::json::Object &o) { o["n"] = 96; }));
   EXPECT_TRUE(broken([](llvm::json::Object &o) { o["scale"] = -1.0; }));
   EXPECT_TRUE(broken([](llvm::json::Object &o) { o.erase("v_input"); }));
+  // One rotary table without the other.
+  EXPECT_TRUE(broken([](llvm::json::Object &o) { o["cos"] = 1; }));
+  llvm::json::Object rotating = json;
+  llvm::json::Object &turned = *(*rotating.getArray("steps"))[1].getAsObject();
+  turned["cos"] = 1;
+  turned["sin"] = 1;
+  FailureOr<GraphProblem> rotated = GraphProblem::fromJSON(&context, rotating);
+  ASSERT_TRUE(succeeded(rotated));
+  EXPECT_EQ(rotated->steps[1].cos, 1u);
+  EXPECT_EQ(
+      rotated->toJSON().getArray("steps")->back().getAsObject()->getInteger(
+          "sin"),
+      1);
   // Appending keys and values into one cache.
   EXPECT_TRUE(broken([](llvm::json::Object &o) { o["append"] = true; }));
   llvm::json::Object appending = json;
