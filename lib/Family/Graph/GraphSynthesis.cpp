@@ -125,7 +125,7 @@ private:
   /// Task `task`'s states (per head: maximum, sum, this lane's output
   /// run) over its positions [begin, end) of the cache and, when `seeded`,
   /// the new token, merged over the warp's slots.
-  SmallVector<Value> foldPositions(const Attention &a, Value part);
+  SmallVector<Value> foldPositions(const Attention &a, Value part, Value real);
   /// The warps' states meet in shared memory; `finish` gets each of the
   /// unit's outputs the block's threads take (e, its head h, its element)
   /// with the unit's maximum, sum and unnormalized output.
@@ -149,6 +149,33 @@ private:
                                    Value n);
   /// After every block's parts: block b merges units b, b + blocks, ....
   void mergeAttentionParts(const Attention &a, Value parts, int64_t counter);
+  void mergeUnit(const Attention &a, Value parts, Value unit);
+  /// Runs `body(item, real)` on the items b, b + blocks, ... below
+  /// `count` of block b. Where every block has one at most, straight code:
+  /// block b's item is min(b, count - 1), and `real` (null where every
+  /// block has one) tells the blocks past the items, which must write
+  /// nothing; a loop otherwise. (The harness proves the straight code far
+  /// faster than a loop, and counts its barriers, which it cannot under a
+  /// branch on the block.)
+  void forEachOfBlock(int64_t count,
+                      llvm::function_ref<void(Value, Value)> body) {
+    OpBuilder::InsertionGuard guard(b);
+    if (count == config.getBlocks())
+      return body(bid, Value());
+    if (count < config.getBlocks())
+      return body(
+          arith::MinUIOp::create(b, bid, c(count - 1)),
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, bid, c(count)));
+    auto loop = scf::ForOp::create(b, bid, c(count), c(config.getBlocks()));
+    b.setInsertionPointToStart(loop.getBody());
+    body(loop.getInductionVar(), Value());
+  }
+  /// Runs `body` where `real` holds (always when null).
+  void ifReal(Value real, llvm::function_ref<void()> body) {
+    if (real)
+      return ifThen(real, body);
+    body();
+  }
   /// An appending attention's writes of the new keys and values into its
   /// caches at position n_m (where n_m < L), at the kernel's end, after
   /// every block's reads (a wait on the step's counter, or a later wait
@@ -1127,12 +1154,8 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
   if (a.splits > 1)
     std::tie(parts, partsCounter) = attentionParts.lookup(index);
 
-  auto tasks =
-      scf::ForOp::create(b, bid, c(a.units * a.splits), c(config.getBlocks()));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(tasks.getBody());
-    Value task = tasks.getInductionVar(), unit = task, part;
+  forEachOfBlock(a.units * a.splits, [&](Value task, Value real) {
+    Value unit = task, part;
     if (a.splits > 1) {
       unit = arith::DivUIOp::create(b, task, c(a.splits));
       part = arith::RemUIOp::create(b, task, c(a.splits));
@@ -1140,33 +1163,35 @@ void GraphKernelBuilder::buildAttentionStep(unsigned index,
     a.row = arith::DivUIOp::create(b, unit, c(a.unitsPerRow));
     a.firstHead =
         mul(arith::RemUIOp::create(b, unit, c(a.unitsPerRow)), c(unitHeads));
-    SmallVector<Value> states = foldPositions(a, part);
+    SmallVector<Value> states = foldPositions(a, part, real);
     combineWarps(
         a, states,
         [&](Value e, Value h, Value element, Value top, Value sum, Value acc) {
-          if (a.splits == 1)
-            return storeAttentionOutput(a, acc, sum, e);
-          // The part's state: the unnormalized outputs, then (by
-          // each head's first thread) the maximum and the sum.
-          Value base = mul(add(mul(task, c(unitHeads)), h), c(a.d + 2));
-          memref::StoreOp::create(b, acc, parts,
-                                  ValueRange{add(base, element)});
-          ifThen(
-              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, element, c(0)),
-              [&] {
-                memref::StoreOp::create(b, top, parts,
-                                        ValueRange{add(base, c(a.d))});
-                memref::StoreOp::create(b, sum, parts,
-                                        ValueRange{add(base, c(a.d + 1))});
-              });
+          ifReal(real, [&] {
+            if (a.splits == 1)
+              return storeAttentionOutput(a, acc, sum, e);
+            // The part's state: the unnormalized outputs, then (by
+            // each head's first thread) the maximum and the sum.
+            Value base = mul(add(mul(task, c(unitHeads)), h), c(a.d + 2));
+            memref::StoreOp::create(b, acc, parts,
+                                    ValueRange{add(base, element)});
+            ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, element,
+                                         c(0)),
+                   [&] {
+                     memref::StoreOp::create(b, top, parts,
+                                             ValueRange{add(base, c(a.d))});
+                     memref::StoreOp::create(b, sum, parts,
+                                             ValueRange{add(base, c(a.d + 1))});
+                   });
+          });
         });
-  }
+  });
   if (a.splits > 1)
     mergeAttentionParts(a, parts, partsCounter);
 }
 
 SmallVector<Value> GraphKernelBuilder::foldPositions(const Attention &a,
-                                                     Value part) {
+                                                     Value part, Value real) {
   const GraphStep &s = a.s;
   int64_t d = a.d, vector = a.vector, state = vector + 2;
   int64_t unroll = kGraphAttentionUnroll, stride = config.getWarps() * a.slots;
@@ -1260,6 +1285,9 @@ SmallVector<Value> GraphKernelBuilder::foldPositions(const Attention &a,
       hs[2 + e] =
           fma(value[e], weight, arith::MulFOp::create(b, hs[2 + e], keep));
   };
+  // A block past the tasks folds no position.
+  if (real)
+    end = arith::SelectOp::create(b, real, end, begin);
   auto positions = scf::ForOp::create(b, begin, end, c(stride * unroll), st);
   {
     OpBuilder::InsertionGuard inner(b);
@@ -1419,13 +1447,17 @@ SmallVector<Value> GraphKernelBuilder::rotateLaneRun(const Attention &a,
 
 void GraphKernelBuilder::mergeAttentionParts(const Attention &a, Value parts,
                                              int64_t counter) {
-  int64_t d = a.d, unitHeads = a.unitHeads, splits = a.splits;
   signal(counter);
   waitFor(counter);
-  auto merges = scf::ForOp::create(b, bid, c(a.units), c(config.getBlocks()));
+  forEachOfBlock(a.units, [&](Value unit, Value real) {
+    ifReal(real, [&] { mergeUnit(a, parts, unit); });
+  });
+}
+
+void GraphKernelBuilder::mergeUnit(const Attention &a, Value parts,
+                                   Value unit) {
+  int64_t d = a.d, unitHeads = a.unitHeads, splits = a.splits;
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(merges.getBody());
-  Value unit = merges.getInductionVar();
   Attention at = a;
   at.row = arith::DivUIOp::create(b, unit, c(a.unitsPerRow));
   at.firstHead =

@@ -14,9 +14,12 @@
 // CHECK-NEXT:  %[[PARTS:.*]] = gpu.alloc  () : memref<136xf32>
 // CHECK-LABEL: gpu.func @k_split(
 // CHECK-SAME:    %{{[^:]*}}: memref<1x50x1x32xf32>, %{{[^:]*}}: memref<1x50x1x32xf32>, %[[LEN:[^:]*]]: memref<1xi32>, %{{[^:]*}}: memref<16x64xf32>, %{{[^:]*}}: memref<1x16xf32>, %[[ATT:[^:]*]]: memref<1x64xf32>, %[[C:[^:]*]]: memref<3xi32> {amk.counter}, %[[P:[^:]*]]: memref<136xf32>)
-// CHECK:         scf.for %[[T:.*]] = %block_id_x to %c2 step %c8 {
-// CHECK-NEXT:      %[[UNIT:.*]] = arith.divui %[[T]], %c2
-// CHECK-NEXT:      %[[PART:.*]] = arith.remui %[[T]], %c2
+// Two tasks for 8 blocks: straight code, block b on task min(b, 1); the
+// blocks past the tasks fold no position and write nothing.
+// CHECK:         %[[T:.*]] = arith.minui %block_id_x, %c1
+// CHECK-NEXT:    %[[REAL:.*]] = arith.cmpi ult, %block_id_x, %c2
+// CHECK-NEXT:    %[[UNIT:.*]] = arith.divui %[[T]], %c2
+// CHECK-NEXT:    %[[PART:.*]] = arith.remui %[[T]], %c2
 // CHECK:           memref.load %[[LEN]]
 // CHECK:           %[[N:.*]] = arith.index_castui
 // The new token seeds part 0 only.
@@ -27,9 +30,11 @@
 // CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[PART]], %c1
 // CHECK-NEXT:      %[[TO:.*]] = arith.muli %[[NEXT]], %c25
 // CHECK-NEXT:      %[[END:.*]] = arith.minui %[[N]], %[[TO]]
-// CHECK-NEXT:      scf.for %{{.*}} = %[[BEGIN]] to %[[END]] step %c32
+// CHECK-NEXT:      %[[LAST:.*]] = arith.select %[[REAL]], %[[END]], %[[BEGIN]]
+// CHECK-NEXT:      scf.for %{{.*}} = %[[BEGIN]] to %[[LAST]] step %c32
 // The task's state into the parts: outputs, then maximum and sum.
 // CHECK:           gpu.barrier
+// CHECK:           scf.if %[[REAL]] {
 // CHECK:           memref.store %{{.*}}, %[[P]][%{{.*}}] : memref<136xf32>
 // CHECK:           scf.if
 // CHECK-COUNT-2:       memref.store %{{.*}}, %[[P]][%{{.*}}] : memref<136xf32>
@@ -39,7 +44,9 @@
 // CHECK-NEXT:      memref.atomic_rmw addi %c0_i32, %[[C]][%c2]
 // CHECK-NEXT:      arith.cmpi ult, %{{.*}}, %c8_i32
 // CHECK:         gpu.barrier
-// CHECK-NEXT:    scf.for %[[U:.*]] = %block_id_x to %c1 step %c8 {
+// One unit for 8 blocks: block 0 merges it (a branch, not a loop).
+// CHECK-NEXT:    %[[MINE:.*]] = arith.cmpi ult, %block_id_x, %c1
+// CHECK-NEXT:    scf.if %[[MINE]] {
 // CHECK:           scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(
 // CHECK:             memref.load %[[P]]
 // CHECK:           arith.divf
