@@ -1339,7 +1339,8 @@ void GraphKernelBuilder::combineWarps(
   int64_t warps = config.getWarps();
   // Each warp's states in shared memory, one vector store per head: the
   // output runs of head h at [(w * unitHeads + h) * D, + D), then past all
-  // of them its maximum and sum at stats + (w * unitHeads + h) * 2.
+  // of them its maximum and sum at stats + (h * warps + w) * 2 (a head's
+  // for every warp together, read back as one vector).
   int64_t stats = warps * unitHeads * d;
   auto storeVector = [&](ArrayRef<Value> values, Value at) {
     Value v = vector::FromElementsOp::create(
@@ -1357,7 +1358,7 @@ void GraphKernelBuilder::combineWarps(
   ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, c(0)), [&] {
     for (int64_t h = 0; h < unitHeads; ++h)
       storeVector(states.slice(h * state, 2),
-                  add(mul(add(warpHeads, c(h)), c(2)), c(stats)));
+                  add(mul(add(warp, c(h * warps)), c(2)), c(stats)));
   });
   gpu::BarrierOp::create(b);
   // Thread t takes the unit's outputs t, t + threads, ...: head e / D,
@@ -1372,13 +1373,13 @@ void GraphKernelBuilder::combineWarps(
     Value element = arith::RemUIOp::create(b, e, c(d));
     SmallVector<Value> tops, totals;
     Value top = f32(kEmptyScore);
+    Value pairs = vector::LoadOp::create(
+        b, VectorType::get({2 * warps}, b.getF32Type()), a.smem,
+        ValueRange{add(mul(h, c(2 * warps)), c(stats))},
+        /*nontemporal=*/false, llvm::MaybeAlign(warps % 2 ? 8 : 16));
     for (int64_t w = 0; w < warps; ++w) {
-      Value at = add(mul(add(h, c(w * unitHeads)), c(2)), c(stats));
-      Value pair = vector::LoadOp::create(
-          b, VectorType::get({2}, b.getF32Type()), a.smem, ValueRange{at},
-          /*nontemporal=*/false, llvm::MaybeAlign(8));
-      tops.push_back(vector::ExtractOp::create(b, pair, 0));
-      totals.push_back(vector::ExtractOp::create(b, pair, 1));
+      tops.push_back(vector::ExtractOp::create(b, pairs, 2 * w));
+      totals.push_back(vector::ExtractOp::create(b, pairs, 2 * w + 1));
       top = arith::MaximumFOp::create(b, top, tops.back());
     }
     Value sum = f32(0.0), acc = f32(0.0);
