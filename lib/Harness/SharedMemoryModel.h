@@ -341,6 +341,10 @@ private:
   MBarrierPhases::Barrier waitBarrier{nullptr, 0};
   std::map<std::pair<const void *, std::vector<int64_t>>, unsigned> leaves;
   llvm::DenseMap<Operation *, Lin> trips;
+  /// Per scf.if outside loops whose condition its block shares: which
+  /// branch the block took (a variable in [0, 1], the same for every
+  /// thread of the block).
+  llvm::DenseMap<Operation *, Lin> branches;
   std::map<std::pair<const void *, std::vector<int64_t>>, Lin> exprs;
   std::map<std::pair<std::vector<int64_t>, int64_t>, std::pair<Lin, Lin>>
       divisions;

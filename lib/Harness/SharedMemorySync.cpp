@@ -217,6 +217,17 @@ std::optional<Lin> SystemBuilder::computeTotal(Event kind, Operation *op) {
                            b = regionTotal(ifOp.getElseRegion());
     if (a && b && *a == *b)
       return Lin::of(*a);
+    // A branch the whole block takes or not, once (under no loop): the
+    // same choice for both threads of a pair, b + taken * (a - b).
+    if (a && b &&
+        !model.uniformity.isDivergent(ifOp.getCondition(),
+                                      ThreadScope::Block) &&
+        enclosingLoops(ifOp, model.kernel).empty()) {
+      auto it = branches.find(ifOp);
+      if (it == branches.end())
+        it = branches.try_emplace(ifOp, Lin::var(sys.var(0, 1))).first;
+      return Lin::of(*b) + it->second * (*a - *b);
+    }
   }
   return std::nullopt;
 }
