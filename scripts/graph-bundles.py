@@ -25,6 +25,14 @@ def memref(shape, dtype):
     return "memref<" + "x".join(map(str, shape)) + "x" + dtype + ">"
 
 
+def close(lines, config):
+    """A function's text from its lines so far: the amk.kernel's end where
+    a config opened one, then the return."""
+    if config:
+        lines.append("  }")
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
 def graph(name, m, dims, dtype="bf16", acts=None, bias=False, config=None):
     """A chain of decode products: dims = [K0, N0, N1, ...]; step i maps
     [m, dims[i]] to [m, dims[i+1]] with activation acts[i]."""
@@ -65,10 +73,7 @@ def graph(name, m, dims, dtype="bf16", acts=None, bias=False, config=None):
                      f"{otype}")
         a = out
     lines.append("  }")
-    if config:
-        lines.append("  }")
-    lines += ["  return", "}"]
-    return "\n".join(lines) + "\n"
+    return close(lines, config)
 
 
 def block(name, m, h, f, dtype="bf16", norm="rms_norm", combine="mul",
@@ -110,10 +115,7 @@ def block(name, m, h, f, dtype="bf16", norm="rms_norm", combine="mul",
         f"    linalg.{residual} ins(%xa, %down : {t(m, h)}, {t(m, h)}) "
         f"outs(%ya : {t(m, h)})",
         "  }"]
-    if config:
-        lines.append("  }")
-    lines += ["  return", "}"]
-    return "\n".join(lines) + "\n"
+    return close(lines, config)
 
 
 def attention(q, k, v, caches, lengths, o, m, heads, kv_heads, d, cache, t,
@@ -161,10 +163,7 @@ def attention_only(name, m, heads, kv_heads, d, cache, dtype="bf16",
                   kv_heads, d, cache, t, append=append,
                   rotary="%cosa, %sina" if rotary else None),
         "  }"]
-    if config:
-        lines.append("  }")
-    lines += ["  return", "}"]
-    return "\n".join(lines) + "\n"
+    return close(lines, config)
 
 
 def layer(name, m, heads, kv_heads, d, cache, f, dtype="bf16", config=None):
@@ -227,10 +226,7 @@ def layer(name, m, heads, kv_heads, d, cache, f, dtype="bf16", config=None):
         f"    linalg.add ins(%r, %down : {t(m, h)}, {t(m, h)}) "
         f"outs(%ya : {t(m, h)})",
         "  }"]
-    if config:
-        lines.append("  }")
-    lines += ["  return", "}"]
-    return "\n".join(lines) + "\n"
+    return close(lines, config)
 
 
 def scores(name, m, k, n, dtype="f32"):

@@ -316,6 +316,22 @@ def test_a_bound_launch_repeats_the_launch():
     assert torch.equal(y, first)
 
 
+def _check_attention(o, q, kn, vn, kc, vc, lengths):
+    """o of test_compile's ATTENTION graphs (3 sequences, 4 heads of 32 on
+    2 key/value heads) against attention in fp64 over each sequence's
+    cached positions (`kc`, `vc` as they were before the launch) and its
+    new token."""
+    import torch
+    for m, n in enumerate(lengths):
+        keys = torch.cat([kc[m, :n], kn[m].view(1, 2, 32)]).double()
+        values = torch.cat([vc[m, :n], vn[m].view(1, 2, 32)]).double()
+        for h in range(4):
+            scores = keys[:, h // 2] @ q[m, 32 * h:32 * h + 32].double()
+            ref = torch.softmax(scores / 32 ** 0.5, 0) @ values[:, h // 2]
+            got = o[m, 32 * h:32 * h + 32].double()
+            assert (got - ref).abs().max().item() <= 4e-3, (m, h)
+
+
 def test_a_megakernel_runs_decode_attention():
     """Decode attention over f16 KV caches on torch tensors, the lengths
     ragged and out of range (clamped to [0, L]), against the same
@@ -333,15 +349,7 @@ def test_a_megakernel_runs_decode_attention():
     for _ in range(2):
         k(q, kn, vn, kc, vc, lengths, o)
     torch.cuda.synchronize()
-    for m, n in enumerate([4, 9, 0]):
-        keys = torch.cat([kc[m, :n], kn[m].view(1, 2, 32)]).double()
-        values = torch.cat([vc[m, :n], vn[m].view(1, 2, 32)]).double()
-        for h in range(4):
-            scores = keys[:, h // 2] @ q[m, 32 * h:32 * h + 32].double()
-            p = torch.softmax(scores / 32 ** 0.5, 0)
-            ref = p @ values[:, h // 2]
-            got = o[m, 32 * h:32 * h + 32].double()
-            assert (got - ref).abs().max().item() <= 4e-3, (m, h)
+    _check_attention(o, q, kn, vn, kc, vc, [4, 9, 0])
 
 
 def test_an_appending_attention_writes_the_new_token_into_its_caches():
@@ -360,14 +368,7 @@ def test_an_appending_attention_writes_the_new_token_into_its_caches():
     o = torch.empty(3, 128, device="cuda", dtype=torch.float16)
     k(q, kn, vn, lengths, o, kc, vc)
     torch.cuda.synchronize()
-    for m, n in enumerate([4, 9, 0]):
-        keys = torch.cat([kc0[m, :n], kn[m].view(1, 2, 32)]).double()
-        values = torch.cat([vc0[m, :n], vn[m].view(1, 2, 32)]).double()
-        for h in range(4):
-            scores = keys[:, h // 2] @ q[m, 32 * h:32 * h + 32].double()
-            ref = torch.softmax(scores / 32 ** 0.5, 0) @ values[:, h // 2]
-            got = o[m, 32 * h:32 * h + 32].double()
-            assert (got - ref).abs().max().item() <= 4e-3, (m, h)
+    _check_attention(o, q, kn, vn, kc0, vc0, [4, 9, 0])
     expect_k, expect_v = kc0.clone(), vc0.clone()
     for m, n in enumerate([4, 9, 0]):
         if n < 9:

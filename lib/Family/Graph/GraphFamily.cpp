@@ -151,9 +151,7 @@ public:
             2.0 * s.m * s.cacheLength * s.kvHeads * s.k * s.inBytes();
         double hbm =
             bytes / (target.hbm_gbps * params.hbmEfficiency * efficiency);
-        double perRound = c.getWarps() *
-                          std::max<int64_t>(1, s.getAttentionSlots()) *
-                          kGraphAttentionUnroll;
+        double perRound = getGraphAttentionRound(c, s);
         int64_t splits = getGraphAttentionSplits(c, s);
         double tasks =
             double(s.m) * s.heads / getGraphAttentionUnitHeads(c, s) * splits;

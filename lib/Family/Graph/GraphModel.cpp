@@ -316,9 +316,15 @@ llvm::json::Object GraphProblem::toJSON() const {
                          {"n", s.n},
                          {"in_type", getTypeName(s.inType)},
                          {"out_type", getTypeName(s.outType)}};
-    auto put = [&](StringRef key, std::optional<unsigned> v) {
+    // (An owned key: a json::ObjectKey made from a StringRef borrows it.)
+    auto put = [&](std::string key, std::optional<unsigned> v) {
       if (v)
-        o[key] = int64_t(*v);
+        o[std::move(key)] = int64_t(*v);
+    };
+    // A source: `<prefix>_input` or `<prefix>_step` (readSource's keys).
+    auto putSource = [&](StringRef prefix, const GraphSource &from) {
+      put(prefix.str() + "_input", from.input);
+      put(prefix.str() + "_step", from.step);
     };
     switch (s.kind) {
     case GraphStepKind::matmul:
@@ -334,8 +340,7 @@ llvm::json::Object GraphProblem::toJSON() const {
     case GraphStepKind::elementwise:
       o["op"] = stringifyElementwiseOp(s.binary);
       o["b_type"] = getTypeName(s.bType);
-      put("b_input", s.b.input);
-      put("b_step", s.b.step);
+      putSource("b", s.b);
       break;
     case GraphStepKind::attention:
       o["op"] = "attention";
@@ -344,10 +349,8 @@ llvm::json::Object GraphProblem::toJSON() const {
       o["kv_heads"] = s.kvHeads;
       o["cache_length"] = s.cacheLength;
       o["scale"] = s.alpha;
-      put("b_input", s.b.input);
-      put("b_step", s.b.step);
-      put("v_input", s.v.input);
-      put("v_step", s.v.step);
+      putSource("b", s.b);
+      putSource("v", s.v);
       put("key_cache", s.keyCache);
       put("value_cache", s.valueCache);
       put("lengths", s.lengths);
@@ -357,8 +360,7 @@ llvm::json::Object GraphProblem::toJSON() const {
         o["append"] = true;
       break;
     }
-    put("a_input", s.a.input);
-    put("a_step", s.a.step);
+    putSource("a", s.a);
     put("weights", s.weights);
     put("bias", s.bias);
     put("c_output", s.output);
@@ -418,15 +420,19 @@ int64_t mlir::amk::getGraphAttentionRegisters(const GraphStep &step,
          kGraphAttentionUnroll * 2 * vector * step.inBytes() / 4;
 }
 
+int64_t mlir::amk::getGraphAttentionRound(GraphConfigAttr config,
+                                          const GraphStep &step) {
+  return config.getWarps() * std::max<int64_t>(1, step.getAttentionSlots()) *
+         kGraphAttentionUnroll;
+}
+
 /// The parts of each unit's positions when a unit is `unitHeads` heads:
 /// as many as leave a task for every block, each at least a round of the
 /// block's positions.
 static int64_t getSplits(GraphConfigAttr config, const GraphStep &step,
                          int64_t unitHeads) {
   int64_t units = step.m * (step.heads / unitHeads);
-  int64_t perRound = config.getWarps() *
-                     std::max<int64_t>(1, step.getAttentionSlots()) *
-                     kGraphAttentionUnroll;
+  int64_t perRound = getGraphAttentionRound(config, step);
   int64_t rounds = llvm::divideCeil(step.cacheLength, perRound);
   return std::max<int64_t>(1, std::min(config.getBlocks() / units, rounds));
 }
@@ -435,9 +441,7 @@ int64_t mlir::amk::getGraphAttentionUnitHeads(GraphConfigAttr config,
                                               const GraphStep &step) {
   // A block's rounds of positions: its tasks one after another, each a
   // round trip per round of its warps' positions.
-  int64_t perRound = config.getWarps() *
-                     std::max<int64_t>(1, step.getAttentionSlots()) *
-                     kGraphAttentionUnroll;
+  int64_t perRound = getGraphAttentionRound(config, step);
   auto rounds = [&](int64_t h) {
     int64_t splits = getSplits(config, step, h);
     int64_t tasks = step.m * (step.heads / h) * splits;

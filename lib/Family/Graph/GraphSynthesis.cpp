@@ -135,6 +135,14 @@ private:
                         finish);
   /// Output e of the unit from its sums.
   void storeAttentionOutput(const Attention &a, Value acc, Value sum, Value e);
+  /// Runs `body(e, h, element)` on the unit's outputs the thread takes:
+  /// e = t, t + threads, ... below unitHeads * D, head e / D, element
+  /// e % D.
+  void forEachUnitOutput(const Attention &a,
+                         llvm::function_ref<void(Value, Value, Value)> body);
+  /// n_m: attention `op`'s length of sequence `row` clamped to [0, L], the
+  /// new token's position.
+  Value loadPosition(DecodeAttentionOp op, const GraphStep &s, Value row);
   /// A run rotated at position `n` (rotary tables given): run * cos +
   /// rotate_half(run) * sin, where `partner[e]` is the element D/2 from
   /// run[e] and `lower[e]` whether run[e] is in the head's first half (its
@@ -1210,12 +1218,7 @@ SmallVector<Value> GraphKernelBuilder::foldPositions(const Attention &a,
   auto fma = [&](Value x, Value y, Value z) {
     return math::FmaOp::create(b, x, y, z);
   };
-  // n_m, lengths[m] clamped to [0, L]: the new token's position.
-  Value length = memref::LoadOp::create(
-      b, kernelValue.lookup(a.op.getLengths()), ValueRange{a.row});
-  length = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, length, i32(0)),
-                                  i32(s.cacheLength));
-  Value n = arith::IndexCastUIOp::create(b, b.getIndexType(), length);
+  Value n = loadPosition(a.op, s, a.row);
   // The unit's query runs (rotated at n_m), scaled so that scores are
   // base-2 exponents.
   Value scale = f32(s.alpha * M_LOG2E);
@@ -1361,16 +1364,7 @@ void GraphKernelBuilder::combineWarps(
                   add(mul(add(warp, c(h * warps)), c(2)), c(stats)));
   });
   gpu::BarrierOp::create(b);
-  // Thread t takes the unit's outputs t, t + threads, ...: head e / D,
-  // element e % D.
-  auto elements =
-      scf::ForOp::create(b, tid, c(unitHeads * d), c(config.getThreads()));
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(elements.getBody());
-    Value e = elements.getInductionVar();
-    Value h = arith::DivUIOp::create(b, e, c(d));
-    Value element = arith::RemUIOp::create(b, e, c(d));
+  forEachUnitOutput(a, [&](Value e, Value h, Value element) {
     SmallVector<Value> tops, totals;
     Value top = f32(kEmptyScore);
     Value pairs = vector::LoadOp::create(
@@ -1392,7 +1386,7 @@ void GraphKernelBuilder::combineWarps(
       acc = math::FmaOp::create(b, part, weight, acc);
     }
     finish(e, h, element, top, sum, acc);
-  }
+  });
   // The next task's warps write the shared memory this one read.
   gpu::BarrierOp::create(b);
 }
@@ -1446,6 +1440,26 @@ SmallVector<Value> GraphKernelBuilder::rotateLaneRun(const Attention &a,
   return rotateRun(a.s, a.op, run, partner, lower, n, a.column);
 }
 
+void GraphKernelBuilder::forEachUnitOutput(
+    const Attention &a, llvm::function_ref<void(Value, Value, Value)> body) {
+  auto outputs =
+      scf::ForOp::create(b, tid, c(a.unitHeads * a.d), c(config.getThreads()));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(outputs.getBody());
+  Value e = outputs.getInductionVar();
+  body(e, arith::DivUIOp::create(b, e, c(a.d)),
+       arith::RemUIOp::create(b, e, c(a.d)));
+}
+
+Value GraphKernelBuilder::loadPosition(DecodeAttentionOp op, const GraphStep &s,
+                                       Value row) {
+  Value length = memref::LoadOp::create(b, kernelValue.lookup(op.getLengths()),
+                                        ValueRange{row});
+  length = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, length, i32(0)),
+                                  i32(s.cacheLength));
+  return arith::IndexCastUIOp::create(b, b.getIndexType(), length);
+}
+
 void GraphKernelBuilder::mergeAttentionParts(const Attention &a, Value parts,
                                              int64_t counter) {
   signal(counter);
@@ -1463,39 +1477,36 @@ void GraphKernelBuilder::mergeUnit(const Attention &a, Value parts,
   at.row = arith::DivUIOp::create(b, unit, c(a.unitsPerRow));
   at.firstHead =
       mul(arith::RemUIOp::create(b, unit, c(a.unitsPerRow)), c(unitHeads));
-  auto outputs =
-      scf::ForOp::create(b, tid, c(unitHeads * d), c(config.getThreads()));
-  b.setInsertionPointToStart(outputs.getBody());
-  Value e = outputs.getInductionVar();
-  Value h = arith::DivUIOp::create(b, e, c(d));
-  Value element = arith::RemUIOp::create(b, e, c(d));
-  auto merge =
-      scf::ForOp::create(b, c(0), c(splits), c(1),
-                         ValueRange{f32(kEmptyScore), f32(0.0), f32(0.0)});
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(merge.getBody());
-    Value t = add(mul(unit, c(splits)), merge.getInductionVar());
-    Value base = mul(add(mul(t, c(unitHeads)), h), c(d + 2));
-    auto load = [&](Value offset) {
-      return memref::LoadOp::create(b, parts, ValueRange{add(base, offset)});
-    };
-    Value partTop = load(c(d)), partSum = load(c(d + 1));
-    Value partAcc = load(element);
-    Value oldTop = merge.getRegionIterArg(0);
-    Value top = arith::MaximumFOp::create(b, oldTop, partTop);
-    Value keep = math::Exp2Op::create(b, arith::SubFOp::create(b, oldTop, top));
-    Value weight =
-        math::Exp2Op::create(b, arith::SubFOp::create(b, partTop, top));
-    auto rescale = [&](Value old, Value part) {
-      return math::FmaOp::create(b, part, weight,
-                                 arith::MulFOp::create(b, old, keep));
-    };
-    scf::YieldOp::create(
-        b, ValueRange{top, rescale(merge.getRegionIterArg(1), partSum),
-                      rescale(merge.getRegionIterArg(2), partAcc)});
-  }
-  storeAttentionOutput(at, merge.getResult(2), merge.getResult(1), e);
+  forEachUnitOutput(at, [&](Value e, Value h, Value element) {
+    auto merge =
+        scf::ForOp::create(b, c(0), c(splits), c(1),
+                           ValueRange{f32(kEmptyScore), f32(0.0), f32(0.0)});
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(merge.getBody());
+      Value t = add(mul(unit, c(splits)), merge.getInductionVar());
+      Value base = mul(add(mul(t, c(unitHeads)), h), c(d + 2));
+      auto load = [&](Value offset) {
+        return memref::LoadOp::create(b, parts, ValueRange{add(base, offset)});
+      };
+      Value partTop = load(c(d)), partSum = load(c(d + 1));
+      Value partAcc = load(element);
+      Value oldTop = merge.getRegionIterArg(0);
+      Value top = arith::MaximumFOp::create(b, oldTop, partTop);
+      Value keep =
+          math::Exp2Op::create(b, arith::SubFOp::create(b, oldTop, top));
+      Value weight =
+          math::Exp2Op::create(b, arith::SubFOp::create(b, partTop, top));
+      auto rescale = [&](Value old, Value part) {
+        return math::FmaOp::create(b, part, weight,
+                                   arith::MulFOp::create(b, old, keep));
+      };
+      scf::YieldOp::create(
+          b, ValueRange{top, rescale(merge.getRegionIterArg(1), partSum),
+                        rescale(merge.getRegionIterArg(2), partAcc)});
+    }
+    storeAttentionOutput(at, merge.getResult(2), merge.getResult(1), e);
+  });
 }
 
 void GraphKernelBuilder::buildAppend(unsigned index, DecodeAttentionOp op) {
@@ -1506,7 +1517,6 @@ void GraphKernelBuilder::buildAppend(unsigned index, DecodeAttentionOp op) {
   Value newValues = kernelValue.lookup(op.getV());
   Value keys = kernelValue.lookup(op.getKeyCache());
   Value values = kernelValue.lookup(op.getValueCache());
-  Value lengths = kernelValue.lookup(op.getLengths());
   int64_t d = s.k, vector = s.getVector(), runs = d / vector;
   int64_t perRow = s.kvHeads * runs, threads = config.getThreads();
   auto items =
@@ -1519,10 +1529,7 @@ void GraphKernelBuilder::buildAppend(unsigned index, DecodeAttentionOp op) {
   Value rest = arith::RemUIOp::create(b, item, c(perRow));
   Value kvHead = arith::DivUIOp::create(b, rest, c(runs));
   Value column = mul(arith::RemUIOp::create(b, rest, c(runs)), c(vector));
-  Value length = memref::LoadOp::create(b, lengths, ValueRange{row});
-  length = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, length, i32(0)),
-                                  i32(s.cacheLength));
-  Value n = arith::IndexCastUIOp::create(b, b.getIndexType(), length);
+  Value n = loadPosition(op, s, row);
   // A full cache keeps what it holds.
   ifThen(
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, c(s.cacheLength)),

@@ -179,6 +179,9 @@ constexpr int64_t kGraphSmemAlignBytes = 128;
 /// Attention: the positions each lane group takes per iteration of its
 /// loop (their loads are in flight together).
 constexpr int64_t kGraphAttentionUnroll = 4;
+/// The positions a block's warps take in one round of their loop (each
+/// lane group kGraphAttentionUnroll of them).
+int64_t getGraphAttentionRound(GraphConfigAttr config, const GraphStep &step);
 /// The most query heads of one key/value head a block takes together
 /// (each lane keeps a query run and a state per head).
 constexpr int64_t kMaxGraphAttentionUnitHeads = 4;
