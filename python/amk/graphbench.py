@@ -1,6 +1,6 @@
 """Check and time megakernel (amk.graph) bundles against torch on a GPU.
 
-    python3 -m amk.graphbench DIR [--json OUT] [--iters 50] [--only SUBSTR]
+    python3 -m amk.graphbench DIR [--json OUT] [--iters 50] [--only SUBSTR[,SUBSTR...]]
 
 DIR holds bundles (manifests of family "graph"), as `amk-opt
 --amk-pipeline=bundle-dir=DIR` wrote them. For each: random inputs, AMK's
@@ -465,7 +465,8 @@ def main(argv=None):
             manifest = json.load(open(path))
         except (OSError, ValueError):
             continue
-        if manifest.get("family") != "graph" or args.only not in path:
+        if manifest.get("family") != "graph" or not any(
+                only in path for only in args.only.split(",")):
             continue
         row = bench_one(path, args.iters, flush, args.ceiling)
         rows.append(row)

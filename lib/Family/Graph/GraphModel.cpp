@@ -522,10 +522,10 @@ int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
   if (config.getMath() == MathInst::mma_sync && config.getStages() > 0)
     return 64 + 8 * rows + (m > 8 ? 8 : 4);
   // Warp staged: a chunk's loads of 8 rows per tile slot in flight (4
-  // words each) beside the products of the staged one (ptxas spilled at
-  // 72 for one slot).
+  // words each) beside the transposed one and its products (ptxas spilled
+  // 8 bytes at 124 for one slot, M = 16).
   if (config.getWarpStaged())
-    return 64 + 36 * rows + (m > 8 ? 16 : 8);
+    return 64 + 48 * rows + (m > 8 ? 16 : 8);
   int64_t regs =
       config.getMath() == MathInst::mma_sync
           ? 56 + 4 * rows + 4 * unroll * rows + (m > 8 ? 8 : 4) * unroll
@@ -597,16 +597,9 @@ int64_t mlir::amk::getGraphRingBytes(GraphConfigAttr config,
   return bytes;
 }
 
-int64_t mlir::amk::getGraphStagingBytes(GraphConfigAttr config) {
-  if (!config.getWarpStaged())
-    return 0;
-  return config.getWarps() * config.getRowsPerWarp() * 8 *
-         kGraphStagedRowWords * 4;
-}
-
 int64_t mlir::amk::getGraphSmemBytes(GraphConfigAttr config,
                                      const GraphProblem &problem) {
-  // After the ring and the staging, one region: every step that uses it
+  // After the ring, one region: every step that uses it
   // ends in a barrier.
   int64_t bytes = 0;
   for (const GraphStep &s : problem.steps) {
@@ -618,8 +611,7 @@ int64_t mlir::amk::getGraphSmemBytes(GraphConfigAttr config,
     if (s.kind == GraphStepKind::attention)
       bytes = std::max(bytes, getGraphAttentionFloats(config, s) * 4);
   }
-  return getGraphRingBytes(config, problem) + getGraphStagingBytes(config) +
-         bytes;
+  return getGraphRingBytes(config, problem) + bytes;
 }
 
 KernelResources mlir::amk::getGraphResources(GraphConfigAttr config,

@@ -250,6 +250,9 @@ private:
   /// columns, from chunk `first`, into `acc`.
   void foldStagedChunks(const MmaStep &m, ArrayRef<Value> tiles, Value first,
                         int64_t chunks, SmallVectorImpl<Value> &acc);
+  /// Transposes a warp's 8 x 8 matrices of 16-byte blocks over the lanes'
+  /// rows g = lane / 4 (one matrix per class lane % 4).
+  void transposeBlocks(Value g, MutableArrayRef<Value> blocks);
   /// The epilogue of one output element (under the caller's guards).
   void storeElement(const GraphStep &s, const StepBuffers &buffers, Value acc,
                     Value row, Value column);
@@ -699,12 +702,12 @@ void GraphKernelBuilder::buildMmaStep(unsigned index, MatmulOp step) {
 
 /// Warp staged. Load r of the warp (lane l) takes 16 bytes at columns 8l..
 /// 8l+7 of a chunk of the warp's r-th weight row (row r % 8 of tile slot
-/// r / 8): 512 contiguous bytes per load. They go to row r of the warp's
-/// staging, and after a warp barrier lane (g, q) reads back, for each
-/// 32-column piece j of the chunk, the 16 bytes at 32j + 8q of row g of
-/// each tile: the direct body's words, in its K order. The next chunk's
-/// loads are in flight meanwhile; a warp barrier before the next stores
-/// retires this chunk's reads.
+/// r / 8): 512 contiguous bytes per load. Per tile, the eight loads are an
+/// 8 x 8 matrix of 16-byte blocks, a lane's row of it each, that
+/// transposeBlocks turns over the lanes of each class l % 4: lane (g, q)
+/// then holds, for each 32-column piece j of the chunk, the 16 bytes at
+/// 32j + 8q of row g of the tile, the direct body's words in its K order.
+/// The next chunk's loads are in flight meanwhile.
 void GraphKernelBuilder::foldStagedChunks(const MmaStep &m,
                                           ArrayRef<Value> tiles, Value first,
                                           int64_t chunks,
@@ -712,19 +715,10 @@ void GraphKernelBuilder::foldStagedChunks(const MmaStep &m,
   const GraphStep &s = m.s;
   Value a = m.buffers.a, w = m.buffers.weights;
   int64_t tilesPerWarp = config.getRowsPerWarp(), rows = 8 * tilesPerWarp;
-  auto space =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  Value staging = memref::ViewOp::create(
-      b,
-      MemRefType::get({config.getWarps() * rows, kGraphStagedRowWords},
-                      b.getI32Type(), AffineMap(), space),
-      smemRaw, c(getGraphRingBytes(config, p)), ValueRange{});
-  Value base = mul(warp, c(rows));
   SmallVector<Value> weightRows;
   for (int64_t r = 0; r < rows; ++r)
     weightRows.push_back(arith::MinUIOp::create(
         b, add(mul(tiles[r / 8], c(8)), c(r % 8)), c(s.n - 1)));
-  auto words = VectorType::get({4}, b.getI32Type());
   auto load = [&](Value chunk) {
     Value col = add(mul(chunk, c(kGraphStagedColumns)), mul(lane, c(8)));
     SmallVector<Value> runs;
@@ -732,32 +726,25 @@ void GraphKernelBuilder::foldStagedChunks(const MmaStep &m,
       runs.push_back(loadWordVector(w, row, col));
     return runs;
   };
-  Value full = i32(-1);
-  Value q4 = mul(m.q, c(4)), q8 = mul(m.q, c(8));
-  // Stages `runs` (chunk `chunk`'s), loads the next chunk's when asked,
-  // and folds this one.
+  Value q8 = mul(m.q, c(8));
+  // Loads the next chunk's runs when asked, transposes and folds this one.
   auto fold = [&](Value chunk, ArrayRef<Value> runs, bool loadNext,
                   SmallVectorImpl<Value> &sums) {
-    NVVM::SyncWarpOp::create(b, full);
-    for (auto [r, run] : llvm::enumerate(runs))
-      vector::StoreOp::create(b, run, staging,
-                              ValueRange{add(base, c(r)), mul(lane, c(4))});
-    NVVM::SyncWarpOp::create(b, full);
     SmallVector<Value> next;
     if (loadNext)
       next = load(add(chunk, c(1)));
+    SmallVector<Value> blocks(runs);
+    for (int64_t t = 0; t < tilesPerWarp; ++t)
+      transposeBlocks(m.g, MutableArrayRef<Value>(blocks).slice(8 * t, 8));
     Value chunkCol = mul(chunk, c(kGraphStagedColumns));
     for (int64_t j = 0; j < kGraphStagedColumns / 32; ++j) {
       Value col = add(add(chunkCol, c(32 * j)), q8);
       SmallVector<Value> x0 = loadWords(a, m.rowA0, col);
       SmallVector<Value> x1 = s.m > 8 ? loadWords(a, m.rowA1, col) : x0;
       for (int64_t t = 0; t < tilesPerWarp; ++t) {
-        Value staged = vector::LoadOp::create(
-            b, words, staging,
-            ValueRange{add(base, add(c(8 * t), m.g)), add(c(16 * j), q4)});
         SmallVector<Value> wt;
         for (int64_t i = 0; i < 4; ++i)
-          wt.push_back(vector::ExtractOp::create(b, staged, i));
+          wt.push_back(vector::ExtractOp::create(b, blocks[8 * t + j], i));
         mmaChunk(m, x0, x1, wt, t, sums);
       }
     }
@@ -784,6 +771,31 @@ void GraphKernelBuilder::foldStagedChunks(const MmaStep &m,
     runs.assign(results.begin() + acc.size(), results.end());
   }
   fold(add(first, c(chunks - 1)), runs, /*loadNext=*/false, acc);
+}
+
+/// Lane l holds blocks[r] = element (l / 4, r) of an 8 x 8 matrix per
+/// class l % 4; afterwards it holds element (r, l / 4) in blocks[r]. Stage
+/// bit d swaps, between lanes 4 * 2^d apart, the blocks whose index differs
+/// from the lane's row in bit d: three rounds of 16 xor shuffles.
+void GraphKernelBuilder::transposeBlocks(Value g,
+                                         MutableArrayRef<Value> blocks) {
+  for (int64_t bit = 1; bit < 8; bit *= 2) {
+    Value upper = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::ne, arith::AndIOp::create(b, g, c(bit)), c(0));
+    for (int64_t r = 0; r < 8; ++r) {
+      if (r & bit)
+        continue;
+      Value &low = blocks[r], &high = blocks[r | bit];
+      Value send = arith::SelectOp::create(b, upper, low, high);
+      SmallVector<Value> words;
+      for (int64_t i = 0; i < 4; ++i)
+        words.push_back(
+            shuffleXor(vector::ExtractOp::create(b, send, i), 4 * bit));
+      Value got = vector::FromElementsOp::create(b, send.getType(), words);
+      low = arith::SelectOp::create(b, upper, got, low);
+      high = arith::SelectOp::create(b, upper, high, got);
+    }
+  }
 }
 
 GraphKernelBuilder::Ring &GraphKernelBuilder::getRing(unsigned index) {
@@ -1037,8 +1049,7 @@ Value GraphKernelBuilder::getSharedFloats(int64_t floats) {
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   return memref::ViewOp::create(
       b, MemRefType::get({floats}, b.getF32Type(), AffineMap(), space), smemRaw,
-      c(getGraphRingBytes(config, p) + getGraphStagingBytes(config)),
-      ValueRange{});
+      c(getGraphRingBytes(config, p)), ValueRange{});
 }
 
 void GraphKernelBuilder::buildRowStep(unsigned index, RowReduceOp step) {

@@ -297,10 +297,10 @@ func.func private @one_stage() attributes {c = #amk.graph_config<blocks = 132, t
 
 // -----
 
-// expected-error @+1 {{warp_staged (the weights through each warp's shared memory) needs math = mma_sync and no stages}}
+// expected-error @+1 {{warp_staged (weight rows loaded whole and transposed by shuffles) needs math = mma_sync and no stages}}
 func.func private @staged_simt() attributes {c = #amk.graph_config<blocks = 132, threads = 256, rows_per_warp = 1, unroll = 1, warp_staged = true>}
 
 // -----
 
-// expected-error @+1 {{warp_staged (the weights through each warp's shared memory) needs math = mma_sync and no stages}}
+// expected-error @+1 {{warp_staged (weight rows loaded whole and transposed by shuffles) needs math = mma_sync and no stages}}
 func.func private @staged_ring() attributes {c = #amk.graph_config<blocks = 132, threads = 256, rows_per_warp = 1, unroll = 1, math = mma_sync, stages = 3, warp_staged = true>}

@@ -219,15 +219,12 @@ int64_t getGraphAttentionFloats(GraphConfigAttr config, const GraphStep &step);
 RowConfigAttr getGraphRowConfig(GraphConfigAttr config, const GraphStep &step);
 RowProblem getGraphRowProblem(const GraphStep &step);
 
-/// Warp staging (config warp_staged): each warp's weight rows (8 per tile
-/// slot) of one chunk of kGraphStagedColumns columns, as 32-bit words,
-/// each row padded by 16 bytes (the products' reads of 8 rows at one
-/// column then fall in different banks). It follows the ring.
+/// Warp staging (config warp_staged): each warp loads its weight rows (8
+/// per tile slot) in chunks of kGraphStagedColumns columns, a row's 512
+/// contiguous bytes per load, and transposes them in registers.
 constexpr int64_t kGraphStagedColumns = 256;
-constexpr int64_t kGraphStagedRowWords = kGraphStagedColumns / 2 + 4;
-int64_t getGraphStagingBytes(GraphConfigAttr config);
 
-/// Shared memory: the TMA ring, the warps' staging, then the split's
+/// Shared memory: the TMA ring, then the split's
 /// partial sums or the row steps' block reductions (0 without any).
 int64_t getGraphSmemBytes(GraphConfigAttr config, const GraphProblem &problem);
 

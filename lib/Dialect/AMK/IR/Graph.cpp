@@ -461,8 +461,9 @@ GraphConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "stages (a TMA ring of the weights) needs math = "
                           "mma_sync";
   if (warpStaged && (math != MathInst::mma_sync || stages != 0))
-    return emitError() << "warp_staged (the weights through each warp's "
-                          "shared memory) needs math = mma_sync and no stages";
+    return emitError() << "warp_staged (weight rows loaded whole and "
+                          "transposed by shuffles) needs math = mma_sync and "
+                          "no stages";
   return success();
 }
 

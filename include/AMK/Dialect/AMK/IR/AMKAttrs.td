@@ -287,10 +287,10 @@ def AMK_GraphConfigAttr : AMK_Attr<"GraphConfig", "graph_config",
     chunk of K, an mbarrier per stage) instead of loading them into
     registers; 0 (the default) loads them directly. `warp_staged` (mma_sync
     without stages) loads each warp's weight rows whole instead, 512
-    contiguous bytes of one row per load (the stream of the simt body),
-    into the warp's own shared memory, and reads them back in the
-    products' K order after a warp barrier (`bar.warp.sync`), one chunk of
-    256 columns ahead. A step that reads an earlier step's result waits for
+    contiguous bytes of one row per load (the stream of the simt body), in
+    chunks of 256 columns, one chunk ahead, and turns each tile's 8 x 8
+    blocks of 16 bytes into the products' fragments with three rounds of
+    xor shuffles (a transpose in registers, no shared memory). A step that reads an earlier step's result waits for
     that step's blocks on a counter in global memory (release and acquire,
     gpu scope).
 
@@ -308,7 +308,7 @@ def AMK_GraphConfigAttr : AMK_Attr<"GraphConfig", "graph_config",
     AMK_GraphMathParameter:$math,
     DefaultValuedParameter<"int64_t", "0", "TMA stages of the weights">:$stages,
     DefaultValuedParameter<"bool", "false",
-                           "weights staged through each warp's shared memory">:$warp_staged
+                           "weight rows loaded whole, transposed by shuffles">:$warp_staged
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
