@@ -129,4 +129,30 @@ TEST(GraphModel, AttentionStepRoundTripsThroughJSON) {
           "append"),
       true);
 }
+
+/// Every body's register bound covers an attention step's (the megakernel's
+/// cap is its widest step's): the ring and the warp-staged bodies too.
+TEST(GraphModel, AttentionRegistersBoundEveryBody) {
+  DialectRegistry registry;
+  registry.insert<AMKDialect, func::FuncDialect, linalg::LinalgDialect,
+                  memref::MemRefDialect>();
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kAttentionGraph, &context);
+  ASSERT_TRUE(module);
+  GraphOp graph;
+  module->walk([&](GraphOp op) { graph = op; });
+  ASSERT_TRUE(graph);
+  GraphProblem p = GraphProblem::get(graph);
+  const GraphStep &attention = p.steps[1];
+  for (auto [stages, staged] :
+       {std::pair<int64_t, bool>{0, false}, {3, false}, {0, true}}) {
+    auto config = GraphConfigAttr::get(&context, 8, 128, 1, 1,
+                                       MathInst::mma_sync, stages, staged);
+    EXPECT_GE(getGraphRegisters(config, p),
+              getGraphAttentionRegisters(
+                  attention, getGraphAttentionUnitHeads(config, attention)))
+        << "stages " << stages << ", staged " << staged;
+  }
+}
 } // namespace

@@ -519,17 +519,20 @@ int64_t mlir::amk::getGraphRegisters(GraphConfigAttr config,
   // loads in flight, one load of A per row of M at a time. Both: the
   // addressing and the epilogue (ptxas spilled a few bytes at 8 fewer).
   // Row and elementwise steps need fewer.
+  // Attention steps take their own (at most 128) whatever the products'
+  // body.
+  int64_t regs;
   if (config.getMath() == MathInst::mma_sync && config.getStages() > 0)
-    return 64 + 8 * rows + (m > 8 ? 8 : 4);
+    regs = 64 + 8 * rows + (m > 8 ? 8 : 4);
   // Warp staged: a chunk's loads of 8 rows per tile slot in flight (4
   // words each) beside the transposed one and its products (ptxas spilled
   // 8 bytes at 124 for one slot, M = 16).
-  if (config.getWarpStaged())
-    return 64 + 48 * rows + (m > 8 ? 16 : 8);
-  int64_t regs =
-      config.getMath() == MathInst::mma_sync
-          ? 56 + 4 * rows + 4 * unroll * rows + (m > 8 ? 8 : 4) * unroll
-          : 48 + m * rows + 4 * unroll * rows + 4 * m;
+  else if (config.getWarpStaged())
+    regs = 64 + 48 * rows + (m > 8 ? 16 : 8);
+  else if (config.getMath() == MathInst::mma_sync)
+    regs = 56 + 4 * rows + 4 * unroll * rows + (m > 8 ? 8 : 4) * unroll;
+  else
+    regs = 48 + m * rows + 4 * unroll * rows + 4 * m;
   for (const GraphStep &s : problem.steps)
     if (s.kind == GraphStepKind::attention)
       regs = std::max(regs, getGraphAttentionRegisters(
