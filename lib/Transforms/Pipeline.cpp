@@ -17,6 +17,8 @@ void mlir::amk::buildAMKPipeline(OpPassManager &pm,
   // Planning sets the target (when given), imports linalg matmuls and writes
   // the descriptors; the harness checks them; the synthesizer emits code and
   // re-checks what it generated.
+  if (options.formGraph)
+    pm.addPass(createAMKFormGraphPass());
   AMKPlanPassOptions plan;
   plan.target = options.target;
   plan.ladderSize = options.ladderSize;

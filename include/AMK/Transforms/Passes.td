@@ -11,6 +11,29 @@ include "mlir/Pass/PassBase.td"
 
 // Keep alphabetical.
 
+def AMKFormGraphPass : Pass<"amk-form-graph", "::mlir::ModuleOp"> {
+  let summary = "Make a function of several graph steps one amk.graph (a megakernel)";
+  let description = [{
+    A function whose body is only steps an `amk.graph` takes (`amk.matmul`,
+    `amk.row_reduce`, `amk.decode_attention`, the elementwise `linalg.add`,
+    `sub`, `mul`, `div`, `max`, `min`), at least two of them, on its
+    arguments and on buffers it allocates (`memref.alloc`, static, used only
+    by the steps and `memref.dealloc`), becomes one graph: arguments no step
+    writes are its inputs, those a step writes its outputs, and the
+    allocated buffers `amk.graph_buffer`s inside it (the launch's
+    workspace). Planning then makes it one persistent kernel. As for any
+    `amk.graph`, the arguments must not overlap in memory: the steps run
+    at once on different blocks. `--amk-pipeline="form-graph=true ..."`
+    runs this pass first.
+
+    A function with any other op, or whose steps break a graph's rules (an
+    argument read before a step writes it, a buffer written twice, shapes a
+    step cannot take), is left as it was with a remark that says why; its
+    ops are planned one by one.
+  }];
+  let dependentDialects = ["::mlir::amk::AMKDialect"];
+}
+
 def AMKImportLinalgPass : Pass<"amk-import-linalg"> {
   let summary = "Raise upstream ops the families take to AMK problem ops";
   let description = [{

@@ -14,6 +14,11 @@ namespace mlir::amk {
 
 /// Options of `--amk-pipeline`: the union of what its passes take.
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  PassOptions::Option<bool> formGraph{
+      *this, "form-graph",
+      llvm::cl::desc("make each function of several graph steps one "
+                     "amk.graph first (--amk-form-graph)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> target{
       *this, "target",
       llvm::cl::desc("preset or .json target (default: the module's)")};
@@ -50,7 +55,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(false)};
 };
 
-/// plan -> verify -> lower: `--amk-pipeline`.
+/// [form-graph ->] plan -> verify -> lower: `--amk-pipeline`.
 void buildAMKPipeline(OpPassManager &pm, const PipelineOptions &options);
 
 /// Registers `--amk-pipeline`.
