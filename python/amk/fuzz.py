@@ -172,6 +172,9 @@ def main():
                         help="how far --amk-lower goes (binary runs ptxas)")
     parser.add_argument("--timeout", type=float, default=60,
                         help="seconds per mutant before it is a finding")
+    parser.add_argument("--form-graph", action="store_true",
+                        help="run --amk-form-graph first (the pipeline's "
+                             "form-graph=true)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print each mutant's digest and edits, run nothing")
     parser.add_argument("files", nargs="+")
@@ -186,7 +189,8 @@ def main():
     crashes = timeouts = 0
     command = [args.amk_opt, "-", "-o", os.devnull,
                "--allow-unregistered-dialect",
-               f"--amk-pipeline=target=h200 stop-at={args.stop_at}"]
+               f"--amk-pipeline=target=h200 stop-at={args.stop_at}"
+               + (" form-graph=true" if args.form_graph else "")]
     for n in range(args.count):
         text, kinds = mutate(rng.choice(sources), rng, pool)
         if args.dry_run:
