@@ -60,13 +60,17 @@ def _cache_root(cache_dir):
     return os.path.join(base, "amk", "python")
 
 
-def compile(source, target="h200", *, cache_dir=None, tuning_db=None):
+def compile(source, target="h200", *, cache_dir=None, tuning_db=None,
+            form_graph=False):
     """Plans, verifies and lowers the one problem op in `source` (MLIR text:
     an amk.matmul, linalg.matmul on buffers, a row reduction, ...) for
     `target` (a preset name such as "h200", or a target JSON file),
     consulting the tuning database `tuning_db` (default $AMK_TUNING_DB; what
-    amk.tune wrote) when there is one. Returns its Kernel; raises AmkError
-    with AMK's diagnostics when it refuses."""
+    amk.tune wrote) when there is one. With `form_graph`, a function whose
+    body is only graph steps (products, norms, elementwise ops, decode
+    attention) on its arguments and buffers it allocates is first made one
+    amk.graph, one megakernel (--amk-form-graph). Returns its Kernel; raises
+    AmkError with AMK's diagnostics when it refuses."""
     if not isinstance(source, str):
         raise TypeError("amk.compile takes MLIR text, got "
                         + type(source).__name__)
@@ -78,6 +82,8 @@ def compile(source, target="h200", *, cache_dir=None, tuning_db=None):
         raise AmkError(f"amk.compile: bad target name {target!r}")
     tuning_db = tuning_db or os.environ.get("AMK_TUNING_DB") or None
     options = f"target={target}"
+    if form_graph:
+        options += " form-graph=true"
     if tuning_db:
         # (Checked as the absolute path the option will carry.)
         tuning_db = os.path.abspath(tuning_db)

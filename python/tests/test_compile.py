@@ -285,3 +285,29 @@ def test_a_graph_read_before_its_write_is_refused(cache):
     lines[first], lines[first + 1] = lines[first + 1], lines[first]
     with pytest.raises(amk.AmkError, match="reads an activation before any step writes it"):
         amk.compile("\n".join(lines), "h200", cache_dir=cache)
+
+
+MLP_FUNCTION = """
+func.func @mlp(%x: memref<1x256xbf16>, %w1: memref<512x256xbf16>,
+               %w2: memref<256x512xbf16>, %y: memref<1x256xbf16>) {
+  %h = memref.alloc() : memref<1x512xbf16>
+  amk.matmul %x, %w1 into %h {transpose_b, activation = #amk.activation<gelu>}
+    : memref<1x256xbf16>, memref<512x256xbf16>, memref<1x512xbf16>
+  amk.matmul %h, %w2 into %y {transpose_b}
+    : memref<1x512xbf16>, memref<256x512xbf16>, memref<1x256xbf16>
+  memref.dealloc %h : memref<1x512xbf16>
+  return
+}
+"""
+
+
+def test_form_graph_makes_a_function_of_steps_one_megakernel(cache):
+    k = amk.compile(MLP_FUNCTION, cache_dir=cache, form_graph=True)
+    assert k.manifest["problem"]["family"] == "graph"
+    # The graph's inputs (x, w1, w2) then its output (y), in order of first
+    # use; the buffer is the launch's workspace.
+    assert k.args == ["in0", "in1", "in2", "out0"]
+    assert k.manifest["workspace"]
+    # Without it, the two products are two kernels: not one problem.
+    with pytest.raises(amk.AmkError, match="got 2 kernels"):
+        amk.compile(MLP_FUNCTION, cache_dir=cache)

@@ -298,6 +298,27 @@ def test_a_megakernel_runs_a_llama_block():
 
 
 
+def test_a_function_of_steps_runs_as_one_megakernel():
+    """amk.compile(form_graph=True) of a function of two products through
+    an allocated buffer (as another compiler writes it): one kernel,
+    against Linear-GELU-Linear in fp64 with the buffer rounded to bf16."""
+    import torch
+    from test_compile import MLP_FUNCTION
+    k = amk.compile(MLP_FUNCTION, amk.target.from_device(), form_graph=True)
+    assert k.manifest["problem"]["family"] == "graph"
+    torch.manual_seed(1)
+    x = torch.randn(1, 256, device="cuda").bfloat16()
+    w1 = (torch.randn(512, 256, device="cuda") / 16).bfloat16()
+    w2 = (torch.randn(256, 512, device="cuda") / 22).bfloat16()
+    y = torch.empty(1, 256, device="cuda", dtype=torch.bfloat16)
+    for _ in range(3):  # the counters start from zero at every launch
+        k(x, w1, w2, y)
+    torch.cuda.synchronize()
+    h = torch.nn.functional.gelu(x.double() @ w1.double().t()).bfloat16()
+    ref = h.double() @ w2.double().t()
+    assert (y.double() - ref).abs().max().item() <= 0.02 * ref.abs().max().item()
+
+
 def test_a_bound_launch_repeats_the_launch():
     """runtime.Bundle.bind: the launch's ctypes arguments built once, the
     same result as the kernel's own launch, again and again."""
