@@ -1488,35 +1488,52 @@ void GraphKernelBuilder::mergeUnit(const Attention &a, Value parts,
   at.row = arith::DivUIOp::create(b, unit, c(a.unitsPerRow));
   at.firstHead =
       mul(arith::RemUIOp::create(b, unit, c(a.unitsPerRow)), c(unitHeads));
+  // The parts' loads go out kGraphAttentionMergeGroup at a time before any
+  // is folded (a loop of one part per trip waited a round trip to L2 per
+  // part: 32 parts at M = 1).
+  int64_t group = std::min(splits, kGraphAttentionMergeGroup);
   forEachUnitOutput(at, [&](Value e, Value h, Value element) {
-    auto merge =
-        scf::ForOp::create(b, c(0), c(splits), c(1),
-                           ValueRange{f32(kEmptyScore), f32(0.0), f32(0.0)});
-    {
+    auto foldParts = [&](Value first, int64_t count, ValueRange state) {
+      SmallVector<Value> tops, sums, accs;
+      for (int64_t i = 0; i < count; ++i) {
+        Value t = add(mul(unit, c(splits)), add(first, c(i)));
+        Value base = mul(add(mul(t, c(unitHeads)), h), c(d + 2));
+        auto load = [&](Value offset) {
+          return memref::LoadOp::create(b, parts,
+                                        ValueRange{add(base, offset)});
+        };
+        tops.push_back(load(c(d)));
+        sums.push_back(load(c(d + 1)));
+        accs.push_back(load(element));
+      }
+      Value top = state[0], sum = state[1], acc = state[2];
+      for (int64_t i = 0; i < count; ++i) {
+        Value next = arith::MaximumFOp::create(b, top, tops[i]);
+        Value keep =
+            math::Exp2Op::create(b, arith::SubFOp::create(b, top, next));
+        Value weight =
+            math::Exp2Op::create(b, arith::SubFOp::create(b, tops[i], next));
+        sum = math::FmaOp::create(b, sums[i], weight,
+                                  arith::MulFOp::create(b, sum, keep));
+        acc = math::FmaOp::create(b, accs[i], weight,
+                                  arith::MulFOp::create(b, acc, keep));
+        top = next;
+      }
+      return SmallVector<Value>{top, sum, acc};
+    };
+    SmallVector<Value> state = {f32(kEmptyScore), f32(0.0), f32(0.0)};
+    if (int64_t groups = splits / group) {
+      auto merge = scf::ForOp::create(b, c(0), c(groups), c(1), state);
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(merge.getBody());
-      Value t = add(mul(unit, c(splits)), merge.getInductionVar());
-      Value base = mul(add(mul(t, c(unitHeads)), h), c(d + 2));
-      auto load = [&](Value offset) {
-        return memref::LoadOp::create(b, parts, ValueRange{add(base, offset)});
-      };
-      Value partTop = load(c(d)), partSum = load(c(d + 1));
-      Value partAcc = load(element);
-      Value oldTop = merge.getRegionIterArg(0);
-      Value top = arith::MaximumFOp::create(b, oldTop, partTop);
-      Value keep =
-          math::Exp2Op::create(b, arith::SubFOp::create(b, oldTop, top));
-      Value weight =
-          math::Exp2Op::create(b, arith::SubFOp::create(b, partTop, top));
-      auto rescale = [&](Value old, Value part) {
-        return math::FmaOp::create(b, part, weight,
-                                   arith::MulFOp::create(b, old, keep));
-      };
-      scf::YieldOp::create(
-          b, ValueRange{top, rescale(merge.getRegionIterArg(1), partSum),
-                        rescale(merge.getRegionIterArg(2), partAcc)});
+      scf::YieldOp::create(b, foldParts(mul(merge.getInductionVar(), c(group)),
+                                        group, merge.getRegionIterArgs()));
+      b.setInsertionPointAfter(merge);
+      state.assign(merge.getResults().begin(), merge.getResults().end());
     }
-    storeAttentionOutput(at, merge.getResult(2), merge.getResult(1), e);
+    if (int64_t rest = splits % group)
+      state = foldParts(c(splits - rest), rest, state);
+    storeAttentionOutput(at, state[2], state[1], e);
   });
 }
 

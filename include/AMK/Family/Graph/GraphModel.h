@@ -179,6 +179,8 @@ constexpr int64_t kGraphSmemAlignBytes = 128;
 /// Attention: the positions each lane group takes per iteration of its
 /// loop (their loads are in flight together).
 constexpr int64_t kGraphAttentionUnroll = 4;
+/// The split parts a merge loads at once, before folding them.
+constexpr int64_t kGraphAttentionMergeGroup = 8;
 /// The positions a block's warps take in one round of their loop (each
 /// lane group kGraphAttentionUnroll of them).
 int64_t getGraphAttentionRound(GraphConfigAttr config, const GraphStep &step);
