@@ -69,9 +69,11 @@ FailureOr<GraphParts> collectParts(func::FuncOp func, std::string &why) {
     return failure();
   }
   for (memref::AllocOp alloc : parts.allocs) {
-    if (!alloc.getType().hasStaticShape() ||
-        !alloc.getType().getLayout().isIdentity() || alloc.getAlignment()) {
-      why = "a buffer it allocates is not static, contiguous and unaligned";
+    MemRefType type = alloc.getType();
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        type.getMemorySpace() || alloc.getAlignment()) {
+      why = "a buffer it allocates is dynamic, strided, aligned or in another "
+            "memory space (graph buffers are static, contiguous and global)";
       return failure();
     }
     for (Operation *user : alloc->getUsers())

@@ -1,7 +1,7 @@
 // RUN: amk-opt %s --split-input-file --amk-form-graph --verify-diagnostics | FileCheck %s
 // RUN: amk-opt %s --split-input-file --amk-form-graph --amk-target=h200 --amk-plan 2>/dev/null | FileCheck %s --check-prefix=PLAN
 // The pipeline's form-graph option, to a bundle of one megakernel:
-// RUN: rm -rf %t && amk-opt %s --split-input-file --amk-pipeline="form-graph=true target=h200 bundle-dir=%t" -o /dev/null 2>/dev/null
+// RUN: rm -rf %t && amk-opt %S/Inputs/form-graph-mlp.mlir --amk-pipeline="form-graph=true target=h200 bundle-dir=%t" -o /dev/null
 // RUN: FileCheck %s --check-prefix=BUNDLE < %t/graph_1x512x256_bf16_gelu_1x256x512s0_bf16.json
 
 // A decode MLP as another compiler writes it: two products through an
@@ -104,13 +104,22 @@ func.func @no_steps(%x: memref<4xf32>, %y: memref<4xf32>) {
 
 // -----
 
-// A buffer of dynamic size, a buffer read before it is written, and a
-// function that returns a value: left alone, each with its reason.
-// expected-remark @+1 {{not made one amk.graph: a buffer it allocates is not static, contiguous and unaligned}}
+// A buffer of dynamic size or in shared memory, a buffer read before it is
+// written, and a function that returns a value: left alone, each with its
+// reason.
+// expected-remark @+1 {{not made one amk.graph: a buffer it allocates is dynamic, strided, aligned or in another memory space (graph buffers are static, contiguous and global)}}
 func.func @dynamic_buffer(%x: memref<?x64xf32>, %w: memref<64x64xf32>, %y: memref<?x64xf32>, %n: index) {
   %h = memref.alloc(%n) : memref<?x64xf32>
   amk.matmul %x, %w into %h {transpose_b} : memref<?x64xf32>, memref<64x64xf32>, memref<?x64xf32>
   amk.matmul %h, %w into %y {transpose_b} : memref<?x64xf32>, memref<64x64xf32>, memref<?x64xf32>
+  return
+}
+
+// expected-remark @+1 {{not made one amk.graph: a buffer it allocates is dynamic, strided, aligned or in another memory space (graph buffers are static, contiguous and global)}}
+func.func @shared_buffer(%x: memref<1x64xf32>, %w: memref<64x64xf32>, %y: memref<1x64xf32>) {
+  %h = memref.alloc() : memref<1x64xf32, #gpu.address_space<workgroup>>
+  amk.matmul %x, %w into %h {transpose_b} : memref<1x64xf32>, memref<64x64xf32>, memref<1x64xf32, #gpu.address_space<workgroup>>
+  amk.matmul %h, %w into %y {transpose_b} : memref<1x64xf32, #gpu.address_space<workgroup>>, memref<64x64xf32>, memref<1x64xf32>
   return
 }
 
