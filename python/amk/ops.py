@@ -507,6 +507,66 @@ def decode_attention(q, k, v, key_cache, value_cache, lengths, *, scale=None,
     return o.view(m, heads, d)
 
 
+def mlp_source(m, hidden, inner, out, elem, activation="gelu"):
+    """The MLIR of the decode MLP y = act(x W1^T) W2^T as a two-step
+    amk.graph: x [m, hidden], W1 [inner, hidden], W2 [out, inner] (torch's
+    Linear weights), y [m, out], the activation kept in a graph buffer."""
+    if min(m, hidden, inner, out) < 1:
+        raise ValueError(f"amk.ops.mlp: sizes must be positive, got x "
+                         f"[{m}, {hidden}], W1 [{inner}, {hidden}], W2 "
+                         f"[{out}, {inner}]")
+    if activation is not None and activation not in _ACTIVATIONS:
+        raise ValueError(f"amk.ops.mlp: activation must be one of "
+                         f"{', '.join(_ACTIVATIONS)} or None, got "
+                         f"{activation!r}")
+    t = lambda *shape: "memref<" + "x".join(map(str, shape)) + f"x{elem}>"
+    x, w1, w2, h, y = (t(m, hidden), t(inner, hidden), t(out, inner),
+                       t(m, inner), t(m, out))
+    act = (f", activation = #amk.activation<{activation}>"
+           if activation else "")
+    return (f"func.func @amk_mlp(%x: {x}, %w1: {w1}, %w2: {w2}, %y: {y}) {{\n"
+            f"  amk.graph ins(%x, %w1, %w2 : {x}, {w1}, {w2}) "
+            f"outs(%y : {y}) {{\n"
+            f"  ^bb0(%xa: {x}, %w1a: {w1}, %w2a: {w2}, %ya: {y}):\n"
+            f"    %h = amk.graph_buffer : {h}\n"
+            f"    amk.matmul %xa, %w1a into %h {{transpose_b{act}}} : "
+            f"{x}, {w1}, {h}\n"
+            f"    amk.matmul %h, %w2a into %ya {{transpose_b}} : "
+            f"{h}, {w2}, {y}\n"
+            f"  }}\n  return\n}}\n")
+
+
+def mlp(x, w1, w2, *, activation="gelu", target=None):
+    """The decode MLP y = act(x W1^T) W2^T in one persistent kernel (a
+    megakernel: the activation never leaves the GPU's caches between the
+    products): x [M, H] with M <= 32 rows, W1 [F, H] and W2 [H2, F] as
+    torch's Linear weights, one dtype (float16, bfloat16 or float32);
+    activation "gelu", "silu", "relu" or None. Returns y [M, H2]."""
+    import torch
+
+    for name, t in (("x", x), ("w1", w1), ("w2", w2)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"amk.ops.mlp: {name} must be a torch tensor")
+        if t.device.type != "cuda" or not t.is_contiguous() or t.dim() != 2:
+            raise ValueError(f"amk.ops.mlp: {name} must be a contiguous 2-D "
+                             f"CUDA tensor, got shape {tuple(t.shape)}")
+        if t.dtype != x.dtype:
+            raise TypeError(f"amk.ops.mlp: {name} is {t.dtype}, x is "
+                            f"{x.dtype}: one dtype for all three")
+    (m, hidden), (inner, k1), (out, k2) = x.shape, w1.shape, w2.shape
+    if k1 != hidden or k2 != inner:
+        raise ValueError(f"amk.ops.mlp: x {list(x.shape)}, w1 "
+                         f"{list(w1.shape)} and w2 {list(w2.shape)} do not "
+                         f"chain (w1 is [F, H], w2 [H2, F])")
+    source = mlp_source(m, hidden, inner, out, _elem(x.dtype, "x", "mlp"),
+                        activation)
+    kernel = _kernel(source, target or _device_target(x), "exact",
+                     "row count")
+    y = torch.empty(m, out, dtype=x.dtype, device=x.device)
+    kernel(x, w1, w2, y)
+    return y
+
+
 def _register_torch_ops(torch):
     """torch.ops.amk.matmul: the real implementation and a fake one (shape
     and dtype only), so that torch.compile traces through it."""

@@ -311,3 +311,26 @@ def test_form_graph_makes_a_function_of_steps_one_megakernel(cache):
     # Without it, the two products are two kernels: not one problem.
     with pytest.raises(amk.AmkError, match="got 2 kernels"):
         amk.compile(MLP_FUNCTION, cache_dir=cache)
+
+
+@pytest.mark.parametrize("m,hidden,inner,out,elem,act", [
+    (1, 256, 512, 256, "bf16", "gelu"), (5, 100, 300, 70, "f32", "relu"),
+    (16, 64, 128, 64, "f16", None), (32, 96, 160, 40, "bf16", "silu")])
+def test_ops_mlp_source_is_one_megakernel(cache, m, hidden, inner, out, elem,
+                                          act):
+    from amk.ops import mlp_source
+    k = amk.compile(mlp_source(m, hidden, inner, out, elem, act),
+                    cache_dir=cache)
+    assert k.manifest["problem"]["family"] == "graph"
+    assert k.args == ["in0", "in1", "in2", "out0"]
+
+
+def test_ops_mlp_source_refuses_what_a_graph_cannot_take(cache):
+    from amk.ops import mlp_source
+    # More rows than a decode product's: AMK says so.
+    with pytest.raises(amk.AmkError, match="at most 32 rows"):
+        amk.compile(mlp_source(33, 64, 128, 64, "bf16"), cache_dir=cache)
+    with pytest.raises(ValueError, match="activation must be one of"):
+        mlp_source(1, 64, 128, 64, "bf16", "tanh")
+    with pytest.raises(ValueError, match="sizes must be positive"):
+        mlp_source(0, 64, 128, 64, "bf16")

@@ -319,6 +319,33 @@ def test_a_function_of_steps_runs_as_one_megakernel():
     assert (y.double() - ref).abs().max().item() <= 0.02 * ref.abs().max().item()
 
 
+@pytest.mark.parametrize("m,dtype,act", [(1, "bfloat16", "gelu"),
+                                         (7, "float16", "silu"),
+                                         (3, "float32", None)])
+def test_ops_mlp_matches_torch(m, dtype, act):
+    """amk.ops.mlp on torch tensors: one megakernel, against Linear-act-
+    Linear in fp64 with the activation rounded to the dtype."""
+    import torch
+    import torch.nn.functional as F
+    dt = getattr(torch, dtype)
+    torch.manual_seed(m)
+    x = torch.randn(m, 512, device="cuda").to(dt)
+    w1 = (torch.randn(1000, 512, device="cuda") / 22).to(dt)
+    w2 = (torch.randn(384, 1000, device="cuda") / 32).to(dt)
+    y = amk.ops.mlp(x, w1, w2, activation=act)
+    assert y.shape == (m, 384) and y.dtype == dt
+    h = x.double() @ w1.double().t()
+    h = {"gelu": F.gelu, "silu": F.silu, None: lambda t: t}[act](h).to(dt)
+    ref = h.double() @ w2.double().t()
+    err = (y.double() - ref).abs().max().item()
+    assert err <= 0.02 * ref.abs().max().item(), err
+    # Shapes that do not chain, and mixed dtypes, are refused.
+    with pytest.raises(ValueError, match="do not chain"):
+        amk.ops.mlp(x, w1, w1)
+    with pytest.raises(TypeError, match="one dtype"):
+        amk.ops.mlp(x, w1.double(), w2)
+
+
 def test_a_bound_launch_repeats_the_launch():
     """runtime.Bundle.bind: the launch's ctypes arguments built once, the
     same result as the kernel's own launch, again and again."""
