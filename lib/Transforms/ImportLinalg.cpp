@@ -43,7 +43,7 @@ static bool isInsideProblem(Operation *op) {
 }
 
 LogicalResult mlir::amk::importUpstreamOps(Operation *root,
-                                           StringRef warningPrefix) {
+                                           StringRef warningPrefix, bool warn) {
   SmallVector<std::pair<Operation *, const KernelFamily *>> candidates;
   root->walk([&](Operation *op) {
     if (isInsideProblem(op))
@@ -80,7 +80,7 @@ LogicalResult mlir::amk::importUpstreamOps(Operation *root,
       op->emitError("the ") << family->getDisplayName()
                             << " family cannot compute this op: " << why.reason;
       refused = true;
-    } else {
+    } else if (warn) {
       op->emitWarning(warningPrefix) << why.reason;
     }
     declined.insert(op);
@@ -88,8 +88,8 @@ LogicalResult mlir::amk::importUpstreamOps(Operation *root,
   // Every other linalg op stays, and says so: a linalg.generic that computes
   // a product is not silently left to run on the host. (After an error the
   // pass fails: that is said already.)
-  if (refused)
-    return failure();
+  if (refused || !warn)
+    return failure(refused);
   root->walk([&](linalg::LinalgOp op) {
     if (!declined.contains(op) && !isInsideProblem(op))
       op->emitWarning(warningPrefix)

@@ -138,3 +138,30 @@ func.func @returns(%x: memref<1x64xf32>, %w: memref<64x64xf32>, %y: memref<1x64x
   amk.matmul %h, %w into %y {transpose_b} : memref<1x64xf32>, memref<64x64xf32>, memref<1x64xf32>
   return %h : memref<1x64xf32>
 }
+
+// -----
+
+// As other compilers write it: linalg.matmul with B transposed by its
+// indexing maps, each after a zero fill of its output. The pass imports
+// them first (quietly: linalg.mul is a graph step, not a family's), so it
+// is a graph; the zero the fills took stays behind, unused.
+// CHECK-LABEL: func.func @linalg_mlp(
+// CHECK:         arith.constant
+// CHECK-NEXT:    amk.graph ins(%arg0, %arg1, %arg2 : {{.*}}) outs(%arg3 : memref<1x256xf32>) {
+// CHECK:           amk.graph_buffer : memref<1x512xf32>
+// CHECK-NEXT:      amk.matmul %{{.*}} {transpose_b}
+// CHECK-NEXT:      amk.matmul %{{.*}} {transpose_b}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return
+func.func @linalg_mlp(%x: memref<1x256xf32>, %w1: memref<512x256xf32>, %w2: memref<256x512xf32>, %y: memref<1x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %h = memref.alloc() : memref<1x512xf32>
+  linalg.fill ins(%zero : f32) outs(%h : memref<1x512xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%x, %w1 : memref<1x256xf32>, memref<512x256xf32>) outs(%h : memref<1x512xf32>)
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x256xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+    ins(%h, %w2 : memref<1x512xf32>, memref<256x512xf32>) outs(%y : memref<1x256xf32>)
+  memref.dealloc %h : memref<1x512xf32>
+  return
+}

@@ -36,9 +36,11 @@ LogicalResult setModuleTarget(ModuleOp module, llvm::StringRef presetOrPath);
 
 /// Replaces every upstream op under `root` (outside kernels) that a family
 /// imports by that family's problem op, as `--amk-import-linalg` does; an op
-/// a family declines stays and gets a warning, `warningPrefix` + the reason,
-/// or an error (then this fails) when the family refuses it.
-LogicalResult importUpstreamOps(Operation *root, llvm::StringRef warningPrefix);
+/// a family declines stays and gets a warning, `warningPrefix` + the reason
+/// (none when `warn` is false: a later import says it), or an error (then
+/// this fails) when the family refuses it.
+LogicalResult importUpstreamOps(Operation *root, llvm::StringRef warningPrefix,
+                                bool warn = true);
 
 /// Registers every AMK family once per process (registerAllFamilies); the
 /// passes that reach families call it from their initialize() hook, so a

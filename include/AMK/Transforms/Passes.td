@@ -26,6 +26,12 @@ def AMKFormGraphPass : Pass<"amk-form-graph", "::mlir::ModuleOp"> {
     at once on different blocks. `--amk-pipeline="form-graph=true ..."`
     runs this pass first.
 
+    Upstream ops are imported first, as `--amk-import-linalg` does but
+    without its warnings (planning imports again and says what stays), so
+    a function of `linalg.matmul`s (each after the zero `linalg.fill` of
+    its output) and elementwise linalg ops becomes a graph too. Ops without
+    uses or effects (a constant the import left behind) do not count.
+
     A function with any other op, or whose steps break a graph's rules (an
     argument read before a step writes it, a buffer written twice, shapes a
     step cannot take), is left as it was with a remark that says why; its
