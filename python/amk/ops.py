@@ -33,6 +33,17 @@ _ELEM = {"torch.float16": "f16", "torch.bfloat16": "bf16",
 _ACTIVATIONS = ("relu", "gelu", "silu")
 
 
+def _memref(elem, *shape):
+    """The memref type of a static shape: memref<2x3xbf16>."""
+    return "memref<" + "x".join(map(str, shape)) + f"x{elem}>"
+
+
+def _check_activation(activation, op):
+    if activation is not None and activation not in _ACTIVATIONS:
+        raise ValueError(f"amk.ops.{op}: activation must be one of "
+                         f"{', '.join(_ACTIVATIONS)}, got {activation!r}")
+
+
 def _elem(dtype, what, op="matmul"):
     """The manifest element type of a torch dtype."""
     elem = _ELEM.get(str(dtype))
@@ -112,9 +123,7 @@ def matmul_source(m, n, k, elem, out_elem, transpose_a=False,
     as [m, k] ([k, m] transposed) and B as [k, n] ([n, k] transposed); m
     None leaves M to the launch. With `batch`, every operand (the bias
     too) has that many matrices first."""
-    if activation is not None and activation not in _ACTIVATIONS:
-        raise ValueError(f"amk.ops.matmul: activation must be one of "
-                         f"{', '.join(_ACTIVATIONS)}, got {activation!r}")
+    _check_activation(activation, "matmul")
     m = "?" if m is None else m
     lead = "" if batch is None else f"{batch}x"
     a = (f"memref<{lead}{k}x{m}x{elem}>" if transpose_a
@@ -403,16 +412,14 @@ def decode_attention_source(m, heads, kv_heads, d, cache, elem, out_elem,
                          f"{d} on {kv_heads} key/value heads, {m} sequences "
                          f"and caches of {cache}: every size must be "
                          f"positive and kv_heads must divide heads")
-    t = lambda elem, *shape: "memref<" + "x".join(map(str, shape)) + \
-        f"x{elem}>"
-    q, kv = t(elem, m, heads * d), t(elem, m, kv_heads * d)
-    c, n, o = t(elem, m, cache, kv_heads, d), f"memref<{m}xi32>", \
-        t(out_elem, m, heads * d)
+    q, kv = _memref(elem, m, heads * d), _memref(elem, m, kv_heads * d)
+    c, n, o = _memref(elem, m, cache, kv_heads, d), _memref("i32", m), \
+        _memref(out_elem, m, heads * d)
     ins = [("q", q), ("k", kv), ("v", kv)]
     outs = [("o", o)]
     (outs if append else ins).extend([("kc", c), ("vc", c)])
     ins.append(("len", n))
-    table = t(rotary_elem, cache + 1, d) if rotary_elem else None
+    table = _memref(rotary_elem, cache + 1, d) if rotary_elem else None
     if table:
         ins += [("cos", table), ("sin", table)]
     attrs = [f"heads = {heads}", f"kv_heads = {kv_heads}"]
@@ -515,13 +522,10 @@ def mlp_source(m, hidden, inner, out, elem, activation="gelu"):
         raise ValueError(f"amk.ops.mlp: sizes must be positive, got x "
                          f"[{m}, {hidden}], W1 [{inner}, {hidden}], W2 "
                          f"[{out}, {inner}]")
-    if activation is not None and activation not in _ACTIVATIONS:
-        raise ValueError(f"amk.ops.mlp: activation must be one of "
-                         f"{', '.join(_ACTIVATIONS)} or None, got "
-                         f"{activation!r}")
-    t = lambda *shape: "memref<" + "x".join(map(str, shape)) + f"x{elem}>"
-    x, w1, w2, h, y = (t(m, hidden), t(inner, hidden), t(out, inner),
-                       t(m, inner), t(m, out))
+    _check_activation(activation, "mlp")
+    x, w1, w2, h, y = (_memref(elem, m, hidden), _memref(elem, inner, hidden),
+                       _memref(elem, out, inner), _memref(elem, m, inner),
+                       _memref(elem, m, out))
     act = (f", activation = #amk.activation<{activation}>"
            if activation else "")
     return (f"func.func @amk_mlp(%x: {x}, %w1: {w1}, %w2: {w2}, %y: {y}) {{\n"
