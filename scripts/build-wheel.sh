@@ -6,7 +6,7 @@
 #   scripts/build-wheel.sh --stage DIR [BUILD_DIR]  (only DIR/amk/_native: what
 #                                                    python/setup.py calls)
 #   scripts/build-wheel.sh --tree OUT_DIR [BUILD_DIR]  (also OUT_DIR/
-#       wheel-tree.tar.xz, the wheel unpacked and xz-compressed: 55 MB for a
+#       wheel-tree.tar.xz, the wheel unpacked and xz-compressed: 51 MB for a
 #       copy with a size limit; scripts/gpu-python.sh zips it back)
 # The wheel carries, under amk/_native: amk-opt and amk-tune (compile, tune),
 # amk-bench and amk-device-info (time against cuBLAS, read the GPU) and
@@ -72,7 +72,7 @@ wheel=$(ls -t "$out"/amk-*.whl | head -1)
 if ((tree)); then
   unpacked="$(mktemp -d)"
   (cd "$unpacked" && unzip -q "$wheel" &&
-     tar cf - . | xz -T0 -6 >"$out/wheel-tree.tar.xz")
+     tar cf - . | xz -T0 -9e >"$out/wheel-tree.tar.xz")
   rm -rf "$unpacked"
 fi
 echo "$wheel"
