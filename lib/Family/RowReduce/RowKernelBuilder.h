@@ -37,6 +37,9 @@ namespace mlir::amk::rows {
 /// dynamic, and one 16-byte load at a time left a few long rows latency
 /// bound).
 constexpr int64_t kStreamedRunsInFlight = 4;
+/// The most scalar runs a thread caches in the element version of a
+/// dynamic row length its vector does not divide.
+constexpr int64_t kMaxElementRuns = 32;
 
 /// A pass's statistics: a few f32 values per thread.
 using Stats = SmallVector<Value, 2>;

@@ -252,17 +252,17 @@ void RowKernelBuilder::buildRows() {
     return stream();
   if (!ShapedType::isDynamic(p.n))
     return buildPasses(count);
-  // It caches scalar runs, a third as many elements as the vector
-  // version's registers: a guarded scalar run takes two to three registers
-  // (ptxas spilled 512 threads of 32 f32 runs at 64, and LayerNorm 32 runs
-  // at 96); but up to 8 runs, the vector version's capacity where its
-  // cache is that small (H100: a 16-thread row of 33 f32 took 5.0 us
-  // streamed against torch's 4.2). Caching beat split loads where both fit
-  // (H100, softmax of 7 rows of 4099: 5.9 us against 7.4 streamed and 9.0
-  // cached split).
+  // It caches the vector version's elements as scalar runs, up to
+  // kMaxElementRuns a thread. ptxas holds them within the model's budget
+  // (290 configs: softmax, RMSNorm, LayerNorm with and without bias; bf16,
+  // f16, f32; 64-1024 threads; 1-8 runs: no spill, at most 16 registers
+  // more than caching a third as many) and spills past it (64 bf16
+  // elements: 24-278 bytes). A row the cache misses streams element by
+  // element, a round trip per run group: caching beat split loads where
+  // both fit (H100, softmax of 7 rows of 4099: 5.9 us against 7.4 streamed
+  // and 9.0 cached split).
   if (elementVersion)
-    count = std::max(getCachedRegisters(count, config.getVector(), p) / 3,
-                     std::min<int64_t>(count * config.getVector(), 8));
+    count = std::min(count * config.getVector(), kMaxElementRuns);
   // A dynamic row: cached where it has 1 to capacity elements (uniform
   // over the block), streamed where not.
   Value n = dim(x, 1);

@@ -158,18 +158,17 @@ func.func @dynamic_vector(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?
 // -----
 
 // A dynamic row length with cached runs: the vector version holds rows of
-// 1 to 2 x 32 x 4 elements, each run loaded under its own guard, and
+// 1 to 4 x 32 x 4 elements, each run loaded under its own guard, and
 // streams longer ones (online), four runs an iteration. Where 4 does not
-// divide the length (rows start anywhere), the element version caches a
-// third of the vector version's registers but at least its capacity up to
-// 8 runs (8 scalar runs, rows up to 256), and streams
-// longer rows with the vector's runs loaded element by element (each index
-// clamped on its own), then the last n mod 4 elements one at a time.
+// divide the length (rows start anywhere), the element version caches as
+// many elements (16 scalar runs, rows up to 512), and streams longer rows
+// with the vector's runs loaded element by element (each index clamped on
+// its own), then the last n mod 4 elements one at a time.
 // CHECK-LABEL: gpu.func @dyn_cached
 // CHECK:         %[[N:.*]] = memref.dim %{{.*}}, %c1 : memref<?x?xf32>
 // CHECK:         scf.if
 // CHECK:           %[[GE:.*]] = arith.cmpi uge, %{{.*}}, %c1 : index
-// CHECK:           %[[LE:.*]] = arith.cmpi ule, %{{.*}}, %c256 : index
+// CHECK:           %[[LE:.*]] = arith.cmpi ule, %{{.*}}, %c512 : index
 // CHECK:           %[[FITS:.*]] = arith.andi %[[GE]], %[[LE]] : i1
 // CHECK:           scf.if %[[FITS]] {
 // CHECK:             scf.if %{{.*}} -> (vector<4xf32>) {
@@ -177,7 +176,7 @@ func.func @dynamic_vector(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?
 // CHECK:           } else {
 // CHECK:             scf.for %{{.*}} step %c128
 // CHECK:         } else {
-// CHECK:           arith.cmpi ule, %{{.*}}, %c256 : index
+// CHECK:           arith.cmpi ule, %{{.*}}, %c512 : index
 // CHECK:             scf.if %{{.*}} -> (f32) {
 // CHECK-NEXT:          memref.load
 // CHECK:           } else {
@@ -187,7 +186,7 @@ func.func @dynamic_vector(%x: memref<?x?xf32>, %w: memref<?xf32>, %y: memref<?x?
 // CHECK:               memref.load %{{.*}} : memref<?x?xf32>
 module attributes {amk.target = #amk.target<"h200">} {
 func.func @dyn(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
-  amk.kernel "dyn_cached" config(#amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 4, passes = 2, cached_runs = 2>) {
+  amk.kernel "dyn_cached" config(#amk.row_config<threads_per_row = 32, rows_per_block = 1, vector = 4, passes = 2, cached_runs = 4>) {
     amk.row_reduce %x into %y {kind = #amk.row_op<softmax>} : memref<?x?xf32>, memref<?x?xf32>
   }
   return
