@@ -446,6 +446,26 @@ def llm_study_cases():
     return cases
 
 
+# Issue 16's retargeting check: LLM prefill (B as [N, K]), odd and batched
+# shapes, each planned for several targets and all run on one GPU.
+RETARGET_STUDY = [(512, 4096, 14336), (2048, 14336, 4096),
+                  (2048, 4096, 14336), (8192, 6144, 4096),
+                  (512, 28672, 4096), (2048, 57344, 8192)]
+
+
+def retarget_study_cases():
+    """The shapes whose plans for another GPU, run on this one, the plan
+    for this one must match or beat."""
+    cases = [Case(f"bf16_{m}x{n}x{k}_nt", m, n, k, "bf16", tb=True)
+             for m, n, k in RETARGET_STUDY]
+    cases += [Case("bf16_1000x1000x999", 1000, 1000, 999, "bf16"),
+              Case("fp16_4097x4097x4097", 4097, 4097, 4097, "fp16"),
+              Case("fp32_1000x1000x999", 1000, 1000, 999, "fp32"),
+              Case("bf16_batched_8x1024x1024x1024", 1024, 1024, 1024, "bf16",
+                   batch=8)]
+    return cases
+
+
 def repack_study_cases():
     """MN-major operands: tf32 with B as [K, N] (repacked K-major by a first
     kernel) beside B as [N, K] (no repack) at the same sizes, planned, and
@@ -603,12 +623,17 @@ def main():
                         help="launches of several kernels, and split-K "
                              "summed in the kernel (serial) beside a second "
                              "kernel (workspace), instead of the suite")
+    parser.add_argument("--retarget-study", action="store_true",
+                        help="LLM, odd and batched GEMMs to plan for "
+                             "several targets (--target) and run on one GPU")
     parser.add_argument("--stream-study", action="store_true",
                         help="decode GEMMs, planned beside explicit tile "
                              "and split alternatives, instead of the suite")
     args = parser.parse_args()
     if args.stream_study:
         cases = stream_study_cases()
+    elif args.retarget_study:
+        cases = retarget_study_cases()
     elif args.launch_study:
         cases = launch_study_cases()
     elif args.repack_study:
