@@ -39,7 +39,7 @@ namespace mlir::amk::rows {
 constexpr int64_t kStreamedRunsInFlight = 4;
 /// The most scalar runs a thread caches in the element version of a
 /// dynamic row length its vector does not divide.
-constexpr int64_t kMaxElementRuns = 32;
+constexpr int64_t kMaxElementRuns = 16;
 
 /// A pass's statistics: a few f32 values per thread.
 using Stats = SmallVector<Value, 2>;

@@ -253,14 +253,14 @@ void RowKernelBuilder::buildRows() {
   if (!ShapedType::isDynamic(p.n))
     return buildPasses(count);
   // It caches the vector version's elements as scalar runs, up to
-  // kMaxElementRuns a thread. ptxas holds them within the model's budget
-  // (290 configs: softmax, RMSNorm, LayerNorm with and without bias; bf16,
-  // f16, f32; 64-1024 threads; 1-8 runs: no spill, at most 16 registers
-  // more than caching a third as many) and spills past it (64 bf16
-  // elements: 24-278 bytes). A row the cache misses streams element by
-  // element, a round trip per run group: caching beat split loads where
-  // both fit (H100, softmax of 7 rows of 4099: 5.9 us against 7.4 streamed
-  // and 9.0 cached split).
+  // kMaxElementRuns a thread: within the kernel's register cap, 290
+  // configs (softmax, RMSNorm, LayerNorm with and without bias; bf16, f16,
+  // f32; 64-1024 threads; 1-8 runs) assemble without a spill, 247 of them
+  // in the registers a third as many took, none in more than 8 more; at 32
+  // a planned cluster kernel spilled. A row the cache misses streams
+  // element by element, a round trip per run group: caching beat split
+  // loads where both fit (H100, softmax of 7 rows of 4099: 5.9 us against
+  // 7.4 streamed and 9.0 cached split).
   if (elementVersion)
     count = std::min(count * config.getVector(), kMaxElementRuns);
   // A dynamic row: cached where it has 1 to capacity elements (uniform
