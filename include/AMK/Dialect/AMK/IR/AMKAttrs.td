@@ -290,9 +290,9 @@ def AMK_GraphConfigAttr : AMK_Attr<"GraphConfig", "graph_config",
     contiguous bytes of one row per load (the stream of the simt body), in
     chunks of 256 columns, one chunk ahead, and turns each tile's 8 x 8
     blocks of 16 bytes into the products' fragments with three rounds of
-    xor shuffles (a transpose in registers, no shared memory). A step that reads an earlier step's result waits for
-    that step's blocks on a counter in global memory (release and acquire,
-    gpu scope).
+    xor shuffles (a transpose in registers, no shared memory). A step that
+    reads an earlier step's result waits for that step's blocks on a
+    counter in global memory (release and acquire, gpu scope).
 
     ```mlir
     #amk.graph_config<blocks = 264, threads = 256, rows_per_warp = 2, unroll = 4>
